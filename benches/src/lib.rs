@@ -1,0 +1,1 @@
+//! Peer engines for the benchmarks.

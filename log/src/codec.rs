@@ -1,0 +1,50 @@
+//! The event codec: bincode 2.0.1 through serde with one fixed configuration.
+//! This is the only module that turns events into bytes and back.
+//!
+//! **Invariant:** the configuration never changes. It is part of the format
+//! (see `format::FORMAT_VERSION`): little-endian, variable-length integers,
+//! and a decode limit of `EVENT_BYTES_MAX` so a damaged length can never make
+//! the decoder allocate without bound.
+
+use crate::event::Event;
+use crate::limits::EVENT_BYTES_MAX;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_variable_int_encoding()
+        .with_limit::<EVENT_BYTES_MAX>()
+}
+
+/// Why an event could not be encoded or decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CodecError(pub String);
+
+/// Appends the encoding of `event` to `out` and returns its length.
+pub fn encode_into(event: &Event, out: &mut Vec<u8>) -> Result<usize, CodecError> {
+    let before = out.len();
+    bincode::serde::encode_into_std_write(event, out, config())
+        .map_err(|e| CodecError(e.to_string()))?;
+    Ok(out.len() - before)
+}
+
+/// The encoding of `event`.
+pub fn encode(event: &Event) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    encode_into(event, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes exactly one event from `bytes`; trailing bytes are an error.
+pub fn decode(bytes: &[u8]) -> Result<Event, CodecError> {
+    let (event, used) = bincode::serde::decode_from_slice::<Event, _>(bytes, config())
+        .map_err(|e| CodecError(e.to_string()))?;
+    if used != bytes.len() {
+        return Err(CodecError(format!(
+            "{} trailing bytes after the event",
+            bytes.len() - used
+        )));
+    }
+    Ok(event)
+}

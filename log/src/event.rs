@@ -1,0 +1,391 @@
+//! The events of engram. An event records a fact that happened, never a
+//! request; everything that is not a pure function of earlier events (a time,
+//! a generated id, an embedding, a redaction) is computed by the command that
+//! writes it and stored here, so replay is deterministic.
+//!
+//! **Format rule:** the codec encodes a variant by its position. Never reorder,
+//! remove or change the fields of an existing variant or struct: add new
+//! variants at the end of [`Event`], or add a versioned variant and upcast the
+//! old one on read. The golden fixture logs under `tests/fixtures` hold every
+//! released layout and must keep replaying.
+
+use serde::{Deserialize, Serialize};
+
+/// A memory's id: the seq of the event that created it.
+pub type MemoryId = u64;
+
+/// A 32-byte digest (SHA-256 content hash, HMAC tag). Hex in human-readable
+/// formats (JSON), raw bytes in the binary codec.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Digest(pub [u8; 32]);
+
+impl std::fmt::Debug for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", hex::encode(self.0))
+    }
+}
+
+impl Serialize for Digest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            serializer.serialize_str(&hex::encode(self.0))
+        } else {
+            self.0.serialize(serializer)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Digest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        if deserializer.is_human_readable() {
+            let text = String::deserialize(deserializer)?;
+            let bytes = hex::decode(&text).map_err(serde::de::Error::custom)?;
+            let array: [u8; 32] = bytes
+                .try_into()
+                .map_err(|_| serde::de::Error::custom("expected 32 bytes of hex"))?;
+            Ok(Digest(array))
+        } else {
+            Ok(Digest(<[u8; 32]>::deserialize(deserializer)?))
+        }
+    }
+}
+
+/// Who spoke a turn of a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    Tool,
+    System,
+    /// Plain content remembered through the API, recorded as its own turn.
+    Note,
+}
+
+/// One raw turn of a conversation: the L1 session log memories point into.
+/// Content is redacted before it is appended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionEvent {
+    pub session: String,
+    pub turn: u32,
+    pub role: Role,
+    pub content: String,
+}
+
+/// Storage tier of a memory (see the design's Tiers table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    L1,
+    L2,
+    L3,
+    L4,
+}
+
+/// Where a memory came from; feeds the trust score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Said by the user.
+    User,
+    /// Written by the model on its own.
+    Model,
+    /// Extracted from a session log by ingestion.
+    Ingest,
+    /// A workspace document (L2).
+    Document,
+    /// Imported from another store.
+    Import,
+}
+
+/// Who made a decision (a forget, a verdict, a confirmation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Actor {
+    User,
+    Model,
+    System,
+}
+
+/// Which store scope a memory belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Visible across sessions of this store.
+    Store,
+    /// Visible only within one session.
+    Session(String),
+}
+
+/// A reference into the session log: the raw words a memory stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryRef {
+    pub session: String,
+    pub first_seq: u64,
+    pub last_seq: u64,
+}
+
+/// An embedding recorded at write time, so replay never runs a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embedding {
+    /// Model identity, e.g. `bge-small-zh-v1.5`.
+    pub model: String,
+    /// Dequantisation scale: value = `i8` * scale.
+    pub scale: f32,
+    pub values: Vec<i8>,
+}
+
+/// A memory was created.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Remembered {
+    pub reference: MemoryRef,
+    /// SHA-256 over the canonical bytes of the referenced events.
+    pub content_sha256: Digest,
+    /// HMAC over the reference and the content hash.
+    pub mac: Digest,
+    pub summary: Option<String>,
+    pub tags: Vec<String>,
+    pub tier: Tier,
+    /// The palace room the command chose; the slot is derived by the palace projection.
+    pub room: Option<String>,
+    /// Uniqueness score in thousandths (0..=1000).
+    pub uniqueness_permille: u16,
+    pub source: Source,
+    pub scope: Scope,
+    pub embedding: Option<Embedding>,
+}
+
+/// A restatement strengthened an existing memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reinforced {
+    pub memory: MemoryId,
+    /// The session turns that restated it, when there are any.
+    pub evidence: Option<MemoryRef>,
+    pub source: Source,
+}
+
+/// Two memories disagree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContradictionFlagged {
+    pub memory: MemoryId,
+    pub other: MemoryId,
+    pub reason: String,
+}
+
+/// The outcome of adjudicating a contradiction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    KeepA,
+    KeepB,
+    KeepBoth,
+    Shelve,
+}
+
+/// A contradiction was adjudicated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictRecorded {
+    pub a: MemoryId,
+    pub b: MemoryId,
+    pub verdict: Verdict,
+    pub by: Actor,
+    pub reason: String,
+}
+
+/// A rule distilled over member memories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distilled {
+    pub rule: String,
+    pub members: Vec<MemoryId>,
+    /// Inherited confidence in thousandths.
+    pub confidence_permille: u16,
+    pub room: Option<String>,
+}
+
+/// A memory moved between tiers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierChanged {
+    pub memory: MemoryId,
+    pub from: Tier,
+    pub to: Tier,
+    pub reason: String,
+}
+
+/// A memory was archived (decay, eviction, expiry): recalled only when asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Archived {
+    pub memory: MemoryId,
+    pub reason: String,
+}
+
+/// A memory was forgotten: a tombstone. The log keeps the original events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forgotten {
+    pub memory: MemoryId,
+    pub by: Actor,
+    pub reason: String,
+}
+
+/// An SM-2 self-grade (0-5) from a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Graded {
+    pub memory: MemoryId,
+    pub grade: u8,
+}
+
+/// The filters a recall ran with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecallFilters {
+    pub room: Option<String>,
+    pub tier: Option<Tier>,
+    pub tags: Vec<String>,
+    pub scope: Option<Scope>,
+    pub limit: u32,
+}
+
+/// One hit of a recall, with its score in millionths.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecallHit {
+    pub memory: MemoryId,
+    pub score_micros: u64,
+}
+
+/// A recall ran: retrieval evidence and an LRU touch for every hit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recalled {
+    pub query: String,
+    pub filters: RecallFilters,
+    pub hits: Vec<RecallHit>,
+    /// `keyword` or `hybrid`.
+    pub mode: String,
+}
+
+/// A memory was expanded to its original words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expanded {
+    pub memory: MemoryId,
+    /// Expanded in audit mode (allowed for forgotten memories).
+    pub audit: bool,
+}
+
+/// Evidence for a memory was confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceConfirmed {
+    pub memory: MemoryId,
+    pub by: Actor,
+    pub note: String,
+}
+
+/// A memory mentions an entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityLinked {
+    pub memory: MemoryId,
+    pub entity: String,
+    pub category: String,
+}
+
+/// A gate policy refused an operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateDenied {
+    pub subject: String,
+    pub action: String,
+    pub object: String,
+    pub reason: String,
+}
+
+/// A save was discarded as low-entropy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discarded {
+    pub content_sha256: Digest,
+    pub reason: String,
+}
+
+/// A sealed point in the log: the chain hash after `last_seq`, HMAC'd, so an
+/// auditor holding the key can pin the log's length (truncation evidence).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub last_seq: u64,
+    pub chain_hash: Digest,
+    pub mac: Digest,
+}
+
+/// Every kind of event. Variants are encoded by position: append only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Event {
+    Session(SessionEvent),
+    Remembered(Remembered),
+    Reinforced(Reinforced),
+    ContradictionFlagged(ContradictionFlagged),
+    VerdictRecorded(VerdictRecorded),
+    Distilled(Distilled),
+    TierChanged(TierChanged),
+    Archived(Archived),
+    Forgotten(Forgotten),
+    Graded(Graded),
+    Recalled(Recalled),
+    Expanded(Expanded),
+    EvidenceConfirmed(EvidenceConfirmed),
+    EntityLinked(EntityLinked),
+    GateDenied(GateDenied),
+    Discarded(Discarded),
+    Checkpoint(Checkpoint),
+}
+
+impl Event {
+    /// The event's kind as a stable snake_case name (`session`, `remembered`, ...).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Session(_) => "session",
+            Event::Remembered(_) => "remembered",
+            Event::Reinforced(_) => "reinforced",
+            Event::ContradictionFlagged(_) => "contradiction_flagged",
+            Event::VerdictRecorded(_) => "verdict_recorded",
+            Event::Distilled(_) => "distilled",
+            Event::TierChanged(_) => "tier_changed",
+            Event::Archived(_) => "archived",
+            Event::Forgotten(_) => "forgotten",
+            Event::Graded(_) => "graded",
+            Event::Recalled(_) => "recalled",
+            Event::Expanded(_) => "expanded",
+            Event::EvidenceConfirmed(_) => "evidence_confirmed",
+            Event::EntityLinked(_) => "entity_linked",
+            Event::GateDenied(_) => "gate_denied",
+            Event::Discarded(_) => "discarded",
+            Event::Checkpoint(_) => "checkpoint",
+        }
+    }
+
+    /// Serializes the event's own fields (without the kind) with `serializer`,
+    /// e.g. into a JSON object for `engram log --json`.
+    pub fn serialize_fields<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Event::Session(e) => e.serialize(serializer),
+            Event::Remembered(e) => e.serialize(serializer),
+            Event::Reinforced(e) => e.serialize(serializer),
+            Event::ContradictionFlagged(e) => e.serialize(serializer),
+            Event::VerdictRecorded(e) => e.serialize(serializer),
+            Event::Distilled(e) => e.serialize(serializer),
+            Event::TierChanged(e) => e.serialize(serializer),
+            Event::Archived(e) => e.serialize(serializer),
+            Event::Forgotten(e) => e.serialize(serializer),
+            Event::Graded(e) => e.serialize(serializer),
+            Event::Recalled(e) => e.serialize(serializer),
+            Event::Expanded(e) => e.serialize(serializer),
+            Event::EvidenceConfirmed(e) => e.serialize(serializer),
+            Event::EntityLinked(e) => e.serialize(serializer),
+            Event::GateDenied(e) => e.serialize(serializer),
+            Event::Discarded(e) => e.serialize(serializer),
+            Event::Checkpoint(e) => e.serialize(serializer),
+        }
+    }
+}
+
+/// An event as read back from the log, with its seq and commit time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedEvent {
+    pub seq: u64,
+    /// Commit time of the event's frame, unix milliseconds.
+    pub ts_ms: u64,
+    pub event: Event,
+}

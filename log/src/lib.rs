@@ -1,0 +1,489 @@
+//! `engram-log`: engram's append-only event log.
+//!
+//! Every memory operation is an [`Event`] appended to the log with a
+//! contiguous seq starting at 1. Events are written in frames (one per commit
+//! group) to segment files; each frame carries a blake3 hash that chains to
+//! the previous frame and an HMAC-SHA256 that only the key holder can make.
+//! Opening a log recovers from a crash by truncating a torn tail; a bad frame
+//! followed by good ones is corruption and fails the open.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use engram_log::{Event, HmacKey, Log, LogConfig, MemStorage, Role, SessionEvent};
+//!
+//! let storage = Arc::new(MemStorage::new());
+//! let log = Log::open(storage, LogConfig::new(HmacKey::from_bytes([7; 32])))?;
+//! let turn = Event::Session(SessionEvent {
+//!     session: "s1".into(),
+//!     turn: 0,
+//!     role: Role::User,
+//!     content: "I prefer tea.".into(),
+//! });
+//! let appended = log.append(&[turn.clone()])?;
+//! assert_eq!(appended.first_seq, 1);
+//! assert_eq!(log.read(1..=1)?[0].event, turn);
+//! assert!(log.verify()?.is_ok());
+//! # Ok::<(), engram_log::Error>(())
+//! ```
+//!
+//! **Architecture Invariant:** this crate knows bytes, frames and events, never
+//! what an event means; only `codec` encodes or decodes an event.
+
+pub mod clock;
+pub mod codec;
+pub mod error;
+pub mod event;
+pub mod format;
+pub mod key;
+pub mod limits;
+mod reader;
+mod recovery;
+mod scan;
+pub mod storage;
+mod verify;
+mod writer;
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+use std::path::Path;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Sender;
+use parking_lot::RwLock;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{
+    AppendError, Corruption, Error, IoFailure, KeyError, OpenError, ReadError, VerifyError,
+};
+pub use event::*;
+pub use key::{HmacKey, KeySource};
+pub use reader::Replay;
+pub use recovery::{RecoveryReport, TornTail};
+pub use scan::{parse_segment_name, segment_name};
+pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
+pub use verify::{VerifyReport, verify_storage};
+pub use writer::{Appended, Durability};
+
+use crate::format::SEGMENT_HEADER_LEN;
+use crate::limits::{
+    BATCH_BYTES_MAX, BATCH_EVENTS_MAX, EVENT_BYTES_MAX, QUEUE_REQUESTS_MAX, SEGMENT_BYTES_DEFAULT,
+};
+use crate::reader::Shared;
+use crate::writer::{Request, Writer};
+
+/// How to open a log.
+#[derive(Debug, Clone)]
+pub struct LogConfig {
+    pub key: HmacKey,
+    pub durability: Durability,
+    /// A segment is sealed when the next frame would take it past this size.
+    pub segment_bytes_max: u64,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl LogConfig {
+    /// Defaults: `Sync` durability, 64 MiB segments, the system clock.
+    #[must_use]
+    pub fn new(key: HmacKey) -> Self {
+        Self {
+            key,
+            durability: Durability::Sync,
+            segment_bytes_max: SEGMENT_BYTES_DEFAULT,
+            clock: Arc::new(SystemClock::default()),
+        }
+    }
+
+    #[must_use]
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    #[must_use]
+    pub fn segment_bytes_max(mut self, bytes: u64) -> Self {
+        self.segment_bytes_max = bytes;
+        self
+    }
+
+    #[must_use]
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    fn validate(&self) -> Result<(), OpenError> {
+        let range = limits::SEGMENT_BYTES_MIN..=limits::SEGMENT_BYTES_MAX;
+        if !range.contains(&self.segment_bytes_max) {
+            return Err(OpenError::Config(format!(
+                "segment size {} is outside {}..={} bytes",
+                self.segment_bytes_max,
+                range.start(),
+                range.end()
+            )));
+        }
+        if let Durability::Interval(every) = self.durability
+            && every.is_zero()
+        {
+            return Err(OpenError::Config(
+                "the sync interval must be above zero".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A batch of events encoded on the caller's thread, limits checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodedBatch {
+    payload: Vec<u8>,
+    n_events: u32,
+}
+
+impl EncodedBatch {
+    /// Encodes `events`, refusing an empty batch and anything over the limits.
+    pub fn encode(events: &[Event]) -> Result<Self, AppendError> {
+        if events.is_empty() {
+            return Err(AppendError::EmptyBatch);
+        }
+        if events.len() > BATCH_EVENTS_MAX {
+            return Err(AppendError::BatchTooManyEvents {
+                count: events.len(),
+                max: BATCH_EVENTS_MAX,
+            });
+        }
+        let mut payload = Vec::with_capacity(events.len() * 64);
+        let mut scratch = Vec::new();
+        for (index, event) in events.iter().enumerate() {
+            scratch.clear();
+            let size =
+                codec::encode_into(event, &mut scratch).map_err(|e| AppendError::Encode {
+                    index,
+                    reason: e.to_string(),
+                })?;
+            if size > EVENT_BYTES_MAX {
+                return Err(AppendError::EventTooLarge {
+                    index,
+                    size,
+                    max: EVENT_BYTES_MAX,
+                });
+            }
+            format::push_event(&mut payload, &scratch);
+            if payload.len() > BATCH_BYTES_MAX {
+                return Err(AppendError::BatchTooLarge {
+                    size: payload.len(),
+                    max: BATCH_BYTES_MAX,
+                });
+            }
+        }
+        Ok(Self {
+            payload,
+            n_events: u32::try_from(events.len()).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// Events in the batch.
+    #[must_use]
+    pub fn n_events(&self) -> u32 {
+        self.n_events
+    }
+
+    /// Encoded bytes, length prefixes included.
+    #[must_use]
+    pub fn n_bytes(&self) -> usize {
+        self.payload.len()
+    }
+}
+
+/// A read-only view of a log: read, replay, verify. Opening one changes
+/// nothing on disk; a torn tail is left out of the view and reported.
+#[derive(Debug, Clone)]
+pub struct LogReader {
+    shared: Arc<Shared>,
+    recovery: RecoveryReport,
+}
+
+impl LogReader {
+    /// Opens the log in `storage` without repairing anything.
+    pub fn open(storage: Arc<dyn Storage>, key: HmacKey) -> Result<Self, OpenError> {
+        let (state, recovery) = recovery::recover(&*storage, &key, false)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                storage,
+                key,
+                state: RwLock::new(state),
+            }),
+            recovery,
+        })
+    }
+
+    /// Opens the log folder `dir` read-only.
+    pub fn open_dir(dir: &Path, key: HmacKey) -> Result<Self, OpenError> {
+        let storage = FileStorage::open_read_only(dir)
+            .map_err(|e| IoFailure::new("opening log folder", dir.display().to_string(), e))?;
+        Self::open(Arc::new(storage), key)
+    }
+
+    /// What opening found.
+    #[must_use]
+    pub fn recovery(&self) -> &RecoveryReport {
+        &self.recovery
+    }
+
+    /// The last seq in the log (0 when empty).
+    #[must_use]
+    pub fn last_seq(&self) -> u64 {
+        self.shared.last_seq()
+    }
+
+    /// Events in `range` (inclusive), each frame checked.
+    pub fn read(&self, range: RangeInclusive<u64>) -> Result<Vec<LoggedEvent>, ReadError> {
+        self.shared.read(range)
+    }
+
+    /// Every event from `from` to the current end, in seq order.
+    #[must_use]
+    pub fn replay(&self, from: u64) -> Replay {
+        Replay::new(Arc::clone(&self.shared), from, u64::MAX, false)
+    }
+
+    /// Verifies the whole log: chain, HMACs, every event decodes.
+    pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
+        let ends: BTreeMap<String, u64> = {
+            let state = self.shared.state.read();
+            state
+                .segments
+                .iter()
+                .map(|s| (s.name.clone(), s.len))
+                .collect()
+        };
+        let mut report = verify_storage(&*self.shared.storage, &self.shared.key, Some(&ends))?;
+        // The view already left a torn tail out; say so.
+        if report.torn_tail.is_none() {
+            report.torn_tail.clone_from(&self.recovery.torn_tail);
+        }
+        Ok(report)
+    }
+
+    /// Total bytes of the acknowledged log, headers included.
+    #[must_use]
+    pub fn n_bytes(&self) -> u64 {
+        self.shared
+            .state
+            .read()
+            .segments
+            .iter()
+            .map(|s| s.len)
+            .sum()
+    }
+
+    /// Segment names and their acknowledged lengths.
+    #[must_use]
+    pub fn segments(&self) -> Vec<(String, u64)> {
+        self.shared
+            .state
+            .read()
+            .segments
+            .iter()
+            .map(|s| (s.name.clone(), s.len))
+            .collect()
+    }
+}
+
+/// An open log: appends through the group-commit writer, plus every reader
+/// operation. Dropping it syncs what was written and stops the writer.
+#[derive(Debug)]
+pub struct Log {
+    reader: LogReader,
+    tx: Option<Sender<Request>>,
+    writer: Option<JoinHandle<()>>,
+}
+
+impl Log {
+    /// Opens (or creates) the log in `storage`, repairing a torn tail.
+    pub fn open(storage: Arc<dyn Storage>, config: LogConfig) -> Result<Self, OpenError> {
+        config.validate()?;
+        let (mut state, recovery) = recovery::recover(&*storage, &config.key, true)?;
+        let io = |e: String| {
+            OpenError::Io(IoFailure::new(
+                "starting segment",
+                storage.describe(),
+                std::io::Error::other(e),
+            ))
+        };
+        let needs_segment = state
+            .segments
+            .last()
+            .is_none_or(|s| s.len < SEGMENT_HEADER_LEN as u64);
+        if needs_segment {
+            let first_seq = state.last_seq + 1;
+            let (name, file) =
+                writer::create_segment(&*storage, &config.key, first_seq, &state.last_hash)
+                    .map_err(io)?;
+            state.segments.push(reader::Segment {
+                name,
+                first_seq,
+                file,
+                index: Vec::new(),
+                len: SEGMENT_HEADER_LEN as u64,
+                last_seq: first_seq - 1,
+            });
+        }
+        let Some(open_segment) = state.segments.last().cloned() else {
+            unreachable!("a segment was just ensured");
+        };
+        let last_indexed = open_segment.index.last().map(|&(_, offset)| offset);
+        let shared = Arc::new(Shared {
+            storage,
+            key: config.key.clone(),
+            state: RwLock::new(state),
+        });
+        let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
+        let (next_seq, prev_hash) = {
+            let state = shared.state.read();
+            (state.last_seq + 1, state.last_hash)
+        };
+        let writer = Writer {
+            shared: Arc::clone(&shared),
+            rx,
+            durability: config.durability,
+            segment_bytes_max: config.segment_bytes_max,
+            clock: Arc::clone(&config.clock),
+            file: open_segment.file,
+            segment_name: open_segment.name,
+            offset: open_segment.len,
+            last_indexed,
+            next_seq,
+            prev_hash,
+            last_ts: 0,
+            dirty: false,
+            last_sync: config.clock.monotonic(),
+        };
+        let handle = std::thread::Builder::new()
+            .name("engram-log-writer".to_owned())
+            .spawn(move || writer.run())
+            .map_err(|e| OpenError::Thread(e.to_string()))?;
+        Ok(Self {
+            reader: LogReader { shared, recovery },
+            tx: Some(tx),
+            writer: Some(handle),
+        })
+    }
+
+    /// Opens (or creates) the log in folder `dir`.
+    pub fn open_dir(dir: &Path, config: LogConfig) -> Result<Self, OpenError> {
+        let storage = FileStorage::open(dir)
+            .map_err(|e| IoFailure::new("opening log folder", dir.display().to_string(), e))?;
+        Self::open(Arc::new(storage), config)
+    }
+
+    /// Appends `events` atomically and returns their seq range once durable
+    /// (per the configured durability).
+    pub fn append(&self, events: &[Event]) -> Result<Appended, AppendError> {
+        self.append_encoded(EncodedBatch::encode(events)?)
+    }
+
+    /// Appends one event and returns its seq.
+    pub fn append_one(&self, event: &Event) -> Result<u64, AppendError> {
+        Ok(self.append(std::slice::from_ref(event))?.first_seq)
+    }
+
+    /// Appends a batch encoded with [`EncodedBatch::encode`].
+    pub fn append_encoded(&self, batch: EncodedBatch) -> Result<Appended, AppendError> {
+        let (ack, acked) = crossbeam_channel::bounded(1);
+        self.send(Request::Append {
+            payload: batch.payload,
+            n_events: batch.n_events,
+            ack,
+        })?;
+        acked.recv().map_err(|_| self.closed())?
+    }
+
+    /// Makes everything written durable now, whatever the durability mode.
+    pub fn sync(&self) -> Result<(), AppendError> {
+        let (ack, acked) = crossbeam_channel::bounded(1);
+        self.send(Request::Sync { ack })?;
+        acked.recv().map_err(|_| self.closed())?
+    }
+
+    fn send(&self, request: Request) -> Result<(), AppendError> {
+        let tx = self.tx.as_ref().ok_or(AppendError::Closed)?;
+        tx.send(request).map_err(|_| self.closed())
+    }
+
+    fn closed(&self) -> AppendError {
+        match self.reader.shared.state.read().poisoned.clone() {
+            Some(cause) => AppendError::Poisoned { cause },
+            None => AppendError::Closed,
+        }
+    }
+
+    /// Why the log refuses writes, if it does.
+    #[must_use]
+    pub fn poisoned(&self) -> Option<String> {
+        self.reader.shared.state.read().poisoned.clone()
+    }
+
+    /// Stops the writer after it made everything written durable.
+    pub fn close(mut self) -> Result<(), AppendError> {
+        self.shutdown();
+        match self.poisoned() {
+            Some(cause) => Err(AppendError::Poisoned { cause }),
+            None => Ok(()),
+        }
+    }
+
+    fn shutdown(&mut self) {
+        self.tx = None;
+        if let Some(handle) = self.writer.take() {
+            // A panicking writer already failed its callers; nothing to add.
+            let _ = handle.join();
+        }
+    }
+
+    /// The read-only operations.
+    #[must_use]
+    pub fn reader(&self) -> &LogReader {
+        &self.reader
+    }
+
+    /// What opening found and repaired.
+    #[must_use]
+    pub fn recovery(&self) -> &RecoveryReport {
+        &self.reader.recovery
+    }
+
+    /// The last acknowledged seq (0 when empty).
+    #[must_use]
+    pub fn last_seq(&self) -> u64 {
+        self.reader.last_seq()
+    }
+
+    /// Events in `range` (inclusive).
+    pub fn read(&self, range: RangeInclusive<u64>) -> Result<Vec<LoggedEvent>, ReadError> {
+        self.reader.read(range)
+    }
+
+    /// Every event from `from` to the current end.
+    #[must_use]
+    pub fn replay(&self, from: u64) -> Replay {
+        self.reader.replay(from)
+    }
+
+    /// Verifies every acknowledged frame.
+    pub fn verify(&self) -> Result<VerifyReport, VerifyError> {
+        self.reader.verify()
+    }
+
+    /// The HMAC key (for layers that seal their own records).
+    #[must_use]
+    pub fn key(&self) -> &HmacKey {
+        &self.reader.shared.key
+    }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,286 @@
+//! The shared view of the log's segments, and reading from it: random reads
+//! by seq through the sparse index, and sequential replay.
+//!
+//! **Invariant:** readers see only acknowledged frames. The writer extends a
+//! segment's `len`, `index` and the log's `last_seq` under the write lock
+//! after a commit group is written (and synced, under `Sync`), never before.
+
+use std::collections::VecDeque;
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use crate::codec;
+use crate::error::{Corruption, IoFailure, ReadError};
+use crate::event::LoggedEvent;
+use crate::format::Hash;
+use crate::key::HmacKey;
+use crate::limits::INDEX_STRIDE_BYTES;
+use crate::scan::{Chain, CursorError, FrameCursor, SEQUENTIAL_READ_BYTES};
+use crate::storage::{Storage, StorageFile};
+
+/// One segment as the readers see it.
+#[derive(Debug, Clone)]
+pub(crate) struct Segment {
+    pub(crate) name: String,
+    pub(crate) first_seq: u64,
+    pub(crate) file: Arc<dyn StorageFile>,
+    /// Sparse index: (first seq of a frame, offset), ascending.
+    pub(crate) index: Vec<(u64, u64)>,
+    /// Bytes of acknowledged frames (header included).
+    pub(crate) len: u64,
+    /// Last seq in the segment; `first_seq - 1` when it holds no frame.
+    pub(crate) last_seq: u64,
+}
+
+impl Segment {
+    /// Offset of the indexed frame at or before `seq`, and the offset where
+    /// the following index entry starts (the end of one small read).
+    fn locate(&self, seq: u64) -> (u64, u64) {
+        let at = self.index.partition_point(|&(first, _)| first <= seq);
+        let start = at
+            .checked_sub(1)
+            .and_then(|i| self.index.get(i))
+            .map_or(crate::format::SEGMENT_HEADER_LEN as u64, |&(_, offset)| {
+                offset
+            });
+        let end = self.index.get(at).map_or(self.len, |&(_, offset)| offset);
+        (start, end)
+    }
+}
+
+/// Mutable state shared by the writer and the readers.
+#[derive(Debug)]
+pub(crate) struct State {
+    /// Segments in seq order.
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) last_seq: u64,
+    pub(crate) last_hash: Hash,
+    /// Set after any failed write or fsync; the writer refuses work after it.
+    pub(crate) poisoned: Option<String>,
+}
+
+/// What readers and the writer share.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) storage: Arc<dyn Storage>,
+    pub(crate) key: HmacKey,
+    pub(crate) state: RwLock<State>,
+}
+
+impl Shared {
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.state.read().last_seq
+    }
+
+    /// Events `range`, each frame hash- and HMAC-checked.
+    pub(crate) fn read(
+        self: &Arc<Self>,
+        range: RangeInclusive<u64>,
+    ) -> Result<Vec<LoggedEvent>, ReadError> {
+        let (first, last) = (*range.start(), *range.end());
+        if first == 0 {
+            return Err(ReadError::SeqZero);
+        }
+        if first > last {
+            return Err(ReadError::EmptyRange { first, last });
+        }
+        let log_last = self.last_seq();
+        if last > log_last {
+            return Err(ReadError::PastEnd {
+                requested: last,
+                last: log_last,
+            });
+        }
+        let mut replay = Replay::new(Arc::clone(self), first, last, true);
+        let mut events =
+            Vec::with_capacity(usize::try_from(last - first + 1).unwrap_or(0).min(4096));
+        for event in &mut replay {
+            events.push(event?);
+        }
+        Ok(events)
+    }
+}
+
+/// A sequential read of events `from..=upto`, checking each frame's hash,
+/// chain link and HMAC. Yields an error at most once, then ends.
+#[derive(Debug)]
+pub struct Replay {
+    shared: Arc<Shared>,
+    segments: Vec<Segment>,
+    segment_idx: usize,
+    cursor: Option<FrameCursor>,
+    /// Known once the first frame was read (replays from seq 1 start at genesis).
+    chain: Option<Chain>,
+    next_seq: u64,
+    upto: u64,
+    pending: VecDeque<LoggedEvent>,
+    small_reads: bool,
+    done: bool,
+}
+
+impl Replay {
+    pub(crate) fn new(shared: Arc<Shared>, from: u64, upto: u64, small_reads: bool) -> Self {
+        let from = from.max(1);
+        let (segments, last_seq) = {
+            let state = shared.state.read();
+            (state.segments.clone(), state.last_seq)
+        };
+        let upto = upto.min(last_seq);
+        let segment_idx = segments
+            .partition_point(|s| s.first_seq <= from)
+            .saturating_sub(1);
+        let chain = (from == 1).then_some(Chain {
+            next_seq: 1,
+            prev_hash: crate::format::GENESIS_HASH,
+        });
+        Self {
+            shared,
+            segments,
+            segment_idx,
+            cursor: None,
+            chain,
+            next_seq: from,
+            upto,
+            pending: VecDeque::new(),
+            small_reads,
+            done: from > upto,
+        }
+    }
+
+    /// The last seq this replay will yield.
+    #[must_use]
+    pub fn upto(&self) -> u64 {
+        self.upto
+    }
+
+    fn corrupted(&self, segment: &Segment, offset: u64, seq: u64, reason: String) -> ReadError {
+        ReadError::Corrupted(Corruption {
+            segment: segment.name.clone(),
+            offset,
+            seq,
+            reason,
+        })
+    }
+
+    /// Reads the next frame into `pending`.
+    fn advance(&mut self) -> Result<(), ReadError> {
+        loop {
+            let Some(segment) = self.segments.get(self.segment_idx).cloned() else {
+                return Err(ReadError::PastEnd {
+                    requested: self.next_seq,
+                    last: self.upto,
+                });
+            };
+            if self.cursor.is_none() {
+                let (start, small_end) = segment.locate(self.next_seq);
+                let chunk = if self.small_reads {
+                    usize::try_from(small_end.saturating_sub(start))
+                        .unwrap_or(0)
+                        .max(INDEX_STRIDE_BYTES as usize)
+                } else {
+                    SEQUENTIAL_READ_BYTES
+                };
+                self.cursor = Some(FrameCursor::new(
+                    Arc::clone(&segment.file),
+                    start,
+                    segment.len,
+                    chunk,
+                ));
+            }
+            let Some(cursor) = self.cursor.as_mut() else {
+                continue;
+            };
+            let offset = cursor.offset();
+            let frame = match cursor.next_frame() {
+                Ok(Some((_, frame))) => frame,
+                Ok(None) => {
+                    self.cursor = None;
+                    self.segment_idx += 1;
+                    continue;
+                }
+                Err(CursorError::Io(e)) => {
+                    return Err(ReadError::Io(IoFailure::new(
+                        "reading segment",
+                        segment.name.clone(),
+                        e,
+                    )));
+                }
+                Err(CursorError::Bad { offset, problem }) => {
+                    let seq = self.next_seq;
+                    return Err(self.corrupted(&segment, offset, seq, problem.to_string()));
+                }
+            };
+            let header = frame.header;
+            if header.last_seq() < self.next_seq {
+                // An earlier frame of the indexed stretch: it must still link
+                // into the chain for the frames we do return.
+                self.chain = Some(Chain {
+                    next_seq: header.last_seq() + 1,
+                    prev_hash: frame.hash,
+                });
+                if !frame.mac_matches(&self.shared.key) {
+                    return Err(self.corrupted(
+                        &segment,
+                        offset,
+                        header.first_seq,
+                        "HMAC mismatch".to_owned(),
+                    ));
+                }
+                continue;
+            }
+            let mut chain = self.chain.unwrap_or(Chain {
+                next_seq: header.first_seq,
+                prev_hash: header.prev_hash,
+            });
+            if let Err(reason) = chain.follow(&frame, Some(&self.shared.key)) {
+                let seq = self.chain.map_or(header.first_seq, |c| c.next_seq);
+                return Err(self.corrupted(&segment, offset, seq, reason));
+            }
+            self.chain = Some(chain);
+            for (seq, bytes) in (header.first_seq..).zip(frame.events()) {
+                if seq < self.next_seq {
+                    continue;
+                }
+                if seq > self.upto {
+                    break;
+                }
+                let bytes = bytes.unwrap_or_default();
+                let event = codec::decode(bytes).map_err(|e| ReadError::Decode {
+                    seq,
+                    reason: e.to_string(),
+                })?;
+                self.pending.push_back(LoggedEvent {
+                    seq,
+                    ts_ms: header.ts_ms,
+                    event,
+                });
+            }
+            return Ok(());
+        }
+    }
+}
+
+impl Iterator for Replay {
+    type Item = Result<LoggedEvent, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                self.next_seq = event.seq + 1;
+                if event.seq >= self.upto {
+                    self.done = true;
+                }
+                return Some(Ok(event));
+            }
+            if self.done {
+                return None;
+            }
+            if let Err(e) = self.advance() {
+                self.done = true;
+                return Some(Err(e));
+            }
+        }
+    }
+}

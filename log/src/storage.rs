@@ -1,0 +1,50 @@
+//! The storage seam. The log does all its file I/O through [`Storage`] (a
+//! folder of files) and [`StorageFile`] (positional reads and writes), so the
+//! same code runs on real files, in memory, and on a fault-injecting backend
+//! that simulates crashes, torn writes, bit flips and EIO.
+
+mod faulty;
+mod file;
+mod memory;
+
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+pub use faulty::{FaultyStorage, Tear};
+pub use file::FileStorage;
+pub use memory::MemStorage;
+
+/// A folder of named files.
+pub trait Storage: Send + Sync + fmt::Debug {
+    /// Names of the files in the folder, sorted.
+    fn list(&self) -> io::Result<Vec<String>>;
+    /// Creates a new empty file; fails if it exists.
+    fn create(&self, name: &str) -> io::Result<Arc<dyn StorageFile>>;
+    /// Opens an existing file for reading (and writing, unless read-only).
+    fn open(&self, name: &str) -> io::Result<Arc<dyn StorageFile>>;
+    /// Removes a file (used only for a segment whose creation was torn).
+    fn remove(&self, name: &str) -> io::Result<()>;
+    /// Makes creations and removals in the folder durable.
+    fn sync_dir(&self) -> io::Result<()>;
+    /// Where the folder is, for messages.
+    fn describe(&self) -> String;
+}
+
+/// One file: positional I/O and durability.
+#[expect(
+    clippy::len_without_is_empty,
+    reason = "a file length is a byte count, never tested for emptiness"
+)]
+pub trait StorageFile: Send + Sync + fmt::Debug {
+    /// Current length in bytes.
+    fn len(&self) -> io::Result<u64>;
+    /// Reads exactly `buf.len()` bytes at `offset`.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// Writes all of `data` at `offset`.
+    fn write_all_at(&self, data: &[u8], offset: u64) -> io::Result<()>;
+    /// Truncates or extends the file.
+    fn set_len(&self, len: u64) -> io::Result<()>;
+    /// Makes written data durable (fdatasync).
+    fn sync_data(&self) -> io::Result<()>;
+}

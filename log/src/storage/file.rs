@@ -1,0 +1,128 @@
+//! Real files in a folder, with `pread`/`pwrite` and `fdatasync`.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Storage, StorageFile};
+
+/// A folder of real files.
+#[derive(Debug, Clone)]
+pub struct FileStorage {
+    dir: PathBuf,
+    read_only: bool,
+}
+
+impl FileStorage {
+    /// Opens `dir` for reading and writing, creating it (and its parents) if missing.
+    pub fn open(dir: &Path) -> io::Result<Self> {
+        fs::create_dir_all(dir)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            read_only: false,
+        })
+    }
+
+    /// Opens an existing `dir` for reading only: nothing is created or changed.
+    pub fn open_read_only(dir: &Path) -> io::Result<Self> {
+        if !dir.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no log folder at {}", dir.display()),
+            ));
+        }
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            read_only: true,
+        })
+    }
+
+    /// The folder.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+#[derive(Debug)]
+struct RealFile {
+    file: File,
+}
+
+impl StorageFile for RealFile {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.file.metadata()?.len())
+    }
+
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        self.file.read_exact_at(buf, offset)
+    }
+
+    fn write_all_at(&self, data: &[u8], offset: u64) -> io::Result<()> {
+        self.file.write_all_at(data, offset)
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.file.set_len(len)
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+}
+
+impl Storage for FileStorage {
+    fn list(&self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn create(&self, name: &str) -> io::Result<Arc<dyn StorageFile>> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(self.dir.join(name))?;
+        Ok(Arc::new(RealFile { file }))
+    }
+
+    fn open(&self, name: &str) -> io::Result<Arc<dyn StorageFile>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(!self.read_only)
+            .open(self.dir.join(name))?;
+        Ok(Arc::new(RealFile { file }))
+    }
+
+    fn remove(&self, name: &str) -> io::Result<()> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        fs::remove_file(self.dir.join(name))
+    }
+
+    fn sync_dir(&self) -> io::Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
+        File::open(&self.dir)?.sync_all()
+    }
+
+    fn describe(&self) -> String {
+        self.dir.display().to_string()
+    }
+}
+
+fn read_only_error() -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, "log opened read-only")
+}

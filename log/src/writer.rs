@@ -1,0 +1,452 @@
+//! The group-commit writer: one thread owns the open segment.
+//!
+//! Callers encode their batch on their own thread and send it over a bounded
+//! channel; the writer drains whatever is queued, frames it (one frame per
+//! commit group, split only at `FRAME_PAYLOAD_BYTES_TARGET` or a segment
+//! boundary), writes it with one write, syncs once (under `Sync`), publishes
+//! the new frames to readers, and acknowledges every caller with its seq range.
+//!
+//! **Invariant:** a caller is acknowledged only after its frame is written
+//! and, under `Durability::Sync`, after `fdatasync` returned. Any failed
+//! write or sync poisons the log: the failed group and every later request
+//! get `AppendError::Poisoned` until the log is reopened.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use crate::clock::Clock;
+use crate::error::AppendError;
+use crate::format::{
+    FORMAT_VERSION, FRAME_OVERHEAD, Hash, SEGMENT_HEADER_LEN, SegmentHeader, write_frame,
+};
+use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES};
+use crate::reader::{Segment, Shared};
+use crate::scan::segment_name;
+use crate::storage::StorageFile;
+
+/// When an append is acknowledged relative to fdatasync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Acknowledged after fdatasync returned: an acknowledged event survives
+    /// a crash. The default.
+    #[default]
+    Sync,
+    /// Acknowledged after the write; the writer syncs at least this often
+    /// while there is unsynced data. A crash can lose events acknowledged in
+    /// the last interval (plus the group being written): the loss window.
+    Interval(Duration),
+    /// Acknowledged after the write; synced only when a segment is sealed,
+    /// on `Log::sync` and on close. For tests, bulk import and rebuilds.
+    None,
+}
+
+/// The seq range an append was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Appended {
+    pub first_seq: u64,
+    pub last_seq: u64,
+}
+
+pub(crate) enum Request {
+    Append {
+        /// Length-prefixed encoded events.
+        payload: Vec<u8>,
+        n_events: u32,
+        ack: Sender<Result<Appended, AppendError>>,
+    },
+    Sync {
+        ack: Sender<Result<(), AppendError>>,
+    },
+}
+
+/// The writer thread's own state.
+pub(crate) struct Writer {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) rx: Receiver<Request>,
+    pub(crate) durability: Durability,
+    pub(crate) segment_bytes_max: u64,
+    pub(crate) clock: Arc<dyn Clock>,
+    /// The open segment.
+    pub(crate) file: Arc<dyn StorageFile>,
+    pub(crate) segment_name: String,
+    /// Bytes written to the open segment so far.
+    pub(crate) offset: u64,
+    pub(crate) last_indexed: Option<u64>,
+    pub(crate) next_seq: u64,
+    pub(crate) prev_hash: Hash,
+    pub(crate) last_ts: u64,
+    /// Written but not yet synced.
+    pub(crate) dirty: bool,
+    pub(crate) last_sync: Duration,
+}
+
+/// One frame-to-be of a commit group.
+struct PendingAck {
+    first_seq: u64,
+    last_seq: u64,
+    ack: Sender<Result<Appended, AppendError>>,
+}
+
+/// Index entries and lengths to publish to readers after a commit.
+struct Publish {
+    segment_name: String,
+    index: Vec<(u64, u64)>,
+    len: u64,
+    last_seq: u64,
+}
+
+impl Writer {
+    pub(crate) fn run(mut self) {
+        loop {
+            let request = match self.sync_deadline() {
+                Some(wait) => match self.rx.recv_timeout(wait) {
+                    Ok(request) => request,
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.interval_sync();
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                },
+                None => match self.rx.recv() {
+                    Ok(request) => request,
+                    Err(_) => break,
+                },
+            };
+            let mut group = vec![request];
+            let mut group_bytes = group_payload_len(&group);
+            while group_bytes < FRAME_PAYLOAD_BYTES_TARGET {
+                match self.rx.try_recv() {
+                    Ok(request) => {
+                        group_bytes += payload_len(&request);
+                        group.push(request);
+                    }
+                    Err(_) => break,
+                }
+            }
+            self.commit(group);
+        }
+        // The channel closed: make everything written durable before exiting.
+        if self.dirty
+            && self.poison_cause().is_none()
+            && let Err(e) = self.file.sync_data()
+        {
+            self.poison(format!(
+                "fdatasync of {} on close failed: {e}",
+                self.segment_name
+            ));
+        }
+    }
+
+    fn poison_cause(&self) -> Option<String> {
+        self.shared.state.read().poisoned.clone()
+    }
+
+    fn poison(&self, cause: String) {
+        let mut state = self.shared.state.write();
+        if state.poisoned.is_none() {
+            state.poisoned = Some(cause);
+        }
+    }
+
+    /// How long until an `Interval` sync is due, if one is pending.
+    fn sync_deadline(&self) -> Option<Duration> {
+        match self.durability {
+            Durability::Interval(every) if self.dirty => {
+                let since = self.clock.monotonic().saturating_sub(self.last_sync);
+                Some(every.saturating_sub(since))
+            }
+            _ => None,
+        }
+    }
+
+    fn interval_sync(&mut self) {
+        if self.dirty && self.poison_cause().is_none() {
+            match self.file.sync_data() {
+                Ok(()) => {
+                    self.dirty = false;
+                    self.last_sync = self.clock.monotonic();
+                }
+                Err(e) => self.poison(format!("fdatasync of {} failed: {e}", self.segment_name)),
+            }
+        }
+    }
+
+    fn commit(&mut self, group: Vec<Request>) {
+        if let Some(cause) = self.poison_cause() {
+            refuse(group, &cause);
+            return;
+        }
+        let mut appends = Vec::with_capacity(group.len());
+        let mut syncs = Vec::new();
+        for request in group {
+            match request {
+                Request::Append {
+                    payload,
+                    n_events,
+                    ack,
+                } => appends.push((payload, n_events, ack)),
+                Request::Sync { ack } => syncs.push(ack),
+            }
+        }
+        let force_sync = !syncs.is_empty();
+        match self.write_group(appends, force_sync) {
+            Ok((acks, publishes)) => {
+                self.publish(publishes);
+                for pending in acks {
+                    let _ = pending.ack.send(Ok(Appended {
+                        first_seq: pending.first_seq,
+                        last_seq: pending.last_seq,
+                    }));
+                }
+                for ack in syncs {
+                    let _ = ack.send(Ok(()));
+                }
+            }
+            Err((cause, acks)) => {
+                self.poison(cause.clone());
+                for pending in acks {
+                    let _ = pending.ack.send(Err(AppendError::Poisoned {
+                        cause: cause.clone(),
+                    }));
+                }
+                for ack in syncs {
+                    let _ = ack.send(Err(AppendError::Poisoned {
+                        cause: cause.clone(),
+                    }));
+                }
+            }
+        }
+    }
+
+    /// Frames, writes and (per durability) syncs a group. On failure returns
+    /// the cause and the acks still owed.
+    #[allow(clippy::type_complexity)]
+    fn write_group(
+        &mut self,
+        appends: Vec<(Vec<u8>, u32, Sender<Result<Appended, AppendError>>)>,
+        force_sync: bool,
+    ) -> Result<(Vec<PendingAck>, Vec<Publish>), (String, Vec<PendingAck>)> {
+        let mut acks: Vec<PendingAck> = Vec::with_capacity(appends.len());
+        let mut publishes: Vec<Publish> = Vec::new();
+        let mut out: Vec<u8> = Vec::new();
+        let mut out_offset = self.offset;
+        let mut frame_payload: Vec<u8> = Vec::new();
+        let mut frame_events: u32 = 0;
+        let mut batches = appends.into_iter().peekable();
+        let ts = self.clock.unix_ms().max(self.last_ts);
+        self.last_ts = ts;
+        let mut publish = Publish {
+            segment_name: self.segment_name.clone(),
+            index: Vec::new(),
+            len: self.offset,
+            last_seq: self.next_seq - 1,
+        };
+        while let Some((payload, n_events, ack)) = batches.next() {
+            let first_seq = self.next_seq + u64::from(frame_events);
+            acks.push(PendingAck {
+                first_seq,
+                last_seq: first_seq + u64::from(n_events) - 1,
+                ack,
+            });
+            if frame_payload.is_empty() {
+                frame_payload = payload;
+            } else {
+                frame_payload.extend_from_slice(&payload);
+            }
+            frame_events += n_events;
+            let frame_full = frame_payload.len() >= FRAME_PAYLOAD_BYTES_TARGET;
+            if !frame_full && batches.peek().is_some() {
+                continue;
+            }
+            // Seal the open segment first if this frame would overflow it
+            // (a segment always takes at least one frame).
+            let frame_len = (FRAME_OVERHEAD + frame_payload.len()) as u64;
+            let segment_has_frames = out_offset > SEGMENT_HEADER_LEN as u64;
+            if segment_has_frames && out_offset + frame_len > self.segment_bytes_max {
+                if let Err(cause) = self.write_out(&mut out) {
+                    return Err((cause, acks));
+                }
+                publishes.push(publish);
+                if let Err(cause) = self.rotate() {
+                    return Err((cause, acks));
+                }
+                out_offset = self.offset;
+                publish = Publish {
+                    segment_name: self.segment_name.clone(),
+                    index: Vec::new(),
+                    len: self.offset,
+                    last_seq: self.next_seq - 1,
+                };
+            }
+            let frame_first = self.next_seq;
+            if self
+                .last_indexed
+                .is_none_or(|at| out_offset - at >= INDEX_STRIDE_BYTES)
+            {
+                publish.index.push((frame_first, out_offset));
+                self.last_indexed = Some(out_offset);
+            }
+            self.prev_hash = write_frame(
+                &mut out,
+                &self.shared.key,
+                frame_first,
+                frame_events,
+                ts,
+                &self.prev_hash,
+                &frame_payload,
+            );
+            out_offset += frame_len;
+            self.next_seq += u64::from(frame_events);
+            publish.len = out_offset;
+            publish.last_seq = self.next_seq - 1;
+            frame_payload.clear();
+            frame_events = 0;
+        }
+        if let Err(cause) = self.write_out(&mut out) {
+            return Err((cause, acks));
+        }
+        self.dirty = true;
+        let sync_now = force_sync
+            || match self.durability {
+                Durability::Sync => true,
+                Durability::Interval(every) => {
+                    self.clock.monotonic().saturating_sub(self.last_sync) >= every
+                }
+                Durability::None => false,
+            };
+        if sync_now {
+            if let Err(e) = self.file.sync_data() {
+                return Err((
+                    format!("fdatasync of {} failed: {e}", self.segment_name),
+                    acks,
+                ));
+            }
+            self.dirty = false;
+            self.last_sync = self.clock.monotonic();
+        }
+        publishes.push(publish);
+        Ok((acks, publishes))
+    }
+
+    /// Writes the buffered frames to the open segment at `offset`.
+    fn write_out(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        self.file.write_all_at(out, self.offset).map_err(|e| {
+            format!(
+                "writing {} at offset {} failed: {e}",
+                self.segment_name, self.offset
+            )
+        })?;
+        self.offset += out.len() as u64;
+        out.clear();
+        Ok(())
+    }
+
+    /// Seals the open segment (synced whatever the durability) and starts the next.
+    fn rotate(&mut self) -> Result<(), String> {
+        self.file
+            .sync_data()
+            .map_err(|e| format!("fdatasync sealing {} failed: {e}", self.segment_name))?;
+        let (name, file) = create_segment(
+            &*self.shared.storage,
+            &self.shared.key,
+            self.next_seq,
+            &self.prev_hash,
+        )?;
+        self.shared.state.write().segments.push(Segment {
+            name: name.clone(),
+            first_seq: self.next_seq,
+            file: Arc::clone(&file),
+            index: Vec::new(),
+            len: SEGMENT_HEADER_LEN as u64,
+            last_seq: self.next_seq - 1,
+        });
+        self.file = file;
+        self.segment_name = name;
+        self.offset = SEGMENT_HEADER_LEN as u64;
+        self.last_indexed = None;
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Makes the committed frames visible to readers.
+    fn publish(&self, publishes: Vec<Publish>) {
+        let mut state = self.shared.state.write();
+        for p in publishes {
+            let Some(segment) = state
+                .segments
+                .iter_mut()
+                .rev()
+                .find(|s| s.name == p.segment_name)
+            else {
+                panic!("writer published to unknown segment {}", p.segment_name);
+            };
+            assert!(p.len >= segment.len, "segment length went backwards");
+            segment.index.extend(p.index);
+            segment.len = p.len;
+            segment.last_seq = p.last_seq;
+        }
+        let last = self.next_seq - 1;
+        assert!(last >= state.last_seq, "last seq went backwards");
+        state.last_seq = last;
+        state.last_hash = self.prev_hash;
+    }
+}
+
+/// Creates a segment file holding only its header, synced, with the folder synced.
+pub(crate) fn create_segment(
+    storage: &dyn crate::storage::Storage,
+    key: &crate::key::HmacKey,
+    first_seq: u64,
+    prev_hash: &Hash,
+) -> Result<(String, Arc<dyn StorageFile>), String> {
+    let name = segment_name(first_seq);
+    let header = SegmentHeader {
+        version: FORMAT_VERSION,
+        first_seq,
+        key_id: key.key_id(),
+        prev_hash: *prev_hash,
+    };
+    let file = storage
+        .create(&name)
+        .map_err(|e| format!("creating segment {name} failed: {e}"))?;
+    file.write_all_at(&header.encode(), 0)
+        .and_then(|()| file.sync_data())
+        .map_err(|e| format!("writing header of segment {name} failed: {e}"))?;
+    storage
+        .sync_dir()
+        .map_err(|e| format!("syncing the log folder after creating {name} failed: {e}"))?;
+    Ok((name, file))
+}
+
+fn payload_len(request: &Request) -> usize {
+    match request {
+        Request::Append { payload, .. } => payload.len(),
+        Request::Sync { .. } => 0,
+    }
+}
+
+fn group_payload_len(group: &[Request]) -> usize {
+    group.iter().map(payload_len).sum()
+}
+
+fn refuse(group: Vec<Request>, cause: &str) {
+    for request in group {
+        match request {
+            Request::Append { ack, .. } => {
+                let _ = ack.send(Err(AppendError::Poisoned {
+                    cause: cause.to_owned(),
+                }));
+            }
+            Request::Sync { ack } => {
+                let _ = ack.send(Err(AppendError::Poisoned {
+                    cause: cause.to_owned(),
+                }));
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Projector runtime and read models. Filled in by the projections work.

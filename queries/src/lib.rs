@@ -1,0 +1,1 @@
+//! Queries (recall, expand, review queue, audit trail, stats). Filled in by the memory seam.
