@@ -1,1 +1,14 @@
+//! engram's integration tests, built as one binary. Each module is named
+//! after the behaviour it tests.
 
+mod support;
+
+mod cli;
+mod codec;
+mod golden;
+mod log_bad_input;
+mod log_concurrency;
+mod log_corruption;
+mod log_crash;
+mod process_crash;
+mod tidy;
