@@ -1,1 +1,13 @@
-//! engram
+//! engram: an embeddable long-term memory engine for LLM agents.
+//!
+//! Every memory operation is an event appended to an immutable, verifiable
+//! log (`engram-log`); read models are folds of that log. This facade crate
+//! ties the layers together: store folders and their keys today; the
+//! `Engram` handle, commands, queries and servers as they land.
+//!
+//! **API Boundary:** `engram::log` re-exports the log crate; `engram::store`
+//! resolves and opens store folders.
+
+pub use engram_log as log;
+
+pub mod store;

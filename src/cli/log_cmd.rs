@@ -1,0 +1,112 @@
+//! `engram log`: print events in seq order, for people or (with --json) tools.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use engram::log::{Event, LoggedEvent};
+use serde_json::{Map, Value};
+
+use super::{Context, format_ts};
+
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    /// First seq to print (default 1).
+    #[arg(long, value_name = "N")]
+    from: Option<u64>,
+    /// Last seq to print (default: the end of the log).
+    #[arg(long, value_name = "M")]
+    to: Option<u64>,
+    /// One JSON object per line: seq, ts (RFC 3339), ts_ms, kind and the event's fields.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
+    let reader = ctx.store.open_reader(&ctx.key)?;
+    let last = reader.as_ref().map_or(0, engram::log::LogReader::last_seq);
+    if let Some(reader) = &reader {
+        if let Some(warning) = reader.recovery().warning() {
+            eprintln!("engram: warning: {warning}; showing the log up to seq {last}");
+        }
+    }
+    let from = args.from.unwrap_or(1);
+    let to = args.to.unwrap_or(last);
+    if from == 0 {
+        bail!("--from 0: seqs start at 1");
+    }
+    if args.from.is_none() && args.to.is_none() && last == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for seq in [from, to] {
+        if seq > last {
+            bail!("seq {seq} is past the end of the log (last seq is {last})");
+        }
+    }
+    if from > to {
+        bail!("--from {from} is after --to {to}");
+    }
+    let Some(reader) = reader else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for logged in reader.replay(from) {
+        let logged = logged?;
+        if logged.seq > to {
+            break;
+        }
+        if args.json {
+            serde_json::to_writer(&mut out, &json_line(&logged)?)?;
+            out.write_all(b"\n")?;
+        } else {
+            writeln!(out, "{}", human_line(&logged)?)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON object for one event: seq, ts, ts_ms, kind, then the event's fields.
+pub fn json_line(logged: &LoggedEvent) -> anyhow::Result<Value> {
+    let mut object = Map::new();
+    object.insert("seq".into(), logged.seq.into());
+    object.insert("ts".into(), format_ts(logged.ts_ms).into());
+    object.insert("ts_ms".into(), logged.ts_ms.into());
+    object.insert("kind".into(), logged.event.kind().into());
+    let fields = logged
+        .event
+        .serialize_fields(serde_json::value::Serializer)
+        .with_context(|| format!("rendering seq {} as JSON", logged.seq))?;
+    if let Value::Object(fields) = fields {
+        for (name, value) in fields {
+            object.entry(name).or_insert(value);
+        }
+    }
+    Ok(Value::Object(object))
+}
+
+fn human_line(logged: &LoggedEvent) -> anyhow::Result<String> {
+    let detail = match &logged.event {
+        Event::Session(s) => {
+            let role = serde_json::to_value(s.role)?;
+            let role = role.as_str().unwrap_or("?").to_owned();
+            format!(
+                "{}#{} {role}: {}",
+                s.session,
+                s.turn,
+                s.content.escape_debug()
+            )
+        }
+        other => other
+            .serialize_fields(serde_json::value::Serializer)
+            .map(|v| v.to_string())?,
+    };
+    Ok(format!(
+        "{:>8}  {}  {:<21} {}",
+        logged.seq,
+        format_ts(logged.ts_ms),
+        logged.event.kind(),
+        detail
+    ))
+}

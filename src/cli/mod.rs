@@ -1,0 +1,139 @@
+//! Command-line arguments and dispatch. Each command lives in its own module;
+//! flags are defined once here with their help.
+
+mod bench;
+mod log_cmd;
+mod verify;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+use engram::log::{Durability, KeySource};
+use engram::store::{Store, StoreOptions, default_store_dir};
+
+/// Exit status of a failed check (`verify` found corruption).
+pub const EXIT_CHECK_FAILED: u8 = 1;
+/// Exit status of any other error.
+pub const EXIT_ERROR: u8 = 2;
+
+/// engram: durable, auditable long-term memory for LLM agents.
+///
+/// Every memory operation is an event in an append-only log of segment files,
+/// sealed with a blake3 hash chain and HMAC-SHA256. Exit status: 0 success,
+/// 1 a check failed (verify found corruption or tampering), 2 any other error.
+#[derive(Debug, Parser)]
+#[command(name = "engram", version, about, long_about)]
+pub struct Args {
+    /// Store folder (default: $ENGRAM_HOME, else ~/.engram; created on first write).
+    #[arg(long, global = true, value_name = "DIR")]
+    store: Option<PathBuf>,
+
+    /// HMAC key file (32 raw bytes or 64 hex digits) instead of the store's
+    /// own hmac.key. ENGRAM_HMAC_KEY (64 hex digits) takes precedence.
+    #[arg(long, global = true, value_name = "PATH")]
+    key_file: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Verify the log: segment headers, contiguous seqs, the hash chain and
+    /// every frame's HMAC. Exit 0 when it verifies (a torn tail that recovery
+    /// would truncate is a warning), 1 on corruption or tampering, 2 on error.
+    Verify(verify::VerifyArgs),
+    /// Print events in seq order; --json prints one object per line with
+    /// seq, ts, kind and the event's own fields.
+    Log(log_cmd::LogArgs),
+    /// Measure append and replay on this machine (writes synthetic events:
+    /// use a scratch --store).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Durability of appends, as a flag value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DurabilityArg {
+    /// Acknowledge after fdatasync (the default).
+    Sync,
+    /// Acknowledge after the write; fdatasync at least every --interval-ms.
+    Interval,
+    /// Acknowledge after the write; sync only when sealing and closing.
+    None,
+}
+
+impl DurabilityArg {
+    pub fn to_durability(self, interval: Duration) -> Durability {
+        match self {
+            DurabilityArg::Sync => Durability::Sync,
+            DurabilityArg::Interval => Durability::Interval(interval),
+            DurabilityArg::None => Durability::None,
+        }
+    }
+}
+
+/// What every command needs: the store and where its key comes from.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub store: Store,
+    pub key: KeySource,
+}
+
+impl Context {
+    fn new(args: &Args) -> anyhow::Result<Self> {
+        let dir = match &args.store {
+            Some(dir) => dir.clone(),
+            None => default_store_dir()?,
+        };
+        let fallback = match &args.key_file {
+            Some(path) => KeySource::File(path.clone()),
+            None => KeySource::StoreFile,
+        };
+        Ok(Self {
+            store: Store::at(dir),
+            key: KeySource::from_env_or(fallback),
+        })
+    }
+
+    pub fn options(&self) -> StoreOptions {
+        StoreOptions {
+            key: self.key.clone(),
+            ..StoreOptions::default()
+        }
+    }
+}
+
+/// Runs a parsed command line and returns the exit status.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let ctx = Context::new(&args).context("resolving the store")?;
+    match args.command {
+        Command::Verify(a) => verify::run(&ctx, &a),
+        Command::Log(a) => log_cmd::run(&ctx, &a),
+        Command::Bench(a) => bench::run(&ctx, &a),
+    }
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal.
+pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg:>8} [{bar:40}] {human_pos}/{human_len} ({per_sec}, eta {eta})",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(what.to_owned());
+    bar
+}
+
+/// Formats a unix-millisecond time as RFC 3339 UTC.
+pub fn format_ts(ts_ms: u64) -> String {
+    let time = std::time::UNIX_EPOCH + Duration::from_millis(ts_ms);
+    humantime::format_rfc3339_millis(time).to_string()
+}

@@ -1,0 +1,81 @@
+//! `engram verify`: check the whole log, read-only.
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use engram::log::{FileStorage, verify_storage};
+use serde_json::json;
+
+use super::{Context, EXIT_CHECK_FAILED};
+
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let store = &ctx.store;
+    if !store.has_log() {
+        if args.json {
+            println!(
+                "{}",
+                json!({"ok": true, "last_seq": 0, "n_events": 0, "n_frames": 0, "n_segments": 0, "bytes": 0, "torn_tail": null, "problem": null})
+            );
+        } else {
+            println!("empty log at {}: nothing to verify", store.dir().display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let key = store.key(&ctx.key, false)?;
+    let log_dir = store.log_dir();
+    let storage = FileStorage::open_read_only(&log_dir)
+        .with_context(|| format!("opening log folder {}", log_dir.display()))?;
+    let report = verify_storage(&storage, &key, None)?;
+    if args.json {
+        let torn = report.torn_tail.as_ref().map(|t| {
+            json!({"segment": t.segment, "offset": t.offset, "bytes": t.bytes, "reason": t.reason})
+        });
+        let problem = report.problem.as_ref().map(
+            |p| json!({"seq": p.seq, "segment": p.segment, "offset": p.offset, "reason": p.reason}),
+        );
+        println!(
+            "{}",
+            json!({
+                "ok": report.is_ok(),
+                "last_seq": report.last_seq,
+                "n_events": report.n_events,
+                "n_frames": report.n_frames,
+                "n_segments": report.n_segments,
+                "bytes": report.bytes,
+                "torn_tail": torn,
+                "problem": problem,
+            })
+        );
+    } else {
+        if let Some(t) = &report.torn_tail {
+            eprintln!(
+                "engram: warning: torn tail of {} bytes at {} offset {} ({}): the next write open truncates it",
+                t.bytes, t.segment, t.offset, t.reason
+            );
+        }
+        if let Some(p) = &report.problem {
+            eprintln!("engram: verify failed: {p}");
+            println!(
+                "verified seqs 1..={} before the first bad seq {}",
+                report.last_seq, p.seq
+            );
+        } else {
+            println!(
+                "ok: {} events in {} segments ({} frames, {} bytes), last seq {}, hash chain and HMACs verified",
+                report.n_events, report.n_segments, report.n_frames, report.bytes, report.last_seq
+            );
+        }
+    }
+    Ok(if report.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_CHECK_FAILED)
+    })
+}

@@ -1,0 +1,144 @@
+//! Store folders: where a store lives, and opening its log with the right key.
+//!
+//! A store is a folder holding `log/` (segment files) and `hmac.key` (mode
+//! 0600). The default store is `ENGRAM_HOME`, else `~/.engram`, created on
+//! first write. The key comes from `ENGRAM_HMAC_KEY` (hex), a key file given
+//! by the caller, or the store's own `hmac.key`, which is created only while
+//! the log is still empty: a store with a log and no key is an error, never
+//! a fresh key that would make every frame fail its HMAC.
+
+use std::path::{Path, PathBuf};
+
+use engram_log::{
+    Durability, HmacKey, KeyError, KeySource, Log, LogConfig, LogReader, OpenError,
+    limits::SEGMENT_BYTES_DEFAULT,
+};
+
+/// Environment variable naming the default store folder.
+pub const HOME_ENV: &str = "ENGRAM_HOME";
+
+/// Name of the default store folder inside the user's home directory.
+pub const DEFAULT_DIR_NAME: &str = ".engram";
+
+/// Name of the log folder inside a store.
+pub const LOG_DIR_NAME: &str = "log";
+
+/// Errors of opening a store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("no store given and no home directory: pass --store DIR or set {HOME_ENV}")]
+    NoHome,
+    #[error("{path} exists and is not a folder: pass a store folder")]
+    NotAFolder { path: PathBuf },
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error("creating store folder {path}: {source}")]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The default store folder: `ENGRAM_HOME`, else `~/.engram`.
+pub fn default_store_dir() -> Result<PathBuf, StoreError> {
+    if let Some(home) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(home));
+    }
+    std::env::home_dir()
+        .filter(|h| !h.as_os_str().is_empty())
+        .map(|h| h.join(DEFAULT_DIR_NAME))
+        .ok_or(StoreError::NoHome)
+}
+
+/// How to open a store's log.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    pub key: KeySource,
+    pub durability: Durability,
+    pub segment_bytes_max: u64,
+}
+
+impl Default for StoreOptions {
+    /// `ENGRAM_HMAC_KEY` if set, else the store's key file; `Sync`; 64 MiB segments.
+    fn default() -> Self {
+        Self {
+            key: KeySource::from_env_or(KeySource::StoreFile),
+            durability: Durability::Sync,
+            segment_bytes_max: SEGMENT_BYTES_DEFAULT,
+        }
+    }
+}
+
+/// A store folder.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+impl Store {
+    /// The store at `dir` (nothing is touched yet).
+    #[must_use]
+    pub fn at(dir: impl Into<PathBuf>) -> Self {
+        Self { dir: dir.into() }
+    }
+
+    /// The store folder.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The log folder.
+    #[must_use]
+    pub fn log_dir(&self) -> PathBuf {
+        self.dir.join(LOG_DIR_NAME)
+    }
+
+    /// Whether the store holds any segment yet.
+    #[must_use]
+    pub fn has_log(&self) -> bool {
+        std::fs::read_dir(self.log_dir()).is_ok_and(|mut entries| entries.next().is_some())
+    }
+
+    /// The key, created in the store only if it has no log yet.
+    pub fn key(&self, source: &KeySource, may_create: bool) -> Result<HmacKey, StoreError> {
+        Ok(source.load(&self.dir, may_create && !self.has_log())?)
+    }
+
+    /// Opens the log for writing, creating the store on first use.
+    pub fn open_log(&self, options: &StoreOptions) -> Result<Log, StoreError> {
+        if self.dir.exists() && !self.dir.is_dir() {
+            return Err(StoreError::NotAFolder {
+                path: self.dir.clone(),
+            });
+        }
+        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Create {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let key = self.key(&options.key, true)?;
+        let config = LogConfig::new(key)
+            .durability(options.durability)
+            .segment_bytes_max(options.segment_bytes_max);
+        Ok(Log::open_dir(&self.log_dir(), config)?)
+    }
+
+    /// Opens the log read-only; `None` when the store has no log yet.
+    /// Nothing on disk is created or changed.
+    pub fn open_reader(&self, key: &KeySource) -> Result<Option<LogReader>, StoreError> {
+        if self.dir.exists() && !self.dir.is_dir() {
+            return Err(StoreError::NotAFolder {
+                path: self.dir.clone(),
+            });
+        }
+        if !self.has_log() {
+            return Ok(None);
+        }
+        let key = self.key(key, false)?;
+        Ok(Some(LogReader::open_dir(&self.log_dir(), key)?))
+    }
+}
