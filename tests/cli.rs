@@ -1,1 +1,335 @@
-//! placeholder
+//! The `engram` command line: exit statuses, output formats and errors, run
+//! as a real process against real store folders.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use engram::store::{Store, StoreOptions};
+use engram_log::{Durability, KeySource};
+use serde_json::Value;
+
+use crate::support::session_event;
+
+fn engram(store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("ENGRAM_HMAC_KEY")
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+/// A store with `n` session events in segments of `segment_bytes`.
+fn store_with_events(dir: &Path, n: u32, segment_bytes: u64) -> Store {
+    let store = Store::at(dir);
+    let options = StoreOptions {
+        key: KeySource::StoreFile,
+        durability: Durability::None,
+        segment_bytes_max: segment_bytes,
+    };
+    let log = store.open_log(&options).unwrap();
+    for turn in 0..n {
+        let content =
+            format!("turn {turn}: 用户偏好使用 Python 而非 Node.js 处理数据分析。\nsecond line");
+        log.append(&[session_event("cli", turn, &content)]).unwrap();
+    }
+    log.close().unwrap();
+    store
+}
+
+fn segments(store: &Store) -> Vec<std::path::PathBuf> {
+    let mut names: Vec<_> = std::fs::read_dir(store.log_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn verify_exits_0_on_a_sound_log() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_events(dir.path(), 50, 2048);
+    let out = engram(dir.path(), &["verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("50 events"), "{}", stdout(&out));
+
+    let out = engram(dir.path(), &["verify", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["last_seq"], 50);
+    assert_eq!(report["problem"], Value::Null);
+}
+
+#[test]
+fn verify_exits_1_naming_the_first_bad_seq_and_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 60, 2048);
+    let segs = segments(&store);
+    assert!(segs.len() >= 3);
+    // Flip a byte inside the payload of the last frame of the first segment.
+    let victim = &segs[0];
+    let mut bytes = std::fs::read(victim).unwrap();
+    let at = bytes.len() - 80;
+    bytes[at] ^= 0x20;
+    std::fs::write(victim, &bytes).unwrap();
+
+    let out = engram(dir.path(), &["verify", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["ok"], false);
+    let name = victim.file_name().unwrap().to_str().unwrap();
+    assert_eq!(report["problem"]["segment"], name);
+    // Every event is its own frame here: the bad seq is the segment's last.
+    let next_first: u64 = segs[1]
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(report["problem"]["seq"], next_first - 1);
+
+    let out = engram(dir.path(), &["verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains(&format!("seq {}", next_first - 1)),
+        "{message}"
+    );
+    assert!(message.contains(name), "{message}");
+}
+
+#[test]
+fn verify_warns_but_passes_on_a_torn_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 10, 64 * 1024);
+    let last = segments(&store).pop().unwrap();
+    let mut bytes = std::fs::read(&last).unwrap();
+    let before = bytes.len();
+    bytes.extend_from_slice(b"EGFR partial frame from a crash");
+    std::fs::write(&last, &bytes).unwrap();
+
+    let out = engram(dir.path(), &["verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("torn tail"), "{}", stderr(&out));
+    // verify is read-only: the tail is still there.
+    assert_eq!(std::fs::read(&last).unwrap().len(), bytes.len());
+
+    // The next write open truncates it and everything acknowledged remains.
+    let log = store
+        .open_log(&StoreOptions {
+            key: KeySource::StoreFile,
+            ..StoreOptions::default()
+        })
+        .unwrap();
+    assert_eq!(log.last_seq(), 10);
+    assert!(log.recovery().torn_tail.is_some());
+    drop(log);
+    assert_eq!(std::fs::read(&last).unwrap().len(), before);
+}
+
+#[test]
+fn verify_exits_2_without_the_key_or_with_a_wrong_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 5, 64 * 1024);
+    let key_path = store.dir().join("hmac.key");
+
+    let wrong = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(dir.path())
+        .arg("verify")
+        .env("ENGRAM_HMAC_KEY", "11".repeat(32))
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        stderr(&wrong).contains("key does not match"),
+        "{}",
+        stderr(&wrong)
+    );
+
+    std::fs::rename(&key_path, dir.path().join("elsewhere.key")).unwrap();
+    let out = engram(dir.path(), &["verify"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no HMAC key"), "{}", stderr(&out));
+    assert!(!key_path.exists(), "verify must never invent a key");
+
+    // An auditor keeping the key elsewhere passes it explicitly.
+    let out = engram(
+        dir.path(),
+        &[
+            "--key-file",
+            dir.path().join("elsewhere.key").to_str().unwrap(),
+            "verify",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // Writing to a store that has a log but lost its key is refused too.
+    let out = engram(dir.path(), &["bench", "append", "--events", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!key_path.exists());
+}
+
+#[test]
+fn log_json_prints_one_object_per_event_with_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_events(dir.path(), 12, 2048);
+    let out = engram(dir.path(), &["log", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 12);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(line["seq"], i as u64 + 1);
+        assert_eq!(line["kind"], "session");
+        assert_eq!(line["session"], "cli");
+        assert_eq!(line["turn"], i as u64);
+        assert_eq!(line["role"], "user");
+        assert!(line["content"].as_str().unwrap().contains("数据分析"));
+        assert!(line["ts"].as_str().unwrap().ends_with('Z'));
+        assert!(line["ts_ms"].as_u64().unwrap() > 0);
+    }
+
+    let out = engram(dir.path(), &["log", "--from", "3", "--to", "5", "--json"]);
+    let seqs: Vec<u64> = stdout(&out)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(seqs, vec![3, 4, 5]);
+
+    // Human output keeps one line per event even when content has newlines.
+    let out = engram(dir.path(), &["log", "--to", "2"]);
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+}
+
+#[test]
+fn log_past_the_end_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_events(dir.path(), 3, 2048);
+    let out = engram(dir.path(), &["log", "--from", "4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("past the end of the log (last seq is 3)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = engram(dir.path(), &["log", "--from", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn unknown_file_in_the_log_folder_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 3, 2048);
+    let stranger = store.log_dir().join("notes.txt");
+    std::fs::write(&stranger, "mine").unwrap();
+    for args in [
+        &["verify"][..],
+        &["log"][..],
+        &["bench", "append", "--events", "1"][..],
+    ] {
+        let out = engram(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("notes.txt"), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&stranger).unwrap(), "mine");
+}
+
+#[test]
+fn bench_append_and_replay_report_their_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = engram(
+        dir.path(),
+        &[
+            "bench",
+            "append",
+            "--events",
+            "300",
+            "--batch",
+            "7",
+            "--writers",
+            "3",
+            "--durability",
+            "none",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["events"], 300);
+    assert_eq!(report["last_seq"], 300);
+    assert!(report["events_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(report["ack_p99_ms"].as_f64().unwrap() >= report["ack_p50_ms"].as_f64().unwrap());
+
+    let out = engram(dir.path(), &["bench", "replay", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["events"], 300);
+    assert_eq!(report["ok"], true);
+
+    let out = engram(dir.path(), &["bench", "append", "--events", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_default_store_is_engram_home_created_on_first_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_engram"))
+            .args(args)
+            .env("ENGRAM_HOME", &home)
+            .env_remove("ENGRAM_HMAC_KEY")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&["bench", "append", "--events", "5", "--durability", "none"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(home.join("log").is_dir());
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(home.join("hmac.key"))
+            .unwrap()
+            .permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+    let out = run(&["log", "--json"]);
+    assert_eq!(stdout(&out).lines().count(), 5);
+}
+
+#[test]
+fn help_names_every_command_and_the_exit_statuses() {
+    let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    for word in ["verify", "log", "bench", "--store", "Exit status"] {
+        assert!(help.contains(word), "help lacks {word}: {help}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("frobnicate")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -6,6 +6,7 @@ mod support;
 mod cli;
 mod codec;
 mod golden;
+mod golden_events;
 mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;

@@ -1,0 +1,39 @@
+//! Writes a golden fixture log for the current format version into the
+//! folder given as the only argument (which must not exist yet), e.g.
+//! `cargo run --example write_golden_fixture -- tests/fixtures/v1`.
+//!
+//! Run it once per format version. A fixture is never regenerated to make a
+//! test pass: it is the evidence that old logs keep replaying.
+
+#[path = "../tests/golden_events.rs"]
+mod golden_events;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use engram_log::{HmacKey, Log, LogConfig, ManualClock};
+use golden_events::{GOLDEN_KEY, GOLDEN_SEGMENT_BYTES, GOLDEN_T0_MS, golden_v1_batches};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let Some(dir) = std::env::args_os().nth(1).map(std::path::PathBuf::from) else {
+        return Err("usage: write_golden_fixture DIR".into());
+    };
+    if dir.exists() {
+        return Err(format!("{} exists: fixtures are never regenerated", dir.display()).into());
+    }
+    std::fs::create_dir_all(&dir)?;
+    let key = HmacKey::from_bytes(GOLDEN_KEY);
+    key.write_new_file(&dir.join(engram_log::key::KEY_FILE_NAME))?;
+    let clock = ManualClock::new(GOLDEN_T0_MS);
+    let config = LogConfig::new(key)
+        .segment_bytes_max(GOLDEN_SEGMENT_BYTES)
+        .clock(Arc::new(clock.clone()));
+    let log = Log::open_dir(&dir.join("log"), config)?;
+    for batch in golden_v1_batches() {
+        log.append(&batch)?;
+        clock.advance(Duration::from_secs(1));
+    }
+    log.close()?;
+    println!("wrote {}", dir.display());
+    Ok(())
+}

@@ -1,0 +1,169 @@
+//! The events of the golden fixture logs: one of every variant, with Unicode
+//! (CJK) content, written in batches across several tiny segments. Shared by
+//! the golden test and `examples/write_golden_fixture.rs`.
+//!
+//! Never change what this returns for an existing fixture version: the
+//! fixture on disk was written from it and must keep replaying to it.
+
+#![allow(dead_code)]
+
+use engram_log::*;
+
+/// Unix milliseconds of the fixture's first frame; each batch adds one second.
+pub const GOLDEN_T0_MS: u64 = 1_795_000_000_000;
+
+/// The HMAC key of the fixtures (a test key, not a secret).
+pub const GOLDEN_KEY: [u8; 32] = [0x42; 32];
+
+/// Segment size the fixture was written with, small so it spans segments.
+pub const GOLDEN_SEGMENT_BYTES: u64 = 1024;
+
+fn digest(byte: u8) -> Digest {
+    Digest([byte; 32])
+}
+
+fn session(turn: u32, role: Role, content: &str) -> Event {
+    Event::Session(SessionEvent {
+        session: "golden-1".to_owned(),
+        turn,
+        role,
+        content: content.to_owned(),
+    })
+}
+
+/// The batches of the v1 fixture, in append order.
+pub fn golden_v1_batches() -> Vec<Vec<Event>> {
+    vec![
+        vec![
+            session(0, Role::User, "I prefer tea over coffee in the morning."),
+            session(1, Role::Assistant, "Noted: tea in the morning."),
+        ],
+        vec![session(
+            2,
+            Role::User,
+            "用户偏好使用 Python 而非 Node.js 处理数据分析。",
+        )],
+        vec![
+            session(3, Role::Tool, "{\"exit\":0}"),
+            session(4, Role::System, "You are a helpful agent."),
+            session(5, Role::Note, "Deploy on Fridays is forbidden."),
+        ],
+        vec![Event::Remembered(Remembered {
+            reference: MemoryRef {
+                session: "golden-1".to_owned(),
+                first_seq: 1,
+                last_seq: 2,
+            },
+            content_sha256: digest(1),
+            mac: digest(2),
+            summary: Some("Prefers tea in the morning".to_owned()),
+            tags: vec!["preference".to_owned(), "drink".to_owned()],
+            tier: Tier::L3,
+            room: Some("preference".to_owned()),
+            uniqueness_permille: 875,
+            source: Source::User,
+            scope: Scope::Store,
+            embedding: Some(Embedding {
+                model: "bge-small-zh-v1.5".to_owned(),
+                scale: 0.0125,
+                values: vec![-128, -1, 0, 1, 127],
+            }),
+        })],
+        vec![
+            Event::Reinforced(Reinforced {
+                memory: 7,
+                evidence: Some(MemoryRef {
+                    session: "golden-1".to_owned(),
+                    first_seq: 3,
+                    last_seq: 3,
+                }),
+                source: Source::Model,
+            }),
+            Event::ContradictionFlagged(ContradictionFlagged {
+                memory: 7,
+                other: 3,
+                reason: "opposite preference".to_owned(),
+            }),
+            Event::VerdictRecorded(VerdictRecorded {
+                a: 7,
+                b: 3,
+                verdict: Verdict::KeepA,
+                by: Actor::User,
+                reason: "the user said so".to_owned(),
+            }),
+        ],
+        vec![
+            Event::Distilled(Distilled {
+                rule: "Morning drinks: tea.".to_owned(),
+                members: vec![7],
+                confidence_permille: 640,
+                room: None,
+            }),
+            Event::TierChanged(TierChanged {
+                memory: 7,
+                from: Tier::L3,
+                to: Tier::L4,
+                reason: "decay".to_owned(),
+            }),
+            Event::Archived(Archived {
+                memory: 7,
+                reason: "not accessed for 90 days".to_owned(),
+            }),
+            Event::Forgotten(Forgotten {
+                memory: 7,
+                by: Actor::Model,
+                reason: "asked to forget".to_owned(),
+            }),
+            Event::Graded(Graded {
+                memory: 7,
+                grade: 4,
+            }),
+        ],
+        vec![Event::Recalled(Recalled {
+            query: "数据分析偏好".to_owned(),
+            filters: RecallFilters {
+                room: Some("preference".to_owned()),
+                tier: Some(Tier::L3),
+                tags: vec!["drink".to_owned()],
+                scope: Some(Scope::Session("golden-1".to_owned())),
+                limit: 5,
+            },
+            hits: vec![RecallHit {
+                memory: 7,
+                score_micros: 1_234_567,
+            }],
+            mode: "keyword".to_owned(),
+        })],
+        vec![
+            Event::Expanded(Expanded {
+                memory: 7,
+                audit: true,
+            }),
+            Event::EvidenceConfirmed(EvidenceConfirmed {
+                memory: 7,
+                by: Actor::System,
+                note: "matches turn 0".to_owned(),
+            }),
+            Event::EntityLinked(EntityLinked {
+                memory: 7,
+                entity: "tea".to_owned(),
+                category: "drink".to_owned(),
+            }),
+            Event::GateDenied(GateDenied {
+                subject: "model".to_owned(),
+                action: "forget".to_owned(),
+                object: "memory 7".to_owned(),
+                reason: "scope isolation".to_owned(),
+            }),
+            Event::Discarded(Discarded {
+                content_sha256: digest(3),
+                reason: "too short".to_owned(),
+            }),
+            Event::Checkpoint(Checkpoint {
+                last_seq: 21,
+                chain_hash: digest(4),
+                mac: digest(5),
+            }),
+        ],
+    ]
+}
