@@ -339,9 +339,9 @@ impl Log {
             state: RwLock::new(state),
         });
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
-        let (next_seq, prev_hash) = {
+        let (next_seq, prev_hash, last_ts) = {
             let state = shared.state.read();
-            (state.last_seq + 1, state.last_hash)
+            (state.last_seq + 1, state.last_hash, state.last_ts_ms)
         };
         let writer = Writer {
             shared: Arc::clone(&shared),
@@ -355,7 +355,7 @@ impl Log {
             last_indexed,
             next_seq,
             prev_hash,
-            last_ts: 0,
+            last_ts,
             dirty: false,
             last_sync: config.clock.monotonic(),
         };
@@ -485,5 +485,69 @@ impl Log {
 impl Drop for Log {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(n: u32) -> Event {
+        Event::Session(SessionEvent {
+            session: "t".into(),
+            turn: n,
+            role: Role::User,
+            content: format!("turn {n}"),
+        })
+    }
+
+    #[test]
+    fn commit_time_never_goes_backwards_across_a_reopen() {
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let key = HmacKey::from_bytes([5; 32]);
+        let late = Arc::new(ManualClock::new(10_000));
+        let log = Log::open(
+            Arc::clone(&storage),
+            LogConfig::new(key.clone()).clock(late),
+        )
+        .unwrap();
+        log.append(&[turn(0)]).unwrap();
+        log.close().unwrap();
+
+        // The wall clock stepped back (NTP, a VM restore): stamps stay ordered.
+        let early = Arc::new(ManualClock::new(4_000));
+        let log = Log::open(storage, LogConfig::new(key).clock(early)).unwrap();
+        log.append(&[turn(1)]).unwrap();
+        let events = log.read(1..=2).unwrap();
+        assert_eq!(events[0].ts_ms, 10_000);
+        assert_eq!(events[1].ts_ms, 10_000);
+    }
+
+    #[test]
+    fn a_read_touches_only_the_indexed_stretch() {
+        // Many small frames: a read of one seq deep in the log must still
+        // find it through the sparse index and return exactly that event.
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let log = Log::open(
+            storage,
+            LogConfig::new(HmacKey::from_bytes([6; 32])).durability(Durability::None),
+        )
+        .unwrap();
+        for n in 0..2000 {
+            log.append(&[turn(n)]).unwrap();
+        }
+        for seq in [1, 2, 999, 1000, 1001, 1999, 2000] {
+            let events = log.read(seq..=seq).unwrap();
+            assert_eq!(events.len(), 1);
+            assert_eq!(events[0].seq, seq);
+            assert_eq!(events[0].event, turn(u32::try_from(seq - 1).unwrap()));
+        }
+        let segments = log.reader().shared.state.read().segments.clone();
+        let index_len: usize = segments.iter().map(|s| s.index.len()).sum();
+        assert!(index_len > 10, "index too sparse to matter: {index_len}");
+        assert!(
+            index_len < 2000 / 10,
+            "index not sparse: {index_len} entries for 2000 frames"
+        );
     }
 }

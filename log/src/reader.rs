@@ -57,6 +57,8 @@ pub(crate) struct State {
     pub(crate) segments: Vec<Segment>,
     pub(crate) last_seq: u64,
     pub(crate) last_hash: Hash,
+    /// Commit time of the last frame: the writer never stamps an earlier one.
+    pub(crate) last_ts_ms: u64,
     /// Set after any failed write or fsync; the writer refuses work after it.
     pub(crate) poisoned: Option<String>,
 }
@@ -108,8 +110,10 @@ impl Shared {
 #[derive(Debug)]
 pub struct Replay {
     shared: Arc<Shared>,
-    segments: Vec<Segment>,
+    /// Index into the shared segment table (segments are only ever appended).
     segment_idx: usize,
+    /// Name of the segment the cursor reads, for error messages.
+    segment_name: String,
     cursor: Option<FrameCursor>,
     /// Known once the first frame was read (replays from seq 1 start at genesis).
     chain: Option<Chain>,
@@ -123,22 +127,23 @@ pub struct Replay {
 impl Replay {
     pub(crate) fn new(shared: Arc<Shared>, from: u64, upto: u64, small_reads: bool) -> Self {
         let from = from.max(1);
-        let (segments, last_seq) = {
+        let (segment_idx, last_seq) = {
             let state = shared.state.read();
-            (state.segments.clone(), state.last_seq)
+            let idx = state
+                .segments
+                .partition_point(|s| s.first_seq <= from)
+                .saturating_sub(1);
+            (idx, state.last_seq)
         };
         let upto = upto.min(last_seq);
-        let segment_idx = segments
-            .partition_point(|s| s.first_seq <= from)
-            .saturating_sub(1);
         let chain = (from == 1).then_some(Chain {
             next_seq: 1,
             prev_hash: crate::format::GENESIS_HASH,
         });
         Self {
             shared,
-            segments,
             segment_idx,
+            segment_name: String::new(),
             cursor: None,
             chain,
             next_seq: from,
@@ -155,9 +160,9 @@ impl Replay {
         self.upto
     }
 
-    fn corrupted(&self, segment: &Segment, offset: u64, seq: u64, reason: String) -> ReadError {
+    fn corrupted(&self, offset: u64, seq: u64, reason: String) -> ReadError {
         ReadError::Corrupted(Corruption {
-            segment: segment.name.clone(),
+            segment: self.segment_name.clone(),
             offset,
             seq,
             reason,
@@ -167,14 +172,26 @@ impl Replay {
     /// Reads the next frame into `pending`.
     fn advance(&mut self) -> Result<(), ReadError> {
         loop {
-            let Some(segment) = self.segments.get(self.segment_idx).cloned() else {
-                return Err(ReadError::PastEnd {
-                    requested: self.next_seq,
-                    last: self.upto,
-                });
-            };
             if self.cursor.is_none() {
-                let (start, small_end) = segment.locate(self.next_seq);
+                let located = {
+                    let state = self.shared.state.read();
+                    state.segments.get(self.segment_idx).map(|segment| {
+                        let (start, small_end) = segment.locate(self.next_seq);
+                        (
+                            segment.name.clone(),
+                            Arc::clone(&segment.file),
+                            start,
+                            small_end,
+                            segment.len,
+                        )
+                    })
+                };
+                let Some((name, file, start, small_end, len)) = located else {
+                    return Err(ReadError::PastEnd {
+                        requested: self.next_seq,
+                        last: self.upto,
+                    });
+                };
                 let chunk = if self.small_reads {
                     usize::try_from(small_end.saturating_sub(start))
                         .unwrap_or(0)
@@ -182,12 +199,8 @@ impl Replay {
                 } else {
                     SEQUENTIAL_READ_BYTES
                 };
-                self.cursor = Some(FrameCursor::new(
-                    Arc::clone(&segment.file),
-                    start,
-                    segment.len,
-                    chunk,
-                ));
+                self.segment_name = name;
+                self.cursor = Some(FrameCursor::new(file, start, len, chunk));
             }
             let Some(cursor) = self.cursor.as_mut() else {
                 continue;
@@ -203,13 +216,13 @@ impl Replay {
                 Err(CursorError::Io(e)) => {
                     return Err(ReadError::Io(IoFailure::new(
                         "reading segment",
-                        segment.name.clone(),
+                        self.segment_name.clone(),
                         e,
                     )));
                 }
                 Err(CursorError::Bad { offset, problem }) => {
                     let seq = self.next_seq;
-                    return Err(self.corrupted(&segment, offset, seq, problem.to_string()));
+                    return Err(self.corrupted(offset, seq, problem.to_string()));
                 }
             };
             let header = frame.header;
@@ -222,7 +235,6 @@ impl Replay {
                 });
                 if !frame.mac_matches(&self.shared.key) {
                     return Err(self.corrupted(
-                        &segment,
                         offset,
                         header.first_seq,
                         "HMAC mismatch".to_owned(),
@@ -236,7 +248,7 @@ impl Replay {
             });
             if let Err(reason) = chain.follow(&frame, Some(&self.shared.key)) {
                 let seq = self.chain.map_or(header.first_seq, |c| c.next_seq);
-                return Err(self.corrupted(&segment, offset, seq, reason));
+                return Err(self.corrupted(offset, seq, reason));
             }
             self.chain = Some(chain);
             for (seq, bytes) in (header.first_seq..).zip(frame.events()) {

@@ -176,6 +176,7 @@ pub(crate) fn recover(
         next_seq: 1,
         prev_hash: GENESIS_HASH,
     };
+    let mut last_ts_ms = 0;
     let n = names.len();
     for (i, (first_seq, name)) in names.into_iter().enumerate() {
         let is_last = i + 1 == n;
@@ -256,6 +257,7 @@ pub(crate) fn recover(
             end = offset;
         }
         chain = scan.chain;
+        last_ts_ms = last_ts_ms.max(scan.last_ts_ms);
         segments.push(Segment {
             name,
             first_seq,
@@ -271,6 +273,7 @@ pub(crate) fn recover(
         segments,
         last_seq: chain.next_seq - 1,
         last_hash: chain.prev_hash,
+        last_ts_ms,
         poisoned: None,
     };
     Ok((state, report))

@@ -182,6 +182,8 @@ pub(crate) struct SegmentScan {
     /// The chain after the last good frame.
     pub(crate) chain: Chain,
     pub(crate) n_frames: u64,
+    /// Commit time of the last good frame (0 when none).
+    pub(crate) last_ts_ms: u64,
     pub(crate) stop: Option<ScanStop>,
 }
 
@@ -199,6 +201,7 @@ pub(crate) fn scan_segment(
     let mut cursor = FrameCursor::new(Arc::clone(file), start, len, SEQUENTIAL_READ_BYTES);
     let mut index: Vec<(u64, u64)> = Vec::new();
     let mut n_frames = 0;
+    let mut last_ts_ms = 0;
     let mut stop = None;
     loop {
         let offset = cursor.offset();
@@ -227,6 +230,7 @@ pub(crate) fn scan_segment(
                     index.push((frame.header.first_seq, offset));
                 }
                 n_frames += 1;
+                last_ts_ms = frame.header.ts_ms;
             }
             Err(CursorError::Io(e)) => return Err(e),
             Err(CursorError::Bad { problem, .. }) => {
@@ -246,6 +250,7 @@ pub(crate) fn scan_segment(
         end,
         chain,
         n_frames,
+        last_ts_ms,
         stop,
     })
 }

@@ -394,6 +394,7 @@ impl Writer {
         assert!(last >= state.last_seq, "last seq went backwards");
         state.last_seq = last;
         state.last_hash = self.prev_hash;
+        state.last_ts_ms = self.last_ts;
     }
 }
 
