@@ -68,10 +68,10 @@ fn sigkilled_writer_loses_no_acknowledged_event() {
         child.wait().unwrap();
         // Acks already printed before the kill landed are acknowledged too.
         for line in lines.map_while(Result::ok) {
-            if let Some((first, last)) = line.split_once(' ') {
-                if let (Ok(first), Ok(last)) = (first.parse::<u64>(), last.parse::<u64>()) {
-                    acked.push((first, last));
-                }
+            if let Some((first, last)) = line.split_once(' ')
+                && let (Ok(first), Ok(last)) = (first.parse::<u64>(), last.parse::<u64>())
+            {
+                acked.push((first, last));
             }
         }
         if acks_before_kill > 0 {

@@ -69,7 +69,7 @@ fn synthetic_event(writer: usize, turn: u64) -> Event {
     Event::Session(SessionEvent {
         session: format!("bench-{writer}"),
         turn: u32::try_from(turn).unwrap_or(u32::MAX),
-        role: if turn % 2 == 0 {
+        role: if turn.is_multiple_of(2) {
             Role::User
         } else {
             Role::Assistant

@@ -25,10 +25,8 @@ pub struct LogArgs {
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
     let reader = ctx.store.open_reader(&ctx.key)?;
     let last = reader.as_ref().map_or(0, engram::log::LogReader::last_seq);
-    if let Some(reader) = &reader {
-        if let Some(warning) = reader.recovery().warning() {
-            eprintln!("engram: warning: {warning}; showing the log up to seq {last}");
-        }
+    if let Some(warning) = reader.as_ref().and_then(|r| r.recovery().warning()) {
+        eprintln!("engram: warning: {warning}; showing the log up to seq {last}");
     }
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(last);
