@@ -51,6 +51,7 @@ fn segments(store: &Store) -> Vec<std::path::PathBuf> {
     let mut names: Vec<_> = std::fs::read_dir(store.log_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "seg"))
         .collect();
     names.sort();
     names
@@ -332,4 +333,57 @@ fn help_names_every_command_and_the_exit_statuses() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_second_writer_process_is_refused_while_readers_may_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 4, 64 * 1024);
+    let options = StoreOptions {
+        key: KeySource::StoreFile,
+        ..StoreOptions::default()
+    };
+    let writer = store.open_log(&options).unwrap();
+    let out = engram(dir.path(), &["bench", "append", "--events", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("open for writing by another engram process"),
+        "{}",
+        stderr(&out)
+    );
+    let out = engram(dir.path(), &["verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    drop(writer);
+    let out = engram(
+        dir.path(),
+        &["bench", "append", "--events", "1", "--durability", "none"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn no_progress_bar_when_piped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = engram(
+        dir.path(),
+        &[
+            "bench",
+            "append",
+            "--events",
+            "2000",
+            "--batch",
+            "4",
+            "--durability",
+            "none",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        "",
+        "stderr is not a terminal: nothing may be drawn"
+    );
+    let out = engram(dir.path(), &["bench", "replay"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), "");
 }

@@ -108,6 +108,11 @@ pub enum OpenError {
         "the HMAC key does not match the key segment {segment} was written with: use the store's own key"
     )]
     WrongKey { segment: String },
+    /// Another writer has the log open.
+    #[error(
+        "the log in {folder} is open for writing by another engram process: close it first (readers such as `engram verify` and `engram log` may run alongside)"
+    )]
+    Locked { folder: String },
     /// Damage that is not a torn tail: open refuses rather than truncate.
     #[error("{0}; nothing was truncated: run `engram verify` and restore the segment from a copy")]
     Corrupted(Corruption),

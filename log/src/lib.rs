@@ -303,6 +303,15 @@ impl Log {
     /// Opens (or creates) the log in `storage`, repairing a torn tail.
     pub fn open(storage: Arc<dyn Storage>, config: LogConfig) -> Result<Self, OpenError> {
         config.validate()?;
+        storage.lock_for_writing().map_err(|e| {
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                OpenError::Locked {
+                    folder: storage.describe(),
+                }
+            } else {
+                OpenError::Io(IoFailure::new("locking log folder", storage.describe(), e))
+            }
+        })?;
         let (mut state, recovery) = recovery::recover(&*storage, &config.key, true)?;
         let io = |e: String| {
             OpenError::Io(IoFailure::new(
@@ -549,5 +558,21 @@ mod tests {
             index_len < 2000 / 10,
             "index not sparse: {index_len} entries for 2000 frames"
         );
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = HmacKey::from_bytes([8; 32]);
+        let first = Log::open_dir(dir.path(), LogConfig::new(key.clone())).unwrap();
+        first.append(&[turn(0)]).unwrap();
+        let second = Log::open_dir(dir.path(), LogConfig::new(key.clone()));
+        assert!(matches!(second, Err(OpenError::Locked { .. })), "{second:?}");
+        // Readers may look while the writer runs.
+        let reader = LogReader::open_dir(dir.path(), key.clone()).unwrap();
+        assert_eq!(reader.last_seq(), 1);
+        drop(first);
+        let again = Log::open_dir(dir.path(), LogConfig::new(key)).unwrap();
+        assert_eq!(again.last_seq(), 1);
     }
 }

@@ -29,7 +29,17 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn sync_dir(&self) -> io::Result<()>;
     /// Where the folder is, for messages.
     fn describe(&self) -> String;
+    /// Takes the folder's single-writer lock for as long as this storage (or
+    /// a clone) lives. Fails with `WouldBlock` when another writer holds it:
+    /// two writers appending to one log would corrupt it.
+    fn lock_for_writing(&self) -> io::Result<()> {
+        Ok(())
+    }
 }
+
+/// Name of the lock file a [`FileStorage`] keeps in its folder. It is the
+/// storage's own file: [`Storage::list`] never shows it.
+pub const LOCK_FILE_NAME: &str = "LOCK";
 
 /// One file: positional I/O and durability.
 #[expect(

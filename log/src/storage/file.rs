@@ -6,13 +6,17 @@ use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Storage, StorageFile};
+use parking_lot::Mutex;
+
+use super::{LOCK_FILE_NAME, Storage, StorageFile};
 
 /// A folder of real files.
 #[derive(Debug, Clone)]
 pub struct FileStorage {
     dir: PathBuf,
     read_only: bool,
+    /// The locked `LOCK` file while this storage is the folder's writer.
+    lock: Arc<Mutex<Option<File>>>,
 }
 
 impl FileStorage {
@@ -22,6 +26,7 @@ impl FileStorage {
         Ok(Self {
             dir: dir.to_path_buf(),
             read_only: false,
+            lock: Arc::default(),
         })
     }
 
@@ -36,6 +41,7 @@ impl FileStorage {
         Ok(Self {
             dir: dir.to_path_buf(),
             read_only: true,
+            lock: Arc::default(),
         })
     }
 
@@ -77,8 +83,10 @@ impl Storage for FileStorage {
     fn list(&self) -> io::Result<Vec<String>> {
         let mut names = Vec::new();
         for entry in fs::read_dir(&self.dir)? {
-            let entry = entry?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name != LOCK_FILE_NAME {
+                names.push(name);
+            }
         }
         names.sort();
         Ok(names)
@@ -120,6 +128,30 @@ impl Storage for FileStorage {
 
     fn describe(&self) -> String {
         self.dir.display().to_string()
+    }
+
+    fn lock_for_writing(&self) -> io::Result<()> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        let mut held = self.lock.lock();
+        if held.is_some() {
+            return Ok(());
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(self.dir.join(LOCK_FILE_NAME))?;
+        // An advisory lock (flock): released by the kernel when the process
+        // dies, so a crashed writer never leaves the log locked.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => io::Error::from(io::ErrorKind::WouldBlock),
+            std::fs::TryLockError::Error(e) => e,
+        })?;
+        *held = Some(file);
+        Ok(())
     }
 }
 
