@@ -34,3 +34,107 @@ pub fn seed(default: u64) -> u64 {
         .and_then(|s| s.parse().ok())
         .unwrap_or(default)
 }
+
+/// A PRNG for a randomized test, seeded from `ENGRAM_TEST_SEED` or
+/// `default`. Prints the seed (shown when the test fails) so a failure can be
+/// replayed.
+pub fn seeded_rng(test: &str, default: u64) -> rand::rngs::StdRng {
+    use rand::SeedableRng as _;
+    let seed = seed(default);
+    eprintln!("{test}: seed {seed} (replay with ENGRAM_TEST_SEED={seed})");
+    rand::rngs::StdRng::seed_from_u64(seed)
+}
+
+/// Up to `chars_max` characters mixing ASCII, accented Latin, CJK and emoji,
+/// so frames of many sizes and multi-byte UTF-8 are both exercised. Never
+/// contains the frame magic `EGFR` (upper case is left out).
+pub fn random_text(rng: &mut impl rand::Rng, chars_max: usize) -> String {
+    const ALPHABET: &[char] = &[
+        'a', 'e', 'n', 't', 'x', ' ', '.', '0', '7', 'é', 'ß', '记', '忆', '茶', '😀', '🦀',
+    ];
+    let n_chars = rng.random_range(0..=chars_max);
+    (0..n_chars)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())])
+        .collect()
+}
+
+/// A batch of 1..=`n_max` session events of `session`, turns from
+/// `first_turn`, contents of random length (up to `chars_max`).
+pub fn random_batch(
+    rng: &mut impl rand::Rng,
+    session: &str,
+    first_turn: usize,
+    n_max: usize,
+    chars_max: usize,
+) -> Vec<Event> {
+    let n_events = rng.random_range(1..=n_max);
+    (0..n_events)
+        .map(|i| {
+            let turn = u32::try_from(first_turn + i).unwrap_or(u32::MAX);
+            session_event(session, turn, &random_text(rng, chars_max))
+        })
+        .collect()
+}
+
+/// Every event of the log, by a full replay that must not fail.
+pub fn replay_all(reader: &engram_log::LogReader) -> Vec<engram_log::LoggedEvent> {
+    reader
+        .replay(1)
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap_or_else(|e| panic!("replay failed: {e}"))
+}
+
+/// Asserts that `logged` holds exactly `expected`, at seqs 1, 2, 3, ...
+pub fn assert_events(logged: &[engram_log::LoggedEvent], expected: &[Event]) {
+    assert_eq!(logged.len(), expected.len(), "number of events");
+    for (i, (got, want)) in logged.iter().zip(expected).enumerate() {
+        assert_eq!(got.seq, i as u64 + 1, "seqs must be contiguous from 1");
+        assert_eq!(&got.event, want, "event at seq {}", got.seq);
+    }
+}
+
+/// A deep copy of an in-memory folder (clones of a `MemStorage` share files).
+pub fn copy_mem(storage: &engram_log::MemStorage) -> engram_log::MemStorage {
+    use engram_log::Storage as _;
+    let copy = engram_log::MemStorage::new();
+    for name in storage.list().unwrap_or_default() {
+        if let Some(bytes) = storage.file_bytes(&name) {
+            copy.set_file_bytes(&name, bytes);
+        }
+    }
+    copy
+}
+
+/// Every file of an in-memory folder with its bytes, for before/after checks.
+pub fn mem_files(storage: &engram_log::MemStorage) -> Vec<(String, Vec<u8>)> {
+    use engram_log::Storage as _;
+    storage
+        .list()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|name| {
+            let bytes = storage.file_bytes(&name).unwrap_or_default();
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// Every file of a real log folder with its bytes, for before/after checks.
+/// The writer's lock file is left out: it is the storage's, not the log's.
+pub fn dir_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|entry| entry.file_name() != engram_log::storage::LOCK_FILE_NAME)
+                .map(|entry| {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    let bytes = std::fs::read(entry.path()).unwrap_or_default();
+                    (name, bytes)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}

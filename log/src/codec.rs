@@ -3,17 +3,26 @@
 //!
 //! **Invariant:** the configuration never changes. It is part of the format
 //! (see `format::FORMAT_VERSION`): little-endian, variable-length integers,
-//! and a decode limit of `EVENT_BYTES_MAX` so a damaged length can never make
-//! the decoder allocate without bound.
+//! and a decode limit (`DECODE_CLAIM_BYTES_MAX`) so a damaged length can
+//! never make the decoder allocate without bound.
 
 use crate::event::Event;
 use crate::limits::EVENT_BYTES_MAX;
 
+/// The decoder counts the in-memory size of every value it reads against its
+/// limit (8 bytes for a `u64` whose varint took 1 byte), not the bytes it
+/// consumed. An event's fields are at most 8 bytes wide in memory per encoded
+/// byte, so this bound lets every event of up to `EVENT_BYTES_MAX` encoded
+/// bytes decode (a limit of `EVENT_BYTES_MAX` itself refused events the log
+/// had accepted) while still capping what a damaged length can allocate.
+const DECODE_CLAIM_BYTES_MAX: usize = 8 * EVENT_BYTES_MAX;
+
+/// The limit only affects decoding; encoding ignores it.
 fn config() -> impl bincode::config::Config {
     bincode::config::standard()
         .with_little_endian()
         .with_variable_int_encoding()
-        .with_limit::<EVENT_BYTES_MAX>()
+        .with_limit::<DECODE_CLAIM_BYTES_MAX>()
 }
 
 /// Why an event could not be encoded or decoded.

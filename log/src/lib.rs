@@ -567,7 +567,10 @@ mod tests {
         let first = Log::open_dir(dir.path(), LogConfig::new(key.clone())).unwrap();
         first.append(&[turn(0)]).unwrap();
         let second = Log::open_dir(dir.path(), LogConfig::new(key.clone()));
-        assert!(matches!(second, Err(OpenError::Locked { .. })), "{second:?}");
+        assert!(
+            matches!(second, Err(OpenError::Locked { .. })),
+            "{second:?}"
+        );
         // Readers may look while the writer runs.
         let reader = LogReader::open_dir(dir.path(), key.clone()).unwrap();
         assert_eq!(reader.last_seq(), 1);

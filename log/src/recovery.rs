@@ -97,6 +97,18 @@ fn corrupted(segment: &str, offset: u64, seq: u64, reason: impl Into<String>) ->
     })
 }
 
+/// Whether `bytes` start with a whole segment header: not cut short, with
+/// its magic, passing its check. A whole header from a newer format counts:
+/// it is refused as unsupported, never taken for a torn creation and removed.
+pub(crate) fn header_is_whole(bytes: &[u8]) -> bool {
+    !matches!(
+        SegmentHeader::decode(bytes),
+        Err(SegmentHeaderProblem::Short
+            | SegmentHeaderProblem::BadMagic
+            | SegmentHeaderProblem::BadCheck)
+    )
+}
+
 /// Checks a segment header against its name and the chain so far.
 pub(crate) fn check_segment_header(
     bytes: &[u8],
@@ -194,9 +206,9 @@ pub(crate) fn recover(
         } else {
             false
         };
-        let header_ok = header_read && SegmentHeader::decode(&header_bytes).is_ok();
+        let header_whole = header_read && header_is_whole(&header_bytes);
         if is_last
-            && !header_ok
+            && !header_whole
             && valid_frame_after(&file, 0, len)
                 .map_err(io_err("scanning segment", &name))?
                 .is_none()

@@ -8,7 +8,7 @@ use crate::codec;
 use crate::error::{Corruption, IoFailure, OpenError, VerifyError};
 use crate::format::{GENESIS_HASH, SEGMENT_HEADER_LEN};
 use crate::key::HmacKey;
-use crate::recovery::{TornTail, check_segment_header, list_segments};
+use crate::recovery::{TornTail, check_segment_header, header_is_whole, list_segments};
 use crate::scan::{Chain, scan_segment, valid_frame_after};
 use crate::storage::Storage;
 
@@ -82,6 +82,21 @@ pub fn verify_storage(
         }
         file.read_exact_at(&mut header, 0)
             .map_err(io("reading segment header"))?;
+        if is_last
+            && !header_is_whole(&header)
+            && valid_frame_after(&file, 0, len)
+                .map_err(io("scanning segment"))?
+                .is_none()
+        {
+            // As recovery sees it: the segment's creation was torn.
+            report.torn_tail = Some(TornTail {
+                segment: name,
+                offset: 0,
+                bytes: len,
+                reason: "segment creation cut short".to_owned(),
+            });
+            break;
+        }
         match check_segment_header(&header, &name, first_seq, &chain, key) {
             Ok(_) => {}
             Err(OpenError::Corrupted(c)) => {

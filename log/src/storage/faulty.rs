@@ -25,7 +25,8 @@ pub enum Tear {
     /// disk: a write cut short.
     KeepPrefix(usize),
     /// The unsynced bytes are lost and this many bytes of garbage (0xA5...)
-    /// follow the durable data, as when a file grew but its data never landed.
+    /// follow the durable data, as when a file grew but its data never landed
+    /// (only files written past their durable length since their last sync).
     Garbage(usize),
 }
 
@@ -142,7 +143,12 @@ impl FaultyStorage {
                     bytes.extend_from_slice(extra);
                 }
                 Tear::KeepPrefix(_) => {}
-                Tear::Garbage(n) => bytes.extend(std::iter::repeat_n(0xA5, n)),
+                // Only a file with unsynced bytes grew; a fully synced one
+                // (a sealed segment) keeps exactly its durable image.
+                Tear::Garbage(n) if images.written.len() > bytes.len() => {
+                    bytes.extend(std::iter::repeat_n(0xA5, n));
+                }
+                Tear::Garbage(_) => {}
             }
             files.insert(
                 name.clone(),
