@@ -387,3 +387,41 @@ fn no_progress_bar_when_piped() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(stderr(&out), "");
 }
+
+#[test]
+fn inspect_segment_lists_frames_and_stops_at_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_events(dir.path(), 6, 64 * 1024);
+    let segment = segments(&store).remove(0);
+    let path = segment.to_str().unwrap();
+    let out = engram(dir.path(), &["inspect", "segment", path, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "segment");
+    assert_eq!(lines[0]["key_matches"], true);
+    let frames: Vec<&Value> = lines.iter().filter(|l| l["type"] == "frame").collect();
+    assert_eq!(frames.len(), 6);
+    assert!(
+        frames
+            .iter()
+            .all(|f| f["hmac_ok"] == true && f["linked"] == true)
+    );
+    assert_eq!(frames[5]["last_seq"], 6);
+
+    let mut bytes = std::fs::read(&segment).unwrap();
+    let third = frames[2]["offset"].as_u64().unwrap() as usize;
+    bytes[third + 70] ^= 1;
+    std::fs::write(&segment, &bytes).unwrap();
+    let out = engram(dir.path(), &["inspect", "segment", path]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("stop: frame hash mismatch"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("hmac ok")).count(),
+        2,
+        "{text}"
+    );
+}

@@ -2,6 +2,7 @@
 //! flags are defined once here with their help.
 
 mod bench;
+mod inspect;
 mod log_cmd;
 mod verify;
 
@@ -53,6 +54,9 @@ enum Command {
     /// use a scratch --store).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Look inside the log's files (read-only).
+    #[command(subcommand)]
+    Inspect(inspect::InspectCommand),
 }
 
 /// Durability of appends, as a flag value.
@@ -114,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Verify(a) => verify::run(&ctx, &a),
         Command::Log(a) => log_cmd::run(&ctx, &a),
         Command::Bench(a) => bench::run(&ctx, &a),
+        Command::Inspect(a) => inspect::run(&ctx, &a),
     }
 }
 
