@@ -185,7 +185,11 @@ fn log_corruption_garbage_tail_is_truncated_on_open() {
     let mut rng = support::seeded_rng("garbage tail", 0x7A11);
     let random: Vec<u8> = (0..300).map(|_| rng.random()).collect();
     let tails: Vec<(&str, Vec<u8>)> = vec![
-        ("zeros", vec![0; 4096]),
+        ("zeros after a cut frame", {
+            let mut bytes = b"EGFR".to_vec();
+            bytes.extend([0; 300]);
+            bytes
+        }),
         ("0xA5", vec![0xA5; 17]),
         ("random", random),
         ("one byte", vec![b'E']),
@@ -239,6 +243,68 @@ fn log_corruption_garbage_tail_is_truncated_on_open() {
         assert_eq!(log.recovery().torn_tail, None, "{what}");
         assert!(log.verify().unwrap().is_ok());
     }
+}
+
+#[test]
+fn log_corruption_reserved_zeros_are_not_a_torn_tail() {
+    // The writer reserves space ahead of its frames; a crash leaves the
+    // reserved zeros behind the last frame. They are no damage: nothing is
+    // reported, nothing truncated, and the next append reuses them.
+    let dir = tempfile::tempdir().unwrap();
+    let (events, last) = file_log(dir.path(), 5);
+    let path = dir.path().join(&last);
+    let good_len = std::fs::metadata(&path).unwrap().len();
+    OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(&[0; 8192])
+        .unwrap();
+    let reserved_len = good_len + 8192;
+
+    let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
+    assert_eq!(reader.recovery().torn_tail, None);
+    assert_eq!(reader.recovery().warning(), None);
+    assert_events(&replay_all(&reader), &events);
+    let report = reader.verify().unwrap();
+    assert!(report.is_ok());
+    assert_eq!(report.torn_tail, None);
+    drop(reader);
+
+    let log = Log::open_dir(dir.path(), LogConfig::new(test_key())).unwrap();
+    assert_eq!(log.recovery().torn_tail, None);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        reserved_len,
+        "reserved space is kept"
+    );
+    let next = session_event("file", 999, "into the reserved space");
+    assert_eq!(log.append_one(&next).unwrap(), events.len() as u64 + 1);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().len(),
+        reserved_len,
+        "the append overwrote reserved zeros instead of growing the file"
+    );
+    log.close().unwrap();
+    // A clean close gives the reserved space back.
+    let closed_len = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        closed_len > good_len && closed_len < reserved_len,
+        "{closed_len}"
+    );
+    let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
+    let mut expected = events.clone();
+    expected.push(next);
+    assert_events(&replay_all(&reader), &expected);
+    assert!(
+        verify_storage(
+            &engram_log::FileStorage::open_read_only(dir.path()).unwrap(),
+            &test_key(),
+            None
+        )
+        .unwrap()
+        .is_ok()
+    );
 }
 
 #[test]

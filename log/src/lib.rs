@@ -342,6 +342,12 @@ impl Log {
             unreachable!("a segment was just ensured");
         };
         let last_indexed = open_segment.index.last().map(|&(_, offset)| offset);
+        // Reserved zeros past the last frame (from preallocation) are reused.
+        let allocated = open_segment
+            .file
+            .len()
+            .map_err(|e| IoFailure::new("reading length of segment", open_segment.name.clone(), e))?
+            .max(open_segment.len);
         let shared = Arc::new(Shared {
             storage,
             key: config.key.clone(),
@@ -361,6 +367,7 @@ impl Log {
             file: open_segment.file,
             segment_name: open_segment.name,
             offset: open_segment.len,
+            allocated,
             last_indexed,
             next_seq,
             prev_hash,

@@ -28,6 +28,11 @@ pub const SEGMENT_BYTES_MIN: u64 = 1024;
 /// Largest configurable segment size.
 pub const SEGMENT_BYTES_MAX: u64 = 1024 * 1024 * 1024;
 
+/// The writer reserves segment space this far ahead of the last frame
+/// (zero-filled, see `StorageFile::allocate`), so a durable append is one
+/// data write plus fdatasync, without a file-size change to commit.
+pub const SEGMENT_PREALLOC_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The sparse index records a frame's offset when it starts at least this
 /// many bytes after the previously indexed frame, bounding one random read.
 pub const INDEX_STRIDE_BYTES: u64 = 4096;

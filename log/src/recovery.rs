@@ -19,7 +19,9 @@ use crate::format::{
 };
 use crate::key::HmacKey;
 use crate::reader::{Segment, State};
-use crate::scan::{Chain, ScanStop, parse_segment_name, scan_segment, valid_frame_after};
+use crate::scan::{
+    Chain, ScanStop, parse_segment_name, scan_segment, tail_is_zero, valid_frame_after,
+};
 use crate::storage::Storage;
 
 /// A torn tail found at the end of the last segment.
@@ -246,26 +248,32 @@ pub(crate) fn recover(
             torn_candidate,
         }) = scan.stop
         {
-            let followed =
-                valid_frame_after(&file, offset, len).map_err(io_err("scanning segment", &name))?;
-            if !is_last || !torn_candidate || followed.is_some() {
-                return Err(corrupted(&name, offset, seq, reason));
+            let reserved = torn_candidate
+                && tail_is_zero(&file, offset, len).map_err(io_err("scanning segment", &name))?;
+            if !reserved {
+                let followed = valid_frame_after(&file, offset, len)
+                    .map_err(io_err("scanning segment", &name))?;
+                if !is_last || !torn_candidate || followed.is_some() {
+                    return Err(corrupted(&name, offset, seq, reason));
+                }
+                // Case 1: a torn tail.
+                if repair {
+                    file.set_len(offset)
+                        .map_err(io_err("truncating torn tail of", &name))?;
+                    file.sync_data().map_err(io_err("syncing segment", &name))?;
+                    storage
+                        .sync_dir()
+                        .map_err(io_err("syncing log folder", &name))?;
+                }
+                report.torn_tail = Some(TornTail {
+                    segment: name.clone(),
+                    offset,
+                    bytes: len - offset,
+                    reason,
+                });
             }
-            // Case 1: a torn tail.
-            if repair {
-                file.set_len(offset)
-                    .map_err(io_err("truncating torn tail of", &name))?;
-                file.sync_data().map_err(io_err("syncing segment", &name))?;
-                storage
-                    .sync_dir()
-                    .map_err(io_err("syncing log folder", &name))?;
-            }
-            report.torn_tail = Some(TornTail {
-                segment: name.clone(),
-                offset,
-                bytes: len - offset,
-                reason,
-            });
+            // Either way the segment's frames end here. Reserved zeros (from
+            // the writer's preallocation) are kept and reused by the next append.
             end = offset;
         }
         chain = scan.chain;

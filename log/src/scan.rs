@@ -255,6 +255,26 @@ pub(crate) fn scan_segment(
     })
 }
 
+/// Whether `[from, len)` holds only zeros: space the writer reserved ahead
+/// of its frames (or a file that grew while its data never landed). Either
+/// way it holds no frame: the log ends at `from`, and nothing is torn.
+pub(crate) fn tail_is_zero(file: &Arc<dyn StorageFile>, from: u64, len: u64) -> io::Result<bool> {
+    let mut at = from;
+    let mut chunk = vec![0u8; SEQUENTIAL_READ_BYTES];
+    while at < len {
+        let n = usize::try_from(len - at)
+            .unwrap_or(usize::MAX)
+            .min(chunk.len());
+        let buf = chunk.get_mut(..n).unwrap_or_default();
+        file.read_exact_at(buf, at)?;
+        if buf.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        at += n as u64;
+    }
+    Ok(true)
+}
+
 /// Whether any frame with a valid hash starts after `from` in `[from, len)`.
 /// A bad frame followed by a good one is corruption, not a torn tail.
 pub(crate) fn valid_frame_after(

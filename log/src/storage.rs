@@ -57,4 +57,8 @@ pub trait StorageFile: Send + Sync + fmt::Debug {
     fn set_len(&self, len: u64) -> io::Result<()>;
     /// Makes written data durable (fdatasync).
     fn sync_data(&self) -> io::Result<()>;
+    /// Grows the file to at least `len` bytes that read as zeros, reserving
+    /// the space (fallocate). Appends into reserved space then change no
+    /// file size, so their fdatasync need not commit metadata.
+    fn allocate(&self, len: u64) -> io::Result<()>;
 }

@@ -9,7 +9,7 @@ use crate::error::{Corruption, IoFailure, OpenError, VerifyError};
 use crate::format::{GENESIS_HASH, SEGMENT_HEADER_LEN};
 use crate::key::HmacKey;
 use crate::recovery::{TornTail, check_segment_header, header_is_whole, list_segments};
-use crate::scan::{Chain, scan_segment, valid_frame_after};
+use crate::scan::{Chain, scan_segment, tail_is_zero, valid_frame_after};
 use crate::storage::Storage;
 
 /// What `verify` found.
@@ -128,6 +128,12 @@ pub fn verify_storage(
         report.bytes += scan.end;
         chain = scan.chain;
         if let Some(stop) = scan.stop {
+            if stop.torn_candidate
+                && tail_is_zero(&file, stop.offset, len).map_err(io("scanning segment"))?
+            {
+                // Reserved zeros after the last frame: the segment ends here.
+                continue;
+            }
             let followed =
                 valid_frame_after(&file, stop.offset, len).map_err(io("scanning segment"))?;
             if is_last && stop.torn_candidate && followed.is_none() {

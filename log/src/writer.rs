@@ -21,7 +21,7 @@ use crate::error::AppendError;
 use crate::format::{
     FORMAT_VERSION, FRAME_OVERHEAD, Hash, SEGMENT_HEADER_LEN, SegmentHeader, write_frame,
 };
-use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES};
+use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES, SEGMENT_PREALLOC_BYTES};
 use crate::reader::{Segment, Shared};
 use crate::scan::segment_name;
 use crate::storage::StorageFile;
@@ -73,6 +73,9 @@ pub(crate) struct Writer {
     pub(crate) segment_name: String,
     /// Bytes written to the open segment so far.
     pub(crate) offset: u64,
+    /// The open segment's file length: frames plus space reserved ahead of
+    /// them (zeros). Never below `offset`.
+    pub(crate) allocated: u64,
     pub(crate) last_indexed: Option<u64>,
     pub(crate) next_seq: u64,
     pub(crate) prev_hash: Hash,
@@ -127,15 +130,28 @@ impl Writer {
             }
             self.commit(group);
         }
-        // The channel closed: make everything written durable before exiting.
-        if self.dirty
-            && self.poison_cause().is_none()
-            && let Err(e) = self.file.sync_data()
-        {
-            self.poison(format!(
-                "fdatasync of {} on close failed: {e}",
-                self.segment_name
-            ));
+        // The channel closed: give back the reserved space and make
+        // everything written durable before exiting.
+        if self.poison_cause().is_none() {
+            let trim = self.allocated > self.offset;
+            let closed = if trim {
+                self.file.set_len(self.offset)
+            } else {
+                Ok(())
+            }
+            .and_then(|()| {
+                if trim || self.dirty {
+                    self.file.sync_data()
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(e) = closed {
+                self.poison(format!(
+                    "closing {} (trim and fdatasync) failed: {e}",
+                    self.segment_name
+                ));
+            }
         }
     }
 
@@ -335,6 +351,20 @@ impl Writer {
         if out.is_empty() {
             return Ok(());
         }
+        let end = self.offset + out.len() as u64;
+        if end > self.allocated {
+            // Reserve ahead so the next appends overwrite reserved zeros:
+            // their fdatasync then has no file-size change to commit.
+            let target =
+                end.max((self.offset + SEGMENT_PREALLOC_BYTES).min(self.segment_bytes_max));
+            self.file.allocate(target).map_err(|e| {
+                format!(
+                    "reserving space in {} up to {target} failed: {e}",
+                    self.segment_name
+                )
+            })?;
+            self.allocated = target;
+        }
         self.file.write_all_at(out, self.offset).map_err(|e| {
             format!(
                 "writing {} at offset {} failed: {e}",
@@ -348,6 +378,15 @@ impl Writer {
 
     /// Seals the open segment (synced whatever the durability) and starts the next.
     fn rotate(&mut self) -> Result<(), String> {
+        if self.allocated > self.offset {
+            self.file.set_len(self.offset).map_err(|e| {
+                format!(
+                    "trimming reserved space of {} failed: {e}",
+                    self.segment_name
+                )
+            })?;
+            self.allocated = self.offset;
+        }
         self.file
             .sync_data()
             .map_err(|e| format!("fdatasync sealing {} failed: {e}", self.segment_name))?;
@@ -368,6 +407,7 @@ impl Writer {
         self.file = file;
         self.segment_name = name;
         self.offset = SEGMENT_HEADER_LEN as u64;
+        self.allocated = SEGMENT_HEADER_LEN as u64;
         self.last_indexed = None;
         self.dirty = false;
         Ok(())

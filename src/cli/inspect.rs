@@ -91,6 +91,16 @@ fn segment(ctx: &Context, args: &SegmentArgs) -> anyhow::Result<ExitCode> {
         let rest = bytes.get(offset..).unwrap_or_default();
         let frame = match parse_frame(rest) {
             Ok(frame) => frame,
+            Err(_) if rest.iter().all(|&b| b == 0) => {
+                emit(
+                    json!({"type": "reserved", "offset": offset, "bytes": rest.len()}),
+                    format!(
+                        "{offset:>10}  {} bytes reserved for the next frames (zeros)",
+                        rest.len()
+                    ),
+                );
+                break;
+            }
             Err(problem) => {
                 let tail = bytes.len() - offset;
                 emit(

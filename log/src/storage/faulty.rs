@@ -21,12 +21,14 @@ use super::{Storage, StorageFile};
 pub enum Tear {
     /// Unsynced bytes are lost.
     LoseUnsynced,
-    /// This many of the unsynced bytes (capped at what exists) reached the
-    /// disk: a write cut short.
+    /// This many of the unsynced bytes (counted from the first byte that
+    /// differs from the durable image, capped at what was written) reached
+    /// the disk: a write cut short.
     KeepPrefix(usize),
-    /// The unsynced bytes are lost and this many bytes of garbage (0xA5...)
-    /// follow the durable data, as when a file grew but its data never landed
-    /// (only files written past their durable length since their last sync).
+    /// The unsynced bytes are lost and up to this many bytes of garbage
+    /// (0xA5...) land where they were written, within the file's unsynced
+    /// length: a sector written half-way, or a file that grew while its data
+    /// never landed. Files synced since their last write keep their image.
     Garbage(usize),
 }
 
@@ -132,24 +134,7 @@ impl FaultyStorage {
             let Some(images) = state.files.get(name) else {
                 continue;
             };
-            let mut bytes = images.durable.clone();
-            let extends_durable = images.written.len() > bytes.len()
-                && images.written.get(..bytes.len()) == Some(bytes.as_slice());
-            match tear {
-                Tear::LoseUnsynced => {}
-                Tear::KeepPrefix(n) if extends_durable => {
-                    let end = (bytes.len() + n).min(images.written.len());
-                    let extra = images.written.get(bytes.len()..end).unwrap_or_default();
-                    bytes.extend_from_slice(extra);
-                }
-                Tear::KeepPrefix(_) => {}
-                // Only a file with unsynced bytes grew; a fully synced one
-                // (a sealed segment) keeps exactly its durable image.
-                Tear::Garbage(n) if images.written.len() > bytes.len() => {
-                    bytes.extend(std::iter::repeat_n(0xA5, n));
-                }
-                Tear::Garbage(_) => {}
-            }
+            let bytes = torn_image(&images.durable, &images.written, tear);
             files.insert(
                 name.clone(),
                 Images {
@@ -167,6 +152,41 @@ impl FaultyStorage {
             })),
         }
     }
+}
+
+/// The bytes a crash leaves of one file: its durable image, with the
+/// unsynced change (everything from the first byte where the written image
+/// differs) treated as `tear` says. A file whose images agree is whole.
+fn torn_image(durable: &[u8], written: &[u8], tear: Tear) -> Vec<u8> {
+    let mut bytes = durable.to_vec();
+    let start = durable
+        .iter()
+        .zip(written)
+        .position(|(d, w)| d != w)
+        .unwrap_or(durable.len().min(written.len()));
+    if durable.len() == written.len() && start == durable.len() {
+        return bytes;
+    }
+    let (end, fill) = match tear {
+        Tear::LoseUnsynced => return bytes,
+        Tear::KeepPrefix(n) => ((start + n).min(written.len()), None),
+        // Garbage lands where the unsynced write went, within the file's
+        // unsynced length.
+        Tear::Garbage(n) => (
+            (start + n).min(written.len().max(durable.len())),
+            Some(0xA5),
+        ),
+    };
+    if bytes.len() < end {
+        bytes.resize(end, 0);
+    }
+    for i in start..end {
+        let byte = fill.or_else(|| written.get(i).copied()).unwrap_or(0);
+        if let Some(slot) = bytes.get_mut(i) {
+            *slot = byte;
+        }
+    }
+    bytes
 }
 
 #[derive(Debug)]
@@ -237,6 +257,16 @@ impl StorageFile for FaultyFile {
     fn set_len(&self, len: u64) -> io::Result<()> {
         self.with_images(|images| {
             images.written.resize(to_usize(len)?, 0);
+            Ok(())
+        })
+    }
+
+    fn allocate(&self, len: u64) -> io::Result<()> {
+        self.with_images(|images| {
+            let len = to_usize(len)?;
+            if images.written.len() < len {
+                images.written.resize(len, 0);
+            }
             Ok(())
         })
     }

@@ -81,6 +81,15 @@ impl StorageFile for MemFile {
     fn sync_data(&self) -> io::Result<()> {
         Ok(())
     }
+
+    fn allocate(&self, len: u64) -> io::Result<()> {
+        let mut data = self.data.write();
+        let len = to_usize(len)?;
+        if data.len() < len {
+            data.resize(len, 0);
+        }
+        Ok(())
+    }
 }
 
 impl Storage for MemStorage {
