@@ -130,29 +130,31 @@ impl Writer {
             }
             self.commit(group);
         }
-        // The channel closed: give back the reserved space and make
-        // everything written durable before exiting.
-        if self.poison_cause().is_none() {
-            let trim = self.allocated > self.offset;
-            let closed = if trim {
-                self.file.set_len(self.offset)
-            } else {
-                Ok(())
-            }
-            .and_then(|()| {
-                if trim || self.dirty {
-                    self.file.sync_data()
-                } else {
-                    Ok(())
-                }
-            });
-            if let Err(e) = closed {
-                self.poison(format!(
-                    "closing {} (trim and fdatasync) failed: {e}",
-                    self.segment_name
-                ));
-            }
+        // The channel closed: make everything written durable before exiting.
+        if self.poison_cause().is_none()
+            && let Err(cause) = self.seal()
+        {
+            self.poison(cause);
         }
+    }
+
+    /// Gives back the space reserved past the last frame and fdatasyncs the
+    /// open segment: before a new segment starts, and on close.
+    fn seal(&mut self) -> Result<(), String> {
+        if self.allocated > self.offset {
+            self.file.set_len(self.offset).map_err(|e| {
+                format!(
+                    "trimming reserved space of {} failed: {e}",
+                    self.segment_name
+                )
+            })?;
+            self.allocated = self.offset;
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| format!("fdatasync sealing {} failed: {e}", self.segment_name))?;
+        self.dirty = false;
+        Ok(())
     }
 
     fn poison_cause(&self) -> Option<String> {
@@ -378,18 +380,7 @@ impl Writer {
 
     /// Seals the open segment (synced whatever the durability) and starts the next.
     fn rotate(&mut self) -> Result<(), String> {
-        if self.allocated > self.offset {
-            self.file.set_len(self.offset).map_err(|e| {
-                format!(
-                    "trimming reserved space of {} failed: {e}",
-                    self.segment_name
-                )
-            })?;
-            self.allocated = self.offset;
-        }
-        self.file
-            .sync_data()
-            .map_err(|e| format!("fdatasync sealing {} failed: {e}", self.segment_name))?;
+        self.seal()?;
         let (name, file) = create_segment(
             &*self.shared.storage,
             &self.shared.key,
