@@ -180,6 +180,25 @@ fn file_log(dir: &std::path::Path, n_batches: usize) -> (Vec<Event>, String) {
     (events, last.clone())
 }
 
+/// A file log whose last segment is followed by `tail`: the events, the last
+/// segment's name and path, and its length before the tail.
+fn file_log_with_tail(
+    dir: &std::path::Path,
+    n_batches: usize,
+    tail: &[u8],
+) -> (Vec<Event>, String, std::path::PathBuf, u64) {
+    let (events, last) = file_log(dir, n_batches);
+    let path = dir.join(&last);
+    let good_len = std::fs::metadata(&path).unwrap().len();
+    OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(tail)
+        .unwrap();
+    (events, last, path, good_len)
+}
+
 #[test]
 fn log_corruption_garbage_tail_is_truncated_on_open() {
     let mut rng = support::seeded_rng("garbage tail", 0x7A11);
@@ -207,15 +226,7 @@ fn log_corruption_garbage_tail_is_truncated_on_open() {
 
     for (what, garbage) in cases {
         let dir = tempfile::tempdir().unwrap();
-        let (events, last) = file_log(dir.path(), 12);
-        let path = dir.path().join(&last);
-        let good_len = std::fs::metadata(&path).unwrap().len();
-        OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap()
-            .write_all(&garbage)
-            .unwrap();
+        let (events, last, path, good_len) = file_log_with_tail(dir.path(), 12, &garbage);
 
         // Read-only opening reports the tail and changes nothing.
         let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
@@ -251,15 +262,7 @@ fn log_corruption_reserved_zeros_are_not_a_torn_tail() {
     // reserved zeros behind the last frame. They are no damage: nothing is
     // reported, nothing truncated, and the next append reuses them.
     let dir = tempfile::tempdir().unwrap();
-    let (events, last) = file_log(dir.path(), 5);
-    let path = dir.path().join(&last);
-    let good_len = std::fs::metadata(&path).unwrap().len();
-    OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(&[0; 8192])
-        .unwrap();
+    let (events, _, path, good_len) = file_log_with_tail(dir.path(), 5, &[0; 8192]);
     let reserved_len = good_len + 8192;
 
     let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
