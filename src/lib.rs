@@ -10,4 +10,7 @@
 
 pub use engram_log as log;
 
+pub mod engine;
 pub mod store;
+
+pub use engine::{AsOf, EngineError, Engram, Stats};

@@ -23,6 +23,9 @@ pub const DEFAULT_DIR_NAME: &str = ".engram";
 /// Name of the log folder inside a store.
 pub const LOG_DIR_NAME: &str = "log";
 
+/// Name of the views database (derived state: deleting it loses nothing).
+pub const VIEWS_FILE_NAME: &str = "views.redb";
+
 /// Errors of opening a store.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -96,6 +99,12 @@ impl Store {
     #[must_use]
     pub fn log_dir(&self) -> PathBuf {
         self.dir.join(LOG_DIR_NAME)
+    }
+
+    /// The views database (redb), rebuilt from the log when missing.
+    #[must_use]
+    pub fn views_path(&self) -> PathBuf {
+        self.dir.join(VIEWS_FILE_NAME)
     }
 
     /// Whether the store holds any segment yet.

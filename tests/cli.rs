@@ -425,3 +425,143 @@ fn inspect_segment_lists_frames_and_stops_at_damage() {
         "{text}"
     );
 }
+
+/// A store with two session turns, a memory over them, a recall and a forget.
+fn store_with_a_memory(dir: &Path) -> u64 {
+    use engram_log::{Actor, Digest, Event, Forgotten, MemoryRef, Remembered, Scope, Source, Tier};
+    let engram = engram::Engram::open(
+        Store::at(dir),
+        &StoreOptions {
+            key: KeySource::StoreFile,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
+    engram
+        .append(&[
+            session_event("cli", 0, "I prefer tea."),
+            session_event("cli", 1, "Noted."),
+        ])
+        .unwrap();
+    let id = engram
+        .append(&[Event::Remembered(Remembered {
+            reference: MemoryRef {
+                session: "cli".into(),
+                first_seq: 1,
+                last_seq: 2,
+            },
+            content_sha256: Digest([1; 32]),
+            mac: Digest([2; 32]),
+            summary: Some("prefers tea".into()),
+            tags: vec![],
+            tier: Tier::L3,
+            room: None,
+            uniqueness_permille: 900,
+            source: Source::User,
+            scope: Scope::Store,
+            embedding: None,
+        })])
+        .unwrap()
+        .first_seq;
+    engram
+        .append(&[Event::Forgotten(Forgotten {
+            memory: id,
+            by: Actor::User,
+            reason: "changed mind".into(),
+        })])
+        .unwrap();
+    engram.close().unwrap();
+    id
+}
+
+#[test]
+fn stats_reports_counts_watermarks_and_lag() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_a_memory(dir.path());
+    let out = engram(dir.path(), &["stats", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stats: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(stats["n_events"], 4);
+    assert_eq!(stats["last_seq"], 4);
+    assert_eq!(stats["memories_by_status"]["forgotten"], 1);
+    let views = stats["views"].as_array().unwrap();
+    let names: Vec<&str> = views.iter().map(|v| v["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["memory_table", "tier_index", "lru", "trust", "audit"]
+    );
+    assert!(views.iter().all(|v| v["applied"] == 4 && v["lag"] == 0));
+
+    // As of seq 3 the memory was still live; the store is not touched.
+    let out = engram(dir.path(), &["stats", "--as-of", "3", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stats: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(stats["as_of"], 3);
+    assert_eq!(stats["memories_by_status"]["live"], 1);
+    assert_eq!(stats["memories_by_tier"]["l3"], 1);
+
+    let out = engram(dir.path(), &["stats", "--as-of", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("past the end of the log (last seq is 4)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn audit_prints_a_memory_history_in_seq_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = store_with_a_memory(dir.path());
+    let out = engram(dir.path(), &["audit", &id.to_string(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["remembered", "forgotten"]);
+    assert_eq!(lines[0]["seq"], id);
+    assert_eq!(lines[1]["result"], "forgotten");
+    assert!(
+        lines[1]["subject"]
+            .as_str()
+            .unwrap()
+            .contains("changed mind")
+    );
+
+    let out = engram(
+        dir.path(),
+        &[
+            "audit",
+            &id.to_string(),
+            "--as-of",
+            &id.to_string(),
+            "--json",
+        ],
+    );
+    assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
+
+    let out = engram(dir.path(), &["audit", "999"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no memory with id 999"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn rebuild_replays_every_view_and_keeps_the_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_a_memory(dir.path());
+    let before = stdout(&engram(dir.path(), &["stats", "--json"]));
+    let out = engram(dir.path(), &["rebuild"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("rebuilt 5 views"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("from 4 events"), "{}", stdout(&out));
+    assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
+    // Deleting the views file loses nothing.
+    std::fs::remove_file(dir.path().join("views.redb")).unwrap();
+    assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
+}

@@ -13,3 +13,4 @@ mod log_corruption;
 mod log_crash;
 mod process_crash;
 mod tidy;
+mod views;

@@ -212,6 +212,7 @@ impl LogReader {
                 storage,
                 key,
                 state: RwLock::new(state),
+                subscribers: parking_lot::Mutex::default(),
             }),
             recovery,
         })
@@ -352,6 +353,7 @@ impl Log {
             storage,
             key: config.key.clone(),
             state: RwLock::new(state),
+            subscribers: parking_lot::Mutex::default(),
         });
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
         let (next_seq, prev_hash, last_ts) = {
@@ -413,6 +415,16 @@ impl Log {
             ack,
         })?;
         acked.recv().map_err(|_| self.closed())?
+    }
+
+    /// A wake-up after every commit: the receiver learns that `last_seq`
+    /// moved (several commits may share one wake-up; read `last_seq` after
+    /// waking). For tailing readers such as the projection feeder.
+    #[must_use]
+    pub fn subscribe(&self) -> crossbeam_channel::Receiver<()> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.reader.shared.subscribers.lock().push(tx);
+        rx
     }
 
     /// Makes everything written durable now, whatever the durability mode.

@@ -69,6 +69,8 @@ pub(crate) struct Shared {
     pub(crate) storage: Arc<dyn Storage>,
     pub(crate) key: HmacKey,
     pub(crate) state: RwLock<State>,
+    /// Woken (coalescing, never blocking the writer) after every commit.
+    pub(crate) subscribers: parking_lot::Mutex<Vec<crossbeam_channel::Sender<()>>>,
 }
 
 impl Shared {

@@ -426,6 +426,14 @@ impl Writer {
         state.last_seq = last;
         state.last_hash = self.prev_hash;
         state.last_ts_ms = self.last_ts;
+        drop(state);
+        // A full channel already holds a wake-up; a closed one is dropped.
+        self.shared.subscribers.lock().retain(|tx| {
+            !matches!(
+                tx.try_send(()),
+                Err(crossbeam_channel::TrySendError::Disconnected(()))
+            )
+        });
     }
 }
 

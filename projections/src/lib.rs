@@ -1,1 +1,21 @@
-//! Projector runtime and read models. Filled in by the projections work.
+//! `engram-projections`: read models as pure folds of the event log.
+//!
+//! A read model implements [`Fold`]; the runtime feeds it the log in seq
+//! order, publishes how far it got (its watermark) and persists it in redb
+//! together with that watermark and its code version.
+
+pub mod audit;
+pub mod core;
+pub mod dump;
+pub mod error;
+pub mod fold;
+pub mod models;
+pub mod runtime;
+pub mod view;
+
+pub use audit::{AuditRecord, AuditView};
+pub use core::CoreViews;
+pub use error::ViewError;
+pub use fold::Fold;
+pub use runtime::{AsOfViews, OpenOptions, OpenReport, SharedView, ViewOpen, ViewStatus, Views};
+pub use view::{Snapshot, View};

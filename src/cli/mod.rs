@@ -5,6 +5,7 @@ mod bench;
 mod inspect;
 mod log_cmd;
 mod verify;
+mod views;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,6 +55,12 @@ enum Command {
     /// use a scratch --store).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Counts, per-view watermark and lag, memories by status and tier.
+    Stats(views::StatsArgs),
+    /// A memory's full history in seq order, from the audit view.
+    Audit(views::AuditArgs),
+    /// Drop every view and rebuild it by replaying the log from seq 1.
+    Rebuild(views::RebuildArgs),
     /// Look inside the log's files (read-only).
     #[command(subcommand)]
     Inspect(inspect::InspectCommand),
@@ -119,6 +126,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Log(a) => log_cmd::run(&ctx, &a),
         Command::Bench(a) => bench::run(&ctx, &a),
         Command::Inspect(a) => inspect::run(&ctx, &a),
+        Command::Stats(a) => views::stats(&ctx, &a),
+        Command::Audit(a) => views::audit(&ctx, &a),
+        Command::Rebuild(a) => views::rebuild(&ctx, &a),
     }
 }
 

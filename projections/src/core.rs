@@ -1,0 +1,59 @@
+//! The core views of every store, created together so the runtime, the
+//! engine and as-of replays all use the same set.
+
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use crate::audit::AuditView;
+use crate::models::{LruTable, MemoryTable, TierIndex, TrustScores};
+use crate::runtime::SharedView;
+use crate::view::Snapshot;
+
+/// Typed handles to the core views, plus the list the runtime drives.
+#[derive(Clone)]
+pub struct CoreViews {
+    pub memory_table: Arc<RwLock<Snapshot<MemoryTable>>>,
+    pub tier_index: Arc<RwLock<Snapshot<TierIndex>>>,
+    pub lru: Arc<RwLock<Snapshot<LruTable>>>,
+    pub trust: Arc<RwLock<Snapshot<TrustScores>>>,
+    pub audit: Arc<RwLock<AuditView>>,
+}
+
+impl std::fmt::Debug for CoreViews {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreViews").finish_non_exhaustive()
+    }
+}
+
+impl Default for CoreViews {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CoreViews {
+    /// Fresh, empty views.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            memory_table: Arc::default(),
+            tier_index: Arc::default(),
+            lru: Arc::default(),
+            trust: Arc::default(),
+            audit: Arc::default(),
+        }
+    }
+
+    /// The views as the runtime drives them, in a fixed order.
+    #[must_use]
+    pub fn list(&self) -> Vec<SharedView> {
+        vec![
+            Arc::clone(&self.memory_table) as SharedView,
+            Arc::clone(&self.tier_index) as SharedView,
+            Arc::clone(&self.lru) as SharedView,
+            Arc::clone(&self.trust) as SharedView,
+            Arc::clone(&self.audit) as SharedView,
+        ]
+    }
+}

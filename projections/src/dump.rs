@@ -1,0 +1,97 @@
+//! Everything the views persisted, as plain bytes in key order: the object
+//! of the determinism checks ("replay twice, get the same bytes") and a way
+//! for an auditor to compare two stores' views.
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableError};
+
+use crate::audit::{BY_MEMORY, BY_SESSION};
+use crate::error::ViewError;
+use crate::view::{META, SNAPSHOTS};
+
+/// One persisted row: table name, key bytes, value bytes.
+pub type Row = (&'static str, Vec<u8>, Vec<u8>);
+
+fn rows<K, V>(
+    db: &impl ReadableDatabase,
+    table: TableDefinition<K, V>,
+    name: &'static str,
+    key: impl Fn(K::SelfType<'_>) -> Vec<u8>,
+    value: impl Fn(V::SelfType<'_>) -> Vec<u8>,
+    out: &mut Vec<Row>,
+) -> Result<(), ViewError>
+where
+    K: redb::Key + 'static,
+    V: redb::Value + 'static,
+{
+    let txn = db.begin_read()?;
+    let table = match txn.open_table(table) {
+        Ok(t) => t,
+        Err(TableError::TableDoesNotExist(_)) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    for row in table.iter()? {
+        let (k, v) = row?;
+        out.push((name, key(k.value()), value(v.value())));
+    }
+    Ok(())
+}
+
+/// Every row of every view table, tables in a fixed order, rows in key order.
+pub fn persisted_rows(db: &impl ReadableDatabase) -> Result<Vec<Row>, ViewError> {
+    let mut out = Vec::new();
+    let meta_value = |(applied, version): (u64, u32)| {
+        let mut v = applied.to_le_bytes().to_vec();
+        v.extend(version.to_le_bytes());
+        v
+    };
+    rows(
+        db,
+        META,
+        "meta",
+        |k: &str| k.as_bytes().to_vec(),
+        meta_value,
+        &mut out,
+    )?;
+    rows(
+        db,
+        SNAPSHOTS,
+        "snapshots",
+        |k: &str| k.as_bytes().to_vec(),
+        |v: &[u8]| v.to_vec(),
+        &mut out,
+    )?;
+    let pair = |(a, b): (u64, u64)| {
+        let mut k = a.to_le_bytes().to_vec();
+        k.extend(b.to_le_bytes());
+        k
+    };
+    rows(
+        db,
+        BY_MEMORY,
+        "audit_by_memory",
+        pair,
+        |v: &[u8]| v.to_vec(),
+        &mut out,
+    )?;
+    let session_key = |(s, seq): (&str, u64)| {
+        let mut k = s.as_bytes().to_vec();
+        k.push(0);
+        k.extend(seq.to_le_bytes());
+        k
+    };
+    rows(
+        db,
+        BY_SESSION,
+        "audit_by_session",
+        session_key,
+        |v: &[u8]| v.to_vec(),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// [`persisted_rows`] of the views database file at `path`, opened read-only.
+pub fn persisted_rows_at(path: &std::path::Path) -> Result<Vec<Row>, ViewError> {
+    let db = redb::ReadOnlyDatabase::open(path)?;
+    persisted_rows(&db)
+}

@@ -1,0 +1,639 @@
+//! The projector runtime: each view on its own thread, fed the log in seq
+//! order over a bounded channel, publishing how far it got.
+//!
+//! - **Feeder.** One thread wakes on every log commit, reads the new events
+//!   once and sends the same batch (`Arc`) to every projector.
+//! - **Projectors.** Each applies batches to its view under a write lock,
+//!   persists (every batch for views read from disk, at checkpoints for
+//!   in-memory ones) in the same redb transaction as its watermark, then
+//!   publishes the watermark. Readers take a read lock.
+//! - **Failure.** A projector that panics or fails marks itself failed with
+//!   its name and seq; `wait_for` returns that error instead of hanging.
+//! - **Open.** Each view loads its persisted state and replays only the tail;
+//!   a changed version, missing or undecodable state, or a forced rebuild
+//!   replays from seq 1 (non-durable commits, one durable commit at the end).
+//!   A damaged database file is set aside and every view rebuilt.
+//!
+//! **Invariant:** a view's persisted state and its meta row (applied seq,
+//! version) are written in one transaction; a view never skips or repeats a
+//! seq.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+use engram_log::{LogReader, LoggedEvent};
+use parking_lot::{Condvar, Mutex, RwLock};
+use redb::{Database, ReadableDatabase as _};
+
+use crate::error::ViewError;
+use crate::view::{View, read_meta, write_meta};
+
+/// In-memory views persist (durably) at least every this many events.
+pub const CHECKPOINT_EVENTS: u64 = 65_536;
+/// The feeder reads and sends at most this many events per batch.
+pub const FEED_BATCH_EVENTS: u64 = 4096;
+/// Batches queued per projector before the feeder waits (back pressure).
+pub const PROJECTOR_QUEUE_BATCHES: usize = 16;
+
+/// A view shared between its projector and readers.
+pub type SharedView = Arc<RwLock<dyn View>>;
+
+type Batch = Arc<[LoggedEvent]>;
+
+/// A view's published progress, or why it stopped.
+#[derive(Debug)]
+pub(crate) struct Watermark {
+    name: &'static str,
+    state: Mutex<MarkState>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Clone)]
+struct MarkState {
+    applied: u64,
+    failure: Option<(u64, String)>,
+}
+
+impl Watermark {
+    fn new(name: &'static str, applied: u64) -> Self {
+        Self {
+            name,
+            state: Mutex::new(MarkState {
+                applied,
+                failure: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn publish(&self, applied: u64) {
+        self.state.lock().applied = applied;
+        self.changed.notify_all();
+    }
+
+    fn fail(&self, seq: u64, reason: String) {
+        let mut state = self.state.lock();
+        if state.failure.is_none() {
+            state.failure = Some((seq, reason));
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    fn failed(&self) -> Option<ViewError> {
+        self.state
+            .lock()
+            .failure
+            .clone()
+            .map(|(seq, reason)| ViewError::Failed {
+                view: self.name,
+                seq,
+                reason,
+            })
+    }
+
+    fn applied(&self) -> u64 {
+        self.state.lock().applied
+    }
+
+    fn wait_for(&self, seq: u64, deadline: Instant, timeout: Duration) -> Result<(), ViewError> {
+        let mut state = self.state.lock();
+        loop {
+            if let Some((at, reason)) = &state.failure {
+                return Err(ViewError::Failed {
+                    view: self.name,
+                    seq: *at,
+                    reason: reason.clone(),
+                });
+            }
+            if state.applied >= seq {
+                return Ok(());
+            }
+            if self.changed.wait_until(&mut state, deadline).timed_out() && state.applied < seq {
+                return Err(ViewError::Timeout {
+                    view: self.name,
+                    applied: state.applied,
+                    wanted: seq,
+                    timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+                });
+            }
+        }
+    }
+}
+
+/// How one view fared when the views were opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewOpen {
+    pub name: &'static str,
+    pub version: u32,
+    /// Why it was rebuilt from seq 1, if it was.
+    pub rebuilt: Option<String>,
+    /// Events applied while catching up (the tail, or everything on a rebuild).
+    pub n_applied: u64,
+}
+
+/// What opening the views found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenReport {
+    pub views: Vec<ViewOpen>,
+    /// The database file was damaged and set aside (its new name), every view rebuilt.
+    pub damaged: Option<String>,
+}
+
+impl OpenReport {
+    /// Warnings worth showing an operator.
+    #[must_use]
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(reason) = &self.damaged {
+            out.push(format!(
+                "the views database was damaged ({reason}); every view was rebuilt from the log"
+            ));
+        }
+        for v in &self.views {
+            if let Some(reason) = &v.rebuilt
+                && reason != "new"
+                && reason != "requested"
+            {
+                out.push(format!(
+                    "view {} was rebuilt from the log: {reason}",
+                    v.name
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// One view's progress, for `stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewStatus {
+    pub name: &'static str,
+    pub version: u32,
+    pub applied: u64,
+    pub failure: Option<String>,
+}
+
+struct Projector {
+    name: &'static str,
+    version: u32,
+    mark: Arc<Watermark>,
+    tx: Option<Sender<Batch>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// Options for [`Views::open`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpenOptions {
+    /// Replay every view from seq 1 (`engram rebuild`).
+    pub rebuild: bool,
+}
+
+/// The live views of one store.
+pub struct Views {
+    db: Arc<Database>,
+    projectors: Vec<Projector>,
+    feeder: Option<JoinHandle<()>>,
+    stop_feeder: Option<Sender<()>>,
+    report: OpenReport,
+}
+
+impl std::fmt::Debug for Views {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Views")
+            .field(
+                "views",
+                &self.projectors.iter().map(|p| p.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Opens (or creates) the redb file, setting a damaged one aside.
+fn open_db(path: &Path) -> Result<(Database, Option<String>), ViewError> {
+    match Database::create(path) {
+        Ok(db) => Ok((db, None)),
+        Err(redb::DatabaseError::DatabaseAlreadyOpen) => Err(ViewError::Locked {
+            path: path.display().to_string(),
+        }),
+        Err(e) => {
+            // The views are derived state: set the file aside (never delete
+            // what an operator may want to look at) and start afresh.
+            let aside = aside_name(path);
+            std::fs::rename(path, &aside).map_err(|io| {
+                ViewError::Db(redb::Error::Io(std::io::Error::new(
+                    io.kind(),
+                    format!("setting damaged {} aside ({e}): {io}", path.display()),
+                )))
+            })?;
+            let db = Database::create(path)?;
+            Ok((db, Some(format!("{e}; moved to {}", aside.display()))))
+        }
+    }
+}
+
+fn aside_name(path: &Path) -> PathBuf {
+    let mut n = 1;
+    loop {
+        let candidate = path.with_extension(format!("redb.damaged-{n}"));
+        if !candidate.exists() {
+            return candidate;
+        }
+        n += 1;
+    }
+}
+
+/// Loads each view or decides it must be rebuilt; returns the applied seq of each.
+fn load_views(
+    db: &Database,
+    views: &[SharedView],
+    rebuild: bool,
+) -> Result<Vec<(u64, Option<String>)>, ViewError> {
+    let mut out = Vec::with_capacity(views.len());
+    for view in views {
+        let mut view = view.write();
+        let reason = if rebuild {
+            Some("requested".to_owned())
+        } else {
+            let txn = db.begin_read()?;
+            match read_meta(&txn, view.name())? {
+                None => Some("new".to_owned()),
+                Some((_, version)) if version != view.version() => Some(format!(
+                    "code version changed from {version} to {}",
+                    view.version()
+                )),
+                Some((applied, _)) => match view.load(&txn) {
+                    Ok(()) => {
+                        out.push((applied, None));
+                        continue;
+                    }
+                    Err(e) => Some(format!("its persisted state does not load: {e}")),
+                },
+            }
+        };
+        let txn = db.begin_write()?;
+        view.clear(&txn)?;
+        write_meta(&txn, view.name(), 0, view.version())?;
+        txn.commit()?;
+        out.push((0, reason));
+    }
+    Ok(out)
+}
+
+/// Replays `reader` from each view's applied seq up to `upto` in one pass,
+/// with non-durable commits along the way and one durable commit at the end.
+/// Returns the events applied per view.
+fn catch_up(
+    db: &Database,
+    views: &[SharedView],
+    applied: &mut [u64],
+    reader: &LogReader,
+    upto: u64,
+    progress: &dyn Fn(u64),
+) -> Result<Vec<u64>, ViewError> {
+    let mut n_applied = vec![0u64; views.len()];
+    let from = applied.iter().copied().min().unwrap_or(upto) + 1;
+    if from > upto {
+        return Ok(n_applied);
+    }
+    let mut guards: Vec<_> = views.iter().map(|v| v.write()).collect();
+    let mut since_commit = 0u64;
+    for event in reader.replay(from) {
+        let event = event?;
+        if event.seq > upto {
+            break;
+        }
+        for ((view, done), n) in guards
+            .iter_mut()
+            .zip(applied.iter_mut())
+            .zip(n_applied.iter_mut())
+        {
+            if event.seq == *done + 1 {
+                view.apply(&event);
+                *done = event.seq;
+                *n += 1;
+            }
+        }
+        since_commit += 1;
+        if since_commit >= FEED_BATCH_EVENTS {
+            let mut txn = db.begin_write()?;
+            txn.set_durability(redb::Durability::None)?;
+            for (view, done) in guards.iter_mut().zip(applied.iter()) {
+                if view.persists_every_batch() {
+                    view.persist(&txn)?;
+                    write_meta(&txn, view.name(), *done, view.version())?;
+                }
+            }
+            txn.commit()?;
+            since_commit = 0;
+            progress(event.seq);
+        }
+    }
+    let txn = db.begin_write()?;
+    for (view, done) in guards.iter_mut().zip(applied.iter()) {
+        view.persist(&txn)?;
+        write_meta(&txn, view.name(), *done, view.version())?;
+    }
+    txn.commit()?;
+    progress(upto);
+    Ok(n_applied)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panicked".to_owned())
+}
+
+/// One projector thread's loop.
+fn project(
+    view: SharedView,
+    db: Arc<Database>,
+    mark: Arc<Watermark>,
+    rx: Receiver<Batch>,
+    mut applied: u64,
+) {
+    let mut since_checkpoint = 0u64;
+    let persist = |view: &mut dyn View, applied: u64, durable: bool| -> Result<(), ViewError> {
+        let mut txn = db.begin_write()?;
+        if !durable {
+            txn.set_durability(redb::Durability::None)?;
+        }
+        view.persist(&txn)?;
+        write_meta(&txn, view.name(), applied, view.version())?;
+        txn.commit()?;
+        Ok(())
+    };
+    while let Ok(batch) = rx.recv() {
+        let mut seq_at = applied + 1;
+        let step =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<(), ViewError> {
+                let mut view = view.write();
+                let start = applied;
+                for event in batch.iter().filter(|e| e.seq > start) {
+                    assert_eq!(event.seq, applied + 1, "a projector skipped a seq");
+                    seq_at = event.seq;
+                    view.apply(event);
+                    applied = event.seq;
+                    since_checkpoint += 1;
+                }
+                let checkpoint = since_checkpoint >= CHECKPOINT_EVENTS;
+                if checkpoint || view.persists_every_batch() {
+                    persist(&mut *view, applied, checkpoint)?;
+                    if checkpoint {
+                        since_checkpoint = 0;
+                    }
+                }
+                Ok(())
+            }));
+        match step {
+            Ok(Ok(())) => mark.publish(applied),
+            Ok(Err(e)) => {
+                mark.fail(seq_at, e.to_string());
+                return;
+            }
+            Err(panic) => {
+                mark.fail(seq_at, panic_message(&*panic));
+                return;
+            }
+        }
+    }
+    // Closing: make the view durable where it stands.
+    let mut view = view.write();
+    if let Err(e) = persist(&mut *view, applied, true) {
+        mark.fail(applied, format!("final persist failed: {e}"));
+    }
+}
+
+/// The feeder thread: after each commit, read the new events once and send
+/// them to every projector.
+fn feed(
+    reader: LogReader,
+    wake: Receiver<()>,
+    stop: Receiver<()>,
+    senders: Vec<(Sender<Batch>, Arc<Watermark>)>,
+    mut fed: u64,
+) {
+    loop {
+        crossbeam_channel::select! {
+            recv(wake) -> woke => if woke.is_err() { return },
+            recv(stop) -> _ => return,
+        }
+        let last = reader.last_seq();
+        while fed < last {
+            let to = last.min(fed + FEED_BATCH_EVENTS);
+            let batch: Batch = match reader.read(fed + 1..=to) {
+                Ok(events) => events.into(),
+                Err(e) => {
+                    for (_, mark) in &senders {
+                        mark.fail(fed + 1, format!("reading the log: {e}"));
+                    }
+                    return;
+                }
+            };
+            for (tx, _) in &senders {
+                // A failed projector dropped its receiver; the others go on.
+                let _ = tx.send(Arc::clone(&batch));
+            }
+            fed = to;
+        }
+    }
+}
+
+impl Views {
+    /// Opens the views of a store: loads each view, replays the tail of
+    /// `reader` (everything, for a view that must be rebuilt), then starts a
+    /// projector thread per view fed after every commit signalled on `wake`
+    /// (from `Log::subscribe`, taken before this call).
+    pub fn open(
+        path: &Path,
+        views: Vec<SharedView>,
+        reader: LogReader,
+        wake: Receiver<()>,
+        options: OpenOptions,
+        progress: &dyn Fn(u64),
+    ) -> Result<Self, ViewError> {
+        let (db, damaged) = open_db(path)?;
+        let db = Arc::new(db);
+        let loaded = load_views(&db, &views, options.rebuild || damaged.is_some())?;
+        let mut applied: Vec<u64> = loaded.iter().map(|(a, _)| *a).collect();
+        let upto = reader.last_seq();
+        let n_applied = catch_up(&db, &views, &mut applied, &reader, upto, progress)?;
+        let mut report = OpenReport {
+            damaged: damaged.clone(),
+            views: Vec::new(),
+        };
+        let mut projectors = Vec::with_capacity(views.len());
+        let mut senders = Vec::with_capacity(views.len());
+        for (((view, (_, rebuilt)), done), n) in
+            views.into_iter().zip(loaded).zip(applied).zip(n_applied)
+        {
+            let (name, version) = {
+                let v = view.read();
+                (v.name(), v.version())
+            };
+            report.views.push(ViewOpen {
+                name,
+                version,
+                rebuilt: if damaged.is_some() {
+                    Some("damaged database".to_owned())
+                } else {
+                    rebuilt
+                },
+                n_applied: n,
+            });
+            let mark = Arc::new(Watermark::new(name, done));
+            let (tx, rx) = crossbeam_channel::bounded(PROJECTOR_QUEUE_BATCHES);
+            let thread = {
+                let (db, mark) = (Arc::clone(&db), Arc::clone(&mark));
+                std::thread::Builder::new()
+                    .name(format!("engram-view-{name}"))
+                    .spawn(move || project(view, db, mark, rx, done))
+                    .map_err(|e| ViewError::Db(redb::Error::Io(e)))?
+            };
+            senders.push((tx.clone(), Arc::clone(&mark)));
+            projectors.push(Projector {
+                name,
+                version,
+                mark,
+                tx: Some(tx),
+                thread: Some(thread),
+            });
+        }
+        let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
+        let feeder = std::thread::Builder::new()
+            .name("engram-view-feeder".to_owned())
+            .spawn(move || feed(reader, wake, stop_rx, senders, upto))
+            .map_err(|e| ViewError::Db(redb::Error::Io(e)))?;
+        Ok(Self {
+            db,
+            projectors,
+            feeder: Some(feeder),
+            stop_feeder: Some(stop_tx),
+            report,
+        })
+    }
+
+    /// What opening found and did.
+    #[must_use]
+    pub fn report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    /// Waits until every view has applied `seq` (read-your-writes). A view
+    /// that failed returns its error; running out of time is an error too.
+    pub fn wait_for(&self, seq: u64, timeout: Duration) -> Result<(), ViewError> {
+        let deadline = Instant::now() + timeout;
+        for p in &self.projectors {
+            p.mark.wait_for(seq, deadline, timeout)?;
+        }
+        Ok(())
+    }
+
+    /// The first failure of any view: the engine is unhealthy while set.
+    #[must_use]
+    pub fn health(&self) -> Option<ViewError> {
+        self.projectors.iter().find_map(|p| p.mark.failed())
+    }
+
+    /// Each view's name, version and watermark.
+    #[must_use]
+    pub fn status(&self) -> Vec<ViewStatus> {
+        self.projectors
+            .iter()
+            .map(|p| ViewStatus {
+                name: p.name,
+                version: p.version,
+                applied: p.mark.applied(),
+                failure: p.mark.failed().map(|e| e.to_string()),
+            })
+            .collect()
+    }
+
+    /// The views database, for views read from disk (the audit view).
+    #[must_use]
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// Every operation on `memory` the audit view holds, in seq order.
+    pub fn memory_history(
+        &self,
+        memory: engram_log::MemoryId,
+    ) -> Result<Vec<crate::AuditRecord>, ViewError> {
+        crate::AuditView::memory_history(&*self.db, memory)
+    }
+
+    fn shutdown(&mut self) {
+        self.stop_feeder = None;
+        if let Some(feeder) = self.feeder.take() {
+            let _ = feeder.join();
+        }
+        for p in &mut self.projectors {
+            p.tx = None;
+        }
+        for p in &mut self.projectors {
+            if let Some(thread) = p.thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+
+    /// Stops the projectors after each persisted its state durably.
+    pub fn close(mut self) -> Result<(), ViewError> {
+        self.shutdown();
+        match self.health() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Views {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Views as of a past seq, built in memory by replaying the log's prefix;
+/// nothing on disk is touched. For auditors.
+pub struct AsOfViews {
+    db: Database,
+    pub seq: u64,
+}
+
+impl AsOfViews {
+    /// Replays `reader` up to `seq` into `views` (fresh, empty views).
+    pub fn build(views: &[SharedView], reader: &LogReader, seq: u64) -> Result<Self, ViewError> {
+        let last = reader.last_seq();
+        if seq > last {
+            return Err(ViewError::AsOfPastEnd {
+                requested: seq,
+                last,
+            });
+        }
+        let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
+        let mut applied = vec![0u64; views.len()];
+        catch_up(&db, views, &mut applied, reader, seq, &|_| {})?;
+        Ok(Self { db, seq })
+    }
+
+    /// The in-memory database (for views read from disk).
+    #[must_use]
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// Every operation on `memory` up to the seq, in seq order.
+    pub fn memory_history(
+        &self,
+        memory: engram_log::MemoryId,
+    ) -> Result<Vec<crate::AuditRecord>, ViewError> {
+        crate::AuditView::memory_history(&self.db, memory)
+    }
+}

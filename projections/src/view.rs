@@ -1,0 +1,116 @@
+//! A view: a fold plus how it is persisted in redb.
+//!
+//! Every view persists its state and its meta row (applied seq, code
+//! version) in the same write transaction, so state and watermark never
+//! disagree. In-memory folds persist as one snapshot ([`Snapshot`]); views too
+//! large for memory keep their rows in tables of their own (the audit view).
+
+use engram_log::LoggedEvent;
+use redb::{ReadTransaction, TableDefinition, WriteTransaction};
+
+use crate::error::ViewError;
+use crate::fold::{Fold, snapshot};
+
+/// name -> (applied seq, code version).
+pub(crate) const META: TableDefinition<&str, (u64, u32)> = TableDefinition::new("meta");
+/// name -> snapshot bytes of an in-memory view.
+pub(crate) const SNAPSHOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("snapshots");
+
+/// A read model the runtime can feed, persist, load and rebuild.
+pub trait View: Send + Sync + 'static {
+    /// Stable name (the key of its persisted state).
+    fn name(&self) -> &'static str;
+    /// Code version: a change means a full rebuild.
+    fn version(&self) -> u32;
+    /// Folds one event (pure).
+    fn apply(&mut self, event: &LoggedEvent);
+    /// Writes the state, or what changed since the last call, into `txn`.
+    fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError>;
+    /// Replaces the in-memory state with what `txn` holds.
+    fn load(&mut self, txn: &ReadTransaction) -> Result<(), ViewError>;
+    /// Deletes everything persisted and resets to the empty state.
+    fn clear(&mut self, txn: &WriteTransaction) -> Result<(), ViewError>;
+    /// Whether rows must reach redb after every batch (views read from disk)
+    /// rather than only at checkpoints (views read from memory).
+    fn persists_every_batch(&self) -> bool {
+        false
+    }
+}
+
+/// An in-memory [`Fold`] persisted as one snapshot at checkpoints.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Snapshot<F: Fold> {
+    pub state: F,
+}
+
+impl<F: Fold> View for Snapshot<F> {
+    fn name(&self) -> &'static str {
+        F::NAME
+    }
+
+    fn version(&self) -> u32 {
+        F::VERSION
+    }
+
+    fn apply(&mut self, event: &LoggedEvent) {
+        self.state.apply(event);
+    }
+
+    fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
+        let bytes = snapshot::encode(&self.state).map_err(|e| ViewError::Snapshot {
+            view: F::NAME,
+            reason: e.to_string(),
+        })?;
+        txn.open_table(SNAPSHOTS)?
+            .insert(F::NAME, bytes.as_slice())?;
+        Ok(())
+    }
+
+    fn load(&mut self, txn: &ReadTransaction) -> Result<(), ViewError> {
+        let table = match txn.open_table(SNAPSHOTS) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => {
+                self.state = F::default();
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.state = match table.get(F::NAME)? {
+            Some(bytes) => snapshot::decode(bytes.value()).map_err(|e| ViewError::Snapshot {
+                view: F::NAME,
+                reason: e.to_string(),
+            })?,
+            None => F::default(),
+        };
+        Ok(())
+    }
+
+    fn clear(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
+        txn.open_table(SNAPSHOTS)?.remove(F::NAME)?;
+        self.state = F::default();
+        Ok(())
+    }
+}
+
+/// The persisted (applied seq, version) of view `name`, if any.
+pub(crate) fn read_meta(
+    txn: &ReadTransaction,
+    name: &str,
+) -> Result<Option<(u64, u32)>, ViewError> {
+    match txn.open_table(META) {
+        Ok(table) => Ok(table.get(name)?.map(|v| v.value())),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Records that view `name` at `version` has applied up to `applied`.
+pub(crate) fn write_meta(
+    txn: &WriteTransaction,
+    name: &str,
+    applied: u64,
+    version: u32,
+) -> Result<(), ViewError> {
+    txn.open_table(META)?.insert(name, (applied, version))?;
+    Ok(())
+}

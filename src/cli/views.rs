@@ -1,0 +1,180 @@
+//! `engram stats`, `engram audit` and `engram rebuild`: the read models.
+
+use std::process::ExitCode;
+
+use engram::engine::{AsOf, Engram, Stats};
+use engram::log::MemoryId;
+use engram_projections::{AuditRecord, OpenOptions};
+use serde_json::{Value, json};
+
+use super::{Context, format_ts, progress_bar};
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// Views as of this seq, rebuilt in memory from the log (the store is untouched).
+    #[arg(long, value_name = "SEQ")]
+    as_of: Option<u64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// The memory's id (the seq of its `remembered` event).
+    memory: MemoryId,
+    /// The history as of this seq, rebuilt in memory from the log.
+    #[arg(long, value_name = "SEQ")]
+    as_of: Option<u64>,
+    /// One JSON object per operation.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RebuildArgs {}
+
+fn warn_report(engram: &Engram) {
+    for warning in engram.views().report().warnings() {
+        eprintln!("engram: warning: {warning}");
+    }
+}
+
+fn open(ctx: &Context, rebuild: bool) -> anyhow::Result<Engram> {
+    let last = ctx.store.open_reader(&ctx.key)?.map_or(0, |r| r.last_seq());
+    let bar = progress_bar(last, if rebuild { "rebuild" } else { "catch up" });
+    let engram = Engram::open_with(
+        ctx.store.clone(),
+        &ctx.options(),
+        OpenOptions { rebuild },
+        &|seq| bar.set_position(seq),
+    )?;
+    bar.finish_and_clear();
+    warn_report(&engram);
+    Ok(engram)
+}
+
+fn stats_json(stats: &Stats, as_of: Option<u64>) -> Value {
+    json!({
+        "as_of": as_of,
+        "n_events": stats.n_events,
+        "last_seq": stats.last_seq,
+        "views": stats.views.iter().map(|v| json!({
+            "name": v.name, "version": v.version, "applied": v.applied, "lag": v.lag, "failure": v.failure,
+        })).collect::<Vec<_>>(),
+        "memories_by_status": stats.by_status,
+        "memories_by_tier": stats.by_tier,
+    })
+}
+
+fn print_stats(stats: &Stats, as_of: Option<u64>) {
+    match as_of {
+        Some(seq) => println!("as of seq {seq}"),
+        None => println!("events: {} (last seq {})", stats.n_events, stats.last_seq),
+    }
+    let join = |m: &std::collections::BTreeMap<String, u64>| {
+        if m.is_empty() {
+            "none".to_owned()
+        } else {
+            m.iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    println!("memories by status: {}", join(&stats.by_status));
+    println!("memories by tier: {}", join(&stats.by_tier));
+    println!("views:");
+    for v in &stats.views {
+        let failure = v
+            .failure
+            .as_deref()
+            .map(|f| format!("  FAILED: {f}"))
+            .unwrap_or_default();
+        println!(
+            "  {:<14} v{}  applied {:>8}  lag {}{failure}",
+            v.name, v.version, v.applied, v.lag
+        );
+    }
+}
+
+pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
+    let stats = match args.as_of {
+        Some(seq) => AsOf::open(&ctx.store, &ctx.key, seq)?.stats(),
+        None => {
+            let engram = open(ctx, false)?;
+            let stats = engram.stats();
+            engram.close()?;
+            stats
+        }
+    };
+    if args.json {
+        println!("{}", stats_json(&stats, args.as_of));
+    } else {
+        print_stats(&stats, args.as_of);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_history(history: &[AuditRecord], json: bool) {
+    for r in history {
+        if json {
+            println!(
+                "{}",
+                json!({"seq": r.seq, "ts": format_ts(r.ts_ms), "ts_ms": r.ts_ms, "kind": r.kind, "subject": r.subject, "result": r.result})
+            );
+        } else {
+            println!(
+                "{:>8}  {}  {:<21} {}  -> {}",
+                r.seq,
+                format_ts(r.ts_ms),
+                r.kind,
+                r.subject,
+                r.result
+            );
+        }
+    }
+}
+
+pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
+    let history = match args.as_of {
+        Some(seq) => AsOf::open(&ctx.store, &ctx.key, seq)?.audit(args.memory)?,
+        None => {
+            let engram = open(ctx, false)?;
+            let history = engram.audit(args.memory);
+            engram.close()?;
+            history?
+        }
+    };
+    print_history(&history, args.json);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn rebuild(ctx: &Context, _args: &RebuildArgs) -> anyhow::Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let engram = open(ctx, true)?;
+    let n: u64 = engram
+        .views()
+        .report()
+        .views
+        .iter()
+        .map(|v| v.n_applied)
+        .max()
+        .unwrap_or(0);
+    let views: Vec<&str> = engram
+        .views()
+        .report()
+        .views
+        .iter()
+        .map(|v| v.name)
+        .collect();
+    engram.close()?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "rebuilt {} views ({}) from {n} events in {secs:.3} s ({:.0} events/s)",
+        views.len(),
+        views.join(", "),
+        n as f64 / secs.max(f64::EPSILON)
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,252 @@
+//! The `Engram` handle: a store's log and its live views together.
+//!
+//! Appending through the handle waits until every view applied the new
+//! events (read-your-writes), so a query right after an append sees it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use engram_log::{AppendError, Appended, Event, KeySource, LogReader, MemoryId};
+use engram_projections::models::MemoryStatus;
+use engram_projections::{
+    AsOfViews, AuditRecord, CoreViews, OpenOptions, ViewError, ViewStatus, Views,
+};
+
+use crate::store::{Store, StoreError, StoreOptions};
+
+/// How long an append waits for the views before it reports them stuck.
+pub const READ_YOUR_WRITES_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Errors of the engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    View(#[from] ViewError),
+    #[error(transparent)]
+    Append(#[from] AppendError),
+    #[error("no memory with id {id}: a memory's id is the seq of its `remembered` event")]
+    UnknownMemory { id: MemoryId },
+    #[error("the store at {path} has no log yet")]
+    NoLog { path: String },
+}
+
+/// One view's progress in `stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewStat {
+    pub name: &'static str,
+    pub version: u32,
+    pub applied: u64,
+    /// Events committed to the log that the view has not applied yet.
+    pub lag: u64,
+    pub failure: Option<String>,
+}
+
+/// What `engram stats` reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    pub n_events: u64,
+    pub last_seq: u64,
+    pub views: Vec<ViewStat>,
+    /// Memories by status (`live`, `forgotten`, `archived`).
+    pub by_status: BTreeMap<String, u64>,
+    /// Memories by tier (`l1`..`l4`), forgotten ones excluded.
+    pub by_tier: BTreeMap<String, u64>,
+}
+
+fn lower_name<T: std::fmt::Debug>(value: &T) -> String {
+    format!("{value:?}").to_lowercase()
+}
+
+fn stats_of(core: &CoreViews, last_seq: u64, views: Vec<ViewStatus>) -> Stats {
+    let by_status = core
+        .memory_table
+        .read()
+        .state
+        .count_by_status()
+        .into_iter()
+        .map(|(status, n)| (lower_name(&status), n))
+        .collect();
+    let by_tier = core
+        .tier_index
+        .read()
+        .state
+        .counts()
+        .into_iter()
+        .map(|(tier, n)| (lower_name(&tier), n))
+        .collect();
+    Stats {
+        n_events: last_seq,
+        last_seq,
+        views: views
+            .into_iter()
+            .map(|v| ViewStat {
+                name: v.name,
+                version: v.version,
+                applied: v.applied,
+                lag: last_seq.saturating_sub(v.applied),
+                failure: v.failure,
+            })
+            .collect(),
+        by_status,
+        by_tier,
+    }
+}
+
+fn audit_of(
+    core: &CoreViews,
+    id: MemoryId,
+    history: impl FnOnce(MemoryId) -> Result<Vec<AuditRecord>, ViewError>,
+) -> Result<Vec<AuditRecord>, EngineError> {
+    if core.memory_table.read().state.get(id).is_none() {
+        return Err(EngineError::UnknownMemory { id });
+    }
+    Ok(history(id)?)
+}
+
+/// A store opened for reading and writing, with its views kept current.
+pub struct Engram {
+    store: Store,
+    log: engram_log::Log,
+    views: Views,
+    core: CoreViews,
+}
+
+impl std::fmt::Debug for Engram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engram")
+            .field("store", &self.store.dir())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engram {
+    /// Opens (or creates) the store and brings its views up to date.
+    pub fn open(store: Store, options: &StoreOptions) -> Result<Self, EngineError> {
+        Self::open_with(store, options, OpenOptions::default(), &|_| {})
+    }
+
+    /// [`Engram::open`] with view options (a forced rebuild) and a progress
+    /// callback that receives the seq reached while catching up.
+    pub fn open_with(
+        store: Store,
+        options: &StoreOptions,
+        view_options: OpenOptions,
+        progress: &dyn Fn(u64),
+    ) -> Result<Self, EngineError> {
+        let log = store.open_log(options)?;
+        let wake = log.subscribe();
+        let core = CoreViews::new();
+        let views = Views::open(
+            &store.views_path(),
+            core.list(),
+            log.reader().clone(),
+            wake,
+            view_options,
+            progress,
+        )?;
+        Ok(Self {
+            store,
+            log,
+            views,
+            core,
+        })
+    }
+
+    /// Appends `events` atomically and returns once every view applied them.
+    pub fn append(&self, events: &[Event]) -> Result<Appended, EngineError> {
+        let appended = self.log.append(events)?;
+        self.views
+            .wait_for(appended.last_seq, READ_YOUR_WRITES_TIMEOUT)?;
+        Ok(appended)
+    }
+
+    /// The log.
+    #[must_use]
+    pub fn log(&self) -> &engram_log::Log {
+        &self.log
+    }
+
+    /// The views runtime (watermarks, health, `wait_for`).
+    #[must_use]
+    pub fn views(&self) -> &Views {
+        &self.views
+    }
+
+    /// Typed access to the core views.
+    #[must_use]
+    pub fn core(&self) -> &CoreViews {
+        &self.core
+    }
+
+    /// Counts, watermarks and lag.
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        stats_of(&self.core, self.log.last_seq(), self.views.status())
+    }
+
+    /// Every operation on memory `id`, in seq order.
+    pub fn audit(&self, id: MemoryId) -> Result<Vec<AuditRecord>, EngineError> {
+        audit_of(&self.core, id, |id| self.views.memory_history(id))
+    }
+
+    /// Stops the views (persisting them) and closes the log.
+    pub fn close(self) -> Result<(), EngineError> {
+        self.views.close()?;
+        self.log.close()?;
+        Ok(())
+    }
+}
+
+/// Read-only views as of a past seq, rebuilt in memory from the log prefix.
+/// The live store is untouched.
+pub struct AsOf {
+    core: CoreViews,
+    views: AsOfViews,
+}
+
+impl AsOf {
+    /// The views of `store` as of `seq`.
+    pub fn open(store: &Store, key: &KeySource, seq: u64) -> Result<Self, EngineError> {
+        let reader: LogReader = store.open_reader(key)?.ok_or_else(|| EngineError::NoLog {
+            path: store.dir().display().to_string(),
+        })?;
+        let core = CoreViews::new();
+        let views = AsOfViews::build(&core.list(), &reader, seq)?;
+        Ok(Self { core, views })
+    }
+
+    /// Stats as of the seq (every view stands exactly there).
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let seq = self.views.seq;
+        let statuses = self
+            .core
+            .list()
+            .iter()
+            .map(|v| {
+                let v = v.read();
+                ViewStatus {
+                    name: v.name(),
+                    version: v.version(),
+                    applied: seq,
+                    failure: None,
+                }
+            })
+            .collect();
+        stats_of(&self.core, seq, statuses)
+    }
+
+    /// A memory's history up to the seq.
+    pub fn audit(&self, id: MemoryId) -> Result<Vec<AuditRecord>, EngineError> {
+        audit_of(&self.core, id, |id| self.views.memory_history(id))
+    }
+}
+
+/// The memory table's status names, for documentation and tests.
+#[must_use]
+pub fn status_name(status: MemoryStatus) -> String {
+    lower_name(&status)
+}
