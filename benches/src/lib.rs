@@ -687,3 +687,165 @@ mod tests {
         assert!(SqlitePeer::integrity_check(dir.path()).unwrap());
     }
 }
+
+/// The `i`th event (0-based, seq `i + 1`) of a deterministic mixed workload
+/// for the views: conversation turns, memories over them, recalls that hit
+/// them, reinforcements, grades, tier moves, archives and forgets, in the
+/// proportions a working agent produces (about 40% turns, 15% memories, 20%
+/// recalls). Memory ids refer to earlier `Remembered` events only.
+pub fn mixed_event(seed: u64, i: u64) -> Event {
+    use engram_log::{
+        Actor, Archived, Digest, Forgotten, Graded, MemoryRef, RecallFilters, RecallHit, Recalled,
+        Reinforced, Remembered, Scope, Source, Tier, TierChanged,
+    };
+    let seq = i + 1;
+    let roll = splitmix(seed ^ seq) % 100;
+    // Memories sit at seqs where roll < 15 would have put them; pick an
+    // earlier seq by hashing and walking back to a memory seq.
+    let earlier_memory = |salt: u64| -> Option<u64> {
+        let mut candidate = splitmix(seed ^ seq ^ salt) % seq.max(1) + 1;
+        for _ in 0..64 {
+            if candidate < seq && (40..55).contains(&(splitmix(seed ^ candidate) % 100)) {
+                return Some(candidate);
+            }
+            candidate = candidate.saturating_sub(1).max(1);
+        }
+        None
+    };
+    let memory_or_turn = |salt: u64, make: &dyn Fn(u64) -> Event| {
+        earlier_memory(salt).map_or_else(|| session_event(seed, i), make)
+    };
+    match roll {
+        0..40 => session_event(seed, i),
+        40..55 => Event::Remembered(Remembered {
+            reference: MemoryRef {
+                session: format!("session-{}", i / SESSION_TURNS),
+                first_seq: seq.saturating_sub(2).max(1),
+                last_seq: seq.saturating_sub(1).max(1),
+            },
+            content_sha256: Digest([(seq % 251) as u8; 32]),
+            mac: Digest([(seq % 241) as u8; 32]),
+            summary: Some(format!("memory at {seq}")),
+            tags: vec!["bench".to_owned()],
+            tier: Tier::L3,
+            room: Some(format!("room-{}", seq % 40)),
+            uniqueness_permille: (seq % 1000) as u16,
+            source: [Source::User, Source::Model, Source::Ingest][(seq % 3) as usize],
+            scope: Scope::Store,
+            embedding: None,
+        }),
+        55..75 => Event::Recalled(Recalled {
+            query: format!("query {}", seq % 97),
+            filters: RecallFilters {
+                room: None,
+                tier: None,
+                tags: Vec::new(),
+                scope: None,
+                limit: 5,
+            },
+            hits: (0..3)
+                .filter_map(earlier_memory)
+                .map(|memory| RecallHit {
+                    memory,
+                    score_micros: splitmix(memory) % 1_000_000,
+                })
+                .collect(),
+            mode: "keyword".to_owned(),
+        }),
+        75..83 => memory_or_turn(11, &|memory| {
+            Event::Reinforced(Reinforced {
+                memory,
+                evidence: None,
+                source: Source::User,
+            })
+        }),
+        83..91 => memory_or_turn(12, &|memory| {
+            Event::Graded(Graded {
+                memory,
+                grade: (seq % 6) as u8,
+            })
+        }),
+        91..95 => memory_or_turn(13, &|memory| {
+            Event::TierChanged(TierChanged {
+                memory,
+                from: Tier::L3,
+                to: Tier::L2,
+                reason: "promoted".to_owned(),
+            })
+        }),
+        95..98 => memory_or_turn(14, &|memory| {
+            Event::Archived(Archived {
+                memory,
+                reason: "decay".to_owned(),
+            })
+        }),
+        _ => memory_or_turn(15, &|memory| {
+            Event::Forgotten(Forgotten {
+                memory,
+                by: Actor::User,
+                reason: "asked".to_owned(),
+            })
+        }),
+    }
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A store folder holding `n` events of the mixed workload (batches of 1024,
+/// synced once at the end), for the view benchmarks.
+pub fn mixed_store(dir: &Path, seed: u64, n: u64) -> Result<engram::store::Store> {
+    let store = engram::store::Store::at(dir);
+    let options = engram::store::StoreOptions {
+        key: engram_log::KeySource::StoreFile,
+        durability: Durability::None,
+        ..engram::store::StoreOptions::default()
+    };
+    let log = store.open_log(&options)?;
+    let mut i = 0;
+    while i < n {
+        let batch: Vec<Event> = (i..(i + 1024).min(n))
+            .map(|k| mixed_event(seed, k))
+            .collect();
+        log.append(&batch)?;
+        i += batch.len() as u64;
+    }
+    log.close()?;
+    Ok(store)
+}
+
+#[cfg(test)]
+mod mixed_tests {
+    use super::*;
+
+    #[test]
+    fn the_mixed_workload_names_only_earlier_memories() {
+        let events: Vec<Event> = (0..5000).map(|i| mixed_event(BENCH_SEED, i)).collect();
+        let memories: std::collections::BTreeSet<u64> = events
+            .iter()
+            .zip(1u64..)
+            .filter(|(e, _)| matches!(e, Event::Remembered(_)))
+            .map(|(_, seq)| seq)
+            .collect();
+        assert!(memories.len() > 500, "{}", memories.len());
+        for (event, seq) in events.iter().zip(1u64..) {
+            let named: Vec<u64> = match event {
+                Event::Recalled(r) => r.hits.iter().map(|h| h.memory).collect(),
+                Event::Reinforced(r) => vec![r.memory],
+                Event::Graded(g) => vec![g.memory],
+                Event::Forgotten(f) => vec![f.memory],
+                Event::Archived(a) => vec![a.memory],
+                Event::TierChanged(t) => vec![t.memory],
+                _ => vec![],
+            };
+            for id in named {
+                assert!(id < seq && memories.contains(&id), "seq {seq} names {id}");
+            }
+        }
+        assert_eq!(mixed_event(BENCH_SEED, 77), mixed_event(BENCH_SEED, 77));
+    }
+}
