@@ -7,12 +7,12 @@
 //!   replays the log once, applies every event to the memory table, tier
 //!   index, LRU table, trust scores and audit view, commits non-durably along
 //!   the way and durably at the end. Target: >= 500k events/s.
-//! - `views/append+wait_for`: one batch of 16 events appended through
+//! - `views/append+wait_for`: one batch of 16 events appended durably through
 //!   `Engram::append` (which returns once every view applied it) while
 //!   another thread appends the same workload without pause.
 //! - Projection lag (printed, p50/p99): while one thread appends batches of 16
-//!   without pause, another samples the log's last seq and times how long
-//!   until every view has applied it.
+//!   without pause (durably: `Sync`), another samples the log's last seq and
+//!   times how long until every view has applied it.
 //!
 //! Under `cargo test --benches` the store holds 20,000 events.
 
@@ -78,7 +78,13 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn lag(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let engram = Engram::open(Store::at(dir.path().join("store")), &options()).expect("open");
+    // Durable appends: the rate a real writer sustains. (Without fsync one
+    // thread appends faster than the views apply, and the lag only grows.)
+    let durable = StoreOptions {
+        durability: Durability::Sync,
+        ..options()
+    };
+    let engram = Engram::open(Store::at(dir.path().join("store")), &durable).expect("open");
     let stop = AtomicBool::new(false);
     let next = AtomicU64::new(0);
     let batch = |start: u64| -> Vec<Event> {

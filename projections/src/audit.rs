@@ -1,12 +1,18 @@
 //! The audit view: every operation per memory and per session, on disk.
 //!
-//! Rows live in two redb tables keyed by (memory id, seq) and (session, seq),
-//! so a memory's or a session's whole history is one range scan in seq order
-//! and the view never has to fit in memory. Rows reach redb after every
-//! batch, in the same transaction as the view's watermark.
+//! The view is an index into the log: two redb tables keyed by (memory id,
+//! first seq) and (session, first seq), each row holding the seqs of that
+//! memory's (or session's) operations from one commit of the view, delta
+//! encoded. A memory's or a session's whole history is one range scan in seq
+//! order, the view never has to fit in memory, and a rebuild writes one row
+//! per memory and session instead of one per operation. What each operation was (time, kind, subject, result) is read
+//! back from the log event itself when the history is asked for: the log is
+//! the record, the view only says where to look, so the rows stay small and
+//! a rebuild writes keys only. Rows reach redb after every batch, in the same
+//! transaction as the view's watermark.
 
-use engram_log::{Event, LoggedEvent, MemoryId, Verdict};
-use redb::{TableDefinition, WriteTransaction};
+use engram_log::{Event, LogReader, LoggedEvent, MemoryId, Verdict};
+use redb::{ReadableDatabase, TableDefinition, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ViewError;
@@ -17,6 +23,45 @@ pub(crate) const BY_MEMORY: TableDefinition<(u64, u64), &[u8]> =
     TableDefinition::new("audit_by_memory");
 pub(crate) const BY_SESSION: TableDefinition<(&str, u64), &[u8]> =
     TableDefinition::new("audit_by_session");
+
+fn row_error(reason: String) -> ViewError {
+    ViewError::Snapshot {
+        view: AuditView::NAME,
+        reason,
+    }
+}
+
+/// The seqs after the first of a row, as deltas (bincode varints).
+fn encode_seqs(seqs: &[u64]) -> Result<Vec<u8>, ViewError> {
+    let deltas: Vec<u64> = seqs.windows(2).map(|w| w[1] - w[0]).collect();
+    encode_value(&deltas).map_err(|e| row_error(e.to_string()))
+}
+
+/// Appends the seqs of a row starting at `first` to `out`.
+fn decode_seqs(first: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), ViewError> {
+    let deltas: Vec<u64> = decode_value(bytes).map_err(|e| row_error(e.to_string()))?;
+    let mut seq = first;
+    out.push(seq);
+    for delta in deltas {
+        seq = seq
+            .checked_add(delta)
+            .ok_or_else(|| row_error("seq overflow in an audit row".to_owned()))?;
+        out.push(seq);
+    }
+    Ok(())
+}
+
+/// The seqs of one audit row (for `dump`).
+pub(crate) fn decode_row(first: u64, bytes: &[u8], out: &mut Vec<u64>) -> Result<(), ViewError> {
+    decode_seqs(first, bytes, out)
+}
+
+/// Adds `seq` unless it is already the last one (an event naming a memory twice).
+fn push_seq(seqs: &mut Vec<u64>, seq: u64) {
+    if seqs.last() != Some(&seq) {
+        seqs.push(seq);
+    }
+}
 
 /// One operation in the audit trail.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,104 +77,36 @@ pub struct AuditRecord {
     pub result: String,
 }
 
-enum Row {
-    Memory(MemoryId, AuditRecord),
-    Session(String, AuditRecord),
+/// Who an event concerns, for the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Concerns<'a> {
+    Memory(MemoryId),
+    Session(&'a str),
 }
 
-/// The audit view. Rows are buffered between batches; reads go to redb.
-#[derive(Default)]
-pub struct AuditView {
-    pending: Vec<Row>,
-}
-
-impl std::fmt::Debug for AuditView {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuditView")
-            .field("pending", &self.pending.len())
-            .finish()
-    }
-}
-
-impl AuditView {
-    pub const NAME: &'static str = "audit";
-    pub const VERSION: u32 = 1;
-
-    fn memory(
-        &mut self,
-        memory: MemoryId,
-        e: &LoggedEvent,
-        subject: String,
-        result: impl Into<String>,
-    ) {
-        self.pending
-            .push(Row::Memory(memory, record(e, subject, result)));
-    }
-
-    fn session(
-        &mut self,
-        session: &str,
-        e: &LoggedEvent,
-        subject: String,
-        result: impl Into<String>,
-    ) {
-        self.pending
-            .push(Row::Session(session.to_owned(), record(e, subject, result)));
-    }
-
-    /// The history of `memory` in seq order.
-    pub fn memory_history(
-        db: &impl redb::ReadableDatabase,
-        memory: MemoryId,
-    ) -> Result<Vec<AuditRecord>, ViewError> {
-        let txn = db.begin_read()?;
-        let table = match txn.open_table(BY_MEMORY) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
-        };
-        let mut out = Vec::new();
-        for row in table.range((memory, 0)..=(memory, u64::MAX))? {
-            let (_, value) = row?;
-            out.push(decode_record(value.value())?);
+/// Every memory and session `e` concerns, in a fixed order (duplicates possible).
+fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
+    match &e.event {
+        Event::Session(s) => out.push(Concerns::Session(&s.session)),
+        Event::Remembered(r) => {
+            out.push(Concerns::Memory(e.seq));
+            out.push(Concerns::Session(&r.reference.session));
         }
-        Ok(out)
-    }
-
-    /// The history of `session` in seq order.
-    pub fn session_history(
-        db: &impl redb::ReadableDatabase,
-        session: &str,
-    ) -> Result<Vec<AuditRecord>, ViewError> {
-        let txn = db.begin_read()?;
-        let table = match txn.open_table(BY_SESSION) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
-        };
-        let mut out = Vec::new();
-        for row in table.range((session, 0)..=(session, u64::MAX))? {
-            let (_, value) = row?;
-            out.push(decode_record(value.value())?);
+        Event::Reinforced(r) => out.push(Concerns::Memory(r.memory)),
+        Event::ContradictionFlagged(c) => {
+            out.extend([Concerns::Memory(c.memory), Concerns::Memory(c.other)])
         }
-        Ok(out)
-    }
-}
-
-fn decode_record(bytes: &[u8]) -> Result<AuditRecord, ViewError> {
-    decode_value(bytes).map_err(|e| ViewError::Snapshot {
-        view: AuditView::NAME,
-        reason: e.to_string(),
-    })
-}
-
-fn record(e: &LoggedEvent, subject: String, result: impl Into<String>) -> AuditRecord {
-    AuditRecord {
-        seq: e.seq,
-        ts_ms: e.ts_ms,
-        kind: e.event.kind().to_owned(),
-        subject,
-        result: result.into(),
+        Event::VerdictRecorded(v) => out.extend([Concerns::Memory(v.a), Concerns::Memory(v.b)]),
+        Event::Distilled(d) => out.extend(d.members.iter().map(|&m| Concerns::Memory(m))),
+        Event::TierChanged(t) => out.push(Concerns::Memory(t.memory)),
+        Event::Archived(a) => out.push(Concerns::Memory(a.memory)),
+        Event::Forgotten(f) => out.push(Concerns::Memory(f.memory)),
+        Event::Graded(g) => out.push(Concerns::Memory(g.memory)),
+        Event::Recalled(r) => out.extend(r.hits.iter().map(|h| Concerns::Memory(h.memory))),
+        Event::Expanded(x) => out.push(Concerns::Memory(x.memory)),
+        Event::EvidenceConfirmed(c) => out.push(Concerns::Memory(c.memory)),
+        Event::EntityLinked(l) => out.push(Concerns::Memory(l.memory)),
+        Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
     }
 }
 
@@ -139,6 +116,198 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::KeepB => "keep-b",
         Verdict::KeepBoth => "keep-both",
         Verdict::Shelve => "shelve",
+    }
+}
+
+fn lower<T: std::fmt::Debug>(value: &T) -> String {
+    format!("{value:?}").to_lowercase()
+}
+
+/// What `e` was, seen from memory `memory` (or from its session when `None`).
+#[must_use]
+pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
+    let (subject, result) = match &e.event {
+        Event::Session(s) => (
+            format!("turn {} ({})", s.turn, lower(&s.role)),
+            "recorded".to_owned(),
+        ),
+        Event::Remembered(r) => match memory {
+            Some(_) => (
+                format!(
+                    "session {} seqs {}..={}",
+                    r.reference.session, r.reference.first_seq, r.reference.last_seq
+                ),
+                r.summary
+                    .as_ref()
+                    .map_or_else(|| "remembered".to_owned(), |s| format!("remembered: {s}")),
+            ),
+            None => (format!("memory {}", e.seq), "remembered".to_owned()),
+        },
+        Event::Reinforced(r) => (
+            format!("restated ({})", lower(&r.source)),
+            "reinforced".to_owned(),
+        ),
+        Event::ContradictionFlagged(c) => {
+            let other = if memory == Some(c.other) {
+                c.memory
+            } else {
+                c.other
+            };
+            (
+                format!("contradicts memory {other}: {}", c.reason),
+                "flagged".to_owned(),
+            )
+        }
+        Event::VerdictRecorded(v) => {
+            let is_a = memory == Some(v.a);
+            let result = match (v.verdict, is_a) {
+                (Verdict::KeepA, true) | (Verdict::KeepB, false) => "kept",
+                (Verdict::KeepA, false) | (Verdict::KeepB, true) => "lost",
+                (Verdict::KeepBoth, _) => "kept",
+                (Verdict::Shelve, _) => "shelved",
+            };
+            (
+                format!(
+                    "verdict on {} and {}: {} by {}: {}",
+                    v.a,
+                    v.b,
+                    verdict_name(v.verdict),
+                    lower(&v.by),
+                    v.reason
+                ),
+                result.to_owned(),
+            )
+        }
+        Event::Distilled(d) => (format!("distilled: {}", d.rule), "member".to_owned()),
+        Event::TierChanged(t) => (
+            format!("{:?} -> {:?}: {}", t.from, t.to, t.reason),
+            "moved".to_owned(),
+        ),
+        Event::Archived(a) => (a.reason.clone(), "archived".to_owned()),
+        Event::Forgotten(f) => (
+            format!("by {}: {}", lower(&f.by), f.reason),
+            "forgotten".to_owned(),
+        ),
+        Event::Graded(g) => (format!("review grade {}", g.grade), "graded".to_owned()),
+        Event::Recalled(r) => {
+            let score = r
+                .hits
+                .iter()
+                .find(|h| Some(h.memory) == memory)
+                .map_or(0.0, |h| h.score_micros as f64 / 1e6);
+            (
+                format!("query {:?} ({})", r.query, r.mode),
+                format!("hit, score {score:.3}"),
+            )
+        }
+        Event::Expanded(x) => (
+            "original words read and checked".to_owned(),
+            if x.audit {
+                "expanded in audit mode"
+            } else {
+                "expanded"
+            }
+            .to_owned(),
+        ),
+        Event::EvidenceConfirmed(c) => (
+            format!("by {}: {}", lower(&c.by), c.note),
+            "confirmed".to_owned(),
+        ),
+        Event::EntityLinked(l) => (
+            format!("{} ({})", l.entity, l.category),
+            "linked".to_owned(),
+        ),
+        Event::GateDenied(g) => (
+            format!("{} {} {}", g.subject, g.action, g.object),
+            g.reason.clone(),
+        ),
+        Event::Discarded(d) => (d.reason.clone(), "discarded".to_owned()),
+        Event::Checkpoint(c) => (format!("up to seq {}", c.last_seq), "sealed".to_owned()),
+    };
+    AuditRecord {
+        seq: e.seq,
+        ts_ms: e.ts_ms,
+        kind: e.event.kind().to_owned(),
+        subject,
+        result,
+    }
+}
+
+/// The audit view. Seqs are gathered per memory and session until the
+/// view's next commit, which writes one row for each.
+#[derive(Debug, Default)]
+pub struct AuditView {
+    memory_rows: std::collections::BTreeMap<MemoryId, Vec<u64>>,
+    session_rows: std::collections::BTreeMap<String, Vec<u64>>,
+}
+
+impl AuditView {
+    pub const NAME: &'static str = "audit";
+    pub const VERSION: u32 = 3;
+
+    /// The seqs of every operation on `memory`, in seq order.
+    pub fn memory_seqs(
+        db: &impl ReadableDatabase,
+        memory: MemoryId,
+    ) -> Result<Vec<u64>, ViewError> {
+        let txn = db.begin_read()?;
+        let table = match txn.open_table(BY_MEMORY) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut out = Vec::new();
+        for row in redb::ReadableTable::range(&table, (memory, 0)..=(memory, u64::MAX))? {
+            let (key, value) = row?;
+            decode_seqs(key.value().1, value.value(), &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The seqs of every operation in `session`, in seq order.
+    pub fn session_seqs(db: &impl ReadableDatabase, session: &str) -> Result<Vec<u64>, ViewError> {
+        let txn = db.begin_read()?;
+        let table = match txn.open_table(BY_SESSION) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut out = Vec::new();
+        for row in redb::ReadableTable::range(&table, (session, 0)..=(session, u64::MAX))? {
+            let (key, value) = row?;
+            decode_seqs(key.value().1, value.value(), &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The history of `memory`: each operation read back from the log.
+    pub fn memory_history(
+        db: &impl ReadableDatabase,
+        reader: &LogReader,
+        memory: MemoryId,
+    ) -> Result<Vec<AuditRecord>, ViewError> {
+        let mut out = Vec::new();
+        for seq in Self::memory_seqs(db, memory)? {
+            for e in reader.read(seq..=seq)? {
+                out.push(describe(Some(memory), &e));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The history of `session`: each operation read back from the log.
+    pub fn session_history(
+        db: &impl ReadableDatabase,
+        reader: &LogReader,
+        session: &str,
+    ) -> Result<Vec<AuditRecord>, ViewError> {
+        let mut out = Vec::new();
+        for seq in Self::session_seqs(db, session)? {
+            for e in reader.read(seq..=seq)? {
+                out.push(describe(None, &e));
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -152,155 +321,38 @@ impl View for AuditView {
     }
 
     fn apply(&mut self, e: &LoggedEvent) {
-        match &e.event {
-            Event::Session(s) => {
-                self.session(
-                    &s.session,
-                    e,
-                    format!("turn {} ({:?})", s.turn, s.role).to_lowercase(),
-                    "recorded",
-                );
-            }
-            Event::Remembered(r) => {
-                let reference = format!(
-                    "session {} seqs {}..={}",
-                    r.reference.session, r.reference.first_seq, r.reference.last_seq
-                );
-                let result = match &r.summary {
-                    Some(summary) => format!("remembered: {summary}"),
-                    None => "remembered".to_owned(),
-                };
-                self.memory(e.seq, e, reference, result);
-                self.session(
-                    &r.reference.session,
-                    e,
-                    format!("memory {}", e.seq),
-                    "remembered",
-                );
-            }
-            Event::Reinforced(r) => {
-                self.memory(
-                    r.memory,
-                    e,
-                    format!("restated ({:?})", r.source).to_lowercase(),
-                    "reinforced",
-                );
-            }
-            Event::ContradictionFlagged(c) => {
-                self.memory(
-                    c.memory,
-                    e,
-                    format!("contradicts memory {}: {}", c.other, c.reason),
-                    "flagged",
-                );
-                self.memory(
-                    c.other,
-                    e,
-                    format!("contradicts memory {}: {}", c.memory, c.reason),
-                    "flagged",
-                );
-            }
-            Event::VerdictRecorded(v) => {
-                let how = format!("{} by {:?}: {}", verdict_name(v.verdict), v.by, v.reason)
-                    .to_lowercase();
-                let (a, b) = match v.verdict {
-                    Verdict::KeepA => ("kept", "lost"),
-                    Verdict::KeepB => ("lost", "kept"),
-                    Verdict::KeepBoth => ("kept", "kept"),
-                    Verdict::Shelve => ("shelved", "shelved"),
-                };
-                self.memory(v.a, e, format!("verdict on {} and {}: {how}", v.a, v.b), a);
-                self.memory(v.b, e, format!("verdict on {} and {}: {how}", v.a, v.b), b);
-            }
-            Event::Distilled(d) => {
-                for &member in &d.members {
-                    self.memory(member, e, format!("distilled: {}", d.rule), "member");
+        let mut subjects = Vec::new();
+        concerns(e, &mut subjects);
+        for subject in subjects {
+            match subject {
+                Concerns::Memory(memory) => {
+                    push_seq(self.memory_rows.entry(memory).or_default(), e.seq);
                 }
+                Concerns::Session(session) => match self.session_rows.get_mut(session) {
+                    Some(seqs) => push_seq(seqs, e.seq),
+                    None => {
+                        self.session_rows.insert(session.to_owned(), vec![e.seq]);
+                    }
+                },
             }
-            Event::TierChanged(t) => {
-                self.memory(
-                    t.memory,
-                    e,
-                    format!("{:?} -> {:?}: {}", t.from, t.to, t.reason),
-                    "moved",
-                );
-            }
-            Event::Archived(a) => self.memory(a.memory, e, a.reason.clone(), "archived"),
-            Event::Forgotten(f) => {
-                self.memory(
-                    f.memory,
-                    e,
-                    format!("by {:?}: {}", f.by, f.reason).to_lowercase(),
-                    "forgotten",
-                );
-            }
-            Event::Graded(g) => {
-                self.memory(g.memory, e, format!("review grade {}", g.grade), "graded")
-            }
-            Event::Recalled(r) => {
-                for hit in &r.hits {
-                    let score = hit.score_micros as f64 / 1e6;
-                    self.memory(
-                        hit.memory,
-                        e,
-                        format!("query {:?} ({})", r.query, r.mode),
-                        format!("hit, score {score:.3}"),
-                    );
-                }
-            }
-            Event::Expanded(x) => {
-                let mode = if x.audit {
-                    "expanded in audit mode"
-                } else {
-                    "expanded"
-                };
-                self.memory(
-                    x.memory,
-                    e,
-                    "original words read and checked".to_owned(),
-                    mode,
-                );
-            }
-            Event::EvidenceConfirmed(c) => {
-                self.memory(
-                    c.memory,
-                    e,
-                    format!("by {:?}: {}", c.by, c.note).to_lowercase(),
-                    "confirmed",
-                );
-            }
-            Event::EntityLinked(l) => {
-                self.memory(
-                    l.memory,
-                    e,
-                    format!("{} ({})", l.entity, l.category),
-                    "linked",
-                );
-            }
-            Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
         }
     }
 
     fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
-        if self.pending.is_empty() {
+        if self.memory_rows.is_empty() && self.session_rows.is_empty() {
             return Ok(());
         }
+        // One row per memory and session, inserted in key order.
         let mut by_memory = txn.open_table(BY_MEMORY)?;
+        for (memory, seqs) in std::mem::take(&mut self.memory_rows) {
+            if let Some(&first) = seqs.first() {
+                by_memory.insert((memory, first), encode_seqs(&seqs)?.as_slice())?;
+            }
+        }
         let mut by_session = txn.open_table(BY_SESSION)?;
-        for row in self.pending.drain(..) {
-            let encode = |r: &AuditRecord| {
-                encode_value(r).map_err(|e| ViewError::Snapshot {
-                    view: AuditView::NAME,
-                    reason: e.to_string(),
-                })
-            };
-            match row {
-                Row::Memory(memory, r) => {
-                    by_memory.insert((memory, r.seq), encode(&r)?.as_slice())?;
-                }
-                Row::Session(session, r) => {
-                    by_session.insert((session.as_str(), r.seq), encode(&r)?.as_slice())?;
-                }
+        for (session, seqs) in std::mem::take(&mut self.session_rows) {
+            if let Some(&first) = seqs.first() {
+                by_session.insert((session.as_str(), first), encode_seqs(&seqs)?.as_slice())?;
             }
         }
         Ok(())
@@ -308,14 +360,16 @@ impl View for AuditView {
 
     fn load(&mut self, _txn: &redb::ReadTransaction) -> Result<(), ViewError> {
         // Rows are read from redb on demand; nothing is held in memory.
-        self.pending.clear();
+        self.memory_rows.clear();
+        self.session_rows.clear();
         Ok(())
     }
 
     fn clear(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
         txn.delete_table(BY_MEMORY)?;
         txn.delete_table(BY_SESSION)?;
-        self.pending.clear();
+        self.memory_rows.clear();
+        self.session_rows.clear();
         Ok(())
     }
 

@@ -95,3 +95,36 @@ pub fn persisted_rows_at(path: &std::path::Path) -> Result<Vec<Row>, ViewError> 
     let db = redb::ReadOnlyDatabase::open(path)?;
     persisted_rows(&db)
 }
+
+/// [`persisted_rows`] with the audit index merged per memory and session:
+/// what the views hold, independent of how their commits were batched. The
+/// audit view writes one row per memory (or session) per commit, so a view
+/// kept live (many small commits) and a rebuild (one commit) hold the same
+/// seqs in different rows; every other table is compared as it is.
+pub fn logical_rows(db: &impl ReadableDatabase) -> Result<Vec<Row>, ViewError> {
+    let mut out: Vec<Row> = Vec::new();
+    for (table, key, value) in persisted_rows(db)? {
+        if !table.starts_with("audit_") {
+            out.push((table, key, value));
+            continue;
+        }
+        // Keys end in the row's first seq (8 bytes); the owner is the rest.
+        let split = key.len().saturating_sub(8);
+        let (owner, first) = key.split_at(split);
+        let first = u64::from_le_bytes(first.try_into().unwrap_or([0; 8]));
+        let mut seqs = Vec::new();
+        crate::audit::decode_row(first, &value, &mut seqs)?;
+        let bytes: Vec<u8> = seqs.iter().flat_map(|s| s.to_le_bytes()).collect();
+        match out.last_mut() {
+            Some((t, k, v)) if *t == table && k.as_slice() == owner => v.extend(bytes),
+            _ => out.push((table, owner.to_vec(), bytes)),
+        }
+    }
+    Ok(out)
+}
+
+/// [`logical_rows`] of the views database file at `path`, opened read-only.
+pub fn logical_rows_at(path: &std::path::Path) -> Result<Vec<Row>, ViewError> {
+    let db = redb::ReadOnlyDatabase::open(path)?;
+    logical_rows(&db)
+}

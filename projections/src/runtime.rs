@@ -35,8 +35,16 @@ use crate::view::{View, read_meta, write_meta};
 pub const CHECKPOINT_EVENTS: u64 = 65_536;
 /// The feeder reads and sends at most this many events per batch.
 pub const FEED_BATCH_EVENTS: u64 = 4096;
+/// While catching up, views read from disk commit (non-durably) every this
+/// many events: rarely enough that redb's copy-on-write cost is amortized.
+pub const CATCH_UP_COMMIT_EVENTS: u64 = 262_144;
+/// The feeder sends the catch-up in batches this large (one commit each for
+/// views read from disk).
+pub const CATCH_UP_BATCH_EVENTS: u64 = 65_536;
+/// How often opening reports catch-up progress.
+const CATCH_UP_POLL: Duration = Duration::from_millis(100);
 /// Batches queued per projector before the feeder waits (back pressure).
-pub const PROJECTOR_QUEUE_BATCHES: usize = 16;
+pub const PROJECTOR_QUEUE_BATCHES: usize = 4;
 
 /// A view shared between its projector and readers.
 pub type SharedView = Arc<RwLock<dyn View>>;
@@ -195,6 +203,8 @@ pub struct OpenOptions {
 /// The live views of one store.
 pub struct Views {
     db: Arc<Database>,
+    /// For views that read details back from the log (the audit view).
+    reader: LogReader,
     projectors: Vec<Projector>,
     feeder: Option<JoinHandle<()>>,
     stop_feeder: Option<Sender<()>>,
@@ -247,10 +257,13 @@ fn aside_name(path: &Path) -> PathBuf {
 }
 
 /// Loads each view or decides it must be rebuilt; returns the applied seq of each.
+/// A view that claims more than the log holds (the log lost an unsynced tail
+/// under a lazy durability, or was replaced) is rebuilt too.
 fn load_views(
     db: &Database,
     views: &[SharedView],
     rebuild: bool,
+    log_last: u64,
 ) -> Result<Vec<(u64, Option<String>)>, ViewError> {
     let mut out = Vec::with_capacity(views.len());
     for view in views {
@@ -264,6 +277,9 @@ fn load_views(
                 Some((_, version)) if version != view.version() => Some(format!(
                     "code version changed from {version} to {}",
                     view.version()
+                )),
+                Some((applied, _)) if applied > log_last => Some(format!(
+                    "it had applied up to seq {applied} but the log ends at {log_last}"
                 )),
                 Some((applied, _)) => match view.load(&txn) {
                     Ok(()) => {
@@ -318,7 +334,7 @@ fn catch_up(
             }
         }
         since_commit += 1;
-        if since_commit >= FEED_BATCH_EVENTS {
+        if since_commit >= CATCH_UP_COMMIT_EVENTS {
             let mut txn = db.begin_write()?;
             txn.set_durability(redb::Durability::None)?;
             for (view, done) in guards.iter_mut().zip(applied.iter()) {
@@ -350,15 +366,20 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panicked".to_owned())
 }
 
-/// One projector thread's loop.
+/// One projector thread's loop. Until `catch_up_to` it only catches up:
+/// no view persists until reaching `catch_up_to` makes it durable once. After that, views
+/// read from disk commit every batch (durably at checkpoints) and in-memory
+/// views persist at checkpoints and on close.
 fn project(
     view: SharedView,
     db: Arc<Database>,
     mark: Arc<Watermark>,
     rx: Receiver<Batch>,
     mut applied: u64,
+    catch_up_to: u64,
 ) {
     let mut since_checkpoint = 0u64;
+    let mut persisted = applied;
     let persist = |view: &mut dyn View, applied: u64, durable: bool| -> Result<(), ViewError> {
         let mut txn = db.begin_write()?;
         if !durable {
@@ -382,9 +403,19 @@ fn project(
                     applied = event.seq;
                     since_checkpoint += 1;
                 }
-                let checkpoint = since_checkpoint >= CHECKPOINT_EVENTS;
-                if checkpoint || view.persists_every_batch() {
+                if applied == start {
+                    return Ok(());
+                }
+                let catching_up = start < catch_up_to;
+                let caught_up = catching_up && applied >= catch_up_to;
+                let checkpoint =
+                    caught_up || (!catching_up && since_checkpoint >= CHECKPOINT_EVENTS);
+                // While catching up nobody reads the view (open waits), so
+                // even views read from disk persist once, at the end: one
+                // sorted insert instead of a copy-on-write of the tree per batch.
+                if checkpoint || (view.persists_every_batch() && !catching_up) {
                     persist(&mut *view, applied, checkpoint)?;
+                    persisted = applied;
                     if checkpoint {
                         since_checkpoint = 0;
                     }
@@ -403,44 +434,57 @@ fn project(
             }
         }
     }
-    // Closing: make the view durable where it stands.
-    let mut view = view.write();
-    if let Err(e) = persist(&mut *view, applied, true) {
-        mark.fail(applied, format!("final persist failed: {e}"));
+    // Closing: make the view durable where it stands (a durable commit of
+    // nothing new is still needed after non-durable batch commits).
+    if applied != persisted || view.read().persists_every_batch() {
+        let mut view = view.write();
+        if let Err(e) = persist(&mut *view, applied, true) {
+            mark.fail(applied, format!("final persist failed: {e}"));
+        }
     }
 }
 
-/// The feeder thread: after each commit, read the new events once and send
-/// them to every projector.
+/// The feeder thread: first the catch-up (from the least advanced view to
+/// `catch_up_to`, in large batches), then, after each commit, read the new
+/// events once and send them to every projector.
 fn feed(
     reader: LogReader,
     wake: Receiver<()>,
     stop: Receiver<()>,
     senders: Vec<(Sender<Batch>, Arc<Watermark>)>,
     mut fed: u64,
+    catch_up_to: u64,
 ) {
-    loop {
-        crossbeam_channel::select! {
-            recv(wake) -> woke => if woke.is_err() { return },
-            recv(stop) -> _ => return,
-        }
-        let last = reader.last_seq();
-        while fed < last {
-            let to = last.min(fed + FEED_BATCH_EVENTS);
-            let batch: Batch = match reader.read(fed + 1..=to) {
+    let send_up_to = |fed: &mut u64, last: u64, batch_events: u64| -> bool {
+        while *fed < last {
+            let to = last.min(*fed + batch_events);
+            let batch: Batch = match reader.read(*fed + 1..=to) {
                 Ok(events) => events.into(),
                 Err(e) => {
                     for (_, mark) in &senders {
-                        mark.fail(fed + 1, format!("reading the log: {e}"));
+                        mark.fail(*fed + 1, format!("reading the log: {e}"));
                     }
-                    return;
+                    return false;
                 }
             };
             for (tx, _) in &senders {
                 // A failed projector dropped its receiver; the others go on.
                 let _ = tx.send(Arc::clone(&batch));
             }
-            fed = to;
+            *fed = to;
+        }
+        true
+    };
+    if !send_up_to(&mut fed, catch_up_to, CATCH_UP_BATCH_EVENTS) {
+        return;
+    }
+    loop {
+        crossbeam_channel::select! {
+            recv(wake) -> woke => if woke.is_err() { return },
+            recv(stop) -> _ => return,
+        }
+        if !send_up_to(&mut fed, reader.last_seq(), FEED_BATCH_EVENTS) {
+            return;
         }
     }
 }
@@ -460,19 +504,15 @@ impl Views {
     ) -> Result<Self, ViewError> {
         let (db, damaged) = open_db(path)?;
         let db = Arc::new(db);
-        let loaded = load_views(&db, &views, options.rebuild || damaged.is_some())?;
-        let mut applied: Vec<u64> = loaded.iter().map(|(a, _)| *a).collect();
         let upto = reader.last_seq();
-        let n_applied = catch_up(&db, &views, &mut applied, &reader, upto, progress)?;
+        let loaded = load_views(&db, &views, options.rebuild || damaged.is_some(), upto)?;
         let mut report = OpenReport {
             damaged: damaged.clone(),
             views: Vec::new(),
         };
         let mut projectors = Vec::with_capacity(views.len());
         let mut senders = Vec::with_capacity(views.len());
-        for (((view, (_, rebuilt)), done), n) in
-            views.into_iter().zip(loaded).zip(applied).zip(n_applied)
-        {
+        for (view, (done, rebuilt)) in views.into_iter().zip(loaded) {
             let (name, version) = {
                 let v = view.read();
                 (v.name(), v.version())
@@ -485,7 +525,7 @@ impl Views {
                 } else {
                     rebuilt
                 },
-                n_applied: n,
+                n_applied: upto - done,
             });
             let mark = Arc::new(Watermark::new(name, done));
             let (tx, rx) = crossbeam_channel::bounded(PROJECTOR_QUEUE_BATCHES);
@@ -493,7 +533,7 @@ impl Views {
                 let (db, mark) = (Arc::clone(&db), Arc::clone(&mark));
                 std::thread::Builder::new()
                     .name(format!("engram-view-{name}"))
-                    .spawn(move || project(view, db, mark, rx, done))
+                    .spawn(move || project(view, db, mark, rx, done, upto))
                     .map_err(|e| ViewError::Db(redb::Error::Io(e)))?
             };
             senders.push((tx.clone(), Arc::clone(&mark)));
@@ -505,18 +545,46 @@ impl Views {
                 thread: Some(thread),
             });
         }
+        let from = projectors
+            .iter()
+            .map(|p| p.mark.applied())
+            .min()
+            .unwrap_or(upto);
         let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
         let feeder = std::thread::Builder::new()
             .name("engram-view-feeder".to_owned())
-            .spawn(move || feed(reader, wake, stop_rx, senders, upto))
+            .spawn({
+                let reader = reader.clone();
+                move || feed(reader, wake, stop_rx, senders, from, upto)
+            })
             .map_err(|e| ViewError::Db(redb::Error::Io(e)))?;
-        Ok(Self {
+        let views = Self {
             db,
+            reader,
             projectors,
             feeder: Some(feeder),
             stop_feeder: Some(stop_tx),
             report,
-        })
+        };
+        // Every view catches up on its own thread; wait for the slowest.
+        loop {
+            match views.wait_for(upto, CATCH_UP_POLL) {
+                Ok(()) => break,
+                Err(ViewError::Timeout { .. }) => {
+                    progress(
+                        views
+                            .projectors
+                            .iter()
+                            .map(|p| p.mark.applied())
+                            .min()
+                            .unwrap_or(upto),
+                    );
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        progress(upto);
+        Ok(views)
     }
 
     /// What opening found and did.
@@ -566,7 +634,7 @@ impl Views {
         &self,
         memory: engram_log::MemoryId,
     ) -> Result<Vec<crate::AuditRecord>, ViewError> {
-        crate::AuditView::memory_history(&*self.db, memory)
+        crate::AuditView::memory_history(&*self.db, &self.reader, memory)
     }
 
     fn shutdown(&mut self) {
@@ -604,6 +672,7 @@ impl Drop for Views {
 /// nothing on disk is touched. For auditors.
 pub struct AsOfViews {
     db: Database,
+    reader: LogReader,
     pub seq: u64,
 }
 
@@ -620,7 +689,11 @@ impl AsOfViews {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
         let mut applied = vec![0u64; views.len()];
         catch_up(&db, views, &mut applied, reader, seq, &|_| {})?;
-        Ok(Self { db, seq })
+        Ok(Self {
+            db,
+            reader: reader.clone(),
+            seq,
+        })
     }
 
     /// The in-memory database (for views read from disk).
@@ -634,6 +707,6 @@ impl AsOfViews {
         &self,
         memory: engram_log::MemoryId,
     ) -> Result<Vec<crate::AuditRecord>, ViewError> {
-        crate::AuditView::memory_history(&self.db, memory)
+        crate::AuditView::memory_history(&self.db, &self.reader, memory)
     }
 }
