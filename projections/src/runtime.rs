@@ -10,9 +10,13 @@
 //! - **Failure.** A projector that panics or fails marks itself failed with
 //!   its name and seq; `wait_for` returns that error instead of hanging.
 //! - **Open.** Each view loads its persisted state and replays only the tail;
-//!   a changed version, missing or undecodable state, or a forced rebuild
-//!   replays from seq 1 (non-durable commits, one durable commit at the end).
-//!   A damaged database file is set aside and every view rebuilt.
+//!   a changed version, missing or undecodable state, a watermark past the
+//!   log's end, or a forced rebuild replays from seq 1. The projector threads
+//!   start at once and catch up in parallel from large batches; each view
+//!   persists once, durably, when caught up, and `open` returns then. A
+//!   damaged database file is set aside and every view rebuilt.
+//! - **As of a seq.** [`AsOfViews`] replays a prefix on the calling thread
+//!   into an in-memory database.
 //!
 //! **Invariant:** a view's persisted state and its meta row (applied seq,
 //! version) are written in one transaction; a view never skips or repeats a
@@ -35,12 +39,14 @@ use crate::view::{View, read_meta, write_meta};
 pub const CHECKPOINT_EVENTS: u64 = 65_536;
 /// The feeder reads and sends at most this many events per batch.
 pub const FEED_BATCH_EVENTS: u64 = 4096;
-/// While catching up, views read from disk commit (non-durably) every this
-/// many events: rarely enough that redb's copy-on-write cost is amortized.
-pub const CATCH_UP_COMMIT_EVENTS: u64 = 262_144;
-/// The feeder sends the catch-up in batches this large (one commit each for
-/// views read from disk).
+/// An as-of replay commits its in-memory views every this many events.
+pub const AS_OF_COMMIT_EVENTS: u64 = 262_144;
+/// The feeder sends the catch-up in batches this large.
 pub const CATCH_UP_BATCH_EVENTS: u64 = 65_536;
+/// How long opening waits for the views database's lock.
+const DB_LOCK_WAIT: Duration = Duration::from_secs(2);
+/// How often a busy views database is tried again.
+const DB_LOCK_RETRY: Duration = Duration::from_millis(10);
 /// How often opening reports catch-up progress.
 const CATCH_UP_POLL: Duration = Duration::from_millis(100);
 /// Batches queued per projector before the feeder waits (back pressure).
@@ -224,7 +230,17 @@ impl std::fmt::Debug for Views {
 
 /// Opens (or creates) the redb file, setting a damaged one aside.
 fn open_db(path: &Path) -> Result<(Database, Option<String>), ViewError> {
-    match Database::create(path) {
+    // redb locks the file; a lock just released can still be held for a
+    // moment by a child process forked before it execs, so retry briefly.
+    let deadline = Instant::now() + DB_LOCK_WAIT;
+    let mut opened = Database::create(path);
+    while matches!(opened, Err(redb::DatabaseError::DatabaseAlreadyOpen))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(DB_LOCK_RETRY);
+        opened = Database::create(path);
+    }
+    match opened {
         Ok(db) => Ok((db, None)),
         Err(redb::DatabaseError::DatabaseAlreadyOpen) => Err(ViewError::Locked {
             path: path.display().to_string(),
@@ -334,7 +350,7 @@ fn catch_up(
             }
         }
         since_commit += 1;
-        if since_commit >= CATCH_UP_COMMIT_EVENTS {
+        if since_commit >= AS_OF_COMMIT_EVENTS {
             let mut txn = db.begin_write()?;
             txn.set_durability(redb::Durability::None)?;
             for (view, done) in guards.iter_mut().zip(applied.iter()) {

@@ -10,6 +10,12 @@ use parking_lot::Mutex;
 
 use super::{LOCK_FILE_NAME, Storage, StorageFile};
 
+/// How long opening for writing waits for a busy lock before it reports
+/// another writer.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often a busy lock is tried again.
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// A folder of real files.
 #[derive(Debug, Clone)]
 pub struct FileStorage {
@@ -164,11 +170,22 @@ impl Storage for FileStorage {
             .truncate(false)
             .open(self.dir.join(LOCK_FILE_NAME))?;
         // An advisory lock (flock): released by the kernel when the process
-        // dies, so a crashed writer never leaves the log locked.
-        file.try_lock().map_err(|e| match e {
-            std::fs::TryLockError::WouldBlock => io::Error::from(io::ErrorKind::WouldBlock),
-            std::fs::TryLockError::Error(e) => e,
-        })?;
+        // dies, so a crashed writer never leaves the log locked. A lock just
+        // released can still be held for a moment by a child process forked
+        // (by any thread) before it execs, so a busy lock is retried briefly.
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(LOCK_RETRY);
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(io::Error::from(io::ErrorKind::WouldBlock));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
+            }
+        }
         *held = Some(file);
         Ok(())
     }
