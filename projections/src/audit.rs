@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ViewError;
 use crate::fold::snapshot::{decode_value, encode_value};
-use crate::view::View;
+use crate::view::{View, open_if_exists};
 
 pub(crate) const BY_MEMORY: TableDefinition<(u64, u64), &[u8]> =
     TableDefinition::new("audit_by_memory");
@@ -251,10 +251,8 @@ impl AuditView {
         memory: MemoryId,
     ) -> Result<Vec<u64>, ViewError> {
         let txn = db.begin_read()?;
-        let table = match txn.open_table(BY_MEMORY) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
+        let Some(table) = open_if_exists(&txn, BY_MEMORY)? else {
+            return Ok(Vec::new());
         };
         let mut out = Vec::new();
         for row in redb::ReadableTable::range(&table, (memory, 0)..=(memory, u64::MAX))? {
@@ -267,10 +265,8 @@ impl AuditView {
     /// The seqs of every operation in `session`, in seq order.
     pub fn session_seqs(db: &impl ReadableDatabase, session: &str) -> Result<Vec<u64>, ViewError> {
         let txn = db.begin_read()?;
-        let table = match txn.open_table(BY_SESSION) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-            Err(e) => return Err(e.into()),
+        let Some(table) = open_if_exists(&txn, BY_SESSION)? else {
+            return Ok(Vec::new());
         };
         let mut out = Vec::new();
         for row in redb::ReadableTable::range(&table, (session, 0)..=(session, u64::MAX))? {

@@ -2,11 +2,11 @@
 //! of the determinism checks ("replay twice, get the same bytes") and a way
 //! for an auditor to compare two stores' views.
 
-use redb::{ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 
 use crate::audit::{BY_MEMORY, BY_SESSION};
 use crate::error::ViewError;
-use crate::view::{META, SNAPSHOTS};
+use crate::view::{META, SNAPSHOTS, open_if_exists};
 
 /// One persisted row: table name, key bytes, value bytes.
 pub type Row = (&'static str, Vec<u8>, Vec<u8>);
@@ -24,10 +24,8 @@ where
     V: redb::Value + 'static,
 {
     let txn = db.begin_read()?;
-    let table = match txn.open_table(table) {
-        Ok(t) => t,
-        Err(TableError::TableDoesNotExist(_)) => return Ok(()),
-        Err(e) => return Err(e.into()),
+    let Some(table) = open_if_exists(&txn, table)? else {
+        return Ok(());
     };
     for row in table.iter()? {
         let (k, v) = row?;

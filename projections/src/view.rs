@@ -67,13 +67,9 @@ impl<F: Fold> View for Snapshot<F> {
     }
 
     fn load(&mut self, txn: &ReadTransaction) -> Result<(), ViewError> {
-        let table = match txn.open_table(SNAPSHOTS) {
-            Ok(table) => table,
-            Err(redb::TableError::TableDoesNotExist(_)) => {
-                self.state = F::default();
-                return Ok(());
-            }
-            Err(e) => return Err(e.into()),
+        let Some(table) = open_if_exists(txn, SNAPSHOTS)? else {
+            self.state = F::default();
+            return Ok(());
         };
         self.state = match table.get(F::NAME)? {
             Some(bytes) => snapshot::decode(bytes.value()).map_err(|e| ViewError::Snapshot {
@@ -97,10 +93,9 @@ pub(crate) fn read_meta(
     txn: &ReadTransaction,
     name: &str,
 ) -> Result<Option<(u64, u32)>, ViewError> {
-    match txn.open_table(META) {
-        Ok(table) => Ok(table.get(name)?.map(|v| v.value())),
-        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
-        Err(e) => Err(e.into()),
+    match open_if_exists(txn, META)? {
+        Some(table) => Ok(table.get(name)?.map(|v| v.value())),
+        None => Ok(None),
     }
 }
 
@@ -113,4 +108,16 @@ pub(crate) fn write_meta(
 ) -> Result<(), ViewError> {
     txn.open_table(META)?.insert(name, (applied, version))?;
     Ok(())
+}
+
+/// Opens a table for reading; `None` when no write ever created it.
+pub(crate) fn open_if_exists<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &ReadTransaction,
+    table: TableDefinition<K, V>,
+) -> Result<Option<redb::ReadOnlyTable<K, V>>, ViewError> {
+    match txn.open_table(table) {
+        Ok(table) => Ok(Some(table)),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
