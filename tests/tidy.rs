@@ -9,18 +9,27 @@ fn root() -> PathBuf {
 }
 
 /// The workspace crates and which other workspace crates each may depend on.
-/// Direction: log <- projections <- {commands, queries} <- engram; benches
-/// sit on top and may use anything. commands and queries never see each other.
+/// Direction: log <- projections <- {commands, queries} <- engram, with the
+/// text crate beside log (never used by it); benches sit on top and may use
+/// anything. commands and queries never see each other.
 fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("engram-log", &[][..]),
-        ("engram-projections", &["engram-log"][..]),
-        ("engram-commands", &["engram-log", "engram-projections"][..]),
-        ("engram-queries", &["engram-log", "engram-projections"][..]),
+        ("engram-text", &[][..]),
+        ("engram-projections", &["engram-log", "engram-text"][..]),
+        (
+            "engram-commands",
+            &["engram-log", "engram-text", "engram-projections"][..],
+        ),
+        (
+            "engram-queries",
+            &["engram-log", "engram-text", "engram-projections"][..],
+        ),
         (
             "engram",
             &[
                 "engram-log",
+                "engram-text",
                 "engram-projections",
                 "engram-commands",
                 "engram-queries",
@@ -30,6 +39,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             "engram-benches",
             &[
                 "engram-log",
+                "engram-text",
                 "engram-projections",
                 "engram-commands",
                 "engram-queries",
@@ -158,6 +168,7 @@ fn every_source_file_opens_with_a_module_comment() {
     for dir in [
         "src",
         "log",
+        "text",
         "projections",
         "commands",
         "queries",

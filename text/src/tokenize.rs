@@ -1,0 +1,1 @@
+//! Tokenization (being written).
