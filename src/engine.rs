@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use engram_log::{AppendError, Appended, Event, KeySource, LogReader, MemoryId};
-use engram_projections::models::MemoryStatus;
 use engram_projections::{
     AsOfViews, AuditRecord, CoreViews, OpenOptions, ViewError, ViewStatus, Views,
 };
@@ -243,10 +242,4 @@ impl AsOf {
     pub fn audit(&self, id: MemoryId) -> Result<Vec<AuditRecord>, EngineError> {
         audit_of(&self.core, id, |id| self.views.memory_history(id))
     }
-}
-
-/// The memory table's status names, for documentation and tests.
-#[must_use]
-pub fn status_name(status: MemoryStatus) -> String {
-    lower_name(&status)
 }

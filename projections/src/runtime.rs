@@ -639,12 +639,6 @@ impl Views {
             .collect()
     }
 
-    /// The views database, for views read from disk (the audit view).
-    #[must_use]
-    pub fn db(&self) -> &Database {
-        &self.db
-    }
-
     /// Every operation on `memory` the audit view holds, in seq order.
     pub fn memory_history(
         &self,
@@ -710,12 +704,6 @@ impl AsOfViews {
             reader: reader.clone(),
             seq,
         })
-    }
-
-    /// The in-memory database (for views read from disk).
-    #[must_use]
-    pub fn db(&self) -> &Database {
-        &self.db
     }
 
     /// Every operation on `memory` up to the seq, in seq order.
