@@ -315,63 +315,42 @@ fn load_views(
     Ok(out)
 }
 
-/// Replays `reader` from each view's applied seq up to `upto` in one pass,
-/// with non-durable commits along the way and one durable commit at the end.
-/// Returns the events applied per view.
-fn catch_up(
+/// Replays events `1..=upto` of `reader` into fresh `views` on this thread,
+/// committing views read from disk every `AS_OF_COMMIT_EVENTS` events (to
+/// bound memory) and everything at the end.
+fn replay_prefix(
     db: &Database,
     views: &[SharedView],
-    applied: &mut [u64],
     reader: &LogReader,
     upto: u64,
-    progress: &dyn Fn(u64),
-) -> Result<Vec<u64>, ViewError> {
-    let mut n_applied = vec![0u64; views.len()];
-    let from = applied.iter().copied().min().unwrap_or(upto) + 1;
-    if from > upto {
-        return Ok(n_applied);
-    }
+) -> Result<(), ViewError> {
     let mut guards: Vec<_> = views.iter().map(|v| v.write()).collect();
-    let mut since_commit = 0u64;
-    for event in reader.replay(from) {
+    let commit =
+        |guards: &mut [parking_lot::RwLockWriteGuard<'_, dyn View>], seq: u64, all: bool| {
+            let txn = db.begin_write()?;
+            for view in guards
+                .iter_mut()
+                .filter(|v| all || v.persists_every_batch())
+            {
+                view.persist(&txn)?;
+                write_meta(&txn, view.name(), seq, view.version())?;
+            }
+            txn.commit()?;
+            Ok::<(), ViewError>(())
+        };
+    for event in reader.replay(1) {
         let event = event?;
         if event.seq > upto {
             break;
         }
-        for ((view, done), n) in guards
-            .iter_mut()
-            .zip(applied.iter_mut())
-            .zip(n_applied.iter_mut())
-        {
-            if event.seq == *done + 1 {
-                view.apply(&event);
-                *done = event.seq;
-                *n += 1;
-            }
+        for view in &mut guards {
+            view.apply(&event);
         }
-        since_commit += 1;
-        if since_commit >= AS_OF_COMMIT_EVENTS {
-            let mut txn = db.begin_write()?;
-            txn.set_durability(redb::Durability::None)?;
-            for (view, done) in guards.iter_mut().zip(applied.iter()) {
-                if view.persists_every_batch() {
-                    view.persist(&txn)?;
-                    write_meta(&txn, view.name(), *done, view.version())?;
-                }
-            }
-            txn.commit()?;
-            since_commit = 0;
-            progress(event.seq);
+        if event.seq % AS_OF_COMMIT_EVENTS == 0 {
+            commit(&mut guards, event.seq, false)?;
         }
     }
-    let txn = db.begin_write()?;
-    for (view, done) in guards.iter_mut().zip(applied.iter()) {
-        view.persist(&txn)?;
-        write_meta(&txn, view.name(), *done, view.version())?;
-    }
-    txn.commit()?;
-    progress(upto);
-    Ok(n_applied)
+    commit(&mut guards, upto, true)
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -697,8 +676,7 @@ impl AsOfViews {
             });
         }
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?;
-        let mut applied = vec![0u64; views.len()];
-        catch_up(&db, views, &mut applied, reader, seq, &|_| {})?;
+        replay_prefix(&db, views, reader, seq)?;
         Ok(Self {
             db,
             reader: reader.clone(),
