@@ -422,13 +422,21 @@ fn log_corruption_forged_history_fails_its_hmac() {
     let key = test_key();
     let names = storage.list().unwrap();
     assert!(names.len() >= 3);
-    // A frame of two events or more in a middle segment; forge its second.
-    let target_segment = &names[names.len() / 2];
-    let frames = frames_of(&storage.file_bytes(target_segment).unwrap());
-    let target = *frames
-        .iter()
-        .find(|f| f.n_events >= 2)
-        .expect("a frame with several events");
+    // A frame of two events or more in a sealed segment, as near the middle
+    // as the seed allows; forge its second event.
+    let middle = names.len() / 2;
+    let mut sealed: Vec<&String> = names[..names.len() - 1].iter().collect();
+    sealed.sort_by_key(|n| names.iter().position(|m| m == *n).unwrap().abs_diff(middle));
+    let (target_segment, target) = sealed
+        .into_iter()
+        .find_map(|name| {
+            let frames = frames_of(&storage.file_bytes(name).unwrap());
+            frames
+                .into_iter()
+                .find(|f| f.n_events >= 2)
+                .map(|f| (name, f))
+        })
+        .expect("a sealed frame with several events");
     let target_seq = target.first_seq + 1;
     let forged = session_event(
         "forgery",
