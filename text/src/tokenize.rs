@@ -1,1 +1,522 @@
-//! Tokenization (being written).
+//! Tokenization: the terms the full-text (BM25) index counts.
+//!
+//! One pass over the text, no dictionary, no allocation per character beyond
+//! the terms themselves; linear in the input, deterministic, pure, and it
+//! never panics.
+//!
+//! # Rules
+//!
+//! 1. **Width folding** (the common NFKC cases std can do): full-width ASCII
+//!    `U+FF01..=U+FF5E` becomes half-width (`Ｐｙｔｈｏｎ３` is `python3`), the
+//!    ideographic space `U+3000` is a space, `U+2010`/`U+2011` (hyphens) are
+//!    `-`. Half-width katakana is *not* folded to full-width, and decomposed
+//!    accents are not composed (`e` + `U+0301` and `é` are different terms):
+//!    that needs the Unicode normalization tables.
+//! 2. **CJK runs** (Han incl. extensions and compatibility ideographs, `々`,
+//!    `〇`; Hiragana; Katakana incl. `ー`; Hangul syllables and jamo) become
+//!    overlapping character bigrams: `数据分析` is `数据`, `据分`, `分析`. A run
+//!    of a single CJK character becomes that character (a unigram). Scripts
+//!    inside one run are not separated (`東京に` is `東京`, `京に`). CJK is
+//!    never dropped.
+//! 3. **Word runs** (any other `char::is_alphanumeric`, so Latin, Cyrillic,
+//!    Greek, digits, ...) become words, case-folded: Unicode lowercase, plus
+//!    `ß`/`ẞ` → `ss`, `ς` → `σ`, `ſ` → `s`, and the Latin ligatures `ﬀ ﬁ ﬂ
+//!    ﬃ ﬄ ﬅ ﬆ` spelled out. Combining marks (`U+0300..=U+036F` and the other
+//!    combining diacritical blocks) stay inside the word they follow.
+//! 4. **Joined words**: a single `.`, `_` or `-` *between* two word characters
+//!    joins them. The joined word is emitted as one [`TokenKind::Compound`]
+//!    term (`node.js`) immediately followed by each of its parts as
+//!    [`TokenKind::Part`] terms (`node`, `js`). So the query `Node.js`
+//!    matches the text `Node.js` on all three terms (best score), and the
+//!    query `node` still matches it. `3.14`, `snake_case`, `e-mail`,
+//!    `v1.2.3` work the same way. A trailing or doubled joiner (`end.`,
+//!    `a..b`) separates.
+//! 5. **Everything else separates** and is dropped: whitespace, punctuation
+//!    (incl. CJK punctuation `。，、`), symbols, **emoji** (`🚀`, `C++` is
+//!    `c`, `C#` is `c`). Invisible format characters (soft hyphen, zero-width
+//!    joiner and non-joiner, word joiner, BOM, variation selectors) are
+//!    skipped without separating.
+//! 6. **Length cap**: a term is cut to its first [`MAX_TERM_CHARS`]
+//!    characters (the same cut on both the index and the query side).
+//! 7. **Stopwords**: [`tokenize`] keeps every word (documents are indexed
+//!    whole, so a query made only of stopwords — "The Who" — can still be
+//!    answered). [`query_terms`] drops the English [`STOPWORDS`] unless the
+//!    query has nothing else.
+//!
+//! # Positions
+//!
+//! [`Token::position`] is the token's index in the returned vector (0, 1, 2,
+//! ...): a compound and its parts take consecutive positions, and so do the
+//! overlapping bigrams of a CJK run. The document length for BM25 is
+//! `tokenize(text).len()`.
+//!
+//! ```
+//! use engram_text::tokenize::{query_terms, tokenize};
+//!
+//! let terms: Vec<String> = tokenize("用户偏好使用 Python 而非 Node.js 处理数据分析。")
+//!     .into_iter()
+//!     .map(|t| t.term)
+//!     .collect();
+//! assert_eq!(
+//!     terms,
+//!     [
+//!         "用户", "户偏", "偏好", "好使", "使用", "python", "而非", "node.js", "node",
+//!         "js", "处理", "理数", "数据", "据分", "分析",
+//!     ]
+//! );
+//! // The query shares 数据, 据分, 分析 and 偏好 with the text above.
+//! assert_eq!(query_terms("数据分析偏好"), ["数据", "据分", "分析", "析偏", "偏好"]);
+//! ```
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+/// Terms longer than this many characters are cut to this many characters.
+pub const MAX_TERM_CHARS: usize = 128;
+
+/// English stopwords dropped by [`query_terms`] (never by [`tokenize`]),
+/// sorted. Negations (`no`, `not`) are deliberately kept: they change what a
+/// memory means.
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "for", "from", "had", "has", "have", "how", "if", "in", "into", "is", "it",
+    "its", "of", "on", "or", "should", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why",
+    "will", "with", "would",
+];
+
+/// Whether `term` (already normalised, i.e. lowercase) is in [`STOPWORDS`].
+///
+/// ```
+/// use engram_text::tokenize::is_stopword;
+/// assert!(is_stopword("the"));
+/// assert!(!is_stopword("The")); // terms are lowercase already
+/// assert!(!is_stopword("not"));
+/// ```
+#[must_use]
+pub fn is_stopword(term: &str) -> bool {
+    STOPWORDS.binary_search(&term).is_ok()
+}
+
+/// What produced a [`Token`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    /// A word with no joiners: `python`.
+    Word,
+    /// A word joined by `.`, `_` or `-`, whole: `node.js`. Its parts follow
+    /// it as [`TokenKind::Part`] tokens.
+    Compound,
+    /// One part of the preceding [`TokenKind::Compound`]: `node`, `js`.
+    Part,
+    /// Two adjacent CJK characters: `数据`.
+    CjkBigram,
+    /// A CJK character standing alone (a CJK run of length one): `猫`.
+    CjkUnigram,
+}
+
+/// One term occurrence.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Token {
+    /// The normalised term (what the index keys on).
+    pub term: String,
+    /// Index of this token in the token sequence (0-based, consecutive).
+    pub position: usize,
+    /// Byte range in the *original* text this term came from (for snippets
+    /// and highlighting); always on `char` boundaries.
+    pub span: Range<usize>,
+    /// What produced the term.
+    pub kind: TokenKind,
+}
+
+/// Splits `text` into normalised terms with their positions (see the
+/// [module documentation](self) for the rules).
+///
+/// ```
+/// use engram_text::tokenize::{tokenize, TokenKind};
+///
+/// let tokens = tokenize("数据分析");
+/// let terms: Vec<&str> = tokens.iter().map(|t| t.term.as_str()).collect();
+/// assert_eq!(terms, ["数据", "据分", "分析"]);
+/// assert_eq!(tokens[2].position, 2);
+/// assert_eq!(tokens[2].kind, TokenKind::CjkBigram);
+/// assert_eq!(&"数据分析"[tokens[2].span.clone()], "分析");
+///
+/// // Mixed text, full-width letters, a lone CJK character, emoji dropped.
+/// let terms: Vec<String> = tokenize("我用ＰＹＴＨＯＮ３写了 snake_case 代码 🚀 猫")
+///     .into_iter()
+///     .map(|t| t.term)
+///     .collect();
+/// assert_eq!(
+///     terms,
+///     ["我用", "python3", "写了", "snake_case", "snake", "case", "代码", "猫"]
+/// );
+/// ```
+#[must_use]
+pub fn tokenize(text: &str) -> Vec<Token> {
+    let mut tokenizer = Tokenizer::with_capacity(text.len() / 4);
+    for (at, c) in text.char_indices() {
+        tokenizer.push(at, c);
+    }
+    tokenizer.finish()
+}
+
+/// The terms of a query, normalised exactly as [`tokenize`] normalises
+/// documents, deduplicated (first occurrence wins, order kept), with
+/// [`STOPWORDS`] removed unless every term is a stopword.
+///
+/// ```
+/// use engram_text::tokenize::query_terms;
+///
+/// assert_eq!(query_terms("What does the user use, Node.js?"), ["user", "use", "node.js", "node", "js"]);
+/// assert_eq!(query_terms("The Who"), ["the", "who"]); // nothing else: keep them
+/// assert_eq!(query_terms("数据分析 数据"), ["数据", "据分", "分析"]);
+/// assert!(query_terms("  ,.!? ").is_empty());
+/// ```
+#[must_use]
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut terms = Vec::new();
+    for token in tokenize(query) {
+        if seen.insert(token.term.clone()) {
+            terms.push(token.term);
+        }
+    }
+    if terms.iter().any(|t| !is_stopword(t)) {
+        terms.retain(|t| !is_stopword(t));
+    }
+    terms
+}
+
+/// How one (width-folded) character takes part in tokenization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Cjk,
+    Word,
+    Joiner,
+    Mark,
+    Ignore,
+    Separator,
+}
+
+fn classify(c: char) -> Class {
+    if is_cjk(c) {
+        Class::Cjk
+    } else if c.is_alphanumeric() {
+        Class::Word
+    } else if matches!(c, '.' | '_' | '-') {
+        Class::Joiner
+    } else if is_combining_mark(c) {
+        Class::Mark
+    } else if is_ignorable(c) {
+        Class::Ignore
+    } else {
+        Class::Separator
+    }
+}
+
+/// Full-width ASCII to half-width, ideographic space to space, Unicode
+/// hyphens to `-`.
+fn fold_width(c: char) -> char {
+    match u32::from(c) {
+        cp @ 0xFF01..=0xFF5E => char::from_u32(cp - 0xFEE0).unwrap_or(c),
+        0x3000 => ' ',
+        0x2010 | 0x2011 => '-',
+        _ => c,
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        // Hangul Jamo
+        0x1100..=0x11FF
+        // CJK symbols that are letters: 々 〆 〇, Hangzhou numerals, kana
+        // repeat marks, 〻 〼
+        | 0x3005..=0x3007
+        | 0x3021..=0x3029
+        | 0x3031..=0x3035
+        | 0x303B..=0x303C
+        // Hiragana; Katakana without ・ (U+30FB, punctuation)
+        | 0x3040..=0x309F
+        | 0x30A0..=0x30FA
+        | 0x30FC..=0x30FF
+        // Hangul Compatibility Jamo; Katakana Phonetic Extensions
+        | 0x3130..=0x318F
+        | 0x31F0..=0x31FF
+        // CJK Unified Ideographs Extension A; CJK Unified Ideographs
+        | 0x3400..=0x4DBF
+        | 0x4E00..=0x9FFF
+        // Hangul Jamo Extended-A; Hangul Syllables; Jamo Extended-B
+        | 0xA960..=0xA97F
+        | 0xAC00..=0xD7AF
+        | 0xD7B0..=0xD7FF
+        // CJK Compatibility Ideographs
+        | 0xF900..=0xFAFF
+        // Half-width Katakana (without ･ U+FF65) and Hangul
+        | 0xFF66..=0xFF9F
+        | 0xFFA0..=0xFFDC
+        // Kana Supplement, Extended-A, Small Kana Extension
+        | 0x1_B000..=0x1_B16F
+        // Han extensions B..I and the compatibility supplement
+        | 0x2_0000..=0x3_FFFF
+    )
+}
+
+fn is_combining_mark(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F
+    )
+}
+
+/// Invisible format characters skipped without separating words.
+fn is_ignorable(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x00AD | 0x200C | 0x200D | 0x2060 | 0xFEFF | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF
+    )
+}
+
+/// A term being built, with its character count for the length cap.
+#[derive(Debug)]
+struct Term {
+    text: String,
+    chars: usize,
+}
+
+impl Term {
+    fn new() -> Self {
+        Term {
+            text: String::new(),
+            chars: 0,
+        }
+    }
+
+    fn push_char(&mut self, c: char) {
+        if self.chars < MAX_TERM_CHARS {
+            self.text.push(c);
+            self.chars += 1;
+        }
+    }
+
+    fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.push_char(c);
+        }
+    }
+
+    /// Appends `c` case-folded.
+    fn push_folded(&mut self, c: char) {
+        match c {
+            'ß' | 'ẞ' => self.push_str("ss"),
+            'ς' => self.push_char('σ'),
+            'ſ' => self.push_char('s'),
+            'ﬀ' => self.push_str("ff"),
+            'ﬁ' => self.push_str("fi"),
+            'ﬂ' => self.push_str("fl"),
+            'ﬃ' => self.push_str("ffi"),
+            'ﬄ' => self.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => self.push_str("st"),
+            _ => {
+                for lower in c.to_lowercase() {
+                    self.push_char(lower);
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Part {
+    term: Term,
+    span: Range<usize>,
+}
+
+#[derive(Debug)]
+struct Tokenizer {
+    out: Vec<Token>,
+    /// Parts of the word being read (one unless joined); empty when not in
+    /// a word.
+    parts: Vec<Part>,
+    /// The joiner between `parts[i]` and `parts[i + 1]`.
+    joiners: Vec<char>,
+    /// A joiner read after the current part, waiting for a word character.
+    pending_joiner: Option<char>,
+    /// The previous character of the current CJK run: (char, span).
+    cjk_prev: Option<(char, Range<usize>)>,
+    /// Characters in the current CJK run.
+    cjk_run: usize,
+}
+
+impl Tokenizer {
+    fn with_capacity(capacity: usize) -> Self {
+        Tokenizer {
+            out: Vec::with_capacity(capacity),
+            parts: Vec::new(),
+            joiners: Vec::new(),
+            pending_joiner: None,
+            cjk_prev: None,
+            cjk_run: 0,
+        }
+    }
+
+    fn emit(&mut self, term: String, span: Range<usize>, kind: TokenKind) {
+        let position = self.out.len();
+        self.out.push(Token {
+            term,
+            position,
+            span,
+            kind,
+        });
+    }
+
+    fn push(&mut self, at: usize, original: char) {
+        let c = fold_width(original);
+        let end = at + original.len_utf8();
+        match classify(c) {
+            Class::Cjk => {
+                self.end_word();
+                self.cjk_char(c, at..end);
+            }
+            Class::Word => {
+                self.end_cjk();
+                self.word_char(c, at..end);
+            }
+            Class::Joiner => {
+                self.end_cjk();
+                if !self.parts.is_empty() && self.pending_joiner.is_none() {
+                    self.pending_joiner = Some(c);
+                } else {
+                    self.end_word();
+                }
+            }
+            Class::Mark => {
+                if self.pending_joiner.is_none()
+                    && let Some(part) = self.parts.last_mut()
+                {
+                    part.term.push_char(c);
+                    part.span.end = end;
+                }
+            }
+            Class::Ignore => {}
+            Class::Separator => {
+                self.end_word();
+                self.end_cjk();
+            }
+        }
+    }
+
+    fn word_char(&mut self, c: char, span: Range<usize>) {
+        if let Some(joiner) = self.pending_joiner.take() {
+            self.joiners.push(joiner);
+            self.parts.push(Part {
+                term: Term::new(),
+                span: span.start..span.start,
+            });
+        } else if self.parts.is_empty() {
+            self.parts.push(Part {
+                term: Term::new(),
+                span: span.start..span.start,
+            });
+        }
+        if let Some(part) = self.parts.last_mut() {
+            part.term.push_folded(c);
+            part.span.end = span.end;
+        }
+    }
+
+    fn end_word(&mut self) {
+        self.pending_joiner = None;
+        let mut parts = std::mem::take(&mut self.parts);
+        match parts.len() {
+            0 => {}
+            1 => {
+                let part = parts.remove(0);
+                self.emit(part.term.text, part.span, TokenKind::Word);
+            }
+            _ => {
+                let mut whole = Term::new();
+                for (i, part) in parts.iter().enumerate() {
+                    if whole.chars >= MAX_TERM_CHARS {
+                        break;
+                    }
+                    if i > 0
+                        && let Some(&joiner) = self.joiners.get(i - 1)
+                    {
+                        whole.push_char(joiner);
+                    }
+                    whole.push_str(&part.term.text);
+                }
+                let first = parts.first().map_or(0, |p| p.span.start);
+                let last = parts.last().map_or(first, |p| p.span.end);
+                self.emit(whole.text, first..last, TokenKind::Compound);
+                for part in parts.drain(..) {
+                    self.emit(part.term.text, part.span, TokenKind::Part);
+                }
+            }
+        }
+        // Keep the allocation for the next word.
+        self.parts = parts;
+        self.parts.clear();
+        self.joiners.clear();
+    }
+
+    fn cjk_char(&mut self, c: char, span: Range<usize>) {
+        if let Some((prev, prev_span)) = self.cjk_prev.take() {
+            let mut bigram = String::with_capacity(prev.len_utf8() + c.len_utf8());
+            bigram.push(prev);
+            bigram.push(c);
+            self.emit(bigram, prev_span.start..span.end, TokenKind::CjkBigram);
+        }
+        self.cjk_prev = Some((c, span));
+        self.cjk_run += 1;
+    }
+
+    fn end_cjk(&mut self) {
+        if let Some((prev, span)) = self.cjk_prev.take()
+            && self.cjk_run == 1
+        {
+            self.emit(prev.to_string(), span, TokenKind::CjkUnigram);
+        }
+        self.cjk_run = 0;
+    }
+
+    fn finish(mut self) -> Vec<Token> {
+        self.end_word();
+        self.end_cjk();
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_and_lowercase() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        for word in STOPWORDS {
+            assert_eq!(query_terms(word), [*word]);
+        }
+    }
+
+    #[test]
+    fn classes() {
+        assert_eq!(classify('数'), Class::Cjk);
+        assert_eq!(classify('の'), Class::Cjk);
+        assert_eq!(classify('ー'), Class::Cjk);
+        assert_eq!(classify('・'), Class::Separator);
+        assert_eq!(classify('한'), Class::Cjk);
+        assert_eq!(classify('a'), Class::Word);
+        assert_eq!(classify('é'), Class::Word);
+        assert_eq!(classify('7'), Class::Word);
+        assert_eq!(classify('-'), Class::Joiner);
+        assert_eq!(classify('\u{301}'), Class::Mark);
+        assert_eq!(classify('\u{200D}'), Class::Ignore);
+        assert_eq!(classify('。'), Class::Separator);
+        assert_eq!(classify('🚀'), Class::Separator);
+        assert_eq!(fold_width('Ａ'), 'A');
+        assert_eq!(fold_width('～'), '~');
+        assert_eq!(fold_width('！'), '!');
+    }
+}
