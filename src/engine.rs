@@ -124,16 +124,17 @@ impl std::fmt::Debug for Engram {
 impl Engram {
     /// Opens (or creates) the store and brings its views up to date.
     pub fn open(store: Store, options: &StoreOptions) -> Result<Self, EngineError> {
-        Self::open_with(store, options, OpenOptions::default(), &|_| {})
+        Self::open_with(store, options, OpenOptions::default(), &|_, _| {})
     }
 
     /// [`Engram::open`] with view options (a forced rebuild) and a progress
-    /// callback that receives the seq reached while catching up.
+    /// callback that receives the seq reached while catching up and the seq
+    /// the views catch up to.
     pub fn open_with(
         store: Store,
         options: &StoreOptions,
         view_options: OpenOptions,
-        progress: &dyn Fn(u64),
+        progress: &dyn Fn(u64, u64),
     ) -> Result<Self, EngineError> {
         let log = store.open_log(options)?;
         let wake = log.subscribe();

@@ -212,7 +212,7 @@ fn views_kept_live_equal_a_rebuild_from_scratch() {
             rebuilt.clone(),
             &options(),
             OpenOptions { rebuild: true },
-            &|_| {},
+            &|_, _| {},
         )
         .unwrap();
         assert_eq!(engram.stats(), live_stats, "seed {seed}");
@@ -324,7 +324,7 @@ fn open_counter(log: &Log, path: &std::path::Path, version: u32) -> (Views, Arc<
         log.reader().clone(),
         log.subscribe(),
         OpenOptions::default(),
-        &|_| {},
+        &|_, _| {},
     )
     .unwrap();
     (views, counter)
@@ -559,7 +559,7 @@ fn a_views_file_locked_by_another_process_is_a_clear_error() {
         log.reader().clone(),
         log.subscribe(),
         OpenOptions::default(),
-        &|_| {},
+        &|_, _| {},
     )
     .unwrap_err();
     assert!(matches!(err, ViewError::Locked { .. }), "{err}");

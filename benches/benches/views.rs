@@ -61,7 +61,7 @@ fn rebuild(c: &mut Criterion) {
                 store.clone(),
                 &options(),
                 OpenOptions { rebuild: true },
-                &|_| {},
+                &|_, _| {},
             )
             .expect("rebuild");
             black_box(engram.stats());

@@ -488,14 +488,15 @@ impl Views {
     /// Opens the views of a store: loads each view, replays the tail of
     /// `reader` (everything, for a view that must be rebuilt), then starts a
     /// projector thread per view fed after every commit signalled on `wake`
-    /// (from `Log::subscribe`, taken before this call).
+    /// (from `Log::subscribe`, taken before this call). `progress` receives
+    /// the seq the slowest view reached and the seq they all catch up to.
     pub fn open(
         path: &Path,
         views: Vec<SharedView>,
         reader: LogReader,
         wake: Receiver<()>,
         options: OpenOptions,
-        progress: &dyn Fn(u64),
+        progress: &dyn Fn(u64, u64),
     ) -> Result<Self, ViewError> {
         let (db, damaged) = open_db(path)?;
         let db = Arc::new(db);
@@ -573,12 +574,13 @@ impl Views {
                             .map(|p| p.mark.applied())
                             .min()
                             .unwrap_or(upto),
+                        upto,
                     );
                 }
                 Err(e) => return Err(e),
             }
         }
-        progress(upto);
+        progress(upto, upto);
         Ok(views)
     }
 

@@ -41,13 +41,15 @@ fn warn_report(engram: &Engram) {
 }
 
 fn open(ctx: &Context, rebuild: bool) -> anyhow::Result<Engram> {
-    let last = ctx.store.open_reader(&ctx.key)?.map_or(0, |r| r.last_seq());
-    let bar = progress_bar(last, if rebuild { "rebuild" } else { "catch up" });
+    let bar = progress_bar(0, if rebuild { "rebuild" } else { "catch up" });
     let engram = Engram::open_with(
         ctx.store.clone(),
         &ctx.options(),
         OpenOptions { rebuild },
-        &|seq| bar.set_position(seq),
+        &|seq, upto| {
+            bar.set_length(upto);
+            bar.set_position(seq);
+        },
     )?;
     bar.finish_and_clear();
     warn_report(&engram);
