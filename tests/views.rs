@@ -600,3 +600,49 @@ fn views_ahead_of_the_log_are_rebuilt() {
     assert!(!views.report().warnings().is_empty());
     views.close().unwrap();
 }
+
+#[test]
+fn views_built_from_another_log_are_rebuilt() {
+    // A views file copied from another store, or a log restored from a
+    // different backup: same length or longer, different history.
+    let dir = tempfile::tempdir().unwrap();
+    let log_dir = dir.path().join("log");
+    let path = dir.path().join("views.redb");
+    let log = Log::open_dir(&log_dir, LogConfig::new(crate::support::test_key())).unwrap();
+    for turn in 0..10 {
+        log.append(&[crate::support::session_event("a", turn, "first history")])
+            .unwrap();
+    }
+    let (views, _) = open_counter(&log, &path, 1);
+    views.close().unwrap();
+    drop(log);
+
+    std::fs::remove_dir_all(&log_dir).unwrap();
+    let log = Log::open_dir(&log_dir, LogConfig::new(crate::support::test_key())).unwrap();
+    for turn in 0..12 {
+        log.append(&[crate::support::session_event("b", turn, "another history")])
+            .unwrap();
+    }
+    let (views, counter) = open_counter(&log, &path, 1);
+    let opened = &views.report().views[0];
+    assert!(
+        opened
+            .rebuilt
+            .as_deref()
+            .unwrap()
+            .contains("not the one it was built from"),
+        "{opened:?}"
+    );
+    assert_eq!(opened.n_applied, 12);
+    assert_eq!(counter.read().count, 12);
+    views.close().unwrap();
+
+    // Its own log again: only the tail is replayed.
+    log.append(&[crate::support::session_event("b", 12, "more")])
+        .unwrap();
+    let (views, counter) = open_counter(&log, &path, 1);
+    assert_eq!(views.report().views[0].rebuilt, None);
+    assert_eq!(views.report().views[0].n_applied, 1);
+    assert_eq!(counter.read().count, 13);
+    views.close().unwrap();
+}

@@ -37,9 +37,10 @@ where
 /// Every row of every view table, tables in a fixed order, rows in key order.
 pub fn persisted_rows(db: &impl ReadableDatabase) -> Result<Vec<Row>, ViewError> {
     let mut out = Vec::new();
-    let meta_value = |(applied, version): (u64, u32)| {
+    let meta_value = |(applied, version, fingerprint): (u64, u32, [u8; 16])| {
         let mut v = applied.to_le_bytes().to_vec();
         v.extend(version.to_le_bytes());
+        v.extend(fingerprint);
         v
     };
     rows(

@@ -33,7 +33,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use redb::{Database, ReadableDatabase as _};
 
 use crate::error::ViewError;
-use crate::view::{View, read_meta, write_meta};
+use crate::view::{Fingerprint, Meta, View, fingerprint, read_meta, write_meta};
 
 /// In-memory views persist (durably) at least every this many events.
 pub const CHECKPOINT_EVENTS: u64 = 65_536;
@@ -279,8 +279,9 @@ fn load_views(
     db: &Database,
     views: &[SharedView],
     rebuild: bool,
-    log_last: u64,
-) -> Result<Vec<(u64, Option<String>)>, ViewError> {
+    reader: &LogReader,
+) -> Result<Vec<(u64, Fingerprint, Option<String>)>, ViewError> {
+    let log_last = reader.last_seq();
     let mut out = Vec::with_capacity(views.len());
     for view in views {
         let mut view = view.write();
@@ -290,16 +291,22 @@ fn load_views(
             let txn = db.begin_read()?;
             match read_meta(&txn, view.name())? {
                 None => Some("new".to_owned()),
-                Some((_, version)) if version != view.version() => Some(format!(
-                    "code version changed from {version} to {}",
+                Some(m) if m.version != view.version() => Some(format!(
+                    "code version changed from {} to {}",
+                    m.version,
                     view.version()
                 )),
-                Some((applied, _)) if applied > log_last => Some(format!(
-                    "it had applied up to seq {applied} but the log ends at {log_last}"
+                Some(m) if m.applied > log_last => Some(format!(
+                    "it had applied up to seq {} but the log ends at {log_last}",
+                    m.applied
                 )),
-                Some((applied, _)) => match view.load(&txn) {
+                Some(m) if !built_from(reader, &m)? => Some(format!(
+                    "the event at seq {} is not the one it was built from (a view of another log)",
+                    m.applied
+                )),
+                Some(m) => match view.load(&txn) {
                     Ok(()) => {
-                        out.push((applied, None));
+                        out.push((m.applied, m.fingerprint, None));
                         continue;
                     }
                     Err(e) => Some(format!("its persisted state does not load: {e}")),
@@ -308,11 +315,23 @@ fn load_views(
         };
         let txn = db.begin_write()?;
         view.clear(&txn)?;
-        write_meta(&txn, view.name(), 0, view.version())?;
+        write_meta(&txn, view.name(), 0, view.version(), NO_FINGERPRINT)?;
         txn.commit()?;
-        out.push((0, reason));
+        out.push((0, NO_FINGERPRINT, reason));
     }
     Ok(out)
+}
+
+/// The fingerprint of nothing applied yet.
+const NO_FINGERPRINT: Fingerprint = [0; 16];
+
+/// Whether the log's event at the view's watermark is the one the view applied.
+fn built_from(reader: &LogReader, meta: &Meta) -> Result<bool, ViewError> {
+    if meta.applied == 0 {
+        return Ok(true);
+    }
+    let events = reader.read(meta.applied..=meta.applied)?;
+    Ok(events.first().map(fingerprint) == Some(meta.fingerprint))
 }
 
 /// Replays events `1..=upto` of `reader` into fresh `views` on this thread,
@@ -325,19 +344,22 @@ fn replay_prefix(
     upto: u64,
 ) -> Result<(), ViewError> {
     let mut guards: Vec<_> = views.iter().map(|v| v.write()).collect();
-    let commit =
-        |guards: &mut [parking_lot::RwLockWriteGuard<'_, dyn View>], seq: u64, all: bool| {
-            let txn = db.begin_write()?;
-            for view in guards
-                .iter_mut()
-                .filter(|v| all || v.persists_every_batch())
-            {
-                view.persist(&txn)?;
-                write_meta(&txn, view.name(), seq, view.version())?;
-            }
-            txn.commit()?;
-            Ok::<(), ViewError>(())
-        };
+    let commit = |guards: &mut [parking_lot::RwLockWriteGuard<'_, dyn View>],
+                  seq: u64,
+                  fp: Fingerprint,
+                  all: bool| {
+        let txn = db.begin_write()?;
+        for view in guards
+            .iter_mut()
+            .filter(|v| all || v.persists_every_batch())
+        {
+            view.persist(&txn)?;
+            write_meta(&txn, view.name(), seq, view.version(), fp)?;
+        }
+        txn.commit()?;
+        Ok::<(), ViewError>(())
+    };
+    let mut last_fp = NO_FINGERPRINT;
     for event in reader.replay(1) {
         let event = event?;
         if event.seq > upto {
@@ -346,11 +368,12 @@ fn replay_prefix(
         for view in &mut guards {
             view.apply(&event);
         }
+        last_fp = fingerprint(&event);
         if event.seq % AS_OF_COMMIT_EVENTS == 0 {
-            commit(&mut guards, event.seq, false)?;
+            commit(&mut guards, event.seq, last_fp, false)?;
         }
     }
-    commit(&mut guards, upto, true)
+    commit(&mut guards, upto, last_fp, true)
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -371,17 +394,22 @@ fn project(
     mark: Arc<Watermark>,
     rx: Receiver<Batch>,
     mut applied: u64,
+    mut fp: Fingerprint,
     catch_up_to: u64,
 ) {
     let mut since_checkpoint = 0u64;
     let mut persisted = applied;
-    let persist = |view: &mut dyn View, applied: u64, durable: bool| -> Result<(), ViewError> {
+    let persist = |view: &mut dyn View,
+                   applied: u64,
+                   fp: Fingerprint,
+                   durable: bool|
+     -> Result<(), ViewError> {
         let mut txn = db.begin_write()?;
         if !durable {
             txn.set_durability(redb::Durability::None)?;
         }
         view.persist(&txn)?;
-        write_meta(&txn, view.name(), applied, view.version())?;
+        write_meta(&txn, view.name(), applied, view.version(), fp)?;
         txn.commit()?;
         Ok(())
     };
@@ -401,6 +429,9 @@ fn project(
                 if applied == start {
                     return Ok(());
                 }
+                if let Some(last) = batch.iter().rev().find(|e| e.seq == applied) {
+                    fp = fingerprint(last);
+                }
                 let catching_up = start < catch_up_to;
                 let caught_up = catching_up && applied >= catch_up_to;
                 let checkpoint =
@@ -409,7 +440,7 @@ fn project(
                 // even views read from disk persist once, at the end: one
                 // sorted insert instead of a copy-on-write of the tree per batch.
                 if checkpoint || (view.persists_every_batch() && !catching_up) {
-                    persist(&mut *view, applied, checkpoint)?;
+                    persist(&mut *view, applied, fp, checkpoint)?;
                     persisted = applied;
                     if checkpoint {
                         since_checkpoint = 0;
@@ -433,7 +464,7 @@ fn project(
     // nothing new is still needed after non-durable batch commits).
     if applied != persisted || view.read().persists_every_batch() {
         let mut view = view.write();
-        if let Err(e) = persist(&mut *view, applied, true) {
+        if let Err(e) = persist(&mut *view, applied, fp, true) {
             mark.fail(applied, format!("final persist failed: {e}"));
         }
     }
@@ -501,14 +532,14 @@ impl Views {
         let (db, damaged) = open_db(path)?;
         let db = Arc::new(db);
         let upto = reader.last_seq();
-        let loaded = load_views(&db, &views, options.rebuild || damaged.is_some(), upto)?;
+        let loaded = load_views(&db, &views, options.rebuild || damaged.is_some(), &reader)?;
         let mut report = OpenReport {
             damaged: damaged.clone(),
             views: Vec::new(),
         };
         let mut projectors = Vec::with_capacity(views.len());
         let mut senders = Vec::with_capacity(views.len());
-        for (view, (done, rebuilt)) in views.into_iter().zip(loaded) {
+        for (view, (done, fp, rebuilt)) in views.into_iter().zip(loaded) {
             let (name, version) = {
                 let v = view.read();
                 (v.name(), v.version())
@@ -529,7 +560,7 @@ impl Views {
                 let (db, mark) = (Arc::clone(&db), Arc::clone(&mark));
                 std::thread::Builder::new()
                     .name(format!("engram-view-{name}"))
-                    .spawn(move || project(view, db, mark, rx, done, upto))
+                    .spawn(move || project(view, db, mark, rx, done, fp, upto))
                     .map_err(|e| ViewError::Db(redb::Error::Io(e)))?
             };
             senders.push((tx.clone(), Arc::clone(&mark)));

@@ -11,8 +11,9 @@ use redb::{ReadTransaction, TableDefinition, WriteTransaction};
 use crate::error::ViewError;
 use crate::fold::{Fold, snapshot};
 
-/// name -> (applied seq, code version).
-pub(crate) const META: TableDefinition<&str, (u64, u32)> = TableDefinition::new("meta");
+/// name -> (applied seq, code version, fingerprint of the event at the applied seq).
+pub(crate) const META: TableDefinition<&str, (u64, u32, Fingerprint)> =
+    TableDefinition::new("meta");
 /// name -> snapshot bytes of an in-memory view.
 pub(crate) const SNAPSHOTS: TableDefinition<&str, &[u8]> = TableDefinition::new("snapshots");
 
@@ -88,25 +89,56 @@ impl<F: Fold> View for Snapshot<F> {
     }
 }
 
-/// The persisted (applied seq, version) of view `name`, if any.
-pub(crate) fn read_meta(
-    txn: &ReadTransaction,
-    name: &str,
-) -> Result<Option<(u64, u32)>, ViewError> {
+/// What a view persisted about its progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Meta {
+    pub(crate) applied: u64,
+    pub(crate) version: u32,
+    /// [`fingerprint`] of the event at `applied` (zeros at 0): tells a view
+    /// built from another log (a copied or restored file) from its own.
+    pub(crate) fingerprint: Fingerprint,
+}
+
+/// A short digest of one logged event.
+pub(crate) type Fingerprint = [u8; 16];
+
+/// The fingerprint of `event`: blake3 over its seq, commit time and encoding.
+pub(crate) fn fingerprint(event: &LoggedEvent) -> Fingerprint {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&event.seq.to_le_bytes());
+    hasher.update(&event.ts_ms.to_le_bytes());
+    hasher.update(&engram_log::codec::encode(&event.event).unwrap_or_default());
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+    out
+}
+
+/// The persisted meta row of view `name`, if any.
+pub(crate) fn read_meta(txn: &ReadTransaction, name: &str) -> Result<Option<Meta>, ViewError> {
     match open_if_exists(txn, META)? {
-        Some(table) => Ok(table.get(name)?.map(|v| v.value())),
+        Some(table) => Ok(table.get(name)?.map(|v| {
+            let (applied, version, fingerprint) = v.value();
+            Meta {
+                applied,
+                version,
+                fingerprint,
+            }
+        })),
         None => Ok(None),
     }
 }
 
-/// Records that view `name` at `version` has applied up to `applied`.
+/// Records that view `name` at `version` has applied up to `applied`, whose
+/// event has fingerprint `fingerprint`.
 pub(crate) fn write_meta(
     txn: &WriteTransaction,
     name: &str,
     applied: u64,
     version: u32,
+    fingerprint: Fingerprint,
 ) -> Result<(), ViewError> {
-    txn.open_table(META)?.insert(name, (applied, version))?;
+    txn.open_table(META)?
+        .insert(name, (applied, version, fingerprint))?;
     Ok(())
 }
 
