@@ -7,6 +7,7 @@ mod cli;
 mod codec;
 mod golden;
 mod golden_events;
+mod ingest;
 mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;

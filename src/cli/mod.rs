@@ -2,6 +2,7 @@
 //! flags are defined once here with their help.
 
 mod bench;
+mod ingest;
 mod inspect;
 mod log_cmd;
 mod verify;
@@ -55,6 +56,9 @@ enum Command {
     /// use a scratch --store).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Record a transcript (JSON lines) as one session's turns, redacting
+    /// secrets and personal data first. Prints the session id and seq range.
+    Ingest(ingest::IngestArgs),
     /// Counts, per-view watermark and lag, memories by status and tier.
     Stats(views::StatsArgs),
     /// A memory's full history in seq order, from the audit view.
@@ -126,6 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Log(a) => log_cmd::run(&ctx, &a),
         Command::Bench(a) => bench::run(&ctx, &a),
         Command::Inspect(a) => inspect::run(&ctx, &a),
+        Command::Ingest(a) => ingest::run(&ctx, &a),
         Command::Stats(a) => views::stats(&ctx, &a),
         Command::Audit(a) => views::audit(&ctx, &a),
         Command::Rebuild(a) => views::rebuild(&ctx, &a),

@@ -1,0 +1,170 @@
+//! `engram ingest`: transcripts become redacted session events. A secret
+//! must never reach the disk: every byte under the store folder is scanned.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn transcript(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/transcripts")
+        .join(name)
+}
+
+fn engram(store: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("ENGRAM_HMAC_KEY")
+        .output()
+        .unwrap()
+}
+
+/// Every byte of every file under `dir`.
+fn all_bytes(dir: &Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(all_bytes(&path));
+        } else {
+            out.extend(std::fs::read(&path).unwrap());
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+fn log_lines(store: &Path) -> Vec<Value> {
+    let out = engram(store, &["log", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_claude_code_session_is_ingested_and_its_token_never_reaches_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript("claude-code-transcript.jsonl");
+    let secret = "ghp_R3nq8ZkLw2VbXc9TyHs4MdJf6PaQe1UoNiGt";
+    assert!(
+        contains(&std::fs::read(&file).unwrap(), secret),
+        "the fixture holds the secret"
+    );
+
+    let out = engram(dir.path(), &["ingest", file.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["session"], "7f3c2a9e-5b1d-4c8e-a0f2-9d8e7c6b5a41");
+    assert_eq!(report["first_seq"], 1);
+    assert_eq!(report["last_seq"], 5);
+    assert_eq!(report["turns"], 5);
+    assert_eq!(report["redacted"], 1);
+
+    let lines = log_lines(dir.path());
+    let roles: Vec<&str> = lines.iter().map(|l| l["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
+    assert!(
+        lines[4]["content"]
+            .as_str()
+            .unwrap()
+            .contains("[REDACTED:github_token]")
+    );
+    assert!(
+        !lines[3]["content"]
+            .as_str()
+            .unwrap()
+            .contains("races the coupon form"),
+        "thinking is left out"
+    );
+
+    assert!(
+        !contains(&all_bytes(dir.path()), secret),
+        "the token reached the disk"
+    );
+}
+
+#[test]
+fn personal_data_is_redacted_and_the_session_can_be_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript("generic-transcript.jsonl");
+    let out = engram(
+        dir.path(),
+        &["ingest", file.to_str().unwrap(), "--session", "shop-1"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("session shop-1: seqs 1..=8"), "{text}");
+
+    let lines = log_lines(dir.path());
+    assert_eq!(lines.len(), 8);
+    assert!(lines.iter().all(|l| l["session"] == "shop-1"));
+    assert!(lines[3]["content"].as_str().unwrap().contains("数据分析"));
+    let store = all_bytes(dir.path());
+    for personal in ["+86 138 0013 8000", "oncall@shop.example"] {
+        assert!(!contains(&store, personal), "{personal} reached the disk");
+    }
+
+    // The same file without --session gets the same derived id every time.
+    let again = tempfile::tempdir().unwrap();
+    let a = engram(again.path(), &["ingest", file.to_str().unwrap(), "--json"]);
+    let b = engram(again.path(), &["ingest", file.to_str().unwrap(), "--json"]);
+    let (a, b): (Value, Value) = (
+        serde_json::from_slice(&a.stdout).unwrap(),
+        serde_json::from_slice(&b.stdout).unwrap(),
+    );
+    assert_eq!(a["session"], b["session"]);
+    assert_eq!(b["first_seq"], 9);
+}
+
+#[test]
+fn a_bad_transcript_is_refused_whole_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"role\":\"user\",\"content\":\"fine\"}\n{\"role\":\"user\",\"content\":\n",
+    )
+    .unwrap();
+    let store = dir.path().join("store");
+    let out = engram(&store, &["ingest", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = String::from_utf8(out.stderr).unwrap();
+    assert!(message.contains("line 2"), "{message}");
+    assert!(
+        !store.exists(),
+        "nothing may be written for a refused transcript"
+    );
+
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "\n").unwrap();
+    let out = engram(&store, &["ingest", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("no turns"));
+
+    let out = engram(
+        &store,
+        &["ingest", dir.path().join("missing.jsonl").to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
