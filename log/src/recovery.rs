@@ -23,6 +23,7 @@ use crate::scan::{
     Chain, ScanStop, parse_segment_name, scan_segment, tail_is_zero, valid_frame_after,
 };
 use crate::storage::Storage;
+use crate::storage::StorageFile;
 
 /// A torn tail found at the end of the last segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,6 +110,47 @@ pub(crate) fn header_is_whole(bytes: &[u8]) -> bool {
             | SegmentHeaderProblem::BadMagic
             | SegmentHeaderProblem::BadCheck)
     )
+}
+
+/// Whether the last segment's creation was torn (case 2 of the crash
+/// analysis): its header is missing, short or not whole, and no valid frame
+/// follows it. `header` is `None` when the file is shorter than a header.
+pub(crate) fn creation_torn(
+    file: &Arc<dyn StorageFile>,
+    len: u64,
+    header: Option<&[u8]>,
+) -> std::io::Result<bool> {
+    if header.is_some_and(header_is_whole) {
+        return Ok(false);
+    }
+    Ok(valid_frame_after(file, 0, len)?.is_none())
+}
+
+/// How a segment's frames end when the scan stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StopKind {
+    /// Only zeros follow: space the writer reserved (or that never landed).
+    Reserved,
+    /// A torn tail of the last segment (case 1): truncated by a repairing open.
+    Torn,
+    /// Anything else (case 6): corruption.
+    Corrupt,
+}
+
+/// Classifies where a scan of a segment of length `len` stopped.
+pub(crate) fn classify_stop(
+    file: &Arc<dyn StorageFile>,
+    stop: &ScanStop,
+    len: u64,
+    is_last: bool,
+) -> std::io::Result<StopKind> {
+    if stop.torn_candidate && tail_is_zero(file, stop.offset, len)? {
+        return Ok(StopKind::Reserved);
+    }
+    if is_last && stop.torn_candidate && valid_frame_after(file, stop.offset, len)?.is_none() {
+        return Ok(StopKind::Torn);
+    }
+    Ok(StopKind::Corrupt)
 }
 
 /// Checks a segment header against its name and the chain so far.
@@ -208,12 +250,9 @@ pub(crate) fn recover(
         } else {
             false
         };
-        let header_whole = header_read && header_is_whole(&header_bytes);
+        let header = header_read.then_some(&header_bytes[..]);
         if is_last
-            && !header_whole
-            && valid_frame_after(&file, 0, len)
-                .map_err(io_err("scanning segment", &name))?
-                .is_none()
+            && creation_torn(&file, len, header).map_err(io_err("scanning segment", &name))?
         {
             // Case 2: the segment's creation was torn.
             if repair {
@@ -241,21 +280,19 @@ pub(crate) fn recover(
         })
         .map_err(io_err("reading segment", &name))?;
         let mut end = scan.end;
-        if let Some(ScanStop {
-            offset,
-            seq,
-            reason,
-            torn_candidate,
-        }) = scan.stop
-        {
-            let reserved = torn_candidate
-                && tail_is_zero(&file, offset, len).map_err(io_err("scanning segment", &name))?;
-            if !reserved {
-                let followed = valid_frame_after(&file, offset, len)
-                    .map_err(io_err("scanning segment", &name))?;
-                if !is_last || !torn_candidate || followed.is_some() {
-                    return Err(corrupted(&name, offset, seq, reason));
-                }
+        if let Some(stop) = scan.stop {
+            let kind = classify_stop(&file, &stop, len, is_last)
+                .map_err(io_err("scanning segment", &name))?;
+            let ScanStop {
+                offset,
+                seq,
+                reason,
+                ..
+            } = stop;
+            if kind == StopKind::Corrupt {
+                return Err(corrupted(&name, offset, seq, reason));
+            }
+            if kind == StopKind::Torn {
                 // Case 1: a torn tail.
                 if repair {
                     file.set_len(offset)

@@ -8,8 +8,10 @@ use crate::codec;
 use crate::error::{Corruption, IoFailure, OpenError, VerifyError};
 use crate::format::{GENESIS_HASH, SEGMENT_HEADER_LEN};
 use crate::key::HmacKey;
-use crate::recovery::{TornTail, check_segment_header, header_is_whole, list_segments};
-use crate::scan::{Chain, scan_segment, tail_is_zero, valid_frame_after};
+use crate::recovery::{
+    StopKind, TornTail, check_segment_header, classify_stop, creation_torn, list_segments,
+};
+use crate::scan::{Chain, scan_segment};
 use crate::storage::Storage;
 
 /// What `verify` found.
@@ -62,31 +64,14 @@ pub fn verify_storage(
         }
         report.n_segments += 1;
         let mut header = [0u8; SEGMENT_HEADER_LEN];
-        if len < SEGMENT_HEADER_LEN as u64 {
-            if is_last {
-                report.torn_tail = Some(TornTail {
-                    segment: name.clone(),
-                    offset: 0,
-                    bytes: len,
-                    reason: "segment creation cut short".to_owned(),
-                });
-                break;
-            }
-            report.problem = Some(Corruption {
-                segment: name,
-                offset: 0,
-                seq: chain.next_seq,
-                reason: "segment shorter than its header".to_owned(),
-            });
-            break;
+        let header_read = len >= SEGMENT_HEADER_LEN as u64;
+        if header_read {
+            file.read_exact_at(&mut header, 0)
+                .map_err(io("reading segment header"))?;
         }
-        file.read_exact_at(&mut header, 0)
-            .map_err(io("reading segment header"))?;
         if is_last
-            && !header_is_whole(&header)
-            && valid_frame_after(&file, 0, len)
+            && creation_torn(&file, len, header_read.then_some(&header[..]))
                 .map_err(io("scanning segment"))?
-                .is_none()
         {
             // As recovery sees it: the segment's creation was torn.
             report.torn_tail = Some(TornTail {
@@ -94,6 +79,15 @@ pub fn verify_storage(
                 offset: 0,
                 bytes: len,
                 reason: "segment creation cut short".to_owned(),
+            });
+            break;
+        }
+        if !header_read {
+            report.problem = Some(Corruption {
+                segment: name,
+                offset: 0,
+                seq: chain.next_seq,
+                reason: "segment shorter than its header".to_owned(),
             });
             break;
         }
@@ -128,15 +122,12 @@ pub fn verify_storage(
         report.bytes += scan.end;
         chain = scan.chain;
         if let Some(stop) = scan.stop {
-            if stop.torn_candidate
-                && tail_is_zero(&file, stop.offset, len).map_err(io("scanning segment"))?
-            {
+            let kind = classify_stop(&file, &stop, len, is_last).map_err(io("scanning segment"))?;
+            if kind == StopKind::Reserved {
                 // Reserved zeros after the last frame: the segment ends here.
                 continue;
             }
-            let followed =
-                valid_frame_after(&file, stop.offset, len).map_err(io("scanning segment"))?;
-            if is_last && stop.torn_candidate && followed.is_none() {
+            if kind == StopKind::Torn {
                 report.torn_tail = Some(TornTail {
                     segment: name,
                     offset: stop.offset,

@@ -117,8 +117,8 @@ impl Writer {
                     Err(_) => break,
                 },
             };
+            let mut group_bytes = payload_len(&request);
             let mut group = vec![request];
-            let mut group_bytes = group_payload_len(&group);
             while group_bytes < FRAME_PAYLOAD_BYTES_TARGET {
                 match self.rx.try_recv() {
                     Ok(request) => {
@@ -468,10 +468,6 @@ fn payload_len(request: &Request) -> usize {
         Request::Append { payload, .. } => payload.len(),
         Request::Sync { .. } => 0,
     }
-}
-
-fn group_payload_len(group: &[Request]) -> usize {
-    group.iter().map(payload_len).sum()
 }
 
 fn refuse(group: Vec<Request>, cause: &str) {
