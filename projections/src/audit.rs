@@ -250,30 +250,12 @@ impl AuditView {
         db: &impl ReadableDatabase,
         memory: MemoryId,
     ) -> Result<Vec<u64>, ViewError> {
-        let txn = db.begin_read()?;
-        let Some(table) = open_if_exists(&txn, BY_MEMORY)? else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for row in redb::ReadableTable::range(&table, (memory, 0)..=(memory, u64::MAX))? {
-            let (key, value) = row?;
-            decode_seqs(key.value().1, value.value(), &mut out)?;
-        }
-        Ok(out)
+        owner_seqs(db, BY_MEMORY, memory)
     }
 
     /// The seqs of every operation in `session`, in seq order.
     pub fn session_seqs(db: &impl ReadableDatabase, session: &str) -> Result<Vec<u64>, ViewError> {
-        let txn = db.begin_read()?;
-        let Some(table) = open_if_exists(&txn, BY_SESSION)? else {
-            return Ok(Vec::new());
-        };
-        let mut out = Vec::new();
-        for row in redb::ReadableTable::range(&table, (session, 0)..=(session, u64::MAX))? {
-            let (key, value) = row?;
-            decode_seqs(key.value().1, value.value(), &mut out)?;
-        }
-        Ok(out)
+        owner_seqs(db, BY_SESSION, session)
     }
 
     /// The history of `memory`: each operation read back from the log.
@@ -282,13 +264,7 @@ impl AuditView {
         reader: &LogReader,
         memory: MemoryId,
     ) -> Result<Vec<AuditRecord>, ViewError> {
-        let mut out = Vec::new();
-        for seq in Self::memory_seqs(db, memory)? {
-            for e in reader.read(seq..=seq)? {
-                out.push(describe(Some(memory), &e));
-            }
-        }
-        Ok(out)
+        read_back(reader, &Self::memory_seqs(db, memory)?, Some(memory))
     }
 
     /// The history of `session`: each operation read back from the log.
@@ -297,14 +273,46 @@ impl AuditView {
         reader: &LogReader,
         session: &str,
     ) -> Result<Vec<AuditRecord>, ViewError> {
-        let mut out = Vec::new();
-        for seq in Self::session_seqs(db, session)? {
-            for e in reader.read(seq..=seq)? {
-                out.push(describe(None, &e));
-            }
-        }
-        Ok(out)
+        read_back(reader, &Self::session_seqs(db, session)?, None)
     }
+}
+
+/// The seqs in every row of `owner` in `table` (keyed by (owner, first seq)).
+fn owner_seqs<'a, K>(
+    db: &impl ReadableDatabase,
+    table: TableDefinition<(K, u64), &[u8]>,
+    owner: K::SelfType<'a>,
+) -> Result<Vec<u64>, ViewError>
+where
+    K: redb::Key + 'static,
+    K::SelfType<'a>: Copy,
+{
+    let txn = db.begin_read()?;
+    let Some(table) = open_if_exists(&txn, table)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for row in redb::ReadableTable::range(&table, (owner, 0)..=(owner, u64::MAX))? {
+        let (key, value) = row?;
+        decode_seqs(key.value().1, value.value(), &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Each event at `seqs`, read from the log and described from `memory`'s
+/// point of view (or its session's, for `None`).
+fn read_back(
+    reader: &LogReader,
+    seqs: &[u64],
+    memory: Option<MemoryId>,
+) -> Result<Vec<AuditRecord>, ViewError> {
+    let mut out = Vec::with_capacity(seqs.len());
+    for &seq in seqs {
+        for e in reader.read(seq..=seq)? {
+            out.push(describe(memory, &e));
+        }
+    }
+    Ok(out)
 }
 
 impl View for AuditView {
@@ -371,5 +379,105 @@ impl View for AuditView {
 
     fn persists_every_batch(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use engram_log::{
+        Digest, Event, LoggedEvent, MemoryRef, RecallFilters, RecallHit, Recalled, Remembered,
+        Role, Scope, SessionEvent, Source, Tier,
+    };
+    use redb::Database;
+    use redb::backends::InMemoryBackend;
+
+    use super::AuditView;
+    use crate::view::View;
+
+    fn turn(session: &str) -> Event {
+        Event::Session(SessionEvent {
+            session: session.to_owned(),
+            turn: 0,
+            role: Role::User,
+            content: "x".to_owned(),
+        })
+    }
+
+    fn remember(session: &str) -> Event {
+        Event::Remembered(Remembered {
+            reference: MemoryRef {
+                session: session.to_owned(),
+                first_seq: 1,
+                last_seq: 1,
+            },
+            content_sha256: Digest([0; 32]),
+            mac: Digest([0; 32]),
+            summary: None,
+            tags: Vec::new(),
+            tier: Tier::L3,
+            room: None,
+            uniqueness_permille: 0,
+            source: Source::User,
+            scope: Scope::Store,
+            embedding: None,
+        })
+    }
+
+    fn recall(hits: &[u64]) -> Event {
+        Event::Recalled(Recalled {
+            query: "q".to_owned(),
+            filters: RecallFilters {
+                room: None,
+                tier: None,
+                tags: Vec::new(),
+                scope: None,
+                limit: 5,
+            },
+            hits: hits
+                .iter()
+                .map(|&memory| RecallHit {
+                    memory,
+                    score_micros: 1,
+                })
+                .collect(),
+            mode: "keyword".to_owned(),
+        })
+    }
+
+    #[test]
+    fn seqs_are_indexed_per_memory_and_session_across_commits() {
+        let db = Database::builder()
+            .create_with_backend(InMemoryBackend::new())
+            .unwrap();
+        let log = [
+            turn("a"),
+            remember("a"),
+            turn("b"),
+            recall(&[2, 2]),
+            turn("a"),
+            recall(&[2]),
+        ];
+        let mut view = AuditView::default();
+        // Two commits, so the memory's and session a's seqs span two rows each.
+        for range in [0..3usize, 3..6usize] {
+            for seq in range {
+                view.apply(&LoggedEvent {
+                    seq: seq as u64 + 1,
+                    ts_ms: 0,
+                    event: log[seq].clone(),
+                });
+            }
+            let txn = db.begin_write().unwrap();
+            view.persist(&txn).unwrap();
+            txn.commit().unwrap();
+        }
+        assert_eq!(AuditView::memory_seqs(&db, 2).unwrap(), vec![2, 4, 6]);
+        assert_eq!(AuditView::memory_seqs(&db, 3).unwrap(), Vec::<u64>::new());
+        assert_eq!(AuditView::session_seqs(&db, "a").unwrap(), vec![1, 2, 5]);
+        assert_eq!(AuditView::session_seqs(&db, "b").unwrap(), vec![3]);
+        assert_eq!(
+            AuditView::session_seqs(&db, "c").unwrap(),
+            Vec::<u64>::new()
+        );
     }
 }
