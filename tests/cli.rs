@@ -8,18 +8,7 @@ use engram::store::{Store, StoreOptions};
 use engram_log::{Durability, KeySource};
 use serde_json::Value;
 
-use crate::support::session_event;
-
-fn engram(store: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_engram"))
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .env_remove("ENGRAM_HMAC_KEY")
-        .env_remove("ENGRAM_HOME")
-        .output()
-        .unwrap()
-}
+use crate::support::{engram, json_lines, session_event};
 
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
@@ -189,10 +178,7 @@ fn log_json_prints_one_object_per_event_with_its_fields() {
     store_with_events(dir.path(), 12, 2048);
     let out = engram(dir.path(), &["log", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out.stdout);
     assert_eq!(lines.len(), 12);
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(line["seq"], i as u64 + 1);
@@ -206,13 +192,9 @@ fn log_json_prints_one_object_per_event_with_its_fields() {
     }
 
     let out = engram(dir.path(), &["log", "--from", "3", "--to", "5", "--json"]);
-    let seqs: Vec<u64> = stdout(&out)
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<Value>(l).unwrap()["seq"]
-                .as_u64()
-                .unwrap()
-        })
+    let seqs: Vec<u64> = json_lines(&out.stdout)
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
         .collect();
     assert_eq!(seqs, vec![3, 4, 5]);
 
@@ -396,10 +378,7 @@ fn inspect_segment_lists_frames_and_stops_at_damage() {
     let path = segment.to_str().unwrap();
     let out = engram(dir.path(), &["inspect", "segment", path, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out.stdout);
     assert_eq!(lines[0]["type"], "segment");
     assert_eq!(lines[0]["key_matches"], true);
     let frames: Vec<&Value> = lines.iter().filter(|l| l["type"] == "frame").collect();
@@ -515,10 +494,7 @@ fn audit_prints_a_memory_history_in_seq_order() {
     let id = store_with_a_memory(dir.path());
     let out = engram(dir.path(), &["audit", &id.to_string(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let lines: Vec<Value> = stdout(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = json_lines(&out.stdout);
     let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["remembered", "forgotten"]);
     assert_eq!(lines[0]["seq"], id);

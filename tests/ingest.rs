@@ -2,24 +2,15 @@
 //! must never reach the disk: every byte under the store folder is scanned.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
+
+use crate::support::{engram, json_lines};
 
 fn transcript(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/transcripts")
         .join(name)
-}
-
-fn engram(store: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_engram"))
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .env_remove("ENGRAM_HMAC_KEY")
-        .output()
-        .unwrap()
 }
 
 /// Every byte of every file under `dir`.
@@ -45,11 +36,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 fn log_lines(store: &Path) -> Vec<Value> {
     let out = engram(store, &["log", "--json"]);
     assert_eq!(out.status.code(), Some(0));
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    json_lines(&out.stdout)
 }
 
 #[test]

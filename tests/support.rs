@@ -138,3 +138,25 @@ pub fn dir_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
 }
+
+/// Runs the `engram` binary on store `store` with `args`, with no key or home
+/// from the environment.
+pub fn engram(store: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("ENGRAM_HMAC_KEY")
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap()
+}
+
+/// One JSON value per line of `--json` output.
+pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
+    std::str::from_utf8(stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
