@@ -12,6 +12,7 @@ use engram_projections::{
 };
 
 use crate::store::{Store, StoreError, StoreOptions};
+use engram_commands::gate::GateChain;
 
 /// How long an append waits for the views before it reports them stuck.
 pub const READ_YOUR_WRITES_TIMEOUT: Duration = Duration::from_secs(30);
@@ -30,6 +31,14 @@ pub enum EngineError {
     UnknownMemory { id: MemoryId },
     #[error("the store at {path} has no log yet")]
     NoLog { path: String },
+    #[error(transparent)]
+    Input(engram_commands::memory::InputError),
+    #[error("{0}")]
+    Denied(engram_commands::gate::Denial),
+    #[error(transparent)]
+    Seal(#[from] engram_log::seal::SealError),
+    #[error("memory {id} was forgotten at seq {seq}: it expands only in audit mode")]
+    Forgotten { id: MemoryId, seq: u64 },
 }
 
 /// One view's progress in `stats`.
@@ -111,6 +120,10 @@ pub struct Engram {
     log: engram_log::Log,
     views: Views,
     core: CoreViews,
+    gates: GateChain,
+    /// Serializes the engine's read-decide-append commands (a note's turn
+    /// number, a forget's check), so two threads never decide on the same state.
+    writer: parking_lot::Mutex<()>,
 }
 
 impl std::fmt::Debug for Engram {
@@ -138,7 +151,7 @@ impl Engram {
     ) -> Result<Self, EngineError> {
         let log = store.open_log(options)?;
         let wake = log.subscribe();
-        let core = CoreViews::new();
+        let core = CoreViews::new(log.reader().clone());
         let views = Views::open(
             &store.views_path(),
             core.list(),
@@ -152,7 +165,33 @@ impl Engram {
             log,
             views,
             core,
+            gates: GateChain::standard(),
+            writer: parking_lot::Mutex::new(()),
         })
+    }
+
+    /// Replaces the gate chain (the standard one is scope isolation, size
+    /// limits and write-path trust).
+    #[must_use]
+    pub fn with_gates(mut self, gates: GateChain) -> Self {
+        self.gates = gates;
+        self
+    }
+
+    /// The gate chain every memory command passes.
+    #[must_use]
+    pub fn gates(&self) -> &GateChain {
+        &self.gates
+    }
+
+    pub(crate) fn write_lock(&self) -> parking_lot::MutexGuard<'_, ()> {
+        self.writer.lock()
+    }
+
+    /// The store this engine has open.
+    #[must_use]
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// Appends `events` atomically and returns once every view applied them.
@@ -213,7 +252,7 @@ impl AsOf {
         let reader: LogReader = store.open_reader(key)?.ok_or_else(|| EngineError::NoLog {
             path: store.dir().display().to_string(),
         })?;
-        let core = CoreViews::new();
+        let core = CoreViews::new(reader.clone());
         let views = AsOfViews::build(&core.list(), &reader, seq)?;
         Ok(Self { core, views })
     }

@@ -11,6 +11,14 @@
 pub use engram_log as log;
 
 pub mod engine;
+pub mod memory;
+pub mod scope;
 pub mod store;
 
 pub use engine::{AsOf, EngineError, Engram, Stats};
+pub use engram_commands::gate::{Action, GateChain, Subject};
+pub use engram_commands::memory::MemoryMeta;
+pub use engram_queries::{Hit, RecallQuery};
+pub use memory::{
+    Confirmation, Content, Expansion, Forgetting, MemoryProvider, Outcome, Receipt, Remember,
+};

@@ -467,7 +467,16 @@ fn stats_reports_counts_watermarks_and_lag() {
     let names: Vec<&str> = views.iter().map(|v| v["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["memory_table", "tier_index", "lru", "trust", "audit"]
+        [
+            "memory_table",
+            "tier_index",
+            "lru",
+            "trust",
+            "audit",
+            "sessions",
+            "palace",
+            "text_index"
+        ]
     );
     assert!(views.iter().all(|v| v["applied"] == 4 && v["lag"] == 0));
 
@@ -534,7 +543,7 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     let before = stdout(&engram(dir.path(), &["stats", "--json"]));
     let out = engram(dir.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("rebuilt 5 views"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("rebuilt 8 views"), "{}", stdout(&out));
     assert!(stdout(&out).contains("from 4 events"), "{}", stdout(&out));
     assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
     // Deleting the views file loses nothing.

@@ -15,9 +15,9 @@ use engram_log::codec::{decode, encode};
 use engram_log::limits::EVENT_BYTES_MAX;
 use engram_log::{
     Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedding,
-    EntityLinked, Event, EvidenceConfirmed, Expanded, Forgotten, GateDenied, Graded, MemoryRef,
-    RecallFilters, RecallHit, Recalled, Reinforced, Remembered, Role, Scope, SessionEvent, Source,
-    Tier, TierChanged, Verdict, VerdictRecorded,
+    EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten, GateDenied, Graded,
+    MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered, Role, Scope,
+    SessionEvent, Source, Tier, TierChanged, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -326,11 +326,18 @@ fn expanded() -> impl Strategy<Value = Expanded> {
     (int_u64(), any::<bool>()).prop_map(|(memory, audit)| Expanded { memory, audit })
 }
 
+fn evidence_noted() -> impl Strategy<Value = EvidenceNoted> {
+    (int_u64(), actor(), text()).prop_map(|(memory, by, note)| EvidenceNoted { memory, by, note })
+}
+
 fn evidence_confirmed() -> impl Strategy<Value = EvidenceConfirmed> {
-    (int_u64(), actor(), text()).prop_map(|(memory, by, note)| EvidenceConfirmed {
-        memory,
-        by,
-        note,
+    (int_u64(), actor(), text(), any::<bool>()).prop_map(|(memory, by, quote, valid)| {
+        EvidenceConfirmed {
+            memory,
+            by,
+            quote,
+            valid,
+        }
     })
 }
 
@@ -383,11 +390,12 @@ fn variant_index(event: &Event) -> usize {
         Event::Graded(_) => 9,
         Event::Recalled(_) => 10,
         Event::Expanded(_) => 11,
-        Event::EvidenceConfirmed(_) => 12,
+        Event::EvidenceNoted(_) => 12,
         Event::EntityLinked(_) => 13,
         Event::GateDenied(_) => 14,
         Event::Discarded(_) => 15,
         Event::Checkpoint(_) => 16,
+        Event::EvidenceConfirmed(_) => 17,
     }
 }
 
@@ -408,13 +416,14 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
         graded().prop_map(Event::Graded).boxed(),
         recalled().prop_map(Event::Recalled).boxed(),
         expanded().prop_map(Event::Expanded).boxed(),
-        evidence_confirmed()
-            .prop_map(Event::EvidenceConfirmed)
-            .boxed(),
+        evidence_noted().prop_map(Event::EvidenceNoted).boxed(),
         entity_linked().prop_map(Event::EntityLinked).boxed(),
         gate_denied().prop_map(Event::GateDenied).boxed(),
         discarded().prop_map(Event::Discarded).boxed(),
         checkpoint().prop_map(Event::Checkpoint).boxed(),
+        evidence_confirmed()
+            .prop_map(Event::EvidenceConfirmed)
+            .boxed(),
     ]
 }
 
@@ -450,7 +459,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 17, "one strategy per Event variant");
+    assert_eq!(variants.len(), 18, "one strategy per Event variant");
 }
 
 #[test]

@@ -139,7 +139,7 @@ pub fn golden_v1_batches() -> Vec<Vec<Event>> {
                 memory: 7,
                 audit: true,
             }),
-            Event::EvidenceConfirmed(EvidenceConfirmed {
+            Event::EvidenceNoted(EvidenceNoted {
                 memory: 7,
                 by: Actor::System,
                 note: "matches turn 0".to_owned(),

@@ -285,7 +285,7 @@ impl View for Counter {
     fn version(&self) -> u32 {
         self.version
     }
-    fn apply(&mut self, event: &LoggedEvent) {
+    fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError> {
         assert!(event.seq != 0);
         if let Event::Session(s) = &event.event
             && s.content == "poison"
@@ -293,6 +293,7 @@ impl View for Counter {
             panic!("the counter cannot digest poison");
         }
         self.count += 1;
+        Ok(())
     }
     fn persist(&mut self, txn: &redb::WriteTransaction) -> Result<(), ViewError> {
         txn.open_table(COUNTER)
@@ -555,7 +556,7 @@ fn a_views_file_locked_by_another_process_is_a_clear_error() {
     let log = store.open_log(&options()).unwrap();
     let err = Views::open(
         &store.views_path(),
-        engram_projections::CoreViews::new().list(),
+        engram_projections::CoreViews::new(log.reader().clone()).list(),
         log.reader().clone(),
         log.subscribe(),
         OpenOptions::default(),

@@ -1,10 +1,16 @@
 //! Command handlers: validate -> redact -> gate -> decide -> append.
 //!
-//! Today: [`ingest`], which turns a JSON-lines transcript into redacted
-//! session events. remember / recall / expand / forget build on it.
+//! - [`ingest`]: a JSON-lines transcript to redacted session events.
+//! - [`memory`]: the pure steps of remember, forget and confirm (validate,
+//!   redact, seal, build the events).
+//! - [`gate`]: the policy chain every memory command passes.
+//!
+//! The engine (`engram::Engram`) runs these steps around the log.
 //!
 //! **Architecture Invariant:** every text that reaches an event passes
 //! through `engram_text::redact` here first; the log is immutable, so a
 //! secret that lands there stays.
 
+pub mod gate;
 pub mod ingest;
+pub mod memory;

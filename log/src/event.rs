@@ -268,12 +268,25 @@ pub struct Expanded {
     pub audit: bool,
 }
 
-/// Evidence for a memory was confirmed.
+/// Evidence noted for a memory, in the first layout (format v1): a free note,
+/// no check against the source. No longer written; replayed as a valid
+/// confirmation, as it was counted when written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceNoted {
+    pub memory: MemoryId,
+    pub by: Actor,
+    pub note: String,
+}
+
+/// A quote was checked against a memory's expanded source: `valid` is true
+/// only when the quote occurs in the source words and the source verified.
+/// Valid evidence raises trust.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EvidenceConfirmed {
     pub memory: MemoryId,
     pub by: Actor,
-    pub note: String,
+    pub quote: String,
+    pub valid: bool,
 }
 
 /// A memory mentions an entity.
@@ -324,11 +337,13 @@ pub enum Event {
     Graded(Graded),
     Recalled(Recalled),
     Expanded(Expanded),
-    EvidenceConfirmed(EvidenceConfirmed),
+    /// Position 12: the v1 evidence layout, read back from old logs only.
+    EvidenceNoted(EvidenceNoted),
     EntityLinked(EntityLinked),
     GateDenied(GateDenied),
     Discarded(Discarded),
     Checkpoint(Checkpoint),
+    EvidenceConfirmed(EvidenceConfirmed),
 }
 
 impl Event {
@@ -348,11 +363,12 @@ impl Event {
             Event::Graded(_) => "graded",
             Event::Recalled(_) => "recalled",
             Event::Expanded(_) => "expanded",
-            Event::EvidenceConfirmed(_) => "evidence_confirmed",
+            Event::EvidenceNoted(_) => "evidence_noted",
             Event::EntityLinked(_) => "entity_linked",
             Event::GateDenied(_) => "gate_denied",
             Event::Discarded(_) => "discarded",
             Event::Checkpoint(_) => "checkpoint",
+            Event::EvidenceConfirmed(_) => "evidence_confirmed",
         }
     }
 
@@ -372,11 +388,12 @@ impl Event {
             Event::Graded(e) => e.serialize(serializer),
             Event::Recalled(e) => e.serialize(serializer),
             Event::Expanded(e) => e.serialize(serializer),
-            Event::EvidenceConfirmed(e) => e.serialize(serializer),
+            Event::EvidenceNoted(e) => e.serialize(serializer),
             Event::EntityLinked(e) => e.serialize(serializer),
             Event::GateDenied(e) => e.serialize(serializer),
             Event::Discarded(e) => e.serialize(serializer),
             Event::Checkpoint(e) => e.serialize(serializer),
+            Event::EvidenceConfirmed(e) => e.serialize(serializer),
         }
     }
 }

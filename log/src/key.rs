@@ -163,6 +163,16 @@ impl HmacKey {
         mac.finalize().into_bytes().into()
     }
 
+    /// Constant-time check of a [`HmacKey::mac`] tag.
+    #[must_use]
+    pub fn mac_matches(&self, parts: &[&[u8]], tag: &[u8; 32]) -> bool {
+        let mut mac = self.mac_engine();
+        for part in parts {
+            mac.update(part);
+        }
+        mac.verify_slice(tag).is_ok()
+    }
+
     fn mac_engine(&self) -> HmacSha256 {
         // HMAC accepts keys of any length, so this cannot fail.
         match HmacSha256::new_from_slice(&self.0) {

@@ -39,6 +39,7 @@ pub mod limits;
 mod reader;
 mod recovery;
 mod scan;
+pub mod seal;
 pub mod storage;
 mod verify;
 mod writer;

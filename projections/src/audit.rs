@@ -104,6 +104,7 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::Graded(g) => out.push(Concerns::Memory(g.memory)),
         Event::Recalled(r) => out.extend(r.hits.iter().map(|h| Concerns::Memory(h.memory))),
         Event::Expanded(x) => out.push(Concerns::Memory(x.memory)),
+        Event::EvidenceNoted(c) => out.push(Concerns::Memory(c.memory)),
         Event::EvidenceConfirmed(c) => out.push(Concerns::Memory(c.memory)),
         Event::EntityLinked(l) => out.push(Concerns::Memory(l.memory)),
         Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
@@ -209,9 +210,18 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
             }
             .to_owned(),
         ),
-        Event::EvidenceConfirmed(c) => (
+        Event::EvidenceNoted(c) => (
             format!("by {}: {}", lower(&c.by), c.note),
             "confirmed".to_owned(),
+        ),
+        Event::EvidenceConfirmed(c) => (
+            format!("by {}: {:?}", lower(&c.by), c.quote),
+            if c.valid {
+                "confirmed: the quote is in the source"
+            } else {
+                "not confirmed: the quote is not in the source"
+            }
+            .to_owned(),
         ),
         Event::EntityLinked(l) => (
             format!("{} ({})", l.entity, l.category),
@@ -324,7 +334,7 @@ impl View for AuditView {
         Self::VERSION
     }
 
-    fn apply(&mut self, e: &LoggedEvent) {
+    fn apply(&mut self, e: &LoggedEvent) -> Result<(), ViewError> {
         let mut subjects = Vec::new();
         concerns(e, &mut subjects);
         for subject in subjects {
@@ -340,6 +350,7 @@ impl View for AuditView {
                 },
             }
         }
+        Ok(())
     }
 
     fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
@@ -465,7 +476,8 @@ mod tests {
                     seq: seq as u64 + 1,
                     ts_ms: 0,
                     event: log[seq].clone(),
-                });
+                })
+                .unwrap();
             }
             let txn = db.begin_write().unwrap();
             view.persist(&txn).unwrap();

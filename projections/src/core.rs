@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
+use engram_log::LogReader;
 use parking_lot::RwLock;
 
 use crate::audit::AuditView;
-use crate::models::{LruTable, MemoryTable, TierIndex, TrustScores};
+use crate::models::{LruTable, MemoryTable, Palace, SessionTable, TierIndex, TrustScores};
 use crate::runtime::SharedView;
+use crate::text_index::TextIndex;
 use crate::view::Snapshot;
 
 /// Typed handles to the core views, plus the list the runtime drives.
@@ -18,6 +20,9 @@ pub struct CoreViews {
     pub lru: Arc<RwLock<Snapshot<LruTable>>>,
     pub trust: Arc<RwLock<Snapshot<TrustScores>>>,
     pub audit: Arc<RwLock<AuditView>>,
+    pub sessions: Arc<RwLock<Snapshot<SessionTable>>>,
+    pub palace: Arc<RwLock<Snapshot<Palace>>>,
+    pub text_index: Arc<RwLock<TextIndex>>,
 }
 
 impl std::fmt::Debug for CoreViews {
@@ -26,22 +31,20 @@ impl std::fmt::Debug for CoreViews {
     }
 }
 
-impl Default for CoreViews {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl CoreViews {
-    /// Fresh, empty views.
+    /// Fresh, empty views over the log `reader` reads (the text index reads
+    /// the words a memory references back from it).
     #[must_use]
-    pub fn new() -> Self {
+    pub fn new(reader: LogReader) -> Self {
         Self {
             memory_table: Arc::default(),
             tier_index: Arc::default(),
             lru: Arc::default(),
             trust: Arc::default(),
             audit: Arc::default(),
+            sessions: Arc::default(),
+            palace: Arc::default(),
+            text_index: Arc::new(RwLock::new(TextIndex::new(reader))),
         }
     }
 
@@ -54,6 +57,9 @@ impl CoreViews {
             Arc::clone(&self.lru) as SharedView,
             Arc::clone(&self.trust) as SharedView,
             Arc::clone(&self.audit) as SharedView,
+            Arc::clone(&self.sessions) as SharedView,
+            Arc::clone(&self.palace) as SharedView,
+            Arc::clone(&self.text_index) as SharedView,
         ]
     }
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod fold;
 pub mod models;
 pub mod runtime;
+pub mod text_index;
 pub mod view;
 
 pub use audit::{AuditRecord, AuditView};
@@ -18,4 +19,5 @@ pub use core::CoreViews;
 pub use error::ViewError;
 pub use fold::Fold;
 pub use runtime::{AsOfViews, OpenOptions, OpenReport, SharedView, ViewOpen, ViewStatus, Views};
+pub use text_index::{TextHit, TextIndex, TextIndexState};
 pub use view::{Snapshot, View};

@@ -5,6 +5,8 @@
 //! | [`MemoryTable`] | `memory_table` | `Remembered`, `Reinforced`, `TierChanged`, `Archived`, `Forgotten` | a memory's entry and status (live / forgotten / archived) |
 //! | [`TierIndex`] | `tier_index` | `Remembered`, `TierChanged`, `Archived`, `Forgotten` | the tier (L1-L4) of a memory, the members of a tier |
 //! | [`LruTable`] | `lru` | `Remembered`, `Recalled`, `Expanded`, `Forgotten` | last access per memory, least recently used first |
+//! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot` (slots never reused) |
+//! | [`SessionTable`] | `sessions` | `Session` | turns, next turn number and seq span of each session |
 //! | [`TrustScores`] | `trust` | `Remembered`, `Reinforced`, `ContradictionFlagged`, `VerdictRecorded`, `Graded`, `EvidenceConfirmed`, `Forgotten` | a deterministic trust score in permille |
 //!
 //! Every model keeps its state in ordered collections only, ignores events
@@ -12,11 +14,15 @@
 
 pub mod lru;
 pub mod memory_table;
+pub mod palace;
+pub mod sessions;
 pub mod tier_index;
 pub mod trust;
 
 pub use lru::{Access, LruTable};
 pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
+pub use palace::{Coordinate, Palace, UNSORTED_ROOM};
+pub use sessions::{SessionInfo, SessionTable};
 pub use tier_index::TierIndex;
 pub use trust::{TrustBreakdown, TrustInputs, TrustScores};
 
@@ -180,7 +186,8 @@ pub(crate) mod testkit {
         Event::EvidenceConfirmed(EvidenceConfirmed {
             memory,
             by: Actor::User,
-            note: "checked".to_owned(),
+            quote: "checked".to_owned(),
+            valid: true,
         })
     }
 

@@ -366,7 +366,7 @@ fn replay_prefix(
             break;
         }
         for view in &mut guards {
-            view.apply(&event);
+            view.apply(&event)?;
         }
         last_fp = fingerprint(&event);
         if event.seq % AS_OF_COMMIT_EVENTS == 0 {
@@ -422,7 +422,7 @@ fn project(
                 for event in batch.iter().filter(|e| e.seq > start) {
                     assert_eq!(event.seq, applied + 1, "a projector skipped a seq");
                     seq_at = event.seq;
-                    view.apply(event);
+                    view.apply(event)?;
                     applied = event.seq;
                     since_checkpoint += 1;
                 }

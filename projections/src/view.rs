@@ -23,8 +23,11 @@ pub trait View: Send + Sync + 'static {
     fn name(&self) -> &'static str;
     /// Code version: a change means a full rebuild.
     fn version(&self) -> u32;
-    /// Folds one event (pure).
-    fn apply(&mut self, event: &LoggedEvent);
+    /// Folds one event. Pure in the event log: a view may read earlier
+    /// events back from the log (the text index reads the words a memory
+    /// references), never anything else. An error stops the projector: the
+    /// view is marked failed with the seq, never left silently behind.
+    fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError>;
     /// Writes the state, or what changed since the last call, into `txn`.
     fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError>;
     /// Replaces the in-memory state with what `txn` holds.
@@ -53,8 +56,9 @@ impl<F: Fold> View for Snapshot<F> {
         F::VERSION
     }
 
-    fn apply(&mut self, event: &LoggedEvent) {
+    fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError> {
         self.state.apply(event);
+        Ok(())
     }
 
     fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {

@@ -143,6 +143,7 @@ impl Fold for LruTable {
             | Event::TierChanged(_)
             | Event::Archived(_)
             | Event::Graded(_)
+            | Event::EvidenceNoted(_)
             | Event::EvidenceConfirmed(_)
             | Event::EntityLinked(_)
             | Event::GateDenied(_)

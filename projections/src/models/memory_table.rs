@@ -276,6 +276,7 @@ impl Fold for MemoryTable {
             | Event::Graded(_)
             | Event::Recalled(_)
             | Event::Expanded(_)
+            | Event::EvidenceNoted(_)
             | Event::EvidenceConfirmed(_)
             | Event::EntityLinked(_)
             | Event::GateDenied(_)

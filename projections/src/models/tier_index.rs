@@ -143,6 +143,7 @@ impl Fold for TierIndex {
             | Event::Graded(_)
             | Event::Recalled(_)
             | Event::Expanded(_)
+            | Event::EvidenceNoted(_)
             | Event::EvidenceConfirmed(_)
             | Event::EntityLinked(_)
             | Event::GateDenied(_)

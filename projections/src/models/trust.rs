@@ -269,7 +269,11 @@ impl Fold for TrustScores {
                     });
                 }
             }
-            Event::EvidenceConfirmed(e) => self.with(e.memory, |i| bump(&mut i.confirmations)),
+            Event::EvidenceNoted(e) => self.with(e.memory, |i| bump(&mut i.confirmations)),
+            Event::EvidenceConfirmed(e) if e.valid => {
+                self.with(e.memory, |i| bump(&mut i.confirmations));
+            }
+            Event::EvidenceConfirmed(_) => {}
             Event::Forgotten(f) => {
                 self.inputs.remove(&f.memory);
             }

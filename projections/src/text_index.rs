@@ -1,0 +1,394 @@
+//! The text index: BM25 over the words and CJK character bigrams of every
+//! memory that was not forgotten.
+//!
+//! A memory is a reference into the session log, so the words it stands for
+//! are not in its `Remembered` event. On `Remembered` the index reads the
+//! referenced session events back from the log (an earlier, immutable,
+//! verified prefix: the fold stays a pure function of the log) and indexes
+//! their content, the summary and the tags with
+//! [`engram_text::tokenize::tokenize`]. A `Forgotten` removes the memory's
+//! postings and drops its text at once. Archived memories stay indexed;
+//! recall decides from the memory table whether to show them.
+//!
+//! **Layout.** Documents get dense numbers in log order; each term maps to
+//! its postings `(doc, term frequency)` in doc order. A query scores into a
+//! dense array indexed by doc number (no hashing on the hot path) and keeps
+//! the best `limit` by a partial selection.
+//!
+//! **Scoring.** Okapi BM25 with `k1` = [`BM25_K1`], `b` = [`BM25_B`] and
+//! `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the memories not
+//! forgotten. Each distinct query term counts once. Ties go to the older
+//! memory (lower id), so the order is total and deterministic.
+//!
+//! **Invariants**
+//!
+//! - `by_memory[m] = d` exactly when `docs[d].memory == m`.
+//! - A forgotten document has no postings, no text and does not count in
+//!   `live_docs` / `live_len`; its number is never reused.
+//! - Postings of a term are sorted by doc number, without duplicates, and
+//!   never empty (an emptied term is removed).
+
+use std::collections::BTreeMap;
+
+use engram_log::{Event, LogReader, LoggedEvent, MemoryId, Remembered};
+use engram_text::tokenize::tokenize;
+use redb::{ReadTransaction, WriteTransaction};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ViewError;
+use crate::fold::snapshot;
+use crate::view::{SNAPSHOTS, View, open_if_exists};
+
+/// BM25 term-frequency saturation.
+pub const BM25_K1: f32 = 1.2;
+/// BM25 length normalisation.
+pub const BM25_B: f32 = 0.75;
+
+/// One indexed memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Doc {
+    memory: MemoryId,
+    /// Number of tokens (the BM25 document length).
+    len: u32,
+    live: bool,
+    /// The referenced words (session events' content joined by newlines);
+    /// empty once forgotten.
+    text: String,
+}
+
+/// The index's state: what is persisted as its snapshot.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextIndexState {
+    docs: Vec<Doc>,
+    by_memory: BTreeMap<MemoryId, u32>,
+    /// term -> (doc number, term frequency), sorted by doc number.
+    terms: BTreeMap<String, Vec<(u32, u32)>>,
+    live_docs: u64,
+    live_len: u64,
+}
+
+/// One scored memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextHit {
+    pub memory: MemoryId,
+    pub score: f32,
+}
+
+impl TextIndexState {
+    /// Number of memories indexed and not forgotten.
+    #[must_use]
+    pub fn live_count(&self) -> u64 {
+        self.live_docs
+    }
+
+    /// The words memory `memory` stands for; `None` when unknown or forgotten.
+    #[must_use]
+    pub fn text(&self, memory: MemoryId) -> Option<&str> {
+        let doc = self.docs.get(*self.by_memory.get(&memory)? as usize)?;
+        doc.live.then_some(doc.text.as_str())
+    }
+
+    /// The best `limit` memories for `terms` (query terms, see
+    /// [`engram_text::tokenize::query_terms`]) that `accept` lets through,
+    /// best first.
+    #[must_use]
+    pub fn search(
+        &self,
+        terms: &[String],
+        limit: usize,
+        accept: impl Fn(MemoryId) -> bool,
+    ) -> Vec<TextHit> {
+        if limit == 0 || self.live_docs == 0 {
+            return Vec::new();
+        }
+        let n = self.live_docs as f32;
+        let avg_len = (self.live_len as f32 / n).max(1.0);
+        let mut scores = vec![0f32; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
+        for term in terms {
+            if seen.contains(&term.as_str()) {
+                continue;
+            }
+            seen.push(term);
+            let Some(postings) = self.terms.get(term) else {
+                continue;
+            };
+            let df = postings.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for &(doc, tf) in postings {
+                let Some(slot) = scores.get_mut(doc as usize) else {
+                    continue;
+                };
+                let len = self.docs.get(doc as usize).map_or(0, |d| d.len) as f32;
+                let tf = tf as f32;
+                let norm =
+                    tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len));
+                if *slot == 0.0 {
+                    touched.push(doc);
+                }
+                *slot += idf * norm;
+            }
+        }
+        let mut hits: Vec<TextHit> = touched
+            .into_iter()
+            .filter_map(|doc| {
+                let memory = self.docs.get(doc as usize)?.memory;
+                let score = *scores.get(doc as usize)?;
+                (score > 0.0 && accept(memory)).then_some(TextHit { memory, score })
+            })
+            .collect();
+        let better = |a: &TextHit, b: &TextHit| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.memory.cmp(&b.memory))
+        };
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, better);
+            hits.truncate(limit);
+        }
+        hits.sort_unstable_by(better);
+        hits
+    }
+
+    fn add(&mut self, memory: MemoryId, text: String, extra: &[&str]) {
+        if self.by_memory.contains_key(&memory) {
+            return;
+        }
+        let Ok(doc) = u32::try_from(self.docs.len()) else {
+            // 4 billion memories: far past what one store holds.
+            return;
+        };
+        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        let mut len = 0u32;
+        for part in std::iter::once(text.as_str()).chain(extra.iter().copied()) {
+            for token in tokenize(part) {
+                len = len.saturating_add(1);
+                *counts.entry(token.term).or_default() += 1;
+            }
+        }
+        for (term, tf) in counts {
+            self.terms.entry(term).or_default().push((doc, tf));
+        }
+        self.by_memory.insert(memory, doc);
+        self.docs.push(Doc {
+            memory,
+            len,
+            live: true,
+            text,
+        });
+        self.live_docs += 1;
+        self.live_len += u64::from(len);
+    }
+
+    fn remove(&mut self, memory: MemoryId) {
+        let Some(&doc) = self.by_memory.get(&memory) else {
+            return;
+        };
+        let Some(entry) = self.docs.get_mut(doc as usize) else {
+            return;
+        };
+        if !entry.live {
+            return;
+        }
+        entry.live = false;
+        entry.text = String::new();
+        self.live_docs -= 1;
+        self.live_len -= u64::from(entry.len);
+        self.terms.retain(|_, postings| {
+            if let Ok(at) = postings.binary_search_by_key(&doc, |&(d, _)| d) {
+                postings.remove(at);
+            }
+            !postings.is_empty()
+        });
+    }
+}
+
+/// The text index view: the state plus the log it reads referenced words from.
+pub struct TextIndex {
+    reader: LogReader,
+    pub state: TextIndexState,
+}
+
+impl std::fmt::Debug for TextIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TextIndex")
+            .field("live", &self.state.live_docs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TextIndex {
+    /// Stable name: the key of the persisted snapshot.
+    pub const NAME: &'static str = "text_index";
+    /// Code version: bump when `apply`, tokenization or the layout changes.
+    pub const VERSION: u32 = 1;
+
+    /// An empty index reading referenced words from `reader`.
+    #[must_use]
+    pub fn new(reader: LogReader) -> Self {
+        Self {
+            reader,
+            state: TextIndexState::default(),
+        }
+    }
+
+    fn remembered(&mut self, memory: MemoryId, r: &Remembered) -> Result<(), ViewError> {
+        let reference = &r.reference;
+        let mut text = String::new();
+        if reference.first_seq >= 1
+            && reference.first_seq <= reference.last_seq
+            && reference.last_seq < memory
+        {
+            for logged in self.reader.read(reference.first_seq..=reference.last_seq)? {
+                if let Event::Session(turn) = &logged.event
+                    && turn.session == reference.session
+                {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(&turn.content);
+                }
+            }
+        }
+        let mut extra: Vec<&str> = r.tags.iter().map(String::as_str).collect();
+        if let Some(summary) = &r.summary {
+            extra.push(summary);
+        }
+        self.state.add(memory, text, &extra);
+        Ok(())
+    }
+}
+
+impl View for TextIndex {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn version(&self) -> u32 {
+        Self::VERSION
+    }
+
+    fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError> {
+        match &event.event {
+            Event::Remembered(r) => self.remembered(event.seq, r)?,
+            Event::Forgotten(f) => self.state.remove(f.memory),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn persist(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
+        let bytes = snapshot::encode_value(&self.state).map_err(|e| ViewError::Snapshot {
+            view: Self::NAME,
+            reason: e.to_string(),
+        })?;
+        txn.open_table(SNAPSHOTS)?
+            .insert(Self::NAME, bytes.as_slice())?;
+        Ok(())
+    }
+
+    fn load(&mut self, txn: &ReadTransaction) -> Result<(), ViewError> {
+        let bytes = match open_if_exists(txn, SNAPSHOTS)? {
+            Some(table) => table.get(Self::NAME)?.map(|b| b.value().to_vec()),
+            None => None,
+        };
+        self.state = match bytes {
+            Some(bytes) => snapshot::decode_value(&bytes).map_err(|e| ViewError::Snapshot {
+                view: Self::NAME,
+                reason: e.to_string(),
+            })?,
+            None => TextIndexState::default(),
+        };
+        Ok(())
+    }
+
+    fn clear(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
+        txn.open_table(SNAPSHOTS)?.remove(Self::NAME)?;
+        self.state = TextIndexState::default();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engram_text::tokenize::query_terms;
+
+    fn index(texts: &[&str]) -> TextIndexState {
+        let mut state = TextIndexState::default();
+        for (i, text) in texts.iter().enumerate() {
+            state.add(i as u64 + 1, (*text).to_owned(), &[]);
+        }
+        state
+    }
+
+    fn ids(hits: &[TextHit]) -> Vec<MemoryId> {
+        hits.iter().map(|h| h.memory).collect()
+    }
+
+    #[test]
+    fn chinese_query_finds_the_memory_by_bigrams() {
+        let state = index(&[
+            "The user prefers tea over coffee.",
+            "用户偏好使用 Python 而非 Node.js 处理数据分析。",
+            "部署在周五下午进行。",
+        ]);
+        let hits = state.search(&query_terms("数据分析偏好"), 10, |_| true);
+        assert_eq!(ids(&hits), [2]);
+    }
+
+    #[test]
+    fn rarer_terms_and_more_occurrences_rank_higher_and_ties_go_to_the_older() {
+        let state = index(&[
+            "tea tea tea and coffee",
+            "tea and coffee",
+            "coffee only",
+            "coffee only",
+        ]);
+        let hits = state.search(&query_terms("tea"), 10, |_| true);
+        assert_eq!(ids(&hits), [1, 2]);
+        assert!(hits[0].score > hits[1].score);
+        let hits = state.search(&query_terms("coffee only"), 2, |_| true);
+        assert_eq!(ids(&hits), [3, 4], "equal scores: older first");
+    }
+
+    #[test]
+    fn limit_and_filter_apply_before_the_cut() {
+        let state = index(&["alpha one", "alpha two", "alpha three"]);
+        let hits = state.search(&query_terms("alpha"), 1, |m| m != 1);
+        assert_eq!(hits.len(), 1);
+        assert_ne!(hits[0].memory, 1);
+        assert!(state.search(&query_terms("alpha"), 0, |_| true).is_empty());
+    }
+
+    #[test]
+    fn forget_removes_postings_text_and_statistics() {
+        let mut state = index(&["secret plan alpha", "plan beta"]);
+        state.remove(1);
+        assert_eq!(state.text(1), None);
+        assert_eq!(state.live_count(), 1);
+        assert!(state.search(&query_terms("alpha"), 10, |_| true).is_empty());
+        assert_eq!(ids(&state.search(&query_terms("plan"), 10, |_| true)), [2]);
+        assert!(
+            !state.terms.contains_key("alpha"),
+            "emptied terms are removed"
+        );
+        // A second forget and a forget of an unknown memory change nothing.
+        let before = state.clone();
+        state.remove(1);
+        state.remove(99);
+        assert_eq!(state, before);
+        // Equal to an index that never held the forgotten memory, but for
+        // the dead slot.
+        assert_eq!(state.live_len, index(&["", "plan beta"]).live_len);
+    }
+
+    #[test]
+    fn a_memory_is_indexed_once() {
+        let mut state = index(&["one"]);
+        state.add(1, "two".to_owned(), &[]);
+        assert_eq!(state.text(1), Some("one"));
+        assert_eq!(state.docs.len(), 1);
+    }
+}

@@ -1,0 +1,131 @@
+//! Recall: BM25 over the text index, narrowed by the memory table's filters.
+//!
+//! A hit is a memory that is live (or archived, when tier L4 is asked for),
+//! visible to the caller's session, in the asked room and tier, carrying
+//! every asked tag, and sharing at least one term with the query. Hits come
+//! best first; equal scores go to the older memory.
+
+use engram_log::{MemoryId, Scope, Tier};
+use engram_projections::CoreViews;
+use engram_projections::models::{MemoryEntry, MemoryStatus};
+use engram_text::tokenize::query_terms;
+
+/// Most hits one recall returns.
+pub const RECALL_LIMIT_MAX: usize = 100;
+/// Hits returned when the caller names no limit.
+pub const RECALL_LIMIT_DEFAULT: usize = 5;
+
+/// What to recall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecallQuery {
+    pub text: String,
+    pub room: Option<String>,
+    /// Only this tier. `None` searches L1-L3 (archived memories only when
+    /// `Some(L4)`).
+    pub tier: Option<Tier>,
+    /// Every one of these tags.
+    pub tags: Vec<String>,
+    /// The caller's session: memories scoped to another session are hidden.
+    pub session: Option<String>,
+    pub limit: usize,
+}
+
+impl RecallQuery {
+    /// A query for `text` with no filter and the default limit.
+    #[must_use]
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            room: None,
+            tier: None,
+            tags: Vec::new(),
+            session: None,
+            limit: RECALL_LIMIT_DEFAULT,
+        }
+    }
+}
+
+/// One recalled memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: MemoryId,
+    /// Palace coordinate `room#slot`.
+    pub coordinate: String,
+    /// BM25 score.
+    pub score: f64,
+    /// The words the memory references.
+    pub text: String,
+    /// Trust, 0..=1.
+    pub trust: f64,
+    /// Always `relevant` for a recall hit.
+    pub status: &'static str,
+    pub tier: Tier,
+    pub room: Option<String>,
+    pub tags: Vec<String>,
+    pub summary: Option<String>,
+}
+
+/// Whether `entry` passes the query's filters.
+#[must_use]
+pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
+    let status_ok = match entry.status {
+        MemoryStatus::Live => query.tier != Some(Tier::L4) || entry.tier == Tier::L4,
+        MemoryStatus::Archived => query.tier == Some(Tier::L4),
+        MemoryStatus::Forgotten => false,
+    };
+    let tier_ok = match query.tier {
+        Some(tier) => entry.tier == tier,
+        None => entry.tier != Tier::L4,
+    };
+    let scope_ok = match &entry.scope {
+        Scope::Store => true,
+        Scope::Session(owner) => query.session.as_deref() == Some(owner.as_str()),
+    };
+    let room_ok = query
+        .room
+        .as_ref()
+        .is_none_or(|room| entry.room.as_ref() == Some(room));
+    let tags_ok = query.tags.iter().all(|t| entry.tags.contains(t));
+    status_ok && tier_ok && scope_ok && room_ok && tags_ok
+}
+
+/// The best hits for `query`, best first.
+#[must_use]
+pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
+    let terms = query_terms(&query.text);
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let limit = query.limit.min(RECALL_LIMIT_MAX);
+    let table = core.memory_table.read();
+    let index = core.text_index.read();
+    let scored = index.state.search(&terms, limit, |id| {
+        table
+            .state
+            .get(id)
+            .is_some_and(|entry| admits(query, entry))
+    });
+    let trust = core.trust.read();
+    let palace = core.palace.read();
+    scored
+        .into_iter()
+        .filter_map(|hit| {
+            let entry = table.state.get(hit.memory)?;
+            Some(Hit {
+                id: hit.memory,
+                coordinate: palace
+                    .state
+                    .coordinate(hit.memory)
+                    .map_or_else(String::new, ToString::to_string),
+                score: f64::from(hit.score),
+                text: index.state.text(hit.memory).unwrap_or_default().to_owned(),
+                trust: trust.state.trust(hit.memory).unwrap_or(0.0),
+                status: "relevant",
+                tier: entry.tier,
+                room: entry.room.clone(),
+                tags: entry.tags.clone(),
+                summary: entry.summary.clone(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,415 @@
+//! The memory seam: remember, recall, expand, forget and confirm on an
+//! [`Engram`], and the [`MemoryProvider`] trait they implement.
+//!
+//! Each command runs validate -> redact -> gate -> decide -> append; a gate
+//! denial appends a `GateDenied` event and returns [`EngineError::Denied`].
+//! Every append waits for the views, so a recall right after a remember
+//! finds it (read-your-writes).
+//!
+//! Plain content is recorded in two appends: the `note` session event
+//! first, then the `Remembered` event sealing the words as the log holds
+//! them. A crash between the two leaves a note that no memory references
+//! (no memory is half-written; the caller saw an error and may retry).
+
+use engram_commands::gate::{Action, Object, Subject};
+use engram_commands::memory::{
+    self, InputError, MemoryMeta, NOTES_SESSION, content_bytes, note_event,
+};
+use engram_log::seal::{self, SealError};
+use engram_log::{
+    Event, Expanded, LoggedEvent, MemoryId, MemoryRef, RecallFilters, RecallHit, Recalled, Role,
+};
+use engram_projections::models::{MemoryEntry, MemoryStatus};
+use engram_queries::{Hit, RecallQuery};
+use engram_text::redact::redact;
+
+use crate::engine::{EngineError, Engram};
+
+/// What to remember.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Plain words, recorded as a `note` turn of `session` (default
+    /// [`NOTES_SESSION`]) and then referenced.
+    Text {
+        text: String,
+        session: Option<String>,
+    },
+    /// Turns already in the session log.
+    Reference(MemoryRef),
+}
+
+/// A remember request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remember {
+    pub content: Content,
+    pub meta: MemoryMeta,
+    pub subject: Subject,
+}
+
+impl Remember {
+    /// The user remembering plain `text` with default metadata.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: Content::Text {
+                text: text.into(),
+                session: None,
+            },
+            meta: MemoryMeta::default(),
+            subject: Subject::user(),
+        }
+    }
+}
+
+/// How a save ended. Only `New` exists until the flywheel decides others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    New,
+}
+
+impl Outcome {
+    /// The outcome's name in JSON output.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::New => "new",
+        }
+    }
+}
+
+/// What remember did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    /// The memory's id: the seq of its `Remembered` event.
+    pub id: MemoryId,
+    pub coordinate: String,
+    pub outcome: Outcome,
+    pub reference: MemoryRef,
+}
+
+/// One turn of an expanded memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpandedTurn {
+    pub seq: u64,
+    pub ts_ms: u64,
+    pub session: String,
+    pub turn: u32,
+    pub role: Role,
+    pub content: String,
+}
+
+/// A memory expanded to its original words, proven unaltered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expansion {
+    pub id: MemoryId,
+    pub turns: Vec<ExpandedTurn>,
+    /// The content hash and HMAC matched (always true: a mismatch is an error).
+    pub verified: bool,
+    pub status: MemoryStatus,
+}
+
+/// What forget did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forgetting {
+    pub id: MemoryId,
+    /// Seq of the tombstone (the earlier one when already forgotten).
+    pub seq: u64,
+    /// The memory was already forgotten: nothing was appended.
+    pub already: bool,
+}
+
+/// What confirm recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirmation {
+    pub id: MemoryId,
+    pub seq: u64,
+    /// The quote occurs in the memory's verified source words.
+    pub valid: bool,
+    pub trust: f64,
+}
+
+/// A memory backend behind the same tools (CLI, MCP, HTTP): the engine
+/// implements it, and another provider (a remote store, a test double) can
+/// stand in.
+pub trait MemoryProvider: Send + Sync {
+    /// The provider's error.
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Records a memory.
+    fn remember(&self, request: &Remember) -> Result<Receipt, Self::Error>;
+    /// The best memories for a query, best first.
+    fn recall(&self, query: &RecallQuery) -> Result<Vec<Hit>, Self::Error>;
+    /// A memory's original words, proven unaltered.
+    fn expand(&self, id: MemoryId, subject: &Subject) -> Result<Expansion, Self::Error>;
+    /// Tombstones a memory.
+    fn forget(
+        &self,
+        id: MemoryId,
+        subject: &Subject,
+        reason: &str,
+    ) -> Result<Forgetting, Self::Error>;
+}
+
+impl Engram {
+    fn entry(&self, id: MemoryId) -> Result<MemoryEntry, EngineError> {
+        self.core()
+            .memory_table
+            .read()
+            .state
+            .get(id)
+            .cloned()
+            .ok_or(EngineError::UnknownMemory { id })
+    }
+
+    fn gate(
+        &self,
+        subject: &Subject,
+        action: Action,
+        object: &Object<'_>,
+    ) -> Result<(), EngineError> {
+        if let Err(denial) = self.gates().check(subject, action, object) {
+            self.append(&[Event::GateDenied(denial.event.clone())])?;
+            return Err(EngineError::Denied(denial));
+        }
+        Ok(())
+    }
+
+    /// Records a memory: validate, redact, gate, append (see the module docs).
+    pub fn remember(&self, request: &Remember) -> Result<Receipt, EngineError> {
+        let meta = request.meta.cleaned()?;
+        let _writer = self.write_lock();
+        let (reference, events) = match &request.content {
+            Content::Text { text, session } => {
+                let session = session.as_deref().unwrap_or(NOTES_SESSION);
+                let turn = self.core().sessions.read().state.next_turn(session.trim());
+                let note = note_event(session, turn, text)?;
+                let object = Object::Content {
+                    bytes: note.content.len(),
+                    events: 1,
+                    source: meta.source,
+                    scope: &meta.scope,
+                };
+                self.gate(&request.subject, Action::Remember, &object)?;
+                let reference_session = note.session.clone();
+                let event = Event::Session(note);
+                let seq = self.append(std::slice::from_ref(&event))?.first_seq;
+                let reference = MemoryRef {
+                    session: reference_session,
+                    first_seq: seq,
+                    last_seq: seq,
+                };
+                let logged = self.log().read(seq..=seq).map_err(SealError::Read)?;
+                (reference, logged)
+            }
+            Content::Reference(reference) => {
+                let events = seal::read_reference(self.log().reader(), reference)?;
+                let object = Object::Content {
+                    bytes: content_bytes(&events),
+                    events: events.len() as u64,
+                    source: meta.source,
+                    scope: &meta.scope,
+                };
+                self.gate(&request.subject, Action::Remember, &object)?;
+                (reference.clone(), events)
+            }
+        };
+        let remembered = memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
+        let id = self.append(&[Event::Remembered(remembered)])?.first_seq;
+        Ok(Receipt {
+            id,
+            coordinate: self.coordinate(id),
+            outcome: Outcome::New,
+            reference,
+        })
+    }
+
+    /// The palace coordinate of memory `id` (empty when unknown).
+    #[must_use]
+    pub fn coordinate(&self, id: MemoryId) -> String {
+        self.core()
+            .palace
+            .read()
+            .state
+            .coordinate(id)
+            .map_or_else(String::new, ToString::to_string)
+    }
+
+    /// The best memories for `query`, best first; appends a `Recalled`
+    /// event (retrieval evidence and LRU touch) with the redacted query.
+    pub fn recall(&self, query: &RecallQuery) -> Result<Vec<Hit>, EngineError> {
+        if query.text.trim().is_empty() {
+            return Err(InputError::Empty { field: "query" }.into());
+        }
+        if query.text.len() > memory::NOTE_BYTES_MAX {
+            return Err(InputError::TooLong {
+                field: "query",
+                bytes: query.text.len(),
+                max: memory::NOTE_BYTES_MAX,
+            }
+            .into());
+        }
+        let hits = engram_queries::recall(self.core(), query);
+        let event = Recalled {
+            query: redact(&query.text).text,
+            filters: RecallFilters {
+                room: query.room.clone(),
+                tier: query.tier,
+                tags: query.tags.clone(),
+                scope: query.session.clone().map(engram_log::Scope::Session),
+                limit: u32::try_from(query.limit).unwrap_or(u32::MAX),
+            },
+            hits: hits
+                .iter()
+                .map(|h| RecallHit {
+                    memory: h.id,
+                    score_micros: (h.score * 1e6) as u64,
+                })
+                .collect(),
+            mode: "keyword".to_owned(),
+        };
+        self.append(&[Event::Recalled(event)])?;
+        Ok(hits)
+    }
+
+    /// Memory `id`'s original words, proven unaltered; appends `Expanded`.
+    /// A forgotten memory expands only in audit mode.
+    pub fn expand_as(
+        &self,
+        id: MemoryId,
+        subject: &Subject,
+        audit: bool,
+    ) -> Result<Expansion, EngineError> {
+        let entry = self.entry(id)?;
+        if let Some(forgotten) = &entry.forgotten
+            && !audit
+        {
+            return Err(EngineError::Forgotten {
+                id,
+                seq: forgotten.seq,
+            });
+        }
+        self.gate(subject, Action::Expand, &Object::Memory(&entry))?;
+        let events = seal::read_sealed(
+            self.log().reader(),
+            self.log().key(),
+            &entry.reference,
+            &entry.content_sha256,
+            &entry.mac,
+        )?;
+        self.append(&[Event::Expanded(Expanded { memory: id, audit })])?;
+        Ok(Expansion {
+            id,
+            turns: events.iter().filter_map(turn_of).collect(),
+            verified: true,
+            status: entry.status,
+        })
+    }
+
+    /// Tombstones memory `id` (who, why). Idempotent: forgetting a forgotten
+    /// memory appends nothing and reports the first tombstone.
+    pub fn forget(
+        &self,
+        id: MemoryId,
+        subject: &Subject,
+        reason: &str,
+    ) -> Result<Forgetting, EngineError> {
+        let event = memory::forgotten(id, subject.actor, reason)?;
+        let _writer = self.write_lock();
+        let entry = self.entry(id)?;
+        if let Some(forgotten) = &entry.forgotten {
+            return Ok(Forgetting {
+                id,
+                seq: forgotten.seq,
+                already: true,
+            });
+        }
+        self.gate(subject, Action::Forget, &Object::Memory(&entry))?;
+        let seq = self.append(&[Event::Forgotten(event)])?.first_seq;
+        Ok(Forgetting {
+            id,
+            seq,
+            already: false,
+        })
+    }
+
+    /// Checks `quote` against memory `id`'s verified source words and
+    /// records `EvidenceConfirmed` (valid evidence raises trust).
+    pub fn confirm(
+        &self,
+        id: MemoryId,
+        subject: &Subject,
+        quote: &str,
+    ) -> Result<Confirmation, EngineError> {
+        let entry = self.entry(id)?;
+        if let Some(forgotten) = &entry.forgotten {
+            return Err(EngineError::Forgotten {
+                id,
+                seq: forgotten.seq,
+            });
+        }
+        self.gate(subject, Action::Confirm, &Object::Memory(&entry))?;
+        let events = seal::read_sealed(
+            self.log().reader(),
+            self.log().key(),
+            &entry.reference,
+            &entry.content_sha256,
+            &entry.mac,
+        )?;
+        let evidence = memory::evidence(id, subject.actor, quote, &events)?;
+        let valid = evidence.valid;
+        let seq = self
+            .append(&[Event::EvidenceConfirmed(evidence)])?
+            .first_seq;
+        let trust = self.core().trust.read().state.trust(id).unwrap_or(0.0);
+        Ok(Confirmation {
+            id,
+            seq,
+            valid,
+            trust,
+        })
+    }
+}
+
+fn turn_of(logged: &LoggedEvent) -> Option<ExpandedTurn> {
+    match &logged.event {
+        Event::Session(s) => Some(ExpandedTurn {
+            seq: logged.seq,
+            ts_ms: logged.ts_ms,
+            session: s.session.clone(),
+            turn: s.turn,
+            role: s.role,
+            content: s.content.clone(),
+        }),
+        _ => None,
+    }
+}
+
+impl MemoryProvider for Engram {
+    type Error = EngineError;
+
+    fn remember(&self, request: &Remember) -> Result<Receipt, EngineError> {
+        Engram::remember(self, request)
+    }
+
+    fn recall(&self, query: &RecallQuery) -> Result<Vec<Hit>, EngineError> {
+        Engram::recall(self, query)
+    }
+
+    fn expand(&self, id: MemoryId, subject: &Subject) -> Result<Expansion, EngineError> {
+        self.expand_as(id, subject, false)
+    }
+
+    fn forget(
+        &self,
+        id: MemoryId,
+        subject: &Subject,
+        reason: &str,
+    ) -> Result<Forgetting, EngineError> {
+        Engram::forget(self, id, subject, reason)
+    }
+}
+
+impl From<InputError> for EngineError {
+    fn from(e: InputError) -> Self {
+        EngineError::Input(e)
+    }
+}
