@@ -1,8 +1,8 @@
 //! Store folders: where a store lives, and opening its log with the right key.
 //!
 //! A store is a folder holding `log/` (segment files) and `hmac.key` (mode
-//! 0600). The default store is `ENGRAM_HOME`, else `~/.engram`, created on
-//! first write. The key comes from `ENGRAM_HMAC_KEY` (hex), a key file given
+//! 0600). Which store a command uses (the user store or a project's, under
+//! the engram home) is decided in [`crate::scope`]. The key comes from `ENGRAM_HMAC_KEY` (hex), a key file given
 //! by the caller, or the store's own `hmac.key`, which is created only while
 //! the log is still empty: a store with a log and no key is an error, never
 //! a fresh key that would make every frame fail its HMAC.
@@ -14,12 +14,6 @@ use engram_log::{
     limits::SEGMENT_BYTES_DEFAULT,
 };
 
-/// Environment variable naming the default store folder.
-pub const HOME_ENV: &str = "ENGRAM_HOME";
-
-/// Name of the default store folder inside the user's home directory.
-pub const DEFAULT_DIR_NAME: &str = ".engram";
-
 /// Name of the log folder inside a store.
 pub const LOG_DIR_NAME: &str = "log";
 
@@ -30,8 +24,6 @@ pub const VIEWS_FILE_NAME: &str = "views.redb";
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    #[error("no store given and no home directory: pass --store DIR or set {HOME_ENV}")]
-    NoHome,
     #[error("{path} exists and is not a folder: pass a store folder")]
     NotAFolder { path: PathBuf },
     #[error(transparent)]
@@ -44,17 +36,6 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// The default store folder: `ENGRAM_HOME`, else `~/.engram`.
-pub fn default_store_dir() -> Result<PathBuf, StoreError> {
-    if let Some(home) = std::env::var_os(HOME_ENV).filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(home));
-    }
-    std::env::home_dir()
-        .filter(|h| !h.as_os_str().is_empty())
-        .map(|h| h.join(DEFAULT_DIR_NAME))
-        .ok_or(StoreError::NoHome)
 }
 
 /// How to open a store's log.

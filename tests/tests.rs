@@ -12,6 +12,7 @@ mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;
 mod log_crash;
+mod memory;
 mod process_crash;
 mod tidy;
 mod views;

@@ -5,6 +5,7 @@ mod bench;
 mod ingest;
 mod inspect;
 mod log_cmd;
+mod memory;
 mod verify;
 mod views;
 
@@ -15,9 +16,11 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use engram::log::{Durability, KeySource};
-use engram::store::{Store, StoreOptions, default_store_dir};
+use engram::scope::{StoreScope, default_scope, engram_home, scope_store_dir};
+use engram::store::{Store, StoreOptions};
 
-/// Exit status of a failed check (`verify` found corruption).
+/// Exit status of a failed check (`verify` found corruption) or of nothing
+/// found (`recall` without hits, `confirm` of a quote not in the source).
 pub const EXIT_CHECK_FAILED: u8 = 1;
 /// Exit status of any other error.
 pub const EXIT_ERROR: u8 = 2;
@@ -26,13 +29,26 @@ pub const EXIT_ERROR: u8 = 2;
 ///
 /// Every memory operation is an event in an append-only log of segment files,
 /// sealed with a blake3 hash chain and HMAC-SHA256. Exit status: 0 success,
-/// 1 a check failed (verify found corruption or tampering), 2 any other error.
+/// 1 a check failed or nothing was found (verify found corruption or
+/// tampering, recall found no memory), 2 any other error.
+///
+/// Stores live under the engram home ($ENGRAM_HOME, else ~/.engram): a user
+/// store (`user/`) and one per project (`project-<hash>/`, keyed by the git
+/// identity of the working directory). Inside a git repository commands use
+/// the project store, elsewhere the user store; recall searches both.
 #[derive(Debug, Parser)]
 #[command(name = "engram", version, about, long_about)]
 pub struct Args {
-    /// Store folder (default: $ENGRAM_HOME, else ~/.engram; created on first write).
+    /// Store folder to use directly, instead of the scope's store under the
+    /// engram home (created on first write).
     #[arg(long, global = true, value_name = "DIR")]
     store: Option<PathBuf>,
+
+    /// Which store under the engram home: `project` (the git repository of
+    /// the working directory) or `user`. Default: project inside a git
+    /// repository, user elsewhere; recall searches both unless given.
+    #[arg(long, global = true, value_name = "SCOPE", conflicts_with = "store")]
+    scope: Option<StoreScope>,
 
     /// HMAC key file (32 raw bytes or 64 hex digits) instead of the store's
     /// own hmac.key. ENGRAM_HMAC_KEY (64 hex digits) takes precedence.
@@ -68,6 +84,22 @@ enum Command {
     /// Look inside the log's files (read-only).
     #[command(subcommand)]
     Inspect(inspect::InspectCommand),
+    /// Remember plain text (recorded as a note turn, then referenced) or a
+    /// range of session turns already in the log (--first-seq/--last-seq).
+    Remember(memory::RememberArgs),
+    /// Find memories by keywords (BM25 over words and CJK bigrams). Exit 1
+    /// when nothing matches. --format context prints the block for a model.
+    Recall(memory::RecallArgs),
+    /// Print a memory's original words and prove they were not altered
+    /// (content hash and HMAC). A mismatch is an error naming the seq.
+    Expand(memory::ExpandArgs),
+    /// Tombstone a memory: it never comes back from recall. The log keeps
+    /// the original words (see `engram log`).
+    Forget(memory::ForgetArgs),
+    /// Check that QUOTE occurs in a memory's verified source words and
+    /// record the evidence (valid evidence raises trust). Exit 1 when it
+    /// does not occur.
+    Confirm(memory::ConfirmArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -91,26 +123,52 @@ impl DurabilityArg {
     }
 }
 
-/// What every command needs: the store and where its key comes from.
+/// What every command needs: the store, where its key comes from, and the
+/// stores a recall searches.
 #[derive(Debug, Clone)]
 pub struct Context {
     pub store: Store,
+    /// The store's scope name in output: `user`, `project`, or `store` for
+    /// a folder given with --store.
+    pub scope: &'static str,
     pub key: KeySource,
+    /// The stores recall searches, with their scope names, primary first.
+    pub recall_stores: Vec<(&'static str, Store)>,
 }
 
 impl Context {
     fn new(args: &Args) -> anyhow::Result<Self> {
-        let dir = match &args.store {
-            Some(dir) => dir.clone(),
-            None => default_store_dir()?,
-        };
         let fallback = match &args.key_file {
             Some(path) => KeySource::File(path.clone()),
             None => KeySource::StoreFile,
         };
+        let key = KeySource::from_env_or(fallback);
+        if let Some(dir) = &args.store {
+            let store = Store::at(dir.clone());
+            return Ok(Self {
+                recall_stores: vec![("store", store.clone())],
+                store,
+                scope: "store",
+                key,
+            });
+        }
+        let cwd = std::env::current_dir().context("reading the working directory")?;
+        let home = engram_home()?;
+        let scope = match args.scope {
+            Some(scope) => scope,
+            None => default_scope(&cwd)?,
+        };
+        let store = Store::at(scope_store_dir(&home, scope, &cwd)?);
+        let mut recall_stores = vec![(scope.as_str(), store.clone())];
+        if args.scope.is_none() && scope == StoreScope::Project {
+            let user = Store::at(scope_store_dir(&home, StoreScope::User, &cwd)?);
+            recall_stores.push((StoreScope::User.as_str(), user));
+        }
         Ok(Self {
-            store: Store::at(dir),
-            key: KeySource::from_env_or(fallback),
+            store,
+            scope: scope.as_str(),
+            key,
+            recall_stores,
         })
     }
 
@@ -134,6 +192,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Stats(a) => views::stats(&ctx, &a),
         Command::Audit(a) => views::audit(&ctx, &a),
         Command::Rebuild(a) => views::rebuild(&ctx, &a),
+        Command::Remember(a) => memory::remember(&ctx, &a),
+        Command::Recall(a) => memory::recall(&ctx, &a),
+        Command::Expand(a) => memory::expand(&ctx, &a),
+        Command::Forget(a) => memory::forget(&ctx, &a),
+        Command::Confirm(a) => memory::confirm(&ctx, &a),
     }
 }
 
