@@ -155,3 +155,61 @@ fn a_bad_transcript_is_refused_whole_naming_the_line() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn skip_bad_lines_ingests_the_good_lines_and_reports_each_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mixed.jsonl");
+    std::fs::write(
+        &file,
+        "{\"role\":\"user\",\"content\":\"first good\"}\n\
+         not json\n\
+         {\"role\":\"wizard\",\"content\":\"x\"}\n\
+         {\"role\":\"assistant\",\"content\":\"second good\"}\n",
+    )
+    .unwrap();
+    let store = dir.path().join("store");
+    let args = [
+        "ingest",
+        file.to_str().unwrap(),
+        "--session",
+        "mixed",
+        "--skip-bad-lines",
+        "--json",
+    ];
+    let out = engram(&store, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = &crate::support::json_lines(&out.stdout)[0];
+    assert_eq!(report["turns"], 2);
+    let lines: Vec<u64> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [2, 3]);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("line 2") && stderr.contains("line 3"),
+        "{stderr}"
+    );
+    let contents: Vec<String> = log_lines(&store)
+        .iter()
+        .map(|l| l["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(contents, ["first good", "second good"]);
+
+    // Ingesting into the same session again continues its turn numbers.
+    let out = engram(&store, &args);
+    assert_eq!(out.status.code(), Some(0));
+    let turns: Vec<u64> = log_lines(&store)
+        .iter()
+        .map(|l| l["turn"].as_u64().unwrap())
+        .collect();
+    assert_eq!(turns, [0, 1, 2, 3]);
+}

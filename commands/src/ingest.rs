@@ -102,62 +102,93 @@ fn render_content(content: &Value) -> Result<(String, bool), String> {
 
 /// Parses a JSON-lines transcript. Fails on the first bad line, naming it.
 pub fn parse_transcript(text: &str) -> Result<Transcript, IngestError> {
+    parse_lines(text, false).map(|(transcript, _)| transcript)
+}
+
+/// Parses a JSON-lines transcript, skipping bad lines: the transcript of the
+/// good lines and every skipped line's error (line number and reason), so
+/// the caller can report them. Still fails when no turn is left.
+pub fn parse_transcript_skipping(
+    text: &str,
+) -> Result<(Transcript, Vec<IngestError>), IngestError> {
+    parse_lines(text, true)
+}
+
+fn parse_lines(text: &str, skip_bad: bool) -> Result<(Transcript, Vec<IngestError>), IngestError> {
     let mut turns = Vec::new();
     let mut session = None;
+    let mut skipped = Vec::new();
     for (index, raw) in text.lines().enumerate() {
         let line = index + 1;
-        let bad = |reason: String| IngestError::Line { line, reason };
         if raw.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(raw).map_err(|e| bad(format!("not JSON: {e}")))?;
-        if !value.is_object() {
-            return Err(bad("expected a JSON object".to_owned()));
-        }
-        let message = match value.get("message") {
-            Some(message) => {
-                // A Claude Code line: only user and assistant lines are turns.
-                if let Some(id) = value.get("sessionId").and_then(Value::as_str) {
-                    session.get_or_insert_with(|| id.to_owned());
+        match parse_line(raw, line, &mut session) {
+            Ok(Some(turn)) => {
+                if turns.len() == TRANSCRIPT_TURNS_MAX {
+                    return Err(IngestError::TooLong {
+                        max: TRANSCRIPT_TURNS_MAX,
+                    });
                 }
-                message
+                turns.push(turn);
             }
-            None if value.get("role").is_some() => &value,
-            None if value.get("type").is_some() => continue, // summary and other records
-            None => {
-                return Err(bad(
-                    "expected `role` and `content` (or a Claude Code `message`)".to_owned(),
-                ));
-            }
-        };
-        let role_name = message
-            .get("role")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("`role` is missing or not a string".to_owned()))?;
-        let mut role = role_named(role_name).ok_or_else(|| {
-            bad(format!(
-                "unknown role {role_name:?} (expected user, assistant, tool, system or note)"
-            ))
-        })?;
-        let (content, only_tool_results) =
-            render_content(message.get("content").unwrap_or(&Value::Null)).map_err(bad)?;
-        if only_tool_results && role == Role::User {
-            role = Role::Tool;
+            Ok(None) => {}
+            Err(e) if skip_bad => skipped.push(e),
+            Err(e) => return Err(e),
         }
-        if content.trim().is_empty() {
-            continue;
-        }
-        if turns.len() == TRANSCRIPT_TURNS_MAX {
-            return Err(IngestError::TooLong {
-                max: TRANSCRIPT_TURNS_MAX,
-            });
-        }
-        turns.push(Turn { role, content });
     }
     if turns.is_empty() {
         return Err(IngestError::Empty);
     }
-    Ok(Transcript { turns, session })
+    Ok((Transcript { turns, session }, skipped))
+}
+
+/// One line: a turn, nothing (a record that is no turn, an empty turn), or
+/// the line's error.
+fn parse_line(
+    raw: &str,
+    line: usize,
+    session: &mut Option<String>,
+) -> Result<Option<Turn>, IngestError> {
+    let bad = |reason: String| IngestError::Line { line, reason };
+    let value: Value = serde_json::from_str(raw).map_err(|e| bad(format!("not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(bad("expected a JSON object".to_owned()));
+    }
+    let message = match value.get("message") {
+        Some(message) => {
+            // A Claude Code line: only user and assistant lines are turns.
+            if let Some(id) = value.get("sessionId").and_then(Value::as_str) {
+                session.get_or_insert_with(|| id.to_owned());
+            }
+            message
+        }
+        None if value.get("role").is_some() => &value,
+        None if value.get("type").is_some() => return Ok(None), // summary and other records
+        None => {
+            return Err(bad(
+                "expected `role` and `content` (or a Claude Code `message`)".to_owned(),
+            ));
+        }
+    };
+    let role_name = message
+        .get("role")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`role` is missing or not a string".to_owned()))?;
+    let mut role = role_named(role_name).ok_or_else(|| {
+        bad(format!(
+            "unknown role {role_name:?} (expected user, assistant, tool, system or note)"
+        ))
+    })?;
+    let (content, only_tool_results) =
+        render_content(message.get("content").unwrap_or(&Value::Null)).map_err(bad)?;
+    if only_tool_results && role == Role::User {
+        role = Role::Tool;
+    }
+    if content.trim().is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Turn { role, content }))
 }
 
 /// A session id derived from the transcript's bytes: the same file always

@@ -6,7 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use engram::engine::Engram;
-use engram_commands::ingest::{derived_session_id, parse_transcript, session_events};
+use engram_commands::ingest::{
+    derived_session_id, parse_transcript, parse_transcript_skipping, session_events,
+};
 use serde_json::json;
 
 use super::Context;
@@ -23,7 +25,13 @@ pub struct IngestArgs {
     /// its bytes, so the same file always gets the same id).
     #[arg(long, value_name = "ID")]
     session: Option<String>,
-    /// Print one JSON object: session, first_seq, last_seq, turns, redacted.
+    /// Skip malformed lines (each is reported with its line number) instead
+    /// of refusing the whole file. Without it, a bad line stops the ingest
+    /// before anything is appended.
+    #[arg(long)]
+    skip_bad_lines: bool,
+    /// Print one JSON object: session, first_seq, last_seq, turns, redacted,
+    /// skipped ([{line, reason}]).
     #[arg(long)]
     json: bool,
 }
@@ -33,16 +41,30 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
     let text = std::str::from_utf8(&bytes)
         .with_context(|| format!("{} is not UTF-8", args.file.display()))?;
-    let transcript =
-        parse_transcript(text).with_context(|| format!("parsing {}", args.file.display()))?;
+    let (transcript, skipped) = if args.skip_bad_lines {
+        parse_transcript_skipping(text)
+    } else {
+        parse_transcript(text).map(|t| (t, Vec::new()))
+    }
+    .with_context(|| {
+        format!(
+            "parsing {} (nothing was ingested; --skip-bad-lines ingests the good lines)",
+            args.file.display()
+        )
+    })?;
+    for problem in &skipped {
+        eprintln!("engram: skipped {}: {problem}", args.file.display());
+    }
     let session = args
         .session
         .clone()
         .or(transcript.session.clone())
         .unwrap_or_else(|| derived_session_id(&bytes));
     anyhow::ensure!(!session.trim().is_empty(), "--session must not be empty");
-    let (events, n_redacted) = session_events(&session, 0, &transcript.turns);
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    // A session ingested again continues its turn numbers.
+    let first_turn = engram.core().sessions.read().state.next_turn(&session);
+    let (events, n_redacted) = session_events(&session, first_turn, &transcript.turns);
     let mut range: Option<(u64, u64)> = None;
     for chunk in events.chunks(INGEST_BATCH_EVENTS) {
         let appended = engram.append(chunk)?;
@@ -56,7 +78,18 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!(
             "{}",
-            json!({"session": session, "first_seq": first, "last_seq": last, "turns": events.len(), "redacted": n_redacted})
+            json!({
+                "session": session,
+                "first_seq": first,
+                "last_seq": last,
+                "turns": events.len(),
+                "redacted": n_redacted,
+                "skipped": skipped.iter().map(|p| match p {
+                    engram_commands::ingest::IngestError::Line { line, reason } =>
+                        json!({"line": line, "reason": reason}),
+                    other => json!({"line": null, "reason": other.to_string()}),
+                }).collect::<Vec<_>>(),
+            })
         );
     } else {
         println!(
