@@ -136,6 +136,22 @@ impl std::fmt::Debug for Engram {
 
 impl Engram {
     /// Opens (or creates) the store and brings its views up to date.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// use engram::{Engram, RecallQuery, Remember, Subject, store::{Store, StoreOptions}};
+    ///
+    /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
+    /// let saved = engram.remember(&Remember::text("用户偏好使用 Python 处理数据分析"))?;
+    /// let hits = engram.recall(&RecallQuery::new("数据分析"))?;
+    /// assert_eq!(hits[0].id, saved.id);
+    /// let words = engram.expand_as(saved.id, &Subject::user(), false)?;
+    /// assert!(words.verified);
+    /// engram.forget(saved.id, &Subject::user(), "no longer true")?;
+    /// assert!(engram.recall(&RecallQuery::new("数据分析"))?.is_empty());
+    /// engram.close()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(store: Store, options: &StoreOptions) -> Result<Self, EngineError> {
         Self::open_with(store, options, OpenOptions::default(), &|_, _| {})
     }
@@ -200,6 +216,42 @@ impl Engram {
         self.views
             .wait_for(appended.last_seq, READ_YOUR_WRITES_TIMEOUT)?;
         Ok(appended)
+    }
+
+    /// The events from seq `from` on, in seq order, each frame checked
+    /// (hash chain and HMAC) as it is read.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// use engram::{Engram, Remember, store::{Store, StoreOptions}};
+    ///
+    /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
+    /// engram.remember(&Remember::text("tea, no sugar"))?;
+    /// let kinds: Vec<&str> = engram.replay(1).map(|e| e.map(|e| e.event.kind())).collect::<Result<_, _>>()?;
+    /// assert_eq!(kinds, ["session", "remembered"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn replay(&self, from: u64) -> engram_log::Replay {
+        self.log.replay(from)
+    }
+
+    /// Walks the whole log: segment headers, contiguous seqs, the hash chain
+    /// and every frame's HMAC. Corruption is a result (the report names the
+    /// first bad seq), not an error.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// use engram::{Engram, Remember, store::{Store, StoreOptions}};
+    ///
+    /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
+    /// engram.remember(&Remember::text("the build runs on Fridays"))?;
+    /// let report = engram.verify()?;
+    /// assert!(report.is_ok());
+    /// assert_eq!(report.last_seq, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn verify(&self) -> Result<engram_log::VerifyReport, engram_log::VerifyError> {
+        self.log.verify()
     }
 
     /// The log.

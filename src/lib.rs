@@ -1,12 +1,52 @@
 //! engram: an embeddable long-term memory engine for LLM agents.
 //!
 //! Every memory operation is an event appended to an immutable, verifiable
-//! log (`engram-log`); read models are folds of that log. This facade crate
-//! ties the layers together: store folders and their keys today; the
-//! `Engram` handle, commands, queries and servers as they land.
+//! log (`engram-log`); read models are folds of that log (`engram-projections`).
+//! A memory is a *reference* into the raw session log, sealed with a SHA-256
+//! content hash and an HMAC, so [`Engram::expand_as`] returns the original
+//! words and proves they were not altered.
 //!
-//! **API Boundary:** `engram::log` re-exports the log crate; `engram::store`
-//! resolves and opens store folders.
+//! ```
+//! # let dir = tempfile::tempdir()?;
+//! use engram::log::{Event, MemoryRef, Role, SessionEvent};
+//! use engram::store::{Store, StoreOptions};
+//! use engram::{Content, Engram, MemoryMeta, RecallQuery, Remember, Subject, context_block};
+//!
+//! let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
+//! // Record the conversation as it happens (redact first when the text is
+//! // not already redacted: `remember` does it for you).
+//! let turns = engram.append(&[Event::Session(SessionEvent {
+//!     session: "s1".into(),
+//!     turn: 0,
+//!     role: Role::User,
+//!     content: "Deploys happen on Fridays after 5pm.".into(),
+//! })])?;
+//! // Remember the turn by reference.
+//! let memory = engram.remember(&Remember {
+//!     content: Content::Reference(MemoryRef {
+//!         session: "s1".into(),
+//!         first_seq: turns.first_seq,
+//!         last_seq: turns.last_seq,
+//!     }),
+//!     meta: MemoryMeta { room: Some("ops".into()), ..MemoryMeta::default() },
+//!     subject: Subject::user(),
+//! })?;
+//! // Recall (read-your-writes) and hand the model an injection-safe block.
+//! let hits = engram.recall(&RecallQuery::new("when do deploys happen"))?;
+//! assert_eq!(hits[0].id, memory.id);
+//! assert!(context_block(&hits).starts_with("<engram_memory_context>"));
+//! // Expand back to the exact words, verified.
+//! let source = engram.expand_as(memory.id, &Subject::user(), false)?;
+//! assert_eq!(source.turns[0].content, "Deploys happen on Fridays after 5pm.");
+//! engram.close()?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **API Boundary:** [`Engram`] (open, append, the memory commands and
+//! queries, replay, verify, stats, audit); [`MemoryProvider`], the seam a
+//! different backend implements; `engram::log` re-exports the log crate;
+//! [`store`] opens a store folder and [`scope`] picks the user or project
+//! store under the engram home.
 
 pub use engram_log as log;
 
@@ -18,7 +58,7 @@ pub mod store;
 pub use engine::{AsOf, EngineError, Engram, Stats};
 pub use engram_commands::gate::{Action, GateChain, Subject};
 pub use engram_commands::memory::MemoryMeta;
-pub use engram_queries::{Hit, RecallQuery};
+pub use engram_queries::{Hit, RecallQuery, context_block};
 pub use memory::{
     Confirmation, Content, Expansion, Forgetting, MemoryProvider, Outcome, Receipt, Remember,
 };
