@@ -1,6 +1,7 @@
-//! Writes a golden fixture log for the current format version into the
-//! folder given as the only argument (which must not exist yet), e.g.
-//! `cargo run --example write_golden_fixture -- tests/fixtures/v1`.
+//! Writes a golden fixture log into the folder given as the first argument
+//! (which must not exist yet), from the events of the version given as the
+//! second (`v1` or `v1.1`, default the newest), e.g.
+//! `cargo run --example write_golden_fixture -- tests/fixtures/v1.1 v1.1`.
 //!
 //! Run it once per format version. A fixture is never regenerated to make a
 //! test pass: it is the evidence that old logs keep replaying.
@@ -12,11 +13,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use engram_log::{HmacKey, Log, LogConfig, ManualClock};
-use golden_events::{GOLDEN_KEY, GOLDEN_SEGMENT_BYTES, GOLDEN_T0_MS, golden_v1_batches};
+use golden_events::{
+    GOLDEN_KEY, GOLDEN_SEGMENT_BYTES, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_batches,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(dir) = std::env::args_os().nth(1).map(std::path::PathBuf::from) else {
-        return Err("usage: write_golden_fixture DIR".into());
+        return Err("usage: write_golden_fixture DIR [v1|v1.1]".into());
+    };
+    let version = std::env::args().nth(2).unwrap_or_else(|| "v1.1".to_owned());
+    let batches = match version.as_str() {
+        "v1" => golden_v1_batches(),
+        "v1.1" => golden_v1_1_batches(),
+        other => return Err(format!("unknown fixture version {other}: v1 or v1.1").into()),
     };
     if dir.exists() {
         return Err(format!("{} exists: fixtures are never regenerated", dir.display()).into());
@@ -29,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .segment_bytes_max(GOLDEN_SEGMENT_BYTES)
         .clock(Arc::new(clock.clone()));
     let log = Log::open_dir(&dir.join("log"), config)?;
-    for batch in golden_v1_batches() {
+    for batch in batches {
         log.append(&batch)?;
         clock.advance(Duration::from_secs(1));
     }

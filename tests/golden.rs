@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use engram_log::{FileStorage, HmacKey, KeySource, LogReader, verify_storage};
 
-use crate::golden_events::{GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_batches};
+use crate::golden_events::{GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_batches};
 
 fn fixture(version: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -18,7 +18,64 @@ fn fixture(version: &str) -> PathBuf {
 
 #[test]
 fn golden_v1_replays_to_the_events_it_was_written_from() {
-    let dir = fixture("v1");
+    replays_to_the_events_it_was_written_from("v1", &golden_v1_batches());
+}
+
+#[test]
+fn golden_v1_1_replays_to_the_events_it_was_written_from() {
+    replays_to_the_events_it_was_written_from("v1.1", &golden_v1_1_batches());
+}
+
+#[test]
+fn golden_v1_1_memory_still_expands_verified_and_is_recalled() {
+    // A copy: opening an engine writes views next to the log.
+    let copy = tempfile::tempdir().unwrap();
+    let source = fixture("v1.1");
+    std::fs::copy(source.join("hmac.key"), copy.path().join("hmac.key")).unwrap();
+    std::fs::create_dir(copy.path().join("log")).unwrap();
+    for entry in std::fs::read_dir(source.join("log")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(
+            entry.path(),
+            copy.path().join("log").join(entry.file_name()),
+        )
+        .unwrap();
+    }
+    let options = engram::store::StoreOptions {
+        key: KeySource::StoreFile,
+        ..engram::store::StoreOptions::default()
+    };
+    let engram = engram::Engram::open(engram::store::Store::at(copy.path()), &options).unwrap();
+    let memory = golden_v1_batches()
+        .iter()
+        .map(|b| b.len() as u64)
+        .sum::<u64>()
+        + 3;
+    let expansion = engram
+        .expand_as(memory, &engram::Subject::user(), false)
+        .unwrap();
+    assert!(expansion.verified);
+    assert_eq!(expansion.turns.len(), 2);
+    assert!(expansion.turns[0].content.starts_with("部署在周五下午进行"));
+    let hits = engram
+        .recall(&engram::RecallQuery::new("周五部署"))
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.id), Some(memory));
+    // One valid piece of evidence counts; the invalid one does not.
+    let inputs = engram
+        .core()
+        .trust
+        .read()
+        .state
+        .inputs(memory)
+        .cloned()
+        .unwrap();
+    assert_eq!(inputs.confirmations, 1);
+    engram.close().unwrap();
+}
+
+fn replays_to_the_events_it_was_written_from(version: &str, batches: &[Vec<engram_log::Event>]) {
+    let dir = fixture(version);
     // The key file in the fixture is the key it was written with.
     let key = KeySource::StoreFile.load(&dir, false).unwrap();
     assert_eq!(key, HmacKey::from_bytes(GOLDEN_KEY));
@@ -31,7 +88,6 @@ fn golden_v1_replays_to_the_events_it_was_written_from() {
         "the fixture spans several segments"
     );
 
-    let batches = golden_v1_batches();
     let expected: Vec<_> = batches.iter().flatten().cloned().collect();
     let replayed: Vec<_> = reader.replay(1).map(Result::unwrap).collect();
     assert_eq!(replayed.len(), expected.len());

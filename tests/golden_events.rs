@@ -167,3 +167,68 @@ pub fn golden_v1_batches() -> Vec<Vec<Event>> {
         ],
     ]
 }
+
+/// The batches of the v1.1 fixture: v1's, then the evidence layout that
+/// carries the quote and its validity (variant 17), and a memory sealed for
+/// real (content hash over the canonical bytes, HMAC under [`GOLDEN_KEY`]),
+/// so the fixture also pins the seal: a change to the canonical bytes makes
+/// expanding its memory fail.
+pub fn golden_v1_1_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_batches();
+    let first_seq = batches.iter().map(|b| b.len() as u64).sum::<u64>() + 1;
+    let turns = vec![
+        Event::Session(SessionEvent {
+            session: "golden-2".to_owned(),
+            turn: 0,
+            role: Role::User,
+            content: "部署在周五下午进行。Deploys happen on Friday afternoons.".to_owned(),
+        }),
+        Event::Session(SessionEvent {
+            session: "golden-2".to_owned(),
+            turn: 1,
+            role: Role::Note,
+            content: "token [REDACTED:github_token] rotated".to_owned(),
+        }),
+    ];
+    let reference = MemoryRef {
+        session: "golden-2".to_owned(),
+        first_seq,
+        last_seq: first_seq + 1,
+    };
+    let content_sha256 = seal::content_sha256(&turns).unwrap_or_default();
+    let mac = seal::reference_mac(
+        &HmacKey::from_bytes(GOLDEN_KEY),
+        &reference,
+        &content_sha256,
+    );
+    let memory = first_seq + 2;
+    batches.push(turns);
+    batches.push(vec![Event::Remembered(Remembered {
+        reference,
+        content_sha256,
+        mac,
+        summary: None,
+        tags: vec!["ops".to_owned()],
+        tier: Tier::L3,
+        room: Some("ops".to_owned()),
+        uniqueness_permille: 1000,
+        source: Source::User,
+        scope: Scope::Store,
+        embedding: None,
+    })]);
+    batches.push(vec![
+        Event::EvidenceConfirmed(EvidenceConfirmed {
+            memory,
+            by: Actor::User,
+            quote: "周五下午".to_owned(),
+            valid: true,
+        }),
+        Event::EvidenceConfirmed(EvidenceConfirmed {
+            memory,
+            by: Actor::Model,
+            quote: "Monday".to_owned(),
+            valid: false,
+        }),
+    ]);
+    batches
+}
