@@ -250,11 +250,15 @@ impl Engram {
         let hits = engram_queries::recall(self.core(), query);
         let event = Recalled {
             query: redact(&query.text).text,
+            // Filters are caller text too: redacted like the query.
             filters: RecallFilters {
-                room: query.room.clone(),
+                room: query.room.as_deref().map(|r| redact(r).text),
                 tier: query.tier,
-                tags: query.tags.clone(),
-                scope: query.session.clone().map(engram_log::Scope::Session),
+                tags: query.tags.iter().map(|t| redact(t).text).collect(),
+                scope: query
+                    .session
+                    .as_deref()
+                    .map(|s| engram_log::Scope::Session(redact(s).text)),
                 limit: u32::try_from(query.limit).unwrap_or(u32::MAX),
             },
             hits: hits

@@ -16,6 +16,7 @@
 
 use engram_log::{Actor, GateDenied, Scope, Source};
 use engram_projections::models::MemoryEntry;
+use engram_text::redact::redact;
 
 /// Largest content a memory may stand for, in bytes (after redaction).
 pub const CONTENT_BYTES_MAX: usize = 64 * 1024;
@@ -46,8 +47,9 @@ impl Subject {
             Actor::Model => "model",
             Actor::System => "system",
         };
+        // The session id is caller text: redacted like everything logged.
         match &self.session {
-            Some(session) => format!("{actor} in session {session}"),
+            Some(session) => format!("{actor} in session {}", redact(session).text),
             None => actor.to_owned(),
         }
     }
