@@ -13,7 +13,7 @@
 
 use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory::{
-    self, InputError, MemoryMeta, NOTES_SESSION, content_bytes, note_event,
+    self, InputError, MemoryMeta, NOTES_SESSION, clean_subject, content_bytes, note_event,
 };
 use engram_log::seal::{self, SealError};
 use engram_log::{
@@ -176,19 +176,22 @@ impl Engram {
     /// Records a memory: validate, redact, gate, append (see the module docs).
     pub fn remember(&self, request: &Remember) -> Result<Receipt, EngineError> {
         let meta = request.meta.cleaned()?;
+        let subject = clean_subject(&request.subject)?;
         let _writer = self.write_lock();
         let (reference, events) = match &request.content {
             Content::Text { text, session } => {
-                let session = session.as_deref().unwrap_or(NOTES_SESSION);
-                let turn = self.core().sessions.read().state.next_turn(session.trim());
-                let note = note_event(session, turn, text)?;
+                // Numbered in the session as the log names it (redacted).
+                let session =
+                    memory::clean_name("session", session.as_deref().unwrap_or(NOTES_SESSION))?;
+                let turn = self.core().sessions.read().state.next_turn(&session);
+                let note = note_event(&session, turn, text)?;
                 let object = Object::Content {
                     bytes: note.content.len(),
                     events: 1,
                     source: meta.source,
                     scope: &meta.scope,
                 };
-                self.gate(&request.subject, Action::Remember, &object)?;
+                self.gate(&subject, Action::Remember, &object)?;
                 let reference_session = note.session.clone();
                 let event = Event::Session(note);
                 let seq = self.append(std::slice::from_ref(&event))?.first_seq;
@@ -208,7 +211,7 @@ impl Engram {
                     source: meta.source,
                     scope: &meta.scope,
                 };
-                self.gate(&request.subject, Action::Remember, &object)?;
+                self.gate(&subject, Action::Remember, &object)?;
                 (reference.clone(), events)
             }
         };
@@ -247,6 +250,15 @@ impl Engram {
             }
             .into());
         }
+        // The caller's session compares with sessions as the log holds them.
+        let query = &RecallQuery {
+            session: query
+                .session
+                .as_deref()
+                .map(|s| memory::clean_name("session", s))
+                .transpose()?,
+            ..query.clone()
+        };
         let hits = engram_queries::recall(self.core(), query);
         let event = Recalled {
             query: redact(&query.text).text,
@@ -282,6 +294,7 @@ impl Engram {
         subject: &Subject,
         audit: bool,
     ) -> Result<Expansion, EngineError> {
+        let subject = &clean_subject(subject)?;
         let entry = self.entry(id)?;
         if let Some(forgotten) = &entry.forgotten
             && !audit
@@ -316,6 +329,7 @@ impl Engram {
         subject: &Subject,
         reason: &str,
     ) -> Result<Forgetting, EngineError> {
+        let subject = &clean_subject(subject)?;
         let event = memory::forgotten(id, subject.actor, reason)?;
         let _writer = self.write_lock();
         let entry = self.entry(id)?;
@@ -343,6 +357,7 @@ impl Engram {
         subject: &Subject,
         quote: &str,
     ) -> Result<Confirmation, EngineError> {
+        let subject = &clean_subject(subject)?;
         let entry = self.entry(id)?;
         if let Some(forgotten) = &entry.forgotten {
             return Err(EngineError::Forgotten {

@@ -273,13 +273,15 @@ fn bench_append_and_replay_report_their_figures() {
 }
 
 #[test]
-fn the_default_store_is_engram_home_created_on_first_use() {
+fn outside_a_repository_the_default_store_is_the_user_store_created_on_first_use() {
     let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
+    let engram_home = dir.path().join("home");
+    let home = engram_home.join("user");
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_engram"))
             .args(args)
-            .env("ENGRAM_HOME", &home)
+            .current_dir(dir.path())
+            .env("ENGRAM_HOME", &engram_home)
             .env_remove("ENGRAM_HMAC_KEY")
             .output()
             .unwrap()

@@ -547,3 +547,81 @@ fn the_provider_seam_takes_the_engine_or_another_provider() {
     engram.close().unwrap();
     provider_round_trip(&ListProvider::default());
 }
+
+#[test]
+fn a_session_named_like_a_secret_is_redacted_consistently() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let session = "mail oncall@shop.example";
+    let caller = Subject {
+        actor: engram::log::Actor::User,
+        session: Some(session.to_owned()),
+    };
+    let save = |text: &str| {
+        engram
+            .remember(&Remember {
+                content: Content::Text {
+                    text: text.to_owned(),
+                    session: Some(session.to_owned()),
+                },
+                meta: MemoryMeta {
+                    scope: engram::log::Scope::Session(session.to_owned()),
+                    ..MemoryMeta::default()
+                },
+                subject: caller.clone(),
+            })
+            .unwrap()
+            .id
+    };
+    let first = save("first private note");
+    save("second private note");
+    let turns: Vec<(String, u32)> = engram
+        .log()
+        .replay(1)
+        .filter_map(|e| match e.unwrap().event {
+            Event::Session(s) => Some((s.session, s.turn)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(turns.len(), 2);
+    assert!(
+        turns.iter().all(|(s, _)| !s.contains("oncall@")),
+        "{turns:?}"
+    );
+    assert_eq!(
+        turns.iter().map(|(_, t)| *t).collect::<Vec<_>>(),
+        [0, 1],
+        "notes of one session get successive turns"
+    );
+    let mut query = RecallQuery::new("private note");
+    query.session = Some(session.to_owned());
+    assert_eq!(engram.recall(&query).unwrap().len(), 2);
+    assert!(engram.expand_as(first, &caller, false).unwrap().verified);
+    engram.close().unwrap();
+}
+
+#[test]
+fn commands_that_only_read_never_create_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("nothing-here");
+    for args in [
+        &["stats"][..],
+        &["audit", "1"],
+        &["expand", "1"],
+        &["forget", "1"],
+        &["confirm", "1", "x"],
+        &["rebuild"],
+    ] {
+        let out = engram(&store, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&out).contains("no log yet"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(!store.exists(), "{args:?} created the store");
+    }
+    let out = engram(&store, &["recall", "anything"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!store.exists());
+}

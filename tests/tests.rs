@@ -13,6 +13,8 @@ mod log_concurrency;
 mod log_corruption;
 mod log_crash;
 mod memory;
+mod memory_safety;
+mod memory_scopes;
 mod process_crash;
 mod tidy;
 mod views;

@@ -72,6 +72,20 @@ pub fn clean_name(field: &'static str, value: &str) -> Result<String, InputError
     clean(field, value, NAME_BYTES_MAX)
 }
 
+/// The caller's subject with its session id cleaned like every session id
+/// that reaches the log (redacted), so it compares equal to the sessions
+/// the log holds.
+pub fn clean_subject(subject: &crate::gate::Subject) -> Result<crate::gate::Subject, InputError> {
+    Ok(crate::gate::Subject {
+        actor: subject.actor,
+        session: subject
+            .session
+            .as_deref()
+            .map(|s| clean_name("session", s))
+            .transpose()?,
+    })
+}
+
 /// What a memory is, besides the words it references.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryMeta {

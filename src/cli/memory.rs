@@ -366,6 +366,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
     let expansion = engram.expand_as(
         args.id,
@@ -419,6 +420,7 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
     let result = engram.forget(
         args.id,
@@ -447,6 +449,7 @@ pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
     let result = engram.confirm(
         args.id,

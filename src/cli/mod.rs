@@ -172,6 +172,18 @@ impl Context {
         })
     }
 
+    /// Fails, creating nothing, when the store has no log yet: commands
+    /// that only read or change what exists never create a store.
+    pub fn require_log(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.store.has_log(),
+            "the {} store at {} has no log yet: nothing was recorded there",
+            self.scope,
+            self.store.dir().display()
+        );
+        Ok(())
+    }
+
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             key: self.key.clone(),

@@ -41,6 +41,7 @@ fn warn_report(engram: &Engram) {
 }
 
 fn open(ctx: &Context, rebuild: bool) -> anyhow::Result<Engram> {
+    ctx.require_log()?;
     let bar = progress_bar(0, if rebuild { "rebuild" } else { "catch up" });
     let engram = Engram::open_with(
         ctx.store.clone(),
