@@ -55,20 +55,22 @@ fn main() -> anyhow::Result<()> {
     ])?;
     // The harness decides the three turns are worth remembering: a reference, so
     // the memory can always be expanded to the exact words.
-    let preference = engram.remember(&Remember {
-        content: Content::Reference(MemoryRef {
-            session: "monday".to_owned(),
-            first_seq: said.first_seq,
-            last_seq: said.last_seq,
-        }),
-        meta: MemoryMeta {
-            room: Some("preferences".to_owned()),
-            tags: vec!["tooling".to_owned()],
-            summary: Some("Use Python for data analysis".to_owned()),
-            ..MemoryMeta::default()
-        },
-        subject: Subject::user(),
-    })?;
+    let preference = engram
+        .remember(&Remember {
+            content: Content::Reference(MemoryRef {
+                session: "monday".to_owned(),
+                first_seq: said.first_seq,
+                last_seq: said.last_seq,
+            }),
+            meta: MemoryMeta {
+                room: Some("preferences".to_owned()),
+                tags: vec!["tooling".to_owned()],
+                summary: Some("Use Python for data analysis".to_owned()),
+                ..MemoryMeta::default()
+            },
+            subject: Subject::user(),
+        })?
+        .memory()?;
     // And a plain note, with a secret the harness did not notice: it is
     // redacted before it reaches the disk.
     engram.remember(&Remember::text(
@@ -79,20 +81,20 @@ fn main() -> anyhow::Result<()> {
     // Session 2, after a restart: recall what is relevant to the new task.
     let engram = Engram::open(Store::at(&dir), &StoreOptions::default())?;
     let hits = engram.recall(&RecallQuery::new("which language for data analysis"))?;
-    assert_eq!(hits.first().map(|h| h.id), Some(preference.id));
+    assert_eq!(hits.first().map(|h| h.id), Some(preference));
     println!("{}", context_block(&hits));
 
     // Chinese works too (character bigrams).
     let hits = engram.recall(&RecallQuery::new("数据分析偏好"))?;
-    assert_eq!(hits.first().map(|h| h.id), Some(preference.id));
+    assert_eq!(hits.first().map(|h| h.id), Some(preference));
     println!(
-        "数据分析偏好 -> memory {} at {}",
-        preference.id, preference.coordinate
+        "数据分析偏好 -> memory {preference} at {}",
+        engram.coordinate(preference)
     );
 
     // The model asks where the preference came from: the original words,
     // proven unaltered by the content hash and HMAC.
-    let expansion = engram.expand_as(preference.id, &Subject::user(), false)?;
+    let expansion = engram.expand_as(preference, &Subject::user(), false)?;
     for t in &expansion.turns {
         println!("seq {} [{:?}] {}", t.seq, t.role, t.content);
     }

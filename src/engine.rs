@@ -39,6 +39,8 @@ pub enum EngineError {
     Seal(#[from] engram_log::seal::SealError),
     #[error("memory {id} was forgotten at seq {seq}: it expands only in audit mode")]
     Forgotten { id: MemoryId, seq: u64 },
+    #[error("the save was discarded ({reason}): there is no memory")]
+    Discarded { reason: String },
 }
 
 /// One view's progress in `stats`.
@@ -144,10 +146,10 @@ impl Engram {
     /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
     /// let saved = engram.remember(&Remember::text("用户偏好使用 Python 处理数据分析"))?;
     /// let hits = engram.recall(&RecallQuery::new("数据分析"))?;
-    /// assert_eq!(hits[0].id, saved.id);
-    /// let words = engram.expand_as(saved.id, &Subject::user(), false)?;
+    /// assert_eq!(hits[0].id, saved.id.unwrap());
+    /// let words = engram.expand_as(saved.id.unwrap(), &Subject::user(), false)?;
     /// assert!(words.verified);
-    /// engram.forget(saved.id, &Subject::user(), "no longer true")?;
+    /// engram.forget(saved.id.unwrap(), &Subject::user(), "no longer true")?;
     /// assert!(engram.recall(&RecallQuery::new("数据分析"))?.is_empty());
     /// engram.close()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -11,6 +11,7 @@
 //! them. A crash between the two leaves a note that no memory references
 //! (no memory is half-written; the caller saw an error and may retry).
 
+use engram_commands::decide::{Decision, Neighbour, Outcome as DecidedOutcome, decide};
 use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory::{
     self, InputError, MemoryMeta, NOTES_SESSION, clean_subject, content_bytes, note_event,
@@ -22,6 +23,13 @@ use engram_log::{
 use engram_projections::models::{MemoryEntry, MemoryStatus};
 use engram_queries::{Hit, RecallQuery};
 use engram_text::redact::redact;
+use engram_text::tokenize::query_terms;
+use sha2::Digest as _;
+
+/// Neighbours a save is compared with.
+const DECIDE_NEIGHBOURS: usize = 10;
+/// Query terms a save's neighbours are searched with (long texts are cut).
+const DECIDE_QUERY_TERMS_MAX: usize = 64;
 
 use crate::engine::{EngineError, Engram};
 
@@ -61,10 +69,19 @@ impl Remember {
     }
 }
 
-/// How a save ended. Only `New` exists until the flywheel decides others.
+/// How a save ended (decided before anything is appended; see
+/// `engram_commands::decide`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
+    /// A new memory (`Remembered`).
     New,
+    /// A restatement of `related`: `Reinforced`, no new slot.
+    Reinforced,
+    /// A new memory that disagrees with `related`: `Remembered` and a
+    /// `ContradictionFlagged` edge.
+    Contradiction,
+    /// Low entropy: `Discarded`, no memory.
+    Discarded,
 }
 
 impl Outcome {
@@ -73,6 +90,9 @@ impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::New => "new",
+            Outcome::Reinforced => "reinforced",
+            Outcome::Contradiction => "contradiction",
+            Outcome::Discarded => "discarded",
         }
     }
 }
@@ -80,11 +100,30 @@ impl Outcome {
 /// What remember did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Receipt {
-    /// The memory's id: the seq of its `Remembered` event.
-    pub id: MemoryId,
-    pub coordinate: String,
     pub outcome: Outcome,
-    pub reference: MemoryRef,
+    /// The memory the save ended in: the new one (new, contradiction), the
+    /// restated one (reinforced); `None` when discarded.
+    pub id: Option<MemoryId>,
+    /// The palace coordinate of `id`.
+    pub coordinate: Option<String>,
+    /// The existing memory a reinforcement or contradiction concerns.
+    pub related: Option<MemoryId>,
+    /// Why it was discarded or contradicts.
+    pub reason: Option<String>,
+    /// The session turns the save recorded or referenced; `None` when
+    /// discarded (a discarded text is not recorded).
+    pub reference: Option<MemoryRef>,
+    /// Uniqueness score decided at write, 0..=1000.
+    pub uniqueness_permille: u16,
+}
+
+impl Receipt {
+    /// The memory id of a save that made or reinforced one.
+    pub fn memory(&self) -> Result<MemoryId, EngineError> {
+        self.id.ok_or_else(|| EngineError::Discarded {
+            reason: self.reason.clone().unwrap_or_default(),
+        })
+    }
 }
 
 /// One turn of an expanded memory.
@@ -173,12 +212,15 @@ impl Engram {
         Ok(())
     }
 
-    /// Records a memory: validate, redact, gate, append (see the module docs).
+    /// Records a save: validate, redact, gate, decide, append (see the
+    /// module docs). The receipt says which of the four outcomes it was.
     pub fn remember(&self, request: &Remember) -> Result<Receipt, EngineError> {
         let meta = request.meta.cleaned()?;
         let subject = clean_subject(&request.subject)?;
         let _writer = self.write_lock();
-        let (reference, events) = match &request.content {
+        // What the save says, redacted, and the turns it will reference
+        // (`None`: a note not yet recorded).
+        let (text, recorded) = match &request.content {
             Content::Text { text, session } => {
                 // Numbered in the session as the log names it (redacted).
                 let session =
@@ -192,16 +234,7 @@ impl Engram {
                     scope: &meta.scope,
                 };
                 self.gate(&subject, Action::Remember, &object)?;
-                let reference_session = note.session.clone();
-                let event = Event::Session(note);
-                let seq = self.append(std::slice::from_ref(&event))?.first_seq;
-                let reference = MemoryRef {
-                    session: reference_session,
-                    first_seq: seq,
-                    last_seq: seq,
-                };
-                let logged = self.log().read(seq..=seq).map_err(SealError::Read)?;
-                (reference, logged)
+                (note.content.clone(), Err(note))
             }
             Content::Reference(reference) => {
                 let events = seal::read_reference(self.log().reader(), reference)?;
@@ -212,17 +245,145 @@ impl Engram {
                     scope: &meta.scope,
                 };
                 self.gate(&subject, Action::Remember, &object)?;
-                (reference.clone(), events)
+                (
+                    memory::source_text(&events),
+                    Ok((reference.clone(), events)),
+                )
             }
         };
-        let remembered = memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
+        let decision = self.decide(&text, &meta);
+        if let DecidedOutcome::Discarded { reason } = &decision.outcome {
+            let content_sha256 = engram_log::Digest(sha2::Sha256::digest(text.as_bytes()).into());
+            self.append(&[Event::Discarded(engram_log::Discarded {
+                content_sha256,
+                reason: reason.clone(),
+            })])?;
+            return Ok(Receipt {
+                outcome: Outcome::Discarded,
+                id: None,
+                coordinate: None,
+                related: None,
+                reason: Some(reason.clone()),
+                reference: None,
+                uniqueness_permille: decision.uniqueness_permille,
+            });
+        }
+        let (reference, events) = match recorded {
+            Ok(referenced) => referenced,
+            Err(note) => {
+                let session = note.session.clone();
+                let seq = self.append(&[Event::Session(note)])?.first_seq;
+                let reference = MemoryRef {
+                    session,
+                    first_seq: seq,
+                    last_seq: seq,
+                };
+                let logged = self.log().read(seq..=seq).map_err(SealError::Read)?;
+                (reference, logged)
+            }
+        };
+        let receipt = |outcome, id: MemoryId, related, reason| Receipt {
+            outcome,
+            id: Some(id),
+            coordinate: Some(self.coordinate(id)),
+            related,
+            reason,
+            reference: Some(reference.clone()),
+            uniqueness_permille: decision.uniqueness_permille,
+        };
+        if let DecidedOutcome::Reinforced { memory } = decision.outcome {
+            self.append(&[Event::Reinforced(engram_log::Reinforced {
+                memory,
+                evidence: Some(reference.clone()),
+                source: meta.source,
+            })])?;
+            return Ok(receipt(Outcome::Reinforced, memory, Some(memory), None));
+        }
+        let meta = MemoryMeta {
+            room: Some(decision.room.clone()),
+            ..meta
+        };
+        let mut remembered =
+            memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
+        remembered.uniqueness_permille = decision.uniqueness_permille;
         let id = self.append(&[Event::Remembered(remembered)])?.first_seq;
-        Ok(Receipt {
-            id,
-            coordinate: self.coordinate(id),
-            outcome: Outcome::New,
-            reference,
-        })
+        match decision.outcome {
+            DecidedOutcome::Contradiction { memory, reason } => {
+                self.append(&[Event::ContradictionFlagged(
+                    engram_log::ContradictionFlagged {
+                        memory: id,
+                        other: memory,
+                        reason: reason.clone(),
+                    },
+                )])?;
+                Ok(receipt(
+                    Outcome::Contradiction,
+                    id,
+                    Some(memory),
+                    Some(reason),
+                ))
+            }
+            _ => Ok(receipt(Outcome::New, id, None, None)),
+        }
+    }
+
+    /// The decision for a save of `text`: its nearest live memories from
+    /// the text index, the palace's rooms, then `engram_commands::decide`.
+    fn decide(&self, text: &str, meta: &MemoryMeta) -> Decision {
+        let core = self.core();
+        let table = core.memory_table.read();
+        let index = core.text_index.read();
+        let palace = core.palace.read();
+        let mut terms = query_terms(text);
+        terms.truncate(DECIDE_QUERY_TERMS_MAX);
+        let corridor_of = |id: MemoryId| {
+            palace
+                .state
+                .coordinate(id)
+                .map(|c| palace.state.corridor_of(&c.room).to_owned())
+                .unwrap_or_default()
+        };
+        let neighbours: Vec<Neighbour> = index
+            .state
+            .search(&terms, DECIDE_NEIGHBOURS, |id| {
+                table
+                    .state
+                    .get(id)
+                    .is_some_and(|e| e.status == MemoryStatus::Live)
+            })
+            .into_iter()
+            .filter_map(|hit| {
+                let entry = table.state.get(hit.memory)?;
+                Some(Neighbour {
+                    id: hit.memory,
+                    text: index.state.text(hit.memory)?.to_owned(),
+                    corridor: corridor_of(hit.memory),
+                    tags: entry.tags.clone(),
+                })
+            })
+            .collect();
+        let room_texts = |corridor: &str| -> Vec<String> {
+            let corridor = palace.state.corridor_of(corridor);
+            palace
+                .state
+                .corridor(corridor)
+                .last()
+                .and_then(|room| palace.state.room(room))
+                .map(|room| {
+                    room.slots
+                        .iter()
+                        .filter_map(|id| index.state.text(*id).map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        decide(
+            text,
+            &meta.tags,
+            meta.room.as_deref(),
+            &neighbours,
+            &room_texts,
+        )
     }
 
     /// The palace coordinate of memory `id` (empty when unknown).

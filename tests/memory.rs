@@ -101,11 +101,13 @@ fn a_forgotten_memory_stays_gone_after_restart_and_rebuild_and_the_log_keeps_its
                 "the office wifi password hint is the cat's name",
             ))
             .unwrap()
-            .id;
+            .id
+            .unwrap();
         keep = engram
             .remember(&Remember::text("the office is on the third floor"))
             .unwrap()
-            .id;
+            .id
+            .unwrap();
         let forgot = engram.forget(gone, &Subject::user(), "outdated").unwrap();
         assert!(!forgot.already);
         // Forgetting twice appends nothing and reports the first tombstone.
@@ -196,7 +198,9 @@ fn a_referenced_event_rewritten_under_the_key_is_reported_by_expand_with_its_seq
     let engram = open(forged.path());
     engram.append(&rewritten).unwrap();
     assert!(engram.log().verify().unwrap().is_ok(), "frames verify");
-    let err = engram.expand(receipt.id, &Subject::user()).unwrap_err();
+    let err = engram
+        .expand(receipt.id.unwrap(), &Subject::user())
+        .unwrap_err();
     match &err {
         EngineError::Seal(SealError::Tampered {
             seq,
@@ -212,14 +216,16 @@ fn a_referenced_event_rewritten_under_the_key_is_reported_by_expand_with_its_seq
     assert!(err.to_string().contains(&format!("seq {first}")), "{err}");
     // Confirm refuses the same way: evidence is checked against verified words only.
     assert!(matches!(
-        engram.confirm(receipt.id, &Subject::user(), "March"),
+        engram.confirm(receipt.id.unwrap(), &Subject::user(), "March"),
         Err(EngineError::Seal(SealError::Tampered { .. }))
     ));
     engram.close().unwrap();
 
     // The untouched copy expands fine.
     let engram = open(original.path());
-    let expansion = engram.expand(receipt.id, &Subject::user()).unwrap();
+    let expansion = engram
+        .expand(receipt.id.unwrap(), &Subject::user())
+        .unwrap();
     assert_eq!(expansion.turns.len(), 2);
     assert_eq!(expansion.turns[1].content, "and a deadline in March");
     engram.close().unwrap();
@@ -232,7 +238,8 @@ fn a_flipped_byte_in_a_referenced_event_is_reported_with_its_seq() {
     let id = engram
         .remember(&Remember::text("UNIQUEMARKER the launch code is blue"))
         .unwrap()
-        .id;
+        .id
+        .unwrap();
     engram.remember(&Remember::text("a later memory")).unwrap();
     engram.close().unwrap();
     let log_dir = dir.path().join("log");
@@ -298,7 +305,8 @@ fn chinese_is_recalled_by_character_bigrams() {
             "用户偏好使用 Python 而非 Node.js 处理数据分析。",
         ))
         .unwrap()
-        .id;
+        .id
+        .unwrap();
     engram
         .remember(&Remember::text("部署在周五下午进行，需要两位审核人。"))
         .unwrap();
@@ -328,6 +336,7 @@ fn filters_narrow_recall_by_room_tier_and_tags() {
             })
             .unwrap()
             .id
+            .unwrap()
     };
     let kitchen = save(
         "coffee beans are in the kitchen",
@@ -374,7 +383,8 @@ fn valid_evidence_raises_trust_and_invalid_evidence_does_not() {
             "The staging database is Postgres 16 on host db2.",
         ))
         .unwrap()
-        .id;
+        .id
+        .unwrap();
     let trust = || engram.core().trust.read().state.trust(id).unwrap();
     let before = trust();
     let wrong = engram.confirm(id, &Subject::user(), "Postgres 15").unwrap();
@@ -401,7 +411,8 @@ fn concurrent_writers_each_recall_their_memory_at_once() {
                     let id = engram
                         .remember(&Remember::text(format!("note {marker} from a writer")))
                         .unwrap()
-                        .id;
+                        .id
+                        .unwrap();
                     let hits = engram.recall(&RecallQuery::new(&marker)).unwrap();
                     assert_eq!(ids(&hits), [id], "read-your-writes for {marker}");
                 }
@@ -445,14 +456,17 @@ impl MemoryProvider for ListProvider {
         let id = list.len() as u64 + 1;
         list.push((id, text.clone(), true));
         Ok(engram::Receipt {
-            id,
-            coordinate: format!("list#{id}"),
+            id: Some(id),
+            coordinate: Some(format!("list#{id}")),
             outcome: engram::Outcome::New,
-            reference: MemoryRef {
+            related: None,
+            reason: None,
+            reference: Some(MemoryRef {
                 session: "list".into(),
                 first_seq: id,
                 last_seq: id,
-            },
+            }),
+            uniqueness_permille: 1000,
         })
     }
 
@@ -523,7 +537,8 @@ fn provider_round_trip<P: MemoryProvider>(provider: &P) {
     let id = provider
         .remember(&Remember::text("pelican sightings at noon"))
         .unwrap()
-        .id;
+        .id
+        .unwrap();
     let hits = provider.recall(&RecallQuery::new("pelican")).unwrap();
     assert_eq!(ids(&hits), [id]);
     let expansion = provider.expand(id, &user).unwrap();
@@ -572,6 +587,7 @@ fn a_session_named_like_a_secret_is_redacted_consistently() {
             })
             .unwrap()
             .id
+            .unwrap()
     };
     let first = save("first private note");
     save("second private note");

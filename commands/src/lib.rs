@@ -11,6 +11,7 @@
 //! through `engram_text::redact` here first; the log is immutable, so a
 //! secret that lands there stays.
 
+pub mod decide;
 pub mod gate;
 pub mod ingest;
 pub mod memory;

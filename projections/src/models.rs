@@ -5,7 +5,7 @@
 //! | [`MemoryTable`] | `memory_table` | `Remembered`, `Reinforced`, `TierChanged`, `Archived`, `Forgotten` | a memory's entry and status (live / forgotten / archived) |
 //! | [`TierIndex`] | `tier_index` | `Remembered`, `TierChanged`, `Archived`, `Forgotten` | the tier (L1-L4) of a memory, the members of a tier |
 //! | [`LruTable`] | `lru` | `Remembered`, `Recalled`, `Expanded`, `Forgotten` | last access per memory, least recently used first |
-//! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot` (slots never reused) |
+//! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot`, rooms of 9 slots on corridors, tours (slots never reused) |
 //! | [`SessionTable`] | `sessions` | `Session` | turns, next turn number and seq span of each session |
 //! | [`TrustScores`] | `trust` | `Remembered`, `Reinforced`, `ContradictionFlagged`, `VerdictRecorded`, `Graded`, `EvidenceConfirmed`, `Forgotten` | a deterministic trust score in permille |
 //!
@@ -21,7 +21,7 @@ pub mod trust;
 
 pub use lru::{Access, LruTable};
 pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
-pub use palace::{Coordinate, Palace, UNSORTED_ROOM};
+pub use palace::{Coordinate, Palace, ROOM_SLOTS, Room, UNSORTED_ROOM};
 pub use sessions::{SessionInfo, SessionTable};
 pub use tier_index::TierIndex;
 pub use trust::{TrustBreakdown, TrustInputs, TrustScores};

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::engine::Engram;
 use engram::log::{Actor, MemoryId, MemoryRef, Role, Scope, Source, Tier};
-use engram::{Content, Hit, MemoryMeta, RecallQuery, Remember, Subject};
+use engram::{Content, Hit, MemoryMeta, Outcome, RecallQuery, Remember, Subject};
 use engram_queries::context::context_block;
 use serde_json::{Value, json};
 
@@ -253,6 +253,7 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     let receipt = engram.remember(&request);
     engram.close()?;
     let receipt = receipt?;
+    let reference = receipt.reference.as_ref();
     if args.json {
         println!(
             "{}",
@@ -260,23 +261,30 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
                 "id": receipt.id,
                 "coordinate": receipt.coordinate,
                 "outcome": receipt.outcome.as_str(),
+                "related": receipt.related,
+                "reason": receipt.reason,
+                "uniqueness": f64::from(receipt.uniqueness_permille) / 1000.0,
                 "scope": ctx.scope,
-                "session": receipt.reference.session,
-                "first_seq": receipt.reference.first_seq,
-                "last_seq": receipt.reference.last_seq,
+                "session": reference.map(|r| r.session.clone()),
+                "first_seq": reference.map(|r| r.first_seq),
+                "last_seq": reference.map(|r| r.last_seq),
             })
         );
     } else {
-        println!(
-            "remembered memory {} at {} ({}; {} store, session {} seqs {}..={})",
-            receipt.id,
-            receipt.coordinate,
-            receipt.outcome.as_str(),
-            ctx.scope,
-            receipt.reference.session,
-            receipt.reference.first_seq,
-            receipt.reference.last_seq
-        );
+        let at = receipt.coordinate.as_deref().unwrap_or_default();
+        let id = receipt.id.unwrap_or_default();
+        let related = receipt.related.unwrap_or_default();
+        let reason = receipt.reason.as_deref().unwrap_or_default();
+        match receipt.outcome {
+            Outcome::New => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
+            Outcome::Reinforced => {
+                println!("reinforced memory {id} at {at}: the text restates it (no new slot)");
+            }
+            Outcome::Contradiction => println!(
+                "remembered memory {id} at {at}; it contradicts memory {related} ({reason}): see `engram verdicts`"
+            ),
+            Outcome::Discarded => println!("discarded: {reason}; nothing was remembered"),
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
