@@ -41,6 +41,8 @@ pub enum EngineError {
     Forgotten { id: MemoryId, seq: u64 },
     #[error("the save was discarded ({reason}): there is no memory")]
     Discarded { reason: String },
+    #[error(transparent)]
+    Flywheel(#[from] crate::flywheel::FlywheelError),
 }
 
 /// One view's progress in `stats`.

@@ -51,6 +51,7 @@
 pub use engram_log as log;
 
 pub mod engine;
+pub mod flywheel;
 pub mod memory;
 pub mod scope;
 pub mod store;

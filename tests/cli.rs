@@ -477,6 +477,8 @@ fn stats_reports_counts_watermarks_and_lag() {
             "audit",
             "sessions",
             "palace",
+            "verdicts",
+            "review",
             "text_index"
         ]
     );
@@ -545,7 +547,11 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     let before = stdout(&engram(dir.path(), &["stats", "--json"]));
     let out = engram(dir.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("rebuilt 8 views"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("rebuilt 10 views"),
+        "{}",
+        stdout(&out)
+    );
     assert!(stdout(&out).contains("from 4 events"), "{}", stdout(&out));
     assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
     // Deleting the views file loses nothing.

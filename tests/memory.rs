@@ -487,6 +487,7 @@ impl MemoryProvider for ListProvider {
                 room: None,
                 tags: vec![],
                 summary: None,
+                cues: vec![],
             })
             .collect())
     }

@@ -7,7 +7,9 @@ use engram_log::LogReader;
 use parking_lot::RwLock;
 
 use crate::audit::AuditView;
-use crate::models::{LruTable, MemoryTable, Palace, SessionTable, TierIndex, TrustScores};
+use crate::models::{
+    LruTable, MemoryTable, Palace, ReviewSchedule, SessionTable, TierIndex, TrustScores, Verdicts,
+};
 use crate::runtime::SharedView;
 use crate::text_index::TextIndex;
 use crate::view::Snapshot;
@@ -22,6 +24,8 @@ pub struct CoreViews {
     pub audit: Arc<RwLock<AuditView>>,
     pub sessions: Arc<RwLock<Snapshot<SessionTable>>>,
     pub palace: Arc<RwLock<Snapshot<Palace>>>,
+    pub verdicts: Arc<RwLock<Snapshot<Verdicts>>>,
+    pub review: Arc<RwLock<Snapshot<ReviewSchedule>>>,
     pub text_index: Arc<RwLock<TextIndex>>,
 }
 
@@ -44,6 +48,8 @@ impl CoreViews {
             audit: Arc::default(),
             sessions: Arc::default(),
             palace: Arc::default(),
+            verdicts: Arc::default(),
+            review: Arc::default(),
             text_index: Arc::new(RwLock::new(TextIndex::new(reader))),
         }
     }
@@ -59,6 +65,8 @@ impl CoreViews {
             Arc::clone(&self.audit) as SharedView,
             Arc::clone(&self.sessions) as SharedView,
             Arc::clone(&self.palace) as SharedView,
+            Arc::clone(&self.verdicts) as SharedView,
+            Arc::clone(&self.review) as SharedView,
             Arc::clone(&self.text_index) as SharedView,
         ]
     }

@@ -6,6 +6,8 @@
 //! | [`TierIndex`] | `tier_index` | `Remembered`, `TierChanged`, `Archived`, `Forgotten` | the tier (L1-L4) of a memory, the members of a tier |
 //! | [`LruTable`] | `lru` | `Remembered`, `Recalled`, `Expanded`, `Forgotten` | last access per memory, least recently used first |
 //! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot`, rooms of 9 slots on corridors, tours (slots never reused) |
+//! | [`Verdicts`] | `verdicts` | `ContradictionFlagged`, `VerdictRecorded`, `Forgotten` | open, shelved and decided contradictions; memories a verdict overruled |
+//! | [`ReviewSchedule`] | `review` | `Remembered`, `Graded`, `Forgotten` | SM-2 schedule per memory: easiness, repetitions, interval, next due time |
 //! | [`SessionTable`] | `sessions` | `Session` | turns, next turn number and seq span of each session |
 //! | [`TrustScores`] | `trust` | `Remembered`, `Reinforced`, `ContradictionFlagged`, `VerdictRecorded`, `Graded`, `EvidenceConfirmed`, `Forgotten` | a deterministic trust score in permille |
 //!
@@ -15,16 +17,20 @@
 pub mod lru;
 pub mod memory_table;
 pub mod palace;
+pub mod review;
 pub mod sessions;
 pub mod tier_index;
 pub mod trust;
+pub mod verdicts;
 
 pub use lru::{Access, LruTable};
 pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
 pub use palace::{Coordinate, Palace, ROOM_SLOTS, Room, UNSORTED_ROOM};
+pub use review::{ReviewSchedule, Schedule};
 pub use sessions::{SessionInfo, SessionTable};
 pub use tier_index::TierIndex;
 pub use trust::{TrustBreakdown, TrustInputs, TrustScores};
+pub use verdicts::{Contradiction, EdgeState, Verdicts};
 
 /// Event builders and fold helpers shared by the models' tests.
 #[cfg(test)]

@@ -48,6 +48,13 @@ pub fn context_block(hits: &[Hit]) -> String {
         ));
         out.push_str(&escape(&hit.text));
         out.push('\n');
+        for cue in &hit.cues {
+            out.push_str(&format!(
+                "  (next to it: {} {})\n",
+                escape(&cue.coordinate),
+                escape(&cue.label)
+            ));
+        }
     }
     out.push_str(&format!("</{CONTEXT_TAG}>\n"));
     out
@@ -70,6 +77,7 @@ mod tests {
             room: None,
             tags: vec![],
             summary: None,
+            cues: vec![],
         }
     }
 

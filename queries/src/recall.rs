@@ -45,6 +45,60 @@ impl RecallQuery {
     }
 }
 
+/// Characters of a cue's label.
+pub const CUE_LABEL_CHARS: usize = 48;
+
+/// A neighbouring slot of a hit's room: where to look next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cue {
+    pub id: MemoryId,
+    pub coordinate: String,
+    /// The summary, else the first words of the memory.
+    pub label: String,
+}
+
+/// The label of memory `id`: its summary, else its first
+/// [`CUE_LABEL_CHARS`] characters (one line).
+#[must_use]
+pub fn label(core: &CoreViews, id: MemoryId) -> String {
+    if let Some(summary) = core
+        .memory_table
+        .read()
+        .state
+        .get(id)
+        .and_then(|e| e.summary.clone())
+    {
+        return summary;
+    }
+    let index = core.text_index.read();
+    let text = index.state.text(id).unwrap_or("(forgotten)");
+    let mut out: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(CUE_LABEL_CHARS)
+        .collect();
+    if text.chars().count() > CUE_LABEL_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+/// The cues of memory `id`: the slots next to it in its room.
+#[must_use]
+pub fn cues(core: &CoreViews, id: MemoryId) -> Vec<Cue> {
+    let neighbours = core.palace.read().state.neighbours(id);
+    neighbours
+        .into_iter()
+        .map(|(memory, coordinate)| Cue {
+            id: memory,
+            coordinate: coordinate.to_string(),
+            label: label(core, memory),
+        })
+        .collect()
+}
+
 /// One recalled memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -63,6 +117,8 @@ pub struct Hit {
     pub room: Option<String>,
     pub tags: Vec<String>,
     pub summary: Option<String>,
+    /// The adjacent slots of its room.
+    pub cues: Vec<Cue>,
 }
 
 /// Whether `entry` passes the query's filters.
@@ -99,15 +155,19 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
     let limit = query.limit.min(RECALL_LIMIT_MAX);
     let table = core.memory_table.read();
     let index = core.text_index.read();
+    let verdicts = core.verdicts.read();
+    // A memory a verdict overruled leaves recall (it is not forgotten).
     let scored = index.state.search(&terms, limit, |id| {
         table
             .state
             .get(id)
             .is_some_and(|entry| admits(query, entry))
+            && !verdicts.state.is_overruled(id)
     });
+    drop(verdicts);
     let trust = core.trust.read();
     let palace = core.palace.read();
-    scored
+    let hits: Vec<Hit> = scored
         .into_iter()
         .filter_map(|hit| {
             let entry = table.state.get(hit.memory)?;
@@ -125,7 +185,15 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
                 room: entry.room.clone(),
                 tags: entry.tags.clone(),
                 summary: entry.summary.clone(),
+                cues: Vec::new(),
             })
+        })
+        .collect();
+    drop((table, index, trust, palace));
+    hits.into_iter()
+        .map(|hit| Hit {
+            cues: cues(core, hit.id),
+            ..hit
         })
         .collect()
 }

@@ -23,7 +23,7 @@ pub enum ActorArg {
 }
 
 impl ActorArg {
-    fn actor(self) -> Actor {
+    pub fn actor(self) -> Actor {
         match self {
             ActorArg::User => Actor::User,
             ActorArg::Model => Actor::Model,
@@ -302,6 +302,11 @@ fn hit_json(scope: &str, hit: &Hit) -> Value {
         "room": hit.room,
         "tags": hit.tags,
         "summary": hit.summary,
+        "cues": hit.cues.iter().map(|c| json!({
+            "id": c.id,
+            "coordinate": c.coordinate,
+            "label": c.label,
+        })).collect::<Vec<_>>(),
     })
 }
 

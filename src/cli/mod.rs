@@ -2,10 +2,12 @@
 //! flags are defined once here with their help.
 
 mod bench;
+mod flywheel;
 mod ingest;
 mod inspect;
 mod log_cmd;
 mod memory;
+mod palace;
 mod verify;
 mod views;
 
@@ -100,6 +102,22 @@ enum Command {
     /// record the evidence (valid evidence raises trust). Exit 1 when it
     /// does not occur.
     Confirm(memory::ConfirmArgs),
+    /// The room directory (rooms, corridors, fill, a one-line topic each);
+    /// with ROOM, that room's tour, slot by slot.
+    Palace(palace::PalaceArgs),
+    /// Memories too alike to others to stand alone (low uniqueness):
+    /// candidates to merge, reword or forget.
+    Renovation(palace::RenovationArgs),
+    /// Memories due for SM-2 review at --at (default now): coordinates and
+    /// cues, never content. Grade each with `engram grade`.
+    Review(flywheel::ReviewArgs),
+    /// Record a review grade 0-5 and advance the memory's SM-2 schedule.
+    Grade(flywheel::GradeArgs),
+    /// Open contradictions (and shelved ones) awaiting a verdict.
+    Verdicts(flywheel::VerdictsArgs),
+    /// Decide a contradiction: keep-a, keep-b (the other leaves recall),
+    /// keep-both, or shelve.
+    Verdict(flywheel::VerdictArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -209,6 +227,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Expand(a) => memory::expand(&ctx, &a),
         Command::Forget(a) => memory::forget(&ctx, &a),
         Command::Confirm(a) => memory::confirm(&ctx, &a),
+        Command::Palace(a) => palace::palace(&ctx, &a),
+        Command::Renovation(a) => palace::renovation_list(&ctx, &a),
+        Command::Review(a) => flywheel::review(&ctx, &a),
+        Command::Grade(a) => flywheel::grade(&ctx, &a),
+        Command::Verdicts(a) => flywheel::verdicts(&ctx, &a),
+        Command::Verdict(a) => flywheel::verdict(&ctx, &a),
     }
 }
 

@@ -1,0 +1,239 @@
+//! `engram review | grade | verdicts | verdict`: SM-2 review and verdicts
+//! on contradictions.
+
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+use clap::ValueEnum;
+use engram::engine::Engram;
+use engram::flywheel::OpenContradiction;
+use engram::log::{MemoryId, Verdict};
+use serde_json::{Value, json};
+
+use super::memory::ActorArg;
+use super::{Context, format_ts};
+
+#[derive(Debug, clap::Args)]
+pub struct ReviewArgs {
+    /// When: RFC 3339 (`2026-12-01T09:00:00Z`) or an offset from now
+    /// (`+2d`, `+12h`). Default: now.
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// Print one JSON object: {"due": [{"id", "coordinate", "cues"}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GradeArgs {
+    /// Memory id.
+    id: MemoryId,
+    /// How well it was recalled: 0 (blackout) to 5 (perfect).
+    #[arg(value_parser = clap::value_parser!(u8).range(0..=5))]
+    grade: u8,
+    /// Print one JSON object: id, grade, due, interval_days, repetitions, easiness.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A verdict, as a flag value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VerdictArg {
+    KeepA,
+    KeepB,
+    KeepBoth,
+    Shelve,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VerdictsArgs {
+    /// Print one JSON object: {"open": [...], "shelved": [...]}, each
+    /// {"a", "b", "reason", "a_label", "b_label"}.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VerdictArgs {
+    /// One memory of the contradiction.
+    a: MemoryId,
+    /// The other.
+    b: MemoryId,
+    /// keep-a or keep-b (the other leaves recall), keep-both, or shelve.
+    #[arg(value_enum)]
+    verdict: VerdictArg,
+    /// Who decides.
+    #[arg(long, value_enum, default_value = "user")]
+    by: ActorArg,
+    /// Why.
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    reason: String,
+    /// Print one JSON object: a, b, verdict, seq.
+    #[arg(long)]
+    json: bool,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Parses `--at`: RFC 3339, or `+DURATION` from now.
+fn parse_at(text: &str) -> anyhow::Result<u64> {
+    if let Some(offset) = text.strip_prefix('+') {
+        let duration = humantime::parse_duration(offset)
+            .with_context(|| format!("--at {text:?}: an offset is like +2d or +12h"))?;
+        return Ok(now_ms().saturating_add(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)));
+    }
+    let time = humantime::parse_rfc3339_weak(text).with_context(|| {
+        format!("--at {text:?}: give RFC 3339 (2026-12-01T09:00:00Z) or an offset (+2d)")
+    })?;
+    Ok(time
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_millis()
+        .try_into()
+        .unwrap_or(u64::MAX))
+}
+
+pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
+    let at = match &args.at {
+        Some(text) => parse_at(text)?,
+        None => now_ms(),
+    };
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let due = engram.review(at);
+    engram.close()?;
+    if args.json {
+        let due: Vec<Value> = due
+            .iter()
+            .map(|d| {
+                json!({
+                    "id": d.id,
+                    "coordinate": d.coordinate,
+                    "due": format_ts(d.due_ms),
+                    "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", json!({ "due": due }));
+    } else {
+        if due.is_empty() {
+            println!("nothing due at {}", format_ts(at));
+        }
+        for d in &due {
+            let cues: Vec<String> = d.cues.iter().map(|c| c.coordinate.clone()).collect();
+            println!(
+                "memory {} at {} (due {}); next to: {}",
+                d.id,
+                d.coordinate,
+                format_ts(d.due_ms),
+                if cues.is_empty() {
+                    "-".to_owned()
+                } else {
+                    cues.join(", ")
+                }
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let schedule = engram.grade(args.id, args.grade);
+    engram.close()?;
+    let s = schedule?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "id": args.id,
+                "grade": args.grade,
+                "due": format_ts(s.due_ms),
+                "interval_days": s.interval_days,
+                "repetitions": s.repetitions,
+                "easiness": f64::from(s.ef_permille) / 1000.0,
+            })
+        );
+    } else {
+        println!(
+            "graded memory {} {}: next review {} (in {} days, easiness {:.2})",
+            args.id,
+            args.grade,
+            format_ts(s.due_ms),
+            s.interval_days,
+            f64::from(s.ef_permille) / 1000.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn contradiction_json(c: &OpenContradiction) -> Value {
+    json!({"a": c.a, "b": c.b, "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
+}
+
+pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let (open, shelved) = engram.contradictions();
+    engram.close()?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "open": open.iter().map(contradiction_json).collect::<Vec<_>>(),
+                "shelved": shelved.iter().map(contradiction_json).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        if open.is_empty() {
+            println!("no open contradictions");
+        }
+        for c in &open {
+            println!(
+                "{} vs {} ({}):\n  a: {}\n  b: {}",
+                c.a, c.b, c.reason, c.a_label, c.b_label
+            );
+        }
+        if !shelved.is_empty() {
+            println!("shelved:");
+            for c in &shelved {
+                println!("  {} vs {} ({})", c.a, c.b, c.reason);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
+    let verdict = match args.verdict {
+        VerdictArg::KeepA => Verdict::KeepA,
+        VerdictArg::KeepB => Verdict::KeepB,
+        VerdictArg::KeepBoth => Verdict::KeepBoth,
+        VerdictArg::Shelve => Verdict::Shelve,
+    };
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let result = engram.verdict(args.a, args.b, verdict, args.by.actor(), &args.reason);
+    engram.close()?;
+    let seq = result?;
+    let name = args
+        .verdict
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default();
+    if args.json {
+        println!(
+            "{}",
+            json!({"a": args.a, "b": args.b, "verdict": name, "seq": seq})
+        );
+    } else {
+        println!("recorded {name} on {} vs {} (seq {seq})", args.a, args.b);
+    }
+    Ok(ExitCode::SUCCESS)
+}

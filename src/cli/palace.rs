@@ -1,0 +1,124 @@
+//! `engram palace [ROOM]` and `engram renovation`: the room directory,
+//! a room's tour, and the memories too alike to others to stand alone.
+
+use std::process::ExitCode;
+
+use engram::engine::Engram;
+use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
+use engram_queries::palace::{RoomEntry, directory, renovation, room};
+use serde_json::{Value, json};
+
+use super::Context;
+
+#[derive(Debug, clap::Args)]
+pub struct PalaceArgs {
+    /// Show this room's tour (every slot in order) instead of the directory.
+    room: Option<String>,
+    /// Print one JSON object: {"rooms": [{room, corridor, fill, capacity,
+    /// topic, tour}]}, or the room's object with ROOM.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RenovationArgs {
+    /// Print one JSON object: {"memories": [{id, coordinate, uniqueness, label}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+fn room_json(entry: &RoomEntry) -> Value {
+    json!({
+        "room": entry.room,
+        "corridor": entry.corridor,
+        "fill": entry.fill,
+        "capacity": entry.capacity,
+        "topic": entry.topic,
+        "tour": entry.tour.iter().map(|s| json!({
+            "slot": s.slot,
+            "id": s.id,
+            "coordinate": s.coordinate,
+            "label": s.label,
+            "status": s.status,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_room(entry: &RoomEntry, tour: bool) {
+    println!(
+        "{} (corridor {}, {}/{} slots): {}",
+        entry.room, entry.corridor, entry.fill, entry.capacity, entry.topic
+    );
+    if tour {
+        for stop in &entry.tour {
+            println!(
+                "  #{} memory {} [{}] {}",
+                stop.slot, stop.id, stop.status, stop.label
+            );
+        }
+    }
+}
+
+pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let result = match &args.room {
+        Some(name) => room(engram.core(), name).map(|r| vec![r]),
+        None => Some(directory(engram.core())),
+    };
+    engram.close()?;
+    let Some(rooms) = result else {
+        anyhow::bail!(
+            "no room {:?}: `engram palace` lists the rooms",
+            args.room.as_deref().unwrap_or_default()
+        );
+    };
+    match (&args.room, args.json) {
+        (Some(_), true) => println!("{}", rooms.first().map(room_json).unwrap_or_default()),
+        (None, true) => println!(
+            "{}",
+            json!({"rooms": rooms.iter().map(room_json).collect::<Vec<_>>()})
+        ),
+        (tour, false) => {
+            if rooms.is_empty() {
+                println!("the palace is empty");
+            }
+            for entry in &rooms {
+                print_room(entry, tour.is_some());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let list = renovation(engram.core(), RENOVATION_BELOW_PERMILLE);
+    engram.close()?;
+    if args.json {
+        println!(
+            "{}",
+            json!({"memories": list.iter().map(|r| json!({
+                "id": r.id,
+                "coordinate": r.coordinate,
+                "uniqueness": f64::from(r.uniqueness_permille) / 1000.0,
+                "label": r.label,
+            })).collect::<Vec<_>>()})
+        );
+    } else {
+        if list.is_empty() {
+            println!("nothing to renovate");
+        }
+        for r in &list {
+            println!(
+                "memory {} at {} uniqueness {:.2}: {}",
+                r.id,
+                r.coordinate,
+                f64::from(r.uniqueness_permille) / 1000.0,
+                r.label
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

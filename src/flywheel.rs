@@ -1,0 +1,169 @@
+//! The flywheel on an [`Engram`]: verdicts on contradictions and SM-2
+//! review. Each command validates against the views, then appends; the
+//! views (verdicts, review schedule) are folds, so everything here survives
+//! restart and rebuild.
+
+use engram_commands::memory;
+use engram_log::{Actor, Event, Graded, MemoryId, Verdict, VerdictRecorded};
+use engram_projections::models::{EdgeState, MemoryStatus, Schedule};
+use engram_queries::{Cue, cues};
+
+use crate::engine::{EngineError, Engram};
+
+/// Bad flywheel input. Nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FlywheelError {
+    #[error("grade {grade} is outside 0-5 (0 = blackout ... 5 = perfect recall)")]
+    Grade { grade: u8 },
+    #[error("memories {a} and {b} are not in contradiction: `engram verdicts` lists the open ones")]
+    NotInContradiction { a: MemoryId, b: MemoryId },
+    #[error("the contradiction between {a} and {b} was already decided")]
+    AlreadyDecided { a: MemoryId, b: MemoryId },
+}
+
+/// An item due for review: where it is and what is around it, never its
+/// content (the reviewer recalls it first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueItem {
+    pub id: MemoryId,
+    pub coordinate: String,
+    pub cues: Vec<Cue>,
+    pub due_ms: u64,
+}
+
+/// One contradiction as listed for a verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenContradiction {
+    pub a: MemoryId,
+    pub b: MemoryId,
+    pub reason: String,
+    pub a_label: String,
+    pub b_label: String,
+}
+
+impl Engram {
+    fn live(&self, id: MemoryId) -> Result<(), EngineError> {
+        match self.core().memory_table.read().state.get(id) {
+            None => Err(EngineError::UnknownMemory { id }),
+            Some(entry) => match &entry.forgotten {
+                Some(f) => Err(EngineError::Forgotten { id, seq: f.seq }),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Records an SM-2 self-grade (0-5) and returns the new schedule.
+    pub fn grade(&self, id: MemoryId, grade: u8) -> Result<Schedule, EngineError> {
+        if grade > 5 {
+            return Err(FlywheelError::Grade { grade }.into());
+        }
+        self.live(id)?;
+        self.append(&[Event::Graded(Graded { memory: id, grade })])?;
+        self.core()
+            .review
+            .read()
+            .state
+            .get(id)
+            .cloned()
+            .ok_or(EngineError::UnknownMemory { id })
+    }
+
+    /// Memories due for review at `at_ms` (unix ms), earliest first, with
+    /// coordinates and cues only. Archived, overruled and forgotten
+    /// memories are not reviewed.
+    #[must_use]
+    pub fn review(&self, at_ms: u64) -> Vec<DueItem> {
+        let due: Vec<(MemoryId, u64)> = {
+            let schedule = self.core().review.read();
+            schedule
+                .state
+                .due(at_ms)
+                .into_iter()
+                .filter_map(|id| Some((id, schedule.state.get(id)?.due_ms)))
+                .collect()
+        };
+        due.into_iter()
+            .filter(|(id, _)| {
+                let live =
+                    self.core().memory_table.read().state.status(*id) == Some(MemoryStatus::Live);
+                live && !self.core().verdicts.read().state.is_overruled(*id)
+            })
+            .map(|(id, due_ms)| DueItem {
+                id,
+                coordinate: self.coordinate(id),
+                cues: cues(self.core(), id),
+                due_ms,
+            })
+            .collect()
+    }
+
+    /// Open and shelved contradictions, by pair.
+    #[must_use]
+    pub fn contradictions(&self) -> (Vec<OpenContradiction>, Vec<OpenContradiction>) {
+        let list = |state| -> Vec<OpenContradiction> {
+            let edges: Vec<_> = self
+                .core()
+                .verdicts
+                .read()
+                .state
+                .in_state(state)
+                .cloned()
+                .collect();
+            edges
+                .into_iter()
+                .map(|e| OpenContradiction {
+                    a: e.memory,
+                    b: e.other,
+                    a_label: engram_queries::label(self.core(), e.memory),
+                    b_label: engram_queries::label(self.core(), e.other),
+                    reason: e.reason,
+                })
+                .collect()
+        };
+        (list(EdgeState::Open), list(EdgeState::Shelved))
+    }
+
+    /// Records a verdict on the contradiction between `a` and `b`. The loser
+    /// of keep-a / keep-b leaves recall; it stays in the audit trail.
+    pub fn verdict(
+        &self,
+        a: MemoryId,
+        b: MemoryId,
+        verdict: Verdict,
+        by: Actor,
+        reason: &str,
+    ) -> Result<u64, EngineError> {
+        let reason = if reason.trim().is_empty() {
+            "no reason given".to_owned()
+        } else {
+            memory::clean("reason", reason, memory::NOTE_BYTES_MAX)?
+        };
+        let _writer = self.write_lock();
+        let state = self
+            .core()
+            .verdicts
+            .read()
+            .state
+            .edge(a, b)
+            .map(|e| e.state);
+        match state {
+            None | Some(EdgeState::Closed) => {
+                return Err(FlywheelError::NotInContradiction { a, b }.into());
+            }
+            Some(EdgeState::Decided(_)) => {
+                return Err(FlywheelError::AlreadyDecided { a, b }.into());
+            }
+            Some(EdgeState::Open | EdgeState::Shelved) => {}
+        }
+        Ok(self
+            .append(&[Event::VerdictRecorded(VerdictRecorded {
+                a,
+                b,
+                verdict,
+                by,
+                reason,
+            })])?
+            .first_seq)
+    }
+}

@@ -1,0 +1,377 @@
+//! The palace and the flywheel through the engine: rooms and slots, the
+//! four save outcomes, verdicts, SM-2 review, and all of it surviving
+//! restart and rebuild.
+
+use std::path::Path;
+
+use engram::engine::{EngineError, Engram};
+use engram::flywheel::FlywheelError;
+use engram::log::{Actor, KeySource, MemoryId, Verdict};
+use engram::store::{Store, StoreOptions};
+use engram::{MemoryMeta, Outcome, RecallQuery, Remember};
+use engram_projections::OpenOptions;
+use engram_projections::models::review::DAY_MS;
+
+const KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
+
+fn options() -> StoreOptions {
+    StoreOptions {
+        key: KeySource::Hex(KEY_HEX.to_owned()),
+        ..StoreOptions::default()
+    }
+}
+
+fn open(dir: &Path) -> Engram {
+    Engram::open(Store::at(dir), &options()).unwrap()
+}
+
+fn in_room(text: &str, room: &str) -> Remember {
+    Remember {
+        meta: MemoryMeta {
+            room: Some(room.to_owned()),
+            ..MemoryMeta::default()
+        },
+        ..Remember::text(text)
+    }
+}
+
+/// Distinct facts, so no save restates another: owner, colour, thing and
+/// place vary with co-prime periods, so any two share at most half their
+/// content terms.
+fn fact(i: usize) -> String {
+    const OWNERS: [&str; 24] = [
+        "alice", "bruno", "chen", "dara", "emil", "fatima", "goran", "hana", "ivan", "jun", "kofi",
+        "lena", "mateo", "nadia", "oskar", "priya", "quinn", "rosa", "sven", "tariq", "uma",
+        "viktor", "wen", "yara",
+    ];
+    const COLOURS: [&str; 7] = ["red", "blue", "green", "amber", "violet", "grey", "teal"];
+    const THINGS: [&str; 12] = [
+        "kettle",
+        "bicycle",
+        "lantern",
+        "compass",
+        "notebook",
+        "umbrella",
+        "telescope",
+        "harmonica",
+        "backpack",
+        "teapot",
+        "hammock",
+        "microscope",
+    ];
+    const PLACES: [&str; 11] = [
+        "garage", "attic", "cellar", "balcony", "library", "office", "kitchen", "studio", "garden",
+        "hallway", "pantry",
+    ];
+    format!(
+        "{} keeps the {} {} in the {}",
+        OWNERS[i % 24],
+        COLOURS[i % 7],
+        THINGS[i % 12],
+        PLACES[i % 11]
+    )
+}
+
+fn ids(hits: &[engram::Hit]) -> Vec<MemoryId> {
+    hits.iter().map(|h| h.id).collect()
+}
+
+#[test]
+fn ten_memories_fill_a_room_and_open_its_successor_and_slots_are_never_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let mut saved = Vec::new();
+    for i in 0..10 {
+        let receipt = engram.remember(&in_room(&fact(i), "things")).unwrap();
+        assert_eq!(receipt.outcome, Outcome::New, "{}", fact(i));
+        saved.push(receipt);
+    }
+    let coordinates: Vec<String> = saved
+        .iter()
+        .map(|r| r.coordinate.clone().unwrap())
+        .collect();
+    let mut expected: Vec<String> = (1..=9).map(|s| format!("things#{s}")).collect();
+    expected.push("things-2#1".to_owned());
+    assert_eq!(coordinates, expected);
+    // A forget does not free a slot.
+    engram
+        .forget(saved[3].id.unwrap(), &engram::Subject::user(), "gone")
+        .unwrap();
+    let next = engram.remember(&in_room(&fact(10), "things")).unwrap();
+    assert_eq!(next.coordinate.as_deref(), Some("things-2#2"));
+    // Naming the successor files on the same corridor.
+    let named = engram.remember(&in_room(&fact(11), "things-2")).unwrap();
+    assert_eq!(named.coordinate.as_deref(), Some("things-2#3"));
+    engram.close().unwrap();
+}
+
+#[test]
+fn concurrent_saves_never_share_a_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let coordinates = parking_lot::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for writer in 0..4 {
+            let (engram, coordinates) = (&engram, &coordinates);
+            scope.spawn(move || {
+                for i in 0..6 {
+                    let text = fact(writer * 6 + i);
+                    let r = engram.remember(&in_room(&text, "shared")).unwrap();
+                    assert_eq!(r.outcome, Outcome::New, "{text}: {r:?}");
+                    coordinates.lock().push(r.coordinate.unwrap());
+                }
+            });
+        }
+    });
+    let mut all = coordinates.into_inner();
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), n, "no two saves share a slot: {all:?}");
+    assert_eq!(n, 24);
+    engram.close().unwrap();
+}
+
+#[test]
+fn the_four_outcomes_in_english_and_chinese() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let first = engram
+        .remember(&Remember::text(
+            "The user prefers green tea in the morning.",
+        ))
+        .unwrap();
+    assert_eq!(first.outcome, Outcome::New);
+    let first = first.id.unwrap();
+
+    let again = engram
+        .remember(&Remember::text("User prefers green tea in the morning"))
+        .unwrap();
+    assert_eq!(
+        (again.outcome, again.id, again.related),
+        (Outcome::Reinforced, Some(first), Some(first))
+    );
+    assert_eq!(
+        engram
+            .core()
+            .memory_table
+            .read()
+            .state
+            .get(first)
+            .unwrap()
+            .reinforcements,
+        1
+    );
+
+    let against = engram
+        .remember(&Remember::text(
+            "The user does not like green tea in the morning.",
+        ))
+        .unwrap();
+    assert_eq!(against.outcome, Outcome::Contradiction);
+    assert_eq!(against.related, Some(first));
+    let budget = engram
+        .remember(&Remember::text("The launch budget is 10k euros."))
+        .unwrap();
+    let budget2 = engram
+        .remember(&Remember::text("The launch budget is 25k euros."))
+        .unwrap();
+    assert_eq!(budget2.outcome, Outcome::Contradiction);
+    assert_eq!(budget2.related, budget.id);
+
+    let discarded = engram.remember(&Remember::text("thanks!")).unwrap();
+    assert_eq!(discarded.outcome, Outcome::Discarded);
+    assert_eq!(discarded.id, None);
+    assert!(matches!(
+        discarded.memory(),
+        Err(EngineError::Discarded { .. })
+    ));
+
+    // Chinese.
+    let zh = engram
+        .remember(&Remember::text("用户喜欢在早上喝绿茶。"))
+        .unwrap();
+    assert_eq!(zh.outcome, Outcome::New);
+    let zh_again = engram
+        .remember(&Remember::text("用户喜欢早上喝绿茶"))
+        .unwrap();
+    assert_eq!(zh_again.outcome, Outcome::Reinforced);
+    assert_eq!(zh_again.id, zh.id);
+    let zh_not = engram
+        .remember(&Remember::text("用户不喜欢在早上喝绿茶。"))
+        .unwrap();
+    assert_eq!(zh_not.outcome, Outcome::Contradiction);
+    assert_eq!(zh_not.related, zh.id);
+    assert_eq!(
+        engram.remember(&Remember::text("好的")).unwrap().outcome,
+        Outcome::Discarded
+    );
+    let (open_edges, _) = engram.contradictions();
+    assert_eq!(open_edges.len(), 3);
+    engram.close().unwrap();
+}
+
+#[test]
+fn verdicts_change_recall_and_refuse_pairs_that_do_not_contradict() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let save = |text: &str| engram.remember(&Remember::text(text)).unwrap();
+    let a = save("The staging server runs Postgres 15 on host db2.")
+        .id
+        .unwrap();
+    let b = save("The staging server runs Postgres 16 on host db2.");
+    assert_eq!(b.outcome, Outcome::Contradiction);
+    let b = b.id.unwrap();
+    let c = save("The backup job runs nightly at 02:00 on host db3.")
+        .id
+        .unwrap();
+
+    let recall = |q: &str| {
+        let mut found = ids(&engram.recall(&RecallQuery::new(q)).unwrap());
+        found.sort_unstable();
+        found
+    };
+    assert_eq!(recall("staging postgres"), [a, b]);
+
+    // Not in contradiction: refused, nothing appended.
+    let before = engram.log().last_seq();
+    let err = engram
+        .verdict(a, c, Verdict::KeepA, Actor::User, "no")
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            EngineError::Flywheel(FlywheelError::NotInContradiction { .. })
+        ),
+        "{err}"
+    );
+    assert_eq!(engram.log().last_seq(), before);
+
+    // Shelve: listed apart, both still recalled.
+    engram
+        .verdict(b, a, Verdict::Shelve, Actor::Model, "unsure")
+        .unwrap();
+    let (open_edges, shelved) = engram.contradictions();
+    assert!(open_edges.is_empty());
+    assert_eq!(shelved.len(), 1);
+    assert_eq!(recall("staging postgres"), [a, b]);
+
+    // keep-a (a = b here): the loser leaves recall but is not forgotten.
+    engram
+        .verdict(b, a, Verdict::KeepA, Actor::User, "upgraded")
+        .unwrap();
+    assert_eq!(recall("staging postgres"), [b]);
+    assert!(
+        engram
+            .audit(a)
+            .unwrap()
+            .iter()
+            .any(|r| r.kind == "verdict_recorded")
+    );
+    assert!(engram.expand_as(a, &engram::Subject::user(), false).is_ok());
+    // Decided is final.
+    assert!(matches!(
+        engram.verdict(a, b, Verdict::KeepBoth, Actor::User, ""),
+        Err(EngineError::Flywheel(FlywheelError::AlreadyDecided { .. }))
+    ));
+    engram.close().unwrap();
+}
+
+#[test]
+fn review_follows_sm2_and_shows_no_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let id = engram
+        .remember(&in_room("The wifi in the lab is called orchid-5.", "lab"))
+        .unwrap()
+        .id
+        .unwrap();
+    engram
+        .remember(&in_room("The lab door code changes every Monday.", "lab"))
+        .unwrap();
+    let created = engram.core().review.read().state.get(id).unwrap().due_ms - DAY_MS;
+    assert!(
+        engram.review(created + DAY_MS - 1).is_empty(),
+        "not due before a day"
+    );
+    let due = engram.review(created + DAY_MS);
+    assert_eq!(due.iter().map(|d| d.id).collect::<Vec<_>>(), [id]);
+    assert_eq!(due[0].coordinate, "lab#1");
+    assert_eq!(due[0].cues[0].coordinate, "lab#2");
+
+    let s = engram.grade(id, 5).unwrap();
+    assert_eq!(
+        (s.repetitions, s.interval_days, s.ef_permille),
+        (1, 1, 2600)
+    );
+    let s = engram.grade(id, 4).unwrap();
+    assert_eq!(
+        (s.repetitions, s.interval_days, s.ef_permille),
+        (2, 6, 2600)
+    );
+    let s = engram.grade(id, 1).unwrap();
+    assert_eq!((s.repetitions, s.interval_days), (0, 1));
+    assert!(s.failed_last);
+    // Out of range: refused, nothing appended.
+    let before = engram.log().last_seq();
+    assert!(matches!(
+        engram.grade(id, 6),
+        Err(EngineError::Flywheel(FlywheelError::Grade { grade: 6 }))
+    ));
+    assert!(matches!(
+        engram.grade(9999, 3),
+        Err(EngineError::UnknownMemory { .. })
+    ));
+    assert_eq!(engram.log().last_seq(), before);
+    engram.close().unwrap();
+}
+
+#[test]
+fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = |engram: &Engram| {
+        let core = engram.core();
+        (
+            format!("{:?}", core.palace.read().state),
+            format!("{:?}", core.review.read().state),
+            format!("{:?}", core.verdicts.read().state),
+            format!("{:?}", core.text_index.read().state),
+        )
+    };
+    let before = {
+        let engram = open(dir.path());
+        for i in 0..11 {
+            engram.remember(&in_room(&fact(i), "things")).unwrap();
+        }
+        let a = engram
+            .remember(&Remember::text("The launch budget is 10k euros."))
+            .unwrap()
+            .id
+            .unwrap();
+        let b = engram
+            .remember(&Remember::text("The launch budget is 25k euros."))
+            .unwrap()
+            .id
+            .unwrap();
+        engram
+            .verdict(a, b, Verdict::KeepB, Actor::User, "")
+            .unwrap();
+        engram.grade(a, 2).unwrap();
+        engram.grade(b, 5).unwrap();
+        let state = snapshot(&engram);
+        engram.close().unwrap();
+        state
+    };
+    let engram = open(dir.path());
+    assert_eq!(snapshot(&engram), before, "after restart");
+    engram.close().unwrap();
+    let engram = Engram::open_with(
+        Store::at(dir.path()),
+        &options(),
+        OpenOptions { rebuild: true },
+        &|_, _| {},
+    )
+    .unwrap();
+    assert_eq!(snapshot(&engram), before, "after rebuild");
+    engram.close().unwrap();
+}
