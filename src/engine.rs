@@ -66,6 +66,8 @@ pub struct Stats {
     pub by_status: BTreeMap<String, u64>,
     /// Memories by tier (`l1`..`l4`), forgotten ones excluded.
     pub by_tier: BTreeMap<String, u64>,
+    /// Health score and its parts, with reviews due now.
+    pub health: engram_queries::health::Health,
 }
 
 fn lower_name<T: std::fmt::Debug>(value: &T) -> String {
@@ -104,7 +106,14 @@ fn stats_of(core: &CoreViews, last_seq: u64, views: Vec<ViewStatus>) -> Stats {
             .collect(),
         by_status,
         by_tier,
+        health: engram_queries::health::health(core, now_ms()),
     }
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn audit_of(

@@ -375,3 +375,35 @@ fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
     assert_eq!(snapshot(&engram), before, "after rebuild");
     engram.close().unwrap();
 }
+
+#[test]
+fn the_health_score_falls_with_contradictions_and_failed_reviews() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    assert_eq!(
+        engram.stats().health.score,
+        100,
+        "an empty store is healthy"
+    );
+    let a = engram
+        .remember(&Remember::text("The launch budget is 10k euros."))
+        .unwrap()
+        .id
+        .unwrap();
+    let fresh = engram.stats().health;
+    engram
+        .remember(&Remember::text("The launch budget is 25k euros."))
+        .unwrap();
+    let contradicted = engram.stats().health;
+    assert_eq!(contradicted.open_contradictions, 1);
+    assert!(contradicted.consistency < fresh.consistency);
+    assert!(
+        contradicted.score < fresh.score,
+        "{contradicted:?} vs {fresh:?}"
+    );
+    engram.grade(a, 1).unwrap();
+    let failed = engram.stats().health;
+    assert_eq!(failed.review_success, 0);
+    assert!(failed.score < contradicted.score);
+    engram.close().unwrap();
+}

@@ -2,12 +2,14 @@
 //!
 //! - [`recall`]: BM25 over the text index with the memory table's filters.
 //! - [`context`]: the injection-safe block of hits handed to a model.
+//! - [`health`]: the 0-100 health score and due reviews.
 //! - [`palace`]: the room directory, tours and the renovation list.
 //!
 //! Expanding a memory reads and verifies the log (`engram_log::seal`); the
 //! engine records `Recalled` and `Expanded` events around these queries.
 
 pub mod context;
+pub mod health;
 pub mod palace;
 pub mod recall;
 

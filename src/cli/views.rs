@@ -67,6 +67,15 @@ fn stats_json(stats: &Stats, as_of: Option<u64>) -> Value {
         })).collect::<Vec<_>>(),
         "memories_by_status": stats.by_status,
         "memories_by_tier": stats.by_tier,
+        "due_reviews": stats.health.due_reviews,
+        "open_contradictions": stats.health.open_contradictions,
+        "health": {
+            "score": stats.health.score,
+            "uniqueness": f64::from(stats.health.uniqueness) / 1000.0,
+            "consistency": f64::from(stats.health.consistency) / 1000.0,
+            "review_success": f64::from(stats.health.review_success) / 1000.0,
+            "trust": f64::from(stats.health.trust) / 1000.0,
+        },
     })
 }
 
@@ -87,6 +96,10 @@ fn print_stats(stats: &Stats, as_of: Option<u64>) {
     };
     println!("memories by status: {}", join(&stats.by_status));
     println!("memories by tier: {}", join(&stats.by_tier));
+    println!(
+        "health {}/100; due reviews {}; open contradictions {}",
+        stats.health.score, stats.health.due_reviews, stats.health.open_contradictions
+    );
     println!("views:");
     for v in &stats.views {
         let failure = v
