@@ -167,3 +167,55 @@ impl Engram {
             .first_seq)
     }
 }
+
+impl Engram {
+    /// Archives what the policy says should go at `now_ms` (expired,
+    /// decayed, evicted; see `engram_commands::maintain`) in one atomic
+    /// append, and returns what it archived and why. `dry_run` only plans.
+    pub fn maintain(
+        &self,
+        policy: &engram_commands::maintain::MaintainPolicy,
+        now_ms: u64,
+        dry_run: bool,
+    ) -> Result<Vec<(MemoryId, String)>, EngineError> {
+        let _writer = self.write_lock();
+        let facts: Vec<engram_commands::maintain::MemoryFacts> = {
+            let core = self.core();
+            let table = core.memory_table.read();
+            let lru = core.lru.read();
+            let trust = core.trust.read();
+            let review = core.review.read();
+            lru.state
+                .eviction_order()
+                .filter_map(|id| {
+                    let entry = table.state.get(id)?;
+                    (entry.status == MemoryStatus::Live).then(|| {
+                        engram_commands::maintain::MemoryFacts {
+                            id,
+                            tier: entry.tier,
+                            trust_permille: trust.state.trust_permille(id).unwrap_or(0),
+                            reinforcements: entry.reinforcements,
+                            last_access_ms: lru.state.last_access(id).map_or(0, |a| a.ts_ms),
+                            failed_last_review: review.state.get(id).is_some_and(|s| s.failed_last),
+                            expires_at_ms: entry.expires_at_ms,
+                        }
+                    })
+                })
+                .collect()
+        };
+        let plan = engram_commands::maintain::plan(policy, &facts, now_ms);
+        if !dry_run && !plan.is_empty() {
+            let events: Vec<Event> = plan
+                .iter()
+                .map(|(memory, reason)| {
+                    Event::Archived(engram_log::Archived {
+                        memory: *memory,
+                        reason: reason.clone(),
+                    })
+                })
+                .collect();
+            self.append(&events)?;
+        }
+        Ok(plan)
+    }
+}

@@ -299,6 +299,7 @@ impl Engram {
             })])?;
             return Ok(receipt(Outcome::Reinforced, memory, Some(memory), None));
         }
+        let ttl_ms = meta.ttl_ms;
         let meta = MemoryMeta {
             room: Some(decision.room.clone()),
             ..meta
@@ -306,7 +307,21 @@ impl Engram {
         let mut remembered =
             memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
         remembered.uniqueness_permille = decision.uniqueness_permille;
-        let id = self.append(&[Event::Remembered(remembered)])?.first_seq;
+        let appended = self.append(&[Event::Remembered(remembered)])?;
+        let id = appended.first_seq;
+        if let Some(ttl_ms) = ttl_ms {
+            // The commit time of the memory plus its time to live.
+            let created = self
+                .log()
+                .read(id..=id)
+                .map_err(SealError::Read)?
+                .first()
+                .map_or(0, |e| e.ts_ms);
+            self.append(&[Event::TtlSet(engram_log::TtlSet {
+                memory: id,
+                expires_at_ms: created.saturating_add(ttl_ms),
+            })])?;
+        }
         match decision.outcome {
             DecidedOutcome::Contradiction { memory, reason } => {
                 self.append(&[Event::ContradictionFlagged(

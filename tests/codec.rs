@@ -17,7 +17,7 @@ use engram_log::{
     Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedding,
     EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten, GateDenied, Graded,
     MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered, Role, Scope,
-    SessionEvent, Source, Tier, TierChanged, Verdict, VerdictRecorded,
+    SessionEvent, Source, Tier, TierChanged, TtlSet, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -396,6 +396,7 @@ fn variant_index(event: &Event) -> usize {
         Event::Discarded(_) => 15,
         Event::Checkpoint(_) => 16,
         Event::EvidenceConfirmed(_) => 17,
+        Event::TtlSet(_) => 18,
     }
 }
 
@@ -423,6 +424,14 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
         checkpoint().prop_map(Event::Checkpoint).boxed(),
         evidence_confirmed()
             .prop_map(Event::EvidenceConfirmed)
+            .boxed(),
+        (int_u64(), int_u64())
+            .prop_map(|(memory, expires_at_ms)| {
+                Event::TtlSet(TtlSet {
+                    memory,
+                    expires_at_ms,
+                })
+            })
             .boxed(),
     ]
 }
@@ -459,7 +468,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 18, "one strategy per Event variant");
+    assert_eq!(variants.len(), 19, "one strategy per Event variant");
 }
 
 #[test]

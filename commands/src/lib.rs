@@ -14,4 +14,5 @@
 pub mod decide;
 pub mod gate;
 pub mod ingest;
+pub mod maintain;
 pub mod memory;

@@ -95,6 +95,8 @@ pub struct MemoryMeta {
     pub room: Option<String>,
     pub source: Source,
     pub scope: Scope,
+    /// Time to live in milliseconds: past it, maintenance archives the memory.
+    pub ttl_ms: Option<u64>,
 }
 
 impl Default for MemoryMeta {
@@ -107,6 +109,7 @@ impl Default for MemoryMeta {
             room: None,
             source: Source::User,
             scope: Scope::Store,
+            ttl_ms: None,
         }
     }
 }
@@ -144,6 +147,7 @@ impl MemoryMeta {
                 Scope::Store => Scope::Store,
                 Scope::Session(s) => Scope::Session(clean_name("session", s)?),
             },
+            ttl_ms: self.ttl_ms,
         })
     }
 }

@@ -322,6 +322,14 @@ pub struct Checkpoint {
     pub mac: Digest,
 }
 
+/// A memory got a time to live: past `expires_at_ms`, maintenance archives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TtlSet {
+    pub memory: MemoryId,
+    /// Unix milliseconds.
+    pub expires_at_ms: u64,
+}
+
 /// Every kind of event. Variants are encoded by position: append only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Event {
@@ -344,6 +352,7 @@ pub enum Event {
     Discarded(Discarded),
     Checkpoint(Checkpoint),
     EvidenceConfirmed(EvidenceConfirmed),
+    TtlSet(TtlSet),
 }
 
 impl Event {
@@ -369,6 +378,7 @@ impl Event {
             Event::Discarded(_) => "discarded",
             Event::Checkpoint(_) => "checkpoint",
             Event::EvidenceConfirmed(_) => "evidence_confirmed",
+            Event::TtlSet(_) => "ttl_set",
         }
     }
 
@@ -394,6 +404,7 @@ impl Event {
             Event::Discarded(e) => e.serialize(serializer),
             Event::Checkpoint(e) => e.serialize(serializer),
             Event::EvidenceConfirmed(e) => e.serialize(serializer),
+            Event::TtlSet(e) => e.serialize(serializer),
         }
     }
 }

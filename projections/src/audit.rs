@@ -107,6 +107,7 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::EvidenceNoted(c) => out.push(Concerns::Memory(c.memory)),
         Event::EvidenceConfirmed(c) => out.push(Concerns::Memory(c.memory)),
         Event::EntityLinked(l) => out.push(Concerns::Memory(l.memory)),
+        Event::TtlSet(t) => out.push(Concerns::Memory(t.memory)),
         Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
     }
 }
@@ -233,6 +234,10 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
         ),
         Event::Discarded(d) => (d.reason.clone(), "discarded".to_owned()),
         Event::Checkpoint(c) => (format!("up to seq {}", c.last_seq), "sealed".to_owned()),
+        Event::TtlSet(t) => (
+            format!("expires at unix ms {}", t.expires_at_ms),
+            "time to live set".to_owned(),
+        ),
     };
     AuditRecord {
         seq: e.seq,

@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use engram::engine::Engram;
 use engram::flywheel::OpenContradiction;
 use engram::log::{MemoryId, Verdict};
+use engram_commands::maintain::MaintainPolicy;
 use serde_json::{Value, json};
 
 use super::memory::ActorArg;
@@ -70,6 +71,32 @@ pub struct VerdictArgs {
     #[arg(long, value_name = "TEXT", default_value = "")]
     reason: String,
     /// Print one JSON object: a, b, verdict, seq.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MaintainArgs {
+    /// Run as if at TIME (RFC 3339 or `+30d`). Default: now.
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// Days without access before a low-importance memory decays.
+    #[arg(long, value_name = "DAYS", default_value_t = MaintainPolicy::default().idle_days)]
+    idle_days: u64,
+    /// Importance (trust + 100 per reinforcement, permille) below which an
+    /// idle memory decays.
+    #[arg(long, value_name = "PERMILLE", default_value_t = MaintainPolicy::default().importance_below)]
+    importance_below: u32,
+    /// Most live memories in L3 before the least recently used are archived.
+    #[arg(long, value_name = "N", default_value_t = MaintainPolicy::default().hot_set_capacity)]
+    capacity: usize,
+    /// Trust (permille) at which eviction keeps a memory.
+    #[arg(long, value_name = "PERMILLE", default_value_t = MaintainPolicy::default().keep_trust_at_least)]
+    keep_trust: u16,
+    /// Only say what would be archived.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print one JSON object: {"archived": [{"id", "reason"}], "dry_run"}.
     #[arg(long)]
     json: bool,
 }
@@ -234,6 +261,46 @@ pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
         );
     } else {
         println!("recorded {name} on {} vs {} (seq {seq})", args.a, args.b);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> {
+    let at = match &args.at {
+        Some(text) => parse_at(text)?,
+        None => now_ms(),
+    };
+    let policy = MaintainPolicy {
+        idle_days: args.idle_days,
+        importance_below: args.importance_below,
+        hot_set_capacity: args.capacity,
+        keep_trust_at_least: args.keep_trust,
+    };
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let result = engram.maintain(&policy, at, args.dry_run);
+    engram.close()?;
+    let archived = result?;
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "dry_run": args.dry_run,
+                "archived": archived.iter().map(|(id, reason)| json!({"id": id, "reason": reason})).collect::<Vec<_>>(),
+            })
+        );
+    } else {
+        let verb = if args.dry_run {
+            "would archive"
+        } else {
+            "archived"
+        };
+        if archived.is_empty() {
+            println!("nothing to archive");
+        }
+        for (id, reason) in &archived {
+            println!("{verb} memory {id}: {reason}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

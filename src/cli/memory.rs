@@ -95,8 +95,11 @@ pub struct RememberArgs {
     /// Who is saving it: the user (default) or a model.
     #[arg(long, value_enum, default_value = "user")]
     by: ActorArg,
-    /// Print one JSON object: id, coordinate, outcome, scope, session,
-    /// first_seq, last_seq.
+    /// Time to live (`30d`, `12h`): past it, `engram maintain` archives it.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    ttl: Option<std::time::Duration>,
+    /// Print one JSON object: id, coordinate, outcome, related, reason,
+    /// uniqueness, scope, session, first_seq, last_seq.
     #[arg(long)]
     json: bool,
 }
@@ -246,6 +249,9 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
                 (Some(session), true) => Scope::Session(session.clone()),
                 _ => Scope::Store,
             },
+            ttl_ms: args
+                .ttl
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
         },
         subject: subject(args.by, args.session.as_ref()),
     };

@@ -118,6 +118,10 @@ enum Command {
     /// Decide a contradiction: keep-a, keep-b (the other leaves recall),
     /// keep-both, or shelve.
     Verdict(flywheel::VerdictArgs),
+    /// Archive what should go: expired (--ttl), decayed (idle and
+    /// unimportant), evicted (L3 over capacity, least recently used first).
+    /// Memories that failed their last review are kept.
+    Maintain(flywheel::MaintainArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -233,6 +237,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Grade(a) => flywheel::grade(&ctx, &a),
         Command::Verdicts(a) => flywheel::verdicts(&ctx, &a),
         Command::Verdict(a) => flywheel::verdict(&ctx, &a),
+        Command::Maintain(a) => flywheel::maintain(&ctx, &a),
     }
 }
 

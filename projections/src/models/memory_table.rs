@@ -104,6 +104,8 @@ pub struct MemoryEntry {
     pub reinforcements: u32,
     /// Seq of the last event that changed this entry.
     pub last_changed_seq: u64,
+    /// Time to live: past this (unix ms), maintenance archives it.
+    pub expires_at_ms: Option<u64>,
 }
 
 impl MemoryEntry {
@@ -126,6 +128,7 @@ impl MemoryEntry {
             archived: None,
             reinforcements: 0,
             last_changed_seq: seq,
+            expires_at_ms: None,
         }
     }
 
@@ -217,7 +220,7 @@ impl MemoryTable {
 
 impl Fold for MemoryTable {
     const NAME: &'static str = "memory_table";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn apply(&mut self, logged: &LoggedEvent) {
         let seq = logged.seq;
@@ -282,6 +285,12 @@ impl Fold for MemoryTable {
             | Event::GateDenied(_)
             | Event::Discarded(_)
             | Event::Checkpoint(_) => {}
+            Event::TtlSet(t) => {
+                if let Some(entry) = self.changeable(t.memory) {
+                    entry.expires_at_ms = Some(t.expires_at_ms);
+                    entry.last_changed_seq = seq;
+                }
+            }
         }
     }
 }

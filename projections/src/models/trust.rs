@@ -286,6 +286,7 @@ impl Fold for TrustScores {
             | Event::EntityLinked(_)
             | Event::GateDenied(_)
             | Event::Discarded(_)
+            | Event::TtlSet(_)
             | Event::Checkpoint(_) => {}
         }
     }
