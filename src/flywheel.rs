@@ -20,6 +20,19 @@ pub enum FlywheelError {
     NotInContradiction { a: MemoryId, b: MemoryId },
     #[error("the contradiction between {a} and {b} was already decided")]
     AlreadyDecided { a: MemoryId, b: MemoryId },
+    #[error("a rule needs at least two distinct member memories, got {count}")]
+    TooFewMembers { count: usize },
+}
+
+/// A distilled rule as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Distillation {
+    /// The rule's own memory.
+    pub id: MemoryId,
+    pub coordinate: String,
+    pub members: Vec<MemoryId>,
+    /// Inherited confidence, permille.
+    pub confidence_permille: u16,
 }
 
 /// An item due for review: where it is and what is around it, never its
@@ -217,5 +230,143 @@ impl Engram {
             self.append(&events)?;
         }
         Ok(plan)
+    }
+}
+
+/// Where distilled rules are recorded as notes.
+pub const RULES_SESSION: &str = "rules";
+
+impl Engram {
+    /// Clusters of similar live memories worth distilling into a rule
+    /// (`engram_commands::distill::clusters`), members in id order.
+    #[must_use]
+    pub fn distill_candidates(&self) -> Vec<Vec<MemoryId>> {
+        use std::collections::BTreeMap;
+        let core = self.core();
+        let table = core.memory_table.read();
+        let index = core.text_index.read();
+        let verdicts = core.verdicts.read();
+        let live: Vec<MemoryId> = table
+            .state
+            .iter()
+            .filter(|e| e.status == MemoryStatus::Live && !verdicts.state.is_overruled(e.id))
+            .map(|e| e.id)
+            .collect();
+        let mut profiles = BTreeMap::new();
+        let mut candidates = BTreeMap::new();
+        for &id in &live {
+            let Some(text) = index.state.text(id) else {
+                continue;
+            };
+            profiles.insert(id, engram_commands::decide::profile(text));
+            let mut terms = engram_text::tokenize::query_terms(text);
+            terms.truncate(64);
+            let near: Vec<MemoryId> = index
+                .state
+                .search(&terms, 10, |m| m != id && live.binary_search(&m).is_ok())
+                .into_iter()
+                .map(|h| h.memory)
+                .collect();
+            candidates.insert(id, near);
+        }
+        engram_commands::distill::clusters(&profiles, &candidates)
+    }
+
+    /// Records `rule` (written by the caller) as a new memory distilled from
+    /// `members`, with the confidence it inherits from them, in one atomic
+    /// append: the rule's `Remembered`, then `Distilled` (the `Distilled`
+    /// event names the rule's memory by position: the event right before it).
+    pub fn distill(
+        &self,
+        members: &[MemoryId],
+        rule: &str,
+        room: Option<&str>,
+        subject: &engram_commands::gate::Subject,
+    ) -> Result<Distillation, EngineError> {
+        let mut members = members.to_vec();
+        members.sort_unstable();
+        members.dedup();
+        if members.len() < engram_commands::distill::MEMBERS_MIN {
+            return Err(FlywheelError::TooFewMembers {
+                count: members.len(),
+            }
+            .into());
+        }
+        for &id in &members {
+            self.live(id)?;
+        }
+        let room = room.map(|r| memory::clean_name("room", r)).transpose()?;
+        let _writer = self.write_lock();
+        let trusts: Vec<u16> = {
+            let trust = self.core().trust.read();
+            members
+                .iter()
+                .map(|&id| trust.state.trust_permille(id).unwrap_or(0))
+                .collect()
+        };
+        let open = {
+            let verdicts = self.core().verdicts.read();
+            let mut n = 0;
+            for (i, &a) in members.iter().enumerate() {
+                for &b in members.iter().skip(i + 1) {
+                    if verdicts
+                        .state
+                        .edge(a, b)
+                        .is_some_and(|e| e.state == EdgeState::Open)
+                    {
+                        n += 1;
+                    }
+                }
+            }
+            n
+        };
+        let confidence_permille = engram_commands::distill::confidence(&trusts, open);
+        let room = room.unwrap_or_else(|| {
+            let palace = self.core().palace.read();
+            members
+                .first()
+                .and_then(|&first| palace.state.coordinate(first))
+                .map(|c| palace.state.corridor_of(&c.room).to_owned())
+                .unwrap_or_else(|| "rules".to_owned())
+        });
+        let turn = self.core().sessions.read().state.next_turn(RULES_SESSION);
+        let note = memory::note_event(RULES_SESSION, turn, rule)?;
+        let rule_text = note.content.clone();
+        let seq = self.append(&[Event::Session(note)])?.first_seq;
+        let reference = engram_log::MemoryRef {
+            session: RULES_SESSION.to_owned(),
+            first_seq: seq,
+            last_seq: seq,
+        };
+        let events = self
+            .log()
+            .read(seq..=seq)
+            .map_err(engram_log::seal::SealError::Read)?;
+        let meta = memory::MemoryMeta {
+            room: Some(room.clone()),
+            tags: vec!["rule".to_owned()],
+            source: match subject.actor {
+                Actor::User => engram_log::Source::User,
+                Actor::Model | Actor::System => engram_log::Source::Model,
+            },
+            ..memory::MemoryMeta::default()
+        };
+        let remembered = memory::remembered(self.log().key(), reference, &events, meta)?;
+        let appended = self.append(&[
+            Event::Remembered(remembered),
+            Event::Distilled(engram_log::Distilled {
+                rule: rule_text,
+                members: members.clone(),
+                confidence_permille,
+                room: Some(room),
+            }),
+        ])?;
+        let id = appended.first_seq;
+        Ok(Distillation {
+            id,
+            coordinate: self.coordinate(id),
+            members,
+            confidence_permille,
+        })
     }
 }

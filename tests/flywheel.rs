@@ -487,3 +487,80 @@ fn ids_of(engram: &Engram, query: &str, tier: Option<engram::log::Tier>) -> Vec<
     q.tier = tier;
     ids(&engram.recall(&q).unwrap())
 }
+
+#[test]
+fn distillation_proposes_clusters_and_records_a_rule_with_inherited_confidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let save = |text: &str| {
+        engram
+            .remember(&in_room(text, "deploys"))
+            .unwrap()
+            .id
+            .unwrap()
+    };
+    let a = save("Deploys to production need two reviewers.");
+    let b = save("Hotfix deploys skip staging but still need two reviewers.");
+    let lonely = save("The cafeteria closes at three on Fridays.");
+    let clusters = engram.distill_candidates();
+    assert_eq!(clusters, vec![vec![a, b]]);
+
+    let trust = |id| engram.core().trust.read().state.trust_permille(id).unwrap();
+    let expected = engram_commands::distill::confidence(&[trust(a), trust(b)], 0);
+    let rule = engram
+        .distill(
+            &[b, a, a],
+            "Production deploys need two reviewers.",
+            None,
+            &engram::Subject::user(),
+        )
+        .unwrap();
+    assert_eq!(rule.members, [a, b]);
+    assert_eq!(rule.confidence_permille, expected);
+    assert!(
+        rule.coordinate.starts_with("deploys"),
+        "{}",
+        rule.coordinate
+    );
+    let event = engram
+        .log()
+        .read(rule.id + 1..=rule.id + 1)
+        .unwrap()
+        .remove(0)
+        .event;
+    match event {
+        engram::log::Event::Distilled(d) => {
+            assert_eq!(d.members, [a, b]);
+            assert_eq!(d.confidence_permille, expected);
+        }
+        other => panic!("expected the Distilled event after the rule, got {other:?}"),
+    }
+    // The rule is a memory like any other: recalled and expanded, verified.
+    assert!(ids(&engram.recall(&RecallQuery::new("reviewers")).unwrap()).contains(&rule.id));
+    assert!(
+        engram
+            .expand_as(rule.id, &engram::Subject::user(), false)
+            .unwrap()
+            .verified
+    );
+
+    // Bad input: fewer than two members, forgotten members; nothing changes.
+    engram.forget(lonely, &engram::Subject::user(), "").unwrap();
+    let before = engram.log().last_seq();
+    assert!(matches!(
+        engram.distill(&[a, a], "x rule", None, &engram::Subject::user()),
+        Err(EngineError::Flywheel(FlywheelError::TooFewMembers {
+            count: 1
+        }))
+    ));
+    assert!(matches!(
+        engram.distill(&[a, lonely], "x rule", None, &engram::Subject::user()),
+        Err(EngineError::Forgotten { .. })
+    ));
+    assert!(matches!(
+        engram.distill(&[a, 9999], "x rule", None, &engram::Subject::user()),
+        Err(EngineError::UnknownMemory { .. })
+    ));
+    assert_eq!(engram.log().last_seq(), before);
+    engram.close().unwrap();
+}

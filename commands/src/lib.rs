@@ -12,6 +12,7 @@
 //! secret that lands there stays.
 
 pub mod decide;
+pub mod distill;
 pub mod gate;
 pub mod ingest;
 pub mod maintain;

@@ -304,3 +304,111 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Debug, clap::Subcommand)]
+pub enum DistillCommand {
+    /// Clusters of similar live memories worth a rule.
+    Candidates {
+        /// Print one JSON object: {"clusters": [{"members": [{"id", "coordinate", "label"}]}]}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record a rule (your words) distilled from member memories; its
+    /// confidence is inherited from theirs.
+    Apply {
+        /// Member memory ids, comma separated (at least two).
+        #[arg(long, value_name = "IDS", value_delimiter = ',', required = true)]
+        members: Vec<MemoryId>,
+        /// The rule's text.
+        #[arg(long, value_name = "TEXT")]
+        rule: String,
+        /// Room for the rule (default: the first member's corridor).
+        #[arg(long, value_name = "ROOM")]
+        room: Option<String>,
+        /// Who wrote the rule.
+        #[arg(long, value_enum, default_value = "model")]
+        by: ActorArg,
+        /// Print one JSON object: id, coordinate, members, confidence.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    match command {
+        DistillCommand::Candidates { json } => {
+            let clusters = engram.distill_candidates();
+            let described: Vec<Vec<(MemoryId, String, String)>> = clusters
+                .iter()
+                .map(|members| {
+                    members
+                        .iter()
+                        .map(|&id| {
+                            (
+                                id,
+                                engram.coordinate(id),
+                                engram_queries::label(engram.core(), id),
+                            )
+                        })
+                        .collect()
+                })
+                .collect();
+            engram.close()?;
+            if *json {
+                println!(
+                    "{}",
+                    json!({"clusters": described.iter().map(|members| json!({
+                        "members": members.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+                    })).collect::<Vec<_>>()})
+                );
+            } else {
+                if described.is_empty() {
+                    println!("no clusters of similar memories");
+                }
+                for (i, members) in described.iter().enumerate() {
+                    println!("cluster {}:", i + 1);
+                    for (id, at, label) in members {
+                        println!("  memory {id} at {at}: {label}");
+                    }
+                }
+            }
+        }
+        DistillCommand::Apply {
+            members,
+            rule,
+            room,
+            by,
+            json,
+        } => {
+            let subject = engram::Subject {
+                actor: by.actor(),
+                session: None,
+            };
+            let result = engram.distill(members, rule, room.as_deref(), &subject);
+            engram.close()?;
+            let d = result?;
+            if *json {
+                println!(
+                    "{}",
+                    json!({
+                        "id": d.id,
+                        "coordinate": d.coordinate,
+                        "members": d.members,
+                        "confidence": f64::from(d.confidence_permille) / 1000.0,
+                    })
+                );
+            } else {
+                println!(
+                    "distilled rule memory {} at {} from {:?} (confidence {:.2})",
+                    d.id,
+                    d.coordinate,
+                    d.members,
+                    f64::from(d.confidence_permille) / 1000.0
+                );
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

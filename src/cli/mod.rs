@@ -122,6 +122,10 @@ enum Command {
     /// unimportant), evicted (L3 over capacity, least recently used first).
     /// Memories that failed their last review are kept.
     Maintain(flywheel::MaintainArgs),
+    /// Propose clusters of similar memories, or record a rule distilled
+    /// from some (the caller writes the rule).
+    #[command(subcommand)]
+    Distill(flywheel::DistillCommand),
 }
 
 /// Durability of appends, as a flag value.
@@ -238,6 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Verdicts(a) => flywheel::verdicts(&ctx, &a),
         Command::Verdict(a) => flywheel::verdict(&ctx, &a),
         Command::Maintain(a) => flywheel::maintain(&ctx, &a),
+        Command::Distill(a) => flywheel::distill(&ctx, &a),
     }
 }
 
