@@ -332,6 +332,7 @@ impl Engram {
         let turn = self.core().sessions.read().state.next_turn(RULES_SESSION);
         let note = memory::note_event(RULES_SESSION, turn, rule)?;
         let rule_text = note.content.clone();
+        let rule_words = rule_text.clone();
         let seq = self.append(&[Event::Session(note)])?.first_seq;
         let reference = engram_log::MemoryRef {
             session: RULES_SESSION.to_owned(),
@@ -362,11 +363,66 @@ impl Engram {
             }),
         ])?;
         let id = appended.first_seq;
+        self.link_entities(id, &rule_words, None)?;
         Ok(Distillation {
             id,
             coordinate: self.coordinate(id),
             members,
             confidence_permille,
         })
+    }
+}
+
+/// An entity with the memories that mention it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntityEntry {
+    pub category: String,
+    pub key: String,
+    /// Live memories mentioning it: id, coordinate, label.
+    pub memories: Vec<(MemoryId, String, String)>,
+}
+
+impl Engram {
+    /// The entity dictionary, optionally one category and/or keys
+    /// containing `search` (case-folded); entities whose memories are all
+    /// archived or overruled still list them, forgotten ones are gone.
+    #[must_use]
+    pub fn entities(&self, category: Option<&str>, search: Option<&str>) -> Vec<EntityEntry> {
+        let search = search.map(str::to_lowercase);
+        let found: Vec<(String, String, Vec<MemoryId>)> = self
+            .core()
+            .entities
+            .read()
+            .state
+            .iter()
+            .filter(|(c, key, _)| {
+                category.is_none_or(|want| want == *c)
+                    && search.as_deref().is_none_or(|s| key.contains(s))
+            })
+            .map(|(c, key, memories)| {
+                (
+                    c.to_owned(),
+                    key.to_owned(),
+                    memories.iter().copied().collect(),
+                )
+            })
+            .collect();
+        found
+            .into_iter()
+            .map(|(category, key, memories)| EntityEntry {
+                category,
+                key,
+                memories: memories
+                    .into_iter()
+                    .map(|id| {
+                        (
+                            id,
+                            self.coordinate(id),
+                            engram_queries::label(self.core(), id),
+                        )
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 }

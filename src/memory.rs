@@ -307,8 +307,10 @@ impl Engram {
         let mut remembered =
             memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
         remembered.uniqueness_permille = decision.uniqueness_permille;
+        let summary = remembered.summary.clone();
         let appended = self.append(&[Event::Remembered(remembered)])?;
         let id = appended.first_seq;
+        self.link_entities(id, &text, summary.as_deref())?;
         if let Some(ttl_ms) = ttl_ms {
             // The commit time of the memory plus its time to live.
             let created = self
@@ -340,6 +342,42 @@ impl Engram {
             }
             _ => Ok(receipt(Outcome::New, id, None, None)),
         }
+    }
+
+    /// Extracts the entities `text` (and the summary) names and links them
+    /// to memory `id` (`EntityLinked`, one append).
+    pub(crate) fn link_entities(
+        &self,
+        id: MemoryId,
+        text: &str,
+        summary: Option<&str>,
+    ) -> Result<(), EngineError> {
+        let mut found = engram_text::entities::extract(text);
+        if let Some(summary) = summary {
+            for entity in engram_text::entities::extract(summary) {
+                if !found
+                    .iter()
+                    .any(|e| e.category == entity.category && e.key == entity.key)
+                {
+                    found.push(entity);
+                }
+            }
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        let events: Vec<Event> = found
+            .into_iter()
+            .map(|e| {
+                Event::EntityLinked(engram_log::EntityLinked {
+                    memory: id,
+                    entity: e.key,
+                    category: e.category.to_owned(),
+                })
+            })
+            .collect();
+        self.append(&events)?;
+        Ok(())
     }
 
     /// The decision for a save of `text`: its nearest live memories from

@@ -479,6 +479,7 @@ fn stats_reports_counts_watermarks_and_lag() {
             "palace",
             "verdicts",
             "review",
+            "entities",
             "text_index"
         ]
     );
@@ -548,7 +549,7 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     let out = engram(dir.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("rebuilt 10 views"),
+        stdout(&out).contains("rebuilt 11 views"),
         "{}",
         stdout(&out)
     );

@@ -564,3 +564,44 @@ fn distillation_proposes_clusters_and_records_a_rule_with_inherited_confidence()
     assert_eq!(engram.log().last_seq(), before);
     engram.close().unwrap();
 }
+
+#[test]
+fn entities_are_extracted_resolved_and_listed_with_their_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let save = |text: &str| engram.remember(&Remember::text(text)).unwrap().id.unwrap();
+    let a = save("Pair with Maria on the NodeJS service in src/server.ts before Friday.");
+    let b = save("The analytics jobs run on Node.js workers in Frankfurt.");
+    let c = save("和小王一起在北京讨论星火项目的排期。");
+    let tool = engram.entities(Some("tool"), None);
+    let node = tool.iter().find(|e| e.key == "node.js").unwrap();
+    assert_eq!(
+        node.memories.iter().map(|m| m.0).collect::<Vec<_>>(),
+        [a, b],
+        "NodeJS and Node.js resolve to one entity"
+    );
+    let people: Vec<String> = engram
+        .entities(Some("person"), None)
+        .into_iter()
+        .map(|e| e.key)
+        .collect();
+    assert_eq!(people, ["maria", "小王"]);
+    let projects = engram.entities(Some("project"), None);
+    assert_eq!(projects[0].key, "星火项目");
+    assert_eq!(projects[0].memories[0].0, c);
+    assert!(
+        engram
+            .entities(None, Some("frank"))
+            .iter()
+            .any(|e| e.category == "place")
+    );
+    // A forgotten memory leaves every entity.
+    engram.forget(b, &engram::Subject::user(), "").unwrap();
+    let node = engram
+        .entities(Some("tool"), Some("node"))
+        .into_iter()
+        .next()
+        .unwrap();
+    assert_eq!(node.memories.iter().map(|m| m.0).collect::<Vec<_>>(), [a]);
+    engram.close().unwrap();
+}

@@ -8,7 +8,8 @@ use parking_lot::RwLock;
 
 use crate::audit::AuditView;
 use crate::models::{
-    LruTable, MemoryTable, Palace, ReviewSchedule, SessionTable, TierIndex, TrustScores, Verdicts,
+    EntityDictionary, LruTable, MemoryTable, Palace, ReviewSchedule, SessionTable, TierIndex,
+    TrustScores, Verdicts,
 };
 use crate::runtime::SharedView;
 use crate::text_index::TextIndex;
@@ -26,6 +27,7 @@ pub struct CoreViews {
     pub palace: Arc<RwLock<Snapshot<Palace>>>,
     pub verdicts: Arc<RwLock<Snapshot<Verdicts>>>,
     pub review: Arc<RwLock<Snapshot<ReviewSchedule>>>,
+    pub entities: Arc<RwLock<Snapshot<EntityDictionary>>>,
     pub text_index: Arc<RwLock<TextIndex>>,
 }
 
@@ -50,6 +52,7 @@ impl CoreViews {
             palace: Arc::default(),
             verdicts: Arc::default(),
             review: Arc::default(),
+            entities: Arc::default(),
             text_index: Arc::new(RwLock::new(TextIndex::new(reader))),
         }
     }
@@ -67,6 +70,7 @@ impl CoreViews {
             Arc::clone(&self.palace) as SharedView,
             Arc::clone(&self.verdicts) as SharedView,
             Arc::clone(&self.review) as SharedView,
+            Arc::clone(&self.entities) as SharedView,
             Arc::clone(&self.text_index) as SharedView,
         ]
     }

@@ -8,12 +8,14 @@
 //! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot`, rooms of 9 slots on corridors, tours (slots never reused) |
 //! | [`Verdicts`] | `verdicts` | `ContradictionFlagged`, `VerdictRecorded`, `Forgotten` | open, shelved and decided contradictions; memories a verdict overruled |
 //! | [`ReviewSchedule`] | `review` | `Remembered`, `Graded`, `Forgotten` | SM-2 schedule per memory: easiness, repetitions, interval, next due time |
+//! | [`EntityDictionary`] | `entities` | `EntityLinked`, `Forgotten` | entities by category and canonical key, with the memories mentioning them |
 //! | [`SessionTable`] | `sessions` | `Session` | turns, next turn number and seq span of each session |
 //! | [`TrustScores`] | `trust` | `Remembered`, `Reinforced`, `ContradictionFlagged`, `VerdictRecorded`, `Graded`, `EvidenceConfirmed`, `Forgotten` | a deterministic trust score in permille |
 //!
 //! Every model keeps its state in ordered collections only, ignores events
 //! that name a memory it does not know, and treats a forget as final.
 
+pub mod entities;
 pub mod lru;
 pub mod memory_table;
 pub mod palace;
@@ -23,6 +25,7 @@ pub mod tier_index;
 pub mod trust;
 pub mod verdicts;
 
+pub use entities::EntityDictionary;
 pub use lru::{Access, LruTable};
 pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
 pub use palace::{Coordinate, Palace, ROOM_SLOTS, Room, UNSORTED_ROOM};

@@ -11,9 +11,17 @@
 //! recall decides from the memory table whether to show them.
 //!
 //! **Layout.** Documents get dense numbers in log order; each term maps to
-//! its postings `(doc, term frequency)` in doc order. A query scores into a
-//! dense array indexed by doc number (no hashing on the hot path) and keeps
-//! the best `limit` by a partial selection.
+//! its postings `(doc, term frequency)` in doc order, and document lengths
+//! sit in their own dense array. A query scores into a dense array indexed
+//! by doc number (no hashing on the hot path), then takes the best by
+//! partial selection and asks the caller's filter only of those, widening
+//! the selection when too few pass: the filter (a memory-table lookup) runs
+//! on a few dozen memories, not on every memory the query touched.
+//!
+//! **Reading back.** The words of a memory are usually in a session event
+//! just appended; the index keeps the content of the most recent
+//! [`RECENT_TURNS`] session events (not persisted) and reads the log only
+//! for older ones, so a rebuild does not re-read a frame per memory.
 //!
 //! **Scoring.** Okapi BM25 with `k1` = [`BM25_K1`], `b` = [`BM25_B`] and
 //! `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the memories not
@@ -39,6 +47,9 @@ use crate::error::ViewError;
 use crate::fold::snapshot;
 use crate::view::{SNAPSHOTS, View, open_if_exists};
 
+/// Session events whose content the index keeps at hand for `Remembered`.
+pub const RECENT_TURNS: usize = 4096;
+
 /// BM25 term-frequency saturation.
 pub const BM25_K1: f32 = 1.2;
 /// BM25 length normalisation.
@@ -60,6 +71,8 @@ struct Doc {
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextIndexState {
     docs: Vec<Doc>,
+    /// `lens[d] == docs[d].len`, apart for the scoring loop's cache.
+    lens: Vec<u32>,
     by_memory: BTreeMap<MemoryId, u32>,
     /// term -> (doc number, term frequency), sorted by doc number.
     terms: BTreeMap<String, Vec<(u32, u32)>>,
@@ -103,7 +116,7 @@ impl TextIndexState {
         }
         let n = self.live_docs as f32;
         let avg_len = (self.live_len as f32 / n).max(1.0);
-        let mut scores = vec![0f32; self.docs.len()];
+        let mut scores = vec![0f32; self.lens.len()];
         let mut touched: Vec<u32> = Vec::new();
         let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
         for term in terms {
@@ -117,10 +130,12 @@ impl TextIndexState {
             let df = postings.len() as f32;
             let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             for &(doc, tf) in postings {
-                let Some(slot) = scores.get_mut(doc as usize) else {
+                let (Some(slot), Some(&len)) =
+                    (scores.get_mut(doc as usize), self.lens.get(doc as usize))
+                else {
                     continue;
                 };
-                let len = self.docs.get(doc as usize).map_or(0, |d| d.len) as f32;
+                let len = len as f32;
                 let tf = tf as f32;
                 let norm =
                     tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len));
@@ -130,12 +145,12 @@ impl TextIndexState {
                 *slot += idf * norm;
             }
         }
-        let mut hits: Vec<TextHit> = touched
+        let mut scored: Vec<TextHit> = touched
             .into_iter()
             .filter_map(|doc| {
                 let memory = self.docs.get(doc as usize)?.memory;
                 let score = *scores.get(doc as usize)?;
-                (score > 0.0 && accept(memory)).then_some(TextHit { memory, score })
+                (score > 0.0).then_some(TextHit { memory, score })
             })
             .collect();
         let better = |a: &TextHit, b: &TextHit| {
@@ -143,11 +158,30 @@ impl TextIndexState {
                 .total_cmp(&a.score)
                 .then_with(|| a.memory.cmp(&b.memory))
         };
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, better);
-            hits.truncate(limit);
+        // Best first, a window at a time: the filter sees only the window.
+        let mut window = (limit * 4).max(32);
+        let mut from = 0;
+        let mut hits = Vec::with_capacity(limit);
+        while from < scored.len() && hits.len() < limit {
+            let end = window.min(scored.len());
+            let rest = &mut scored[from..];
+            let take = end - from;
+            if take < rest.len() {
+                rest.select_nth_unstable_by(take - 1, better);
+            }
+            let part = &mut rest[..take];
+            part.sort_unstable_by(better);
+            for hit in part.iter() {
+                if hits.len() == limit {
+                    break;
+                }
+                if accept(hit.memory) {
+                    hits.push(*hit);
+                }
+            }
+            from = end;
+            window = window.saturating_mul(4);
         }
-        hits.sort_unstable_by(better);
         hits
     }
 
@@ -171,6 +205,7 @@ impl TextIndexState {
             self.terms.entry(term).or_default().push((doc, tf));
         }
         self.by_memory.insert(memory, doc);
+        self.lens.push(len);
         self.docs.push(Doc {
             memory,
             len,
@@ -208,6 +243,9 @@ impl TextIndexState {
 pub struct TextIndex {
     reader: LogReader,
     pub state: TextIndexState,
+    /// seq -> (session, content) of the latest session events; a cache,
+    /// never persisted, never changing what is indexed.
+    recent: BTreeMap<u64, (String, String)>,
 }
 
 impl std::fmt::Debug for TextIndex {
@@ -222,7 +260,7 @@ impl TextIndex {
     /// Stable name: the key of the persisted snapshot.
     pub const NAME: &'static str = "text_index";
     /// Code version: bump when `apply`, tokenization or the layout changes.
-    pub const VERSION: u32 = 1;
+    pub const VERSION: u32 = 2;
 
     /// An empty index reading referenced words from `reader`.
     #[must_use]
@@ -230,6 +268,7 @@ impl TextIndex {
         Self {
             reader,
             state: TextIndexState::default(),
+            recent: BTreeMap::new(),
         }
     }
 
@@ -240,14 +279,31 @@ impl TextIndex {
             && reference.first_seq <= reference.last_seq
             && reference.last_seq < memory
         {
-            for logged in self.reader.read(reference.first_seq..=reference.last_seq)? {
-                if let Event::Session(turn) = &logged.event
-                    && turn.session == reference.session
-                {
+            let seqs = reference.first_seq..=reference.last_seq;
+            // Only when every seq is a cached session event: then the cache
+            // gives exactly what the log would.
+            let cached = seqs.clone().all(|seq| self.recent.contains_key(&seq));
+            let turns: Vec<(String, String)> = if cached {
+                self.recent
+                    .range(seqs)
+                    .map(|(_, turn)| turn.clone())
+                    .collect()
+            } else {
+                self.reader
+                    .read(seqs)?
+                    .into_iter()
+                    .filter_map(|logged| match logged.event {
+                        Event::Session(turn) => Some((turn.session, turn.content)),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            for (session, content) in turns {
+                if session == reference.session {
                     if !text.is_empty() {
                         text.push('\n');
                     }
-                    text.push_str(&turn.content);
+                    text.push_str(&content);
                 }
             }
         }
@@ -271,6 +327,13 @@ impl View for TextIndex {
 
     fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError> {
         match &event.event {
+            Event::Session(turn) => {
+                self.recent
+                    .insert(event.seq, (turn.session.clone(), turn.content.clone()));
+                if self.recent.len() > RECENT_TURNS {
+                    self.recent.pop_first();
+                }
+            }
             Event::Remembered(r) => self.remembered(event.seq, r)?,
             Event::Forgotten(f) => self.state.remove(f.memory),
             _ => {}
@@ -306,6 +369,7 @@ impl View for TextIndex {
     fn clear(&mut self, txn: &WriteTransaction) -> Result<(), ViewError> {
         txn.open_table(SNAPSHOTS)?.remove(Self::NAME)?;
         self.state = TextIndexState::default();
+        self.recent.clear();
         Ok(())
     }
 }
@@ -360,6 +424,20 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert_ne!(hits[0].memory, 1);
         assert!(state.search(&query_terms("alpha"), 0, |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_filter_rejecting_the_best_still_gets_the_next_best_in_order() {
+        // Doc i repeats "alpha" i times: higher ids score higher.
+        let texts: Vec<String> = (1..=200)
+            .map(|i| format!("{} filler", "alpha ".repeat(i)))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let state = index(&refs);
+        let hits = state.search(&query_terms("alpha"), 5, |m| m <= 100);
+        assert_eq!(ids(&hits), [100, 99, 98, 97, 96]);
+        let none = state.search(&query_terms("alpha"), 5, |_| false);
+        assert!(none.is_empty());
     }
 
     #[test]

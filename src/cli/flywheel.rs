@@ -412,3 +412,55 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[derive(Debug, clap::Args)]
+pub struct EntitiesArgs {
+    /// Only this category: person, project, tool, file, organisation, place.
+    #[arg(long, value_name = "CATEGORY")]
+    category: Option<String>,
+    /// Only entities whose name contains this.
+    #[arg(long, value_name = "TEXT")]
+    search: Option<String>,
+    /// Print one JSON object: {"entities": [{"category", "name", "memories": [{"id", "coordinate", "label"}]}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> {
+    const CATEGORIES: [&str; 6] = ["person", "project", "tool", "file", "organisation", "place"];
+    if let Some(c) = &args.category {
+        anyhow::ensure!(
+            CATEGORIES.contains(&c.as_str()),
+            "unknown category {c:?}: use one of {}",
+            CATEGORIES.join(", ")
+        );
+    }
+    ctx.require_log()?;
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let list = engram.entities(args.category.as_deref(), args.search.as_deref());
+    engram.close()?;
+    if args.json {
+        println!(
+            "{}",
+            json!({"entities": list.iter().map(|e| json!({
+                "category": e.category,
+                "name": e.key,
+                "memories": e.memories.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>()})
+        );
+    } else {
+        if list.is_empty() {
+            println!("no entities");
+        }
+        for e in &list {
+            let ids: Vec<String> = e.memories.iter().map(|(id, _, _)| id.to_string()).collect();
+            println!(
+                "{:<12} {:<24} memories {}",
+                e.category,
+                e.key,
+                ids.join(", ")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

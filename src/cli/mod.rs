@@ -126,6 +126,9 @@ enum Command {
     /// from some (the caller writes the rule).
     #[command(subcommand)]
     Distill(flywheel::DistillCommand),
+    /// People, projects, tools, files, organisations and places named in
+    /// memories, with the memories that mention them.
+    Entities(flywheel::EntitiesArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -243,6 +246,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Verdict(a) => flywheel::verdict(&ctx, &a),
         Command::Maintain(a) => flywheel::maintain(&ctx, &a),
         Command::Distill(a) => flywheel::distill(&ctx, &a),
+        Command::Entities(a) => flywheel::entities(&ctx, &a),
     }
 }
 

@@ -5,9 +5,12 @@
 //!   stays).
 //! - [`tokenize`]: the terms the full-text index uses: words, and character
 //!   bigrams for CJK text, so Chinese is found without a dictionary.
+//! - [`entities`]: people, projects, tools, files, organisations and
+//!   places named in a text, by rules, with canonical keys.
 //!
 //! **Architecture Invariant:** this crate depends on no other engram crate;
 //! the log never sees it (the log knows bytes, not what text means).
 
+pub mod entities;
 pub mod redact;
 pub mod tokenize;

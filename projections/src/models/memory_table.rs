@@ -529,6 +529,6 @@ mod tests {
         ]));
         assert_round_trip(&table);
         assert_eq!(MemoryTable::NAME, "memory_table");
-        assert_eq!(MemoryTable::VERSION, 1);
+        assert_eq!(MemoryTable::VERSION, 2);
     }
 }

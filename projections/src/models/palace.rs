@@ -149,7 +149,8 @@ impl Palace {
 
     fn place(&mut self, memory: MemoryId, named: &str) {
         let corridor = self.corridor_of(named).to_owned();
-        let rooms = self.corridors.get(&corridor).cloned().unwrap_or_default();
+        let rooms = self.corridors.get(&corridor).map_or(&[][..], Vec::as_slice);
+        let n_rooms = rooms.len();
         let current = rooms
             .last()
             .filter(|name| self.rooms.get(*name).is_some_and(|r| !r.is_full()))
@@ -157,10 +158,10 @@ impl Palace {
         let room_name = match current {
             Some(name) => name,
             None => {
-                let name = if rooms.is_empty() && !self.rooms.contains_key(&corridor) {
+                let name = if n_rooms == 0 && !self.rooms.contains_key(&corridor) {
                     corridor.clone()
                 } else {
-                    self.next_room_name(&corridor, rooms.len())
+                    self.next_room_name(&corridor, n_rooms)
                 };
                 self.corridors
                     .entry(corridor.clone())
