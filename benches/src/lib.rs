@@ -28,6 +28,8 @@
 //! `sync` figures mean something only when that folder is on a real disk,
 //! never on tmpfs, where `fsync` costs nothing.
 
+pub mod recall;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};

@@ -1,0 +1,929 @@
+//! Recall latency: engram's BM25 recall against SQLite FTS5 holding the same
+//! memories and answering the same queries.
+//!
+//! **Corpus.** Memory `i` of [`memory_text`] is a deterministic sentence of
+//! 8 to 30 words. About 80% are English, drawn with a Zipf-like law (rank
+//! `r` has weight about `1 / (r + 3)`) from [`english_vocabulary`]: about 50
+//! function words first, then about 350 words a memory engine hears
+//! (preferences, plans, code, people), then synthetic words built from
+//! syllables (names and jargon) up to [`ENGLISH_VOCABULARY`] words. The rest
+//! are Chinese sentences of common 2-4 character words ([`CHINESE_WORDS`],
+//! a law of the same kind), written without spaces as Chinese is, with a
+//! comma every few words and now and then an English word.
+//!
+//! **Queries.** [`queries`] gives deterministic queries of 2 to 4 words,
+//! keywords as a person or an agent would type them: 70% English words
+//! (curated or synthetic, never function words, same law as the
+//! documents), 20% 2 to 4 Chinese words run together (`数据分析偏好`), 10%
+//! one or two English words then two Chinese words.
+//!
+//! **engram.** One [`Engram`] store (no fsync) holds one memory per text:
+//! a `Session` event (session `bench`, role user) and a `Remembered` event
+//! referencing it, sealed with the store's key, appended 2000 memories per
+//! [`Engram::append`], which returns once every view (the text index among
+//! them) applied the batch. A recall is [`engram_queries::recall`] with
+//! limit 5: query terms, BM25 over the text index, the memory table's
+//! filters, the hits with their text, trust and palace coordinate. It is the
+//! read path only: [`Engram::recall`] would also append a `Recalled` event.
+//!
+//! **FTS5.** One SQLite database (a file in the same temporary folder, WAL,
+//! 1 GiB page cache and 1 GiB mmap, so it is read from memory like engram's
+//! index) with `CREATE VIRTUAL TABLE memories USING fts5(content, tokenize =
+//! 'trigram')`, the rowid of each row being the engram memory id, merged by
+//! FTS5's `optimize` after loading. The trigram tokenizer is the built-in one
+//! that indexes Chinese; it matches substrings of 3 characters or more, so
+//! [`fts5_match`] turns a query into an OR of quoted strings: each word of 3
+//! or more characters that is not a stopword (the same stopword list engram
+//! drops from queries), and for a run of Chinese characters its overlapping
+//! 3-character windows (the trigram counterpart of engram's bigrams).
+//! **Terms shorter than 3 characters are skipped** (a 2-character Chinese
+//! word standing alone, a 2-letter word): a trigram index cannot look them
+//! up. [`queries`] draws again when a query would leave FTS5 no term, so
+//! every query runs in both engines. A recall is `SELECT rowid, content,
+//! bm25(memories) ... WHERE memories MATCH ?1 ORDER BY rank LIMIT 5` through
+//! a cached prepared statement, reading every row into owned values.
+//!
+//! The two do not return the same hits (bigrams against substring trigrams,
+//! different BM25 parameters); [`latency_report`] prints how far their top 5
+//! overlap. The figures compare the cost of answering the same question from
+//! the same texts.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, ensure};
+use engram::Engram;
+use engram::store::{Store, StoreOptions};
+use engram_commands::memory::{MemoryMeta, remembered};
+use engram_log::{
+    Durability, Event, HmacKey, KeySource, LoggedEvent, MemoryId, MemoryRef, Role, SessionEvent,
+};
+use engram_queries::{Hit, RecallQuery};
+use engram_text::tokenize::is_stopword;
+use tempfile::TempDir;
+
+/// The seed of the recall corpus and queries.
+pub const RECALL_SEED: u64 = 0x007e_c411_2026;
+
+/// The store key of the recall benchmark (64 hex digits).
+pub const RECALL_KEY_HEX: &str = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
+/// Hits per recall, in both engines.
+pub const RECALL_HITS: usize = 5;
+
+/// Memories per `Engram::append` (two events each) and per SQLite
+/// transaction.
+pub const MEMORIES_PER_BATCH: usize = 2000;
+
+/// Words of the English vocabulary, curated and synthetic.
+pub const ENGLISH_VOCABULARY: usize = 3000;
+
+/// Head flattening of the English word law (`the` is about 4% of words).
+const ENGLISH_ZIPF_OFFSET: usize = 3;
+
+/// Head flattening of the Chinese word law (`用户` is about 4% of words).
+const CHINESE_ZIPF_OFFSET: usize = 8;
+
+/// The session every benchmark memory references.
+const SESSION: &str = "bench";
+
+/// Function words, the most frequent ranks.
+#[rustfmt::skip]
+const FUNCTION_WORDS: &[&str] = &[
+    "the", "to", "and", "a", "of", "in", "is", "for", "that", "on", "with", "at", "it", "we",
+    "be", "this", "was", "are", "from", "by", "as", "after", "before", "about", "not", "but",
+    "or", "an", "has", "have", "should", "will", "can", "when", "into", "over", "under", "every",
+    "next", "last", "again", "also", "only", "still", "then", "there", "they", "their", "our",
+    "his", "her",
+];
+
+/// Words a memory engine hears, by rough frequency.
+#[rustfmt::skip]
+const CONTENT_WORDS: &[&str] = &[
+    "user", "prefers", "likes", "wants", "needs", "project", "meeting", "team", "deploy",
+    "release", "tests", "database", "server", "client", "code", "review", "bug", "fix", "build",
+    "script", "config", "file", "branch", "merge", "issue", "ticket", "customer", "budget",
+    "report", "schedule", "friday", "monday", "tuesday", "wednesday", "thursday", "saturday",
+    "sunday", "morning", "afternoon", "evening", "tomorrow", "yesterday", "week", "month",
+    "quarter", "year", "deadline", "plan", "goal", "task", "note", "remember", "forget",
+    "always", "never", "usually", "coffee", "tea", "lunch", "dinner", "breakfast", "travel",
+    "flight", "hotel", "train", "airport", "visa", "passport", "family", "daughter", "son",
+    "wife", "husband", "mother", "father", "birthday", "anniversary", "gift", "doctor",
+    "appointment", "allergic", "peanuts", "gluten", "vegetarian", "running", "gym", "yoga",
+    "music", "guitar", "piano", "book", "novel", "movie", "series", "python", "rust", "java",
+    "typescript", "javascript", "golang", "kotlin", "swift", "sql", "postgres", "sqlite",
+    "redis", "kafka", "docker", "kubernetes", "linux", "windows", "macos", "laptop", "phone",
+    "editor", "vim", "emacs", "vscode", "terminal", "shell", "git", "github", "gitlab", "pipeline",
+    "cache", "latency", "throughput", "memory", "cpu", "disk", "network", "timeout", "retry",
+    "error", "warning", "crash", "panic", "log", "metrics", "dashboard", "alert", "incident",
+    "oncall", "rollback", "migration", "schema", "index", "query", "table", "column", "backup",
+    "restore", "encryption", "token", "password", "secret", "permission", "access", "login",
+    "account", "invoice", "payment", "contract", "vendor", "partner", "manager", "engineer",
+    "designer", "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan",
+    "judy", "mallory", "oscar", "peggy", "trent", "victor", "walter", "london", "paris",
+    "berlin", "lisbon", "tokyo", "beijing", "shanghai", "singapore", "toronto", "seattle",
+    "office", "remote", "home", "green", "blue", "red", "short", "long", "fast", "slow",
+    "simple", "clear", "concise", "detailed", "formal", "casual", "answers", "summary",
+    "lines", "bullet", "points", "format", "markdown", "tables", "examples", "comments",
+    "documentation", "style", "naming", "functions", "modules", "parser", "compiler",
+    "refactor", "rewrite", "upgrade", "version", "dependency", "library", "framework", "api",
+    "endpoint", "request", "response", "json", "yaml", "toml", "csv", "export", "import",
+    "upload", "download", "sync", "async", "thread", "lock", "queue", "worker", "job", "cron",
+    "daily", "weekly", "monthly", "approved", "rejected", "pending", "blocked", "done",
+    "started", "finished", "moved", "changed", "decided", "agreed", "asked", "told", "said",
+    "promised", "booked", "cancelled", "delayed", "prefer", "avoid", "use", "keep", "send",
+    "call", "email", "message", "chat", "slack", "discord", "calendar", "reminder", "invite",
+    "agenda", "minutes", "notes", "draft", "proposal", "design", "architecture", "diagram",
+    "prototype", "demo", "launch", "beta", "feedback", "survey", "interview", "hiring",
+    "salary", "vacation", "holiday", "sick", "leave", "garden", "plants", "dog", "cat",
+    "walk", "bike", "car", "parking", "rent", "apartment", "kitchen", "recipe", "pasta",
+    "rice", "noodles", "spicy", "sweet", "wine", "beer", "water", "sleep", "early", "late",
+    "night", "weekend", "timezone", "utc", "pacific", "eastern", "language", "english",
+    "chinese", "spanish", "french", "german", "japanese", "translation", "accent", "quiet",
+    "noise", "headphones", "monitor", "keyboard", "mouse", "chair", "desk", "window", "light",
+    "dark", "theme", "font", "size", "width", "mobile", "desktop", "browser", "firefox",
+    "chrome", "safari", "extension", "plugin", "model", "prompt", "context", "embedding",
+    "vector", "search", "ranking", "score", "recall", "precision", "benchmark", "profile",
+];
+
+/// Common Chinese words (2 to 4 characters), by rough frequency.
+#[rustfmt::skip]
+pub const CHINESE_WORDS: &[&str] = &[
+    "用户", "我们", "需要", "已经", "项目", "数据", "会议", "周五", "下午", "上午", "明天",
+    "偏好", "分析", "部署", "测试", "服务器", "数据库", "系统", "问题", "记得", "喜欢", "使用",
+    "处理", "完成", "计划", "时间", "客户", "团队", "经理", "工程师", "报告", "预算", "版本",
+    "发布", "代码", "审查", "修复", "错误", "日志", "监控", "告警", "性能", "延迟", "缓存",
+    "配置", "文件", "接口", "请求", "响应", "网络", "安全", "密码", "权限", "账户", "登录",
+    "备份", "恢复", "迁移", "升级", "依赖", "框架", "模型", "训练", "推理", "向量", "检索",
+    "搜索", "排序", "文档", "设计", "架构", "原型", "演示", "反馈", "调查", "面试", "招聘",
+    "工资", "假期", "出差", "航班", "酒店", "火车", "机场", "护照", "家人", "女儿", "儿子",
+    "生日", "礼物", "医生", "预约", "过敏", "花生", "咖啡", "绿茶", "午饭", "晚饭", "早餐",
+    "运动", "跑步", "音乐", "电影", "小说", "北京", "上海", "深圳", "杭州", "周一", "周二",
+    "周三", "周四", "周末", "每天", "每周", "每月", "季度", "截止日期", "数据分析",
+    "机器学习", "人工智能", "用户体验", "产品经理", "项目管理", "代码审查", "持续集成",
+    "自动化", "可观测性", "负载均衡", "微服务",
+];
+
+/// English words mixed into Chinese sentences.
+const MIXED_ENGLISH: &[&str] = &[
+    "Python",
+    "Rust",
+    "SQL",
+    "Docker",
+    "Kubernetes",
+    "API",
+    "GitHub",
+    "Slack",
+    "Redis",
+];
+
+/// Syllables of the synthetic words.
+#[rustfmt::skip]
+const SYLLABLES: &[&str] = &[
+    "ka", "lo", "mi", "ra", "ten", "vor", "sil", "qua", "den", "bri", "tho", "mar", "zel",
+    "pin", "cor", "fal", "gru", "hex", "jun", "lum", "nav", "orb", "pex", "rin", "sta",
+    "tor", "ul", "ven", "wex", "yor",
+];
+
+/// A SplitMix64 step.
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A deterministic stream of numbers for one document or query.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, stream: u64, index: u64) -> Self {
+        let mut state = seed ^ stream.wrapping_mul(0xa076_1d64_78bd_642f);
+        state ^= index.wrapping_mul(0xd6e8_feb8_6659_fd93);
+        splitmix64(&mut state);
+        Self(state)
+    }
+
+    fn next(&mut self) -> u64 {
+        splitmix64(&mut self.0)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn between(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// A rank in `0..n` with weight about `1 / (rank + offset)` (a Zipf
+    /// law flattened at the head by `offset >= 1`): `rank + offset` is
+    /// log-uniform in `offset..n + offset`.
+    fn zipf(&mut self, n: usize, offset: usize) -> usize {
+        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let (lo, hi) = (offset as f64, (n + offset) as f64);
+        let x = (lo.ln() + (hi.ln() - lo.ln()) * u).exp() as usize;
+        x.saturating_sub(offset).min(n - 1)
+    }
+}
+
+/// The English vocabulary, most frequent first: [`FUNCTION_WORDS`], the
+/// curated words, then synthetic words of 2 or 3 syllables up to
+/// [`ENGLISH_VOCABULARY`] words, without repeats.
+#[must_use]
+pub fn english_vocabulary() -> Vec<String> {
+    let mut words: Vec<String> = Vec::with_capacity(ENGLISH_VOCABULARY);
+    let mut seen = std::collections::HashSet::new();
+    for word in FUNCTION_WORDS.iter().chain(CONTENT_WORDS) {
+        if seen.insert((*word).to_owned()) {
+            words.push((*word).to_owned());
+        }
+    }
+    let mut rng = Rng::new(RECALL_SEED, 0, 0);
+    while words.len() < ENGLISH_VOCABULARY {
+        let syllables = rng.between(2, 3);
+        let word: String = (0..syllables)
+            .map(|_| SYLLABLES[rng.below(SYLLABLES.len())])
+            .collect();
+        if seen.insert(word.clone()) {
+            words.push(word);
+        }
+    }
+    words
+}
+
+/// The vocabularies the corpus and the queries draw from.
+#[derive(Debug, Clone)]
+pub struct Vocabulary {
+    english: Vec<String>,
+    /// Ranks of the English words past the function words that are not
+    /// stopwords, in rank order.
+    content: Vec<usize>,
+    /// Rank of each English word.
+    rank: HashMap<String, usize>,
+}
+
+impl Default for Vocabulary {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Vocabulary {
+    /// The fixed vocabularies.
+    #[must_use]
+    pub fn new() -> Self {
+        let english = english_vocabulary();
+        let content = (FUNCTION_WORDS.len()..english.len())
+            .filter(|&i| !is_stopword(&english[i]))
+            .collect();
+        let rank = english
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.clone(), i))
+            .collect();
+        Self {
+            english,
+            content,
+            rank,
+        }
+    }
+
+    fn english_word(&self, rng: &mut Rng) -> &str {
+        &self.english[rng.zipf(self.english.len(), ENGLISH_ZIPF_OFFSET)]
+    }
+
+    /// A query word: a curated or synthetic word, never a function word.
+    fn content_word(&self, rng: &mut Rng) -> &str {
+        &self.english[self.content[rng.zipf(self.content.len(), ENGLISH_ZIPF_OFFSET)]]
+    }
+
+    fn chinese_word(rng: &mut Rng) -> &'static str {
+        CHINESE_WORDS[rng.zipf(CHINESE_WORDS.len(), CHINESE_ZIPF_OFFSET)]
+    }
+
+    /// Memory `index`'s words: an English or (one in five) Chinese sentence
+    /// of 8 to 30 words.
+    #[must_use]
+    pub fn memory_text(&self, seed: u64, index: u64) -> String {
+        let mut rng = Rng::new(seed, 1, index);
+        let words = rng.between(8, 30);
+        let mut text = String::with_capacity(words * 8);
+        if rng.below(5) == 0 {
+            let mut since_comma = 0;
+            for i in 0..words {
+                if rng.below(12) == 0 {
+                    text.push(' ');
+                    text.push_str(MIXED_ENGLISH[rng.below(MIXED_ENGLISH.len())]);
+                    text.push(' ');
+                } else {
+                    text.push_str(Self::chinese_word(&mut rng));
+                }
+                since_comma += 1;
+                if i + 1 < words && since_comma >= 4 && rng.below(3) == 0 {
+                    text.push('，');
+                    since_comma = 0;
+                }
+            }
+            text.push('。');
+        } else {
+            for i in 0..words {
+                let word = self.english_word(&mut rng);
+                if i == 0 {
+                    let mut chars = word.chars();
+                    if let Some(first) = chars.next() {
+                        text.extend(first.to_uppercase());
+                        text.push_str(chars.as_str());
+                    }
+                } else {
+                    text.push(' ');
+                    text.push_str(word);
+                }
+            }
+            text.push('.');
+        }
+        text
+    }
+
+    /// Query `index`: 2 to 4 words, English (70%), Chinese run together
+    /// (20%) or mixed (10%). Drawn again until [`fts5_match`] keeps a term.
+    #[must_use]
+    pub fn query(&self, seed: u64, index: u64) -> String {
+        let mut rng = Rng::new(seed, 2, index);
+        loop {
+            let words = rng.between(2, 4);
+            let roll = rng.below(10);
+            let mut query = String::new();
+            match roll {
+                0..7 => {
+                    let mut chosen: Vec<&str> = Vec::new();
+                    while chosen.len() < words {
+                        let word = self.content_word(&mut rng);
+                        if !chosen.contains(&word) {
+                            chosen.push(word);
+                        }
+                    }
+                    query = chosen.join(" ");
+                }
+                7..9 => {
+                    for _ in 0..words {
+                        query.push_str(Self::chinese_word(&mut rng));
+                    }
+                }
+                _ => {
+                    let english = rng.between(1, 2);
+                    for _ in 0..english {
+                        query.push_str(self.content_word(&mut rng));
+                        query.push(' ');
+                    }
+                    for _ in 0..2 {
+                        query.push_str(Self::chinese_word(&mut rng));
+                    }
+                }
+            }
+            if fts5_match(&query).is_some() {
+                return query;
+            }
+        }
+    }
+
+    /// A query that must find memory text `text`: its three rarest English
+    /// words, or for a Chinese text its first 16 Chinese characters (about
+    /// seven words: a few common words alone would match shorter memories
+    /// better).
+    #[must_use]
+    pub fn known_query(&self, text: &str) -> String {
+        let chinese: String = text.chars().filter(|&c| is_cjk(c)).take(16).collect();
+        if chinese.chars().count() >= 3 {
+            return chinese;
+        }
+        let mut words: Vec<(usize, String)> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .map(str::to_lowercase)
+            .filter(|w| w.chars().count() >= 3 && !is_stopword(w))
+            .map(|w| (self.rank.get(&w).copied().unwrap_or(0), w))
+            .collect();
+        words.sort_unstable_by(|a, b| b.cmp(a));
+        words.dedup();
+        words
+            .into_iter()
+            .take(3)
+            .map(|(_, w)| w)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Memory texts `0..n` of the corpus seeded by `seed`.
+#[must_use]
+pub fn memory_texts(vocabulary: &Vocabulary, seed: u64, n: usize) -> Vec<String> {
+    (0..n as u64)
+        .map(|i| vocabulary.memory_text(seed, i))
+        .collect()
+}
+
+/// Queries `0..n` seeded by `seed`.
+#[must_use]
+pub fn queries(vocabulary: &Vocabulary, seed: u64, n: usize) -> Vec<String> {
+    (0..n as u64).map(|i| vocabulary.query(seed, i)).collect()
+}
+
+/// Memory `index` of the corpus seeded by `seed` (see [`Vocabulary::memory_text`]).
+#[must_use]
+pub fn memory_text(seed: u64, index: u64) -> String {
+    Vocabulary::new().memory_text(seed, index)
+}
+
+/// Whether `c` is written in a CJK script (no spaces between words).
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}'
+        | '\u{3400}'..='\u{4dbf}'
+        | '\u{4e00}'..='\u{9fff}'
+        | '\u{f900}'..='\u{faff}'
+        | '\u{ac00}'..='\u{d7af}')
+}
+
+/// The FTS5 `MATCH` expression of `query` for the trigram tokenizer: an OR
+/// of quoted strings, one per word of 3 or more characters that is not a
+/// stopword, and one per 3-character window of each CJK run. Words shorter
+/// than 3 characters and CJK runs of 2 characters are skipped (a trigram
+/// index cannot look them up). `None` when nothing is left.
+#[must_use]
+pub fn fts5_match(query: &str) -> Option<String> {
+    let mut terms: Vec<String> = Vec::new();
+    let mut push = |term: String| {
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    };
+    let mut word = String::new();
+    let mut cjk: Vec<char> = Vec::new();
+    let mut flush = |word: &mut String, cjk: &mut Vec<char>| {
+        if word.chars().count() >= 3 && !is_stopword(word) {
+            push(std::mem::take(word));
+        }
+        word.clear();
+        for window in cjk.windows(3) {
+            push(window.iter().collect());
+        }
+        cjk.clear();
+    };
+    for c in query.chars() {
+        if is_cjk(c) {
+            if !word.is_empty() {
+                flush(&mut word, &mut Vec::new());
+            }
+            cjk.push(c);
+        } else if c.is_alphanumeric() {
+            if !cjk.is_empty() {
+                flush(&mut String::new(), &mut cjk);
+            }
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word, &mut cjk);
+        }
+    }
+    flush(&mut word, &mut cjk);
+    if terms.is_empty() {
+        return None;
+    }
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+/// An engram store holding one memory per text, in a temporary folder.
+pub struct EngramRecall {
+    engram: Engram,
+    /// Memory id of each text, in text order.
+    pub ids: Vec<MemoryId>,
+    /// Time to append every memory and have the views apply it.
+    pub build: Duration,
+    _dir: TempDir,
+}
+
+impl EngramRecall {
+    /// A fresh store holding `texts`, [`MEMORIES_PER_BATCH`] per append.
+    pub fn build(texts: &[String]) -> Result<Self> {
+        let dir = tempfile::tempdir().context("temporary folder for the engram store")?;
+        let options = StoreOptions {
+            key: KeySource::Hex(RECALL_KEY_HEX.to_owned()),
+            durability: Durability::None,
+            segment_bytes_max: engram_log::limits::SEGMENT_BYTES_DEFAULT,
+        };
+        let key = HmacKey::from_hex(RECALL_KEY_HEX, "recall benchmark")?;
+        let started = Instant::now();
+        let engram = Engram::open(Store::at(dir.path().join("store")), &options)?;
+        let mut ids = Vec::with_capacity(texts.len());
+        let mut next = engram.log().last_seq() + 1;
+        for (chunk_at, chunk) in texts.chunks(MEMORIES_PER_BATCH).enumerate() {
+            let mut events = Vec::with_capacity(2 * chunk.len());
+            for (i, text) in chunk.iter().enumerate() {
+                let turn = chunk_at * MEMORIES_PER_BATCH + i;
+                let turn = Event::Session(SessionEvent {
+                    session: SESSION.to_owned(),
+                    turn: u32::try_from(turn)?,
+                    role: Role::User,
+                    content: text.clone(),
+                });
+                let reference = MemoryRef {
+                    session: SESSION.to_owned(),
+                    first_seq: next,
+                    last_seq: next,
+                };
+                let source = [LoggedEvent {
+                    seq: next,
+                    ts_ms: 0,
+                    event: turn.clone(),
+                }];
+                let memory = remembered(&key, reference, &source, MemoryMeta::default())?;
+                events.push(turn);
+                events.push(Event::Remembered(memory));
+                ids.push(next + 1);
+                next += 2;
+            }
+            ensure!(
+                events.len() <= engram_log::limits::BATCH_EVENTS_MAX,
+                "batch of {} events",
+                events.len()
+            );
+            let appended = engram.append(&events)?;
+            ensure!(
+                appended.last_seq == next - 1,
+                "engram gave seqs up to {}, expected {}: another writer?",
+                appended.last_seq,
+                next - 1
+            );
+        }
+        let build = started.elapsed();
+        let live = engram.core().text_index.read().state.live_count();
+        ensure!(
+            live == texts.len() as u64,
+            "the text index holds {live} memories, expected {}",
+            texts.len()
+        );
+        Ok(Self {
+            engram,
+            ids,
+            build,
+            _dir: dir,
+        })
+    }
+
+    /// The best [`RECALL_HITS`] memories for `query`.
+    #[must_use]
+    pub fn recall(&self, query: &str) -> Vec<Hit> {
+        engram_queries::recall(
+            self.engram.core(),
+            &RecallQuery {
+                limit: RECALL_HITS,
+                ..RecallQuery::new(query)
+            },
+        )
+    }
+
+    /// The engine.
+    #[must_use]
+    pub fn engram(&self) -> &Engram {
+        &self.engram
+    }
+}
+
+/// One FTS5 hit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FtsHit {
+    pub id: MemoryId,
+    pub text: String,
+    pub score: f64,
+}
+
+/// SQLite FTS5 (trigram) holding the same texts under the same ids.
+pub struct Fts5Recall {
+    conn: rusqlite::Connection,
+    /// Time to insert every row and merge the index.
+    pub build: Duration,
+    dir: TempDir,
+}
+
+impl Fts5Recall {
+    const SELECT: &'static str = "SELECT rowid, content, bm25(memories) FROM memories \
+                          WHERE memories MATCH ?1 ORDER BY rank LIMIT ?2";
+
+    /// A fresh database holding `texts` under `ids`.
+    pub fn build(texts: &[String], ids: &[MemoryId]) -> Result<Self> {
+        ensure!(texts.len() == ids.len(), "one id per text");
+        let dir = tempfile::tempdir().context("temporary folder for the SQLite database")?;
+        let started = Instant::now();
+        let mut conn = Self::open(&dir.path().join("fts5.sqlite"))?;
+        for (texts, ids) in texts
+            .chunks(MEMORIES_PER_BATCH)
+            .zip(ids.chunks(MEMORIES_PER_BATCH))
+        {
+            let txn = conn.transaction()?;
+            {
+                let mut insert =
+                    txn.prepare_cached("INSERT INTO memories (rowid, content) VALUES (?1, ?2)")?;
+                for (text, &id) in texts.iter().zip(ids) {
+                    insert.execute(rusqlite::params![i64::try_from(id)?, text])?;
+                }
+            }
+            txn.commit()?;
+        }
+        conn.execute("INSERT INTO memories (memories) VALUES ('optimize')", [])?;
+        let build = started.elapsed();
+        let rows: i64 = conn.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
+        ensure!(
+            rows == i64::try_from(texts.len())?,
+            "FTS5 holds {rows} rows"
+        );
+        Ok(Self { conn, build, dir })
+    }
+
+    fn open(path: &Path) -> Result<rusqlite::Connection> {
+        let conn = rusqlite::Connection::open(path)?;
+        let fts5: i64 =
+            conn.query_row("SELECT sqlite_compileoption_used('ENABLE_FTS5')", [], |r| {
+                r.get(0)
+            })?;
+        ensure!(fts5 == 1, "this SQLite was built without FTS5");
+        let journal: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        ensure!(journal == "wal", "SQLite refused WAL mode: {journal}");
+        conn.pragma_update(None, "synchronous", "OFF")?;
+        conn.pragma_update(None, "cache_size", -1_048_576)?;
+        conn.pragma_update(None, "mmap_size", 1_i64 << 30)?;
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE memories USING fts5(content, tokenize = 'trigram')",
+        )?;
+        Ok(conn)
+    }
+
+    /// The best [`RECALL_HITS`] rows for `query` (none when [`fts5_match`]
+    /// keeps no term).
+    pub fn recall(&self, query: &str) -> Result<Vec<FtsHit>> {
+        let Some(expression) = fts5_match(query) else {
+            return Ok(Vec::new());
+        };
+        self.recall_match(&expression)
+    }
+
+    /// The best [`RECALL_HITS`] rows for an FTS5 `MATCH` expression.
+    pub fn recall_match(&self, expression: &str) -> Result<Vec<FtsHit>> {
+        let mut select = self.conn.prepare_cached(Self::SELECT)?;
+        let rows = select.query_map(
+            rusqlite::params![expression, i64::try_from(RECALL_HITS)?],
+            |row| {
+                Ok(FtsHit {
+                    id: u64::try_from(row.get::<_, i64>(0)?).unwrap_or_default(),
+                    text: row.get(1)?,
+                    score: row.get(2)?,
+                })
+            },
+        )?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Bytes of the database file and its WAL.
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        let path = self.dir.path().join("fts5.sqlite");
+        ["", "-wal"]
+            .iter()
+            .filter_map(|suffix| {
+                let mut p = path.clone().into_os_string();
+                p.push(suffix);
+                std::fs::metadata(p).ok().map(|m| m.len())
+            })
+            .sum()
+    }
+}
+
+/// Both engines over the same `n` memories, and the queries.
+pub struct RecallBench {
+    pub n: usize,
+    pub texts: Vec<String>,
+    pub queries: Vec<String>,
+    pub engram: EngramRecall,
+    pub fts5: Fts5Recall,
+    vocabulary: Vocabulary,
+}
+
+impl RecallBench {
+    /// Builds both stores over `n_memories` memories and draws `n_queries`
+    /// queries, then runs [`RecallBench::check`].
+    pub fn build(n_memories: usize, n_queries: usize) -> Result<Self> {
+        let vocabulary = Vocabulary::new();
+        let texts = memory_texts(&vocabulary, RECALL_SEED, n_memories);
+        let queries = queries(&vocabulary, RECALL_SEED, n_queries);
+        let engram = EngramRecall::build(&texts)?;
+        let fts5 = Fts5Recall::build(&texts, &engram.ids)?;
+        let bench = Self {
+            n: n_memories,
+            texts,
+            queries,
+            engram,
+            fts5,
+            vocabulary,
+        };
+        bench.check()?;
+        Ok(bench)
+    }
+
+    /// Each engine finds known memories: for a few memories spread over the
+    /// corpus (one Chinese among them), a query of their rarest words must
+    /// give at least one hit in both engines and that memory among engram's
+    /// hits. Fails loudly otherwise (a broken index or id mapping).
+    pub fn check(&self) -> Result<()> {
+        let n = self.texts.len();
+        ensure!(n > 0, "no memories");
+        let mut known: Vec<usize> = vec![0, n / 7, n / 3, n / 2, n - 1];
+        if let Some(chinese) = self.texts.iter().position(|t| t.chars().any(is_cjk)) {
+            known.push(chinese);
+        }
+        for index in known {
+            let query = self.vocabulary.known_query(&self.texts[index]);
+            let id = self.engram.ids[index];
+            let hits = self.engram.recall(&query);
+            ensure!(
+                !hits.is_empty(),
+                "engram recalled nothing for {query:?}, built from memory {id} ({:?}): the text index is broken",
+                self.texts[index]
+            );
+            ensure!(
+                hits.iter().any(|h| h.id == id),
+                "engram did not recall memory {id} ({:?}) for {query:?}: got {:?}",
+                self.texts[index],
+                hits.iter().map(|h| (h.id, &h.text)).collect::<Vec<_>>()
+            );
+            ensure!(
+                hits.iter().all(|h| !h.text.is_empty()),
+                "engram recalled a hit without text for {query:?}"
+            );
+            let fts = self.fts5.recall(&query)?;
+            ensure!(
+                !fts.is_empty(),
+                "FTS5 recalled nothing for {query:?} ({:?}), built from memory {id} ({:?})",
+                fts5_match(&query),
+                self.texts[index]
+            );
+        }
+        Ok(())
+    }
+
+    /// Times `executions` recalls per engine one by one after one warm-up
+    /// pass over every query, and describes the latency percentiles and the
+    /// hits. The engines take turns by passes over the queries (one pass of
+    /// engram, one of FTS5, ...), so machine noise falls on both while each
+    /// runs warm, as under criterion. (Alternating query by query, each
+    /// engine evicts the other's data from the caches: at 10k memories that
+    /// made engram's individually timed recalls about 2.5 times slower than
+    /// under criterion.)
+    pub fn report(&self, executions: usize) -> Result<String> {
+        ensure!(!self.queries.is_empty(), "no queries");
+        let mut with_hits = [0usize; 2];
+        let mut overlap = 0usize;
+        let mut engram_hits = 0usize;
+        let mut fts_hits = 0usize;
+        for query in &self.queries {
+            let a = self.engram.recall(query);
+            let b = self.fts5.recall(query)?;
+            with_hits[0] += usize::from(!a.is_empty());
+            with_hits[1] += usize::from(!b.is_empty());
+            engram_hits += a.len();
+            fts_hits += b.len();
+            overlap += a.iter().filter(|h| b.iter().any(|f| f.id == h.id)).count();
+        }
+        let mut engram_times = Vec::with_capacity(executions);
+        let mut fts_times = Vec::with_capacity(executions);
+        while engram_times.len() < executions {
+            let pass = (executions - engram_times.len()).min(self.queries.len());
+            for query in &self.queries[..pass] {
+                let started = Instant::now();
+                black_box(self.engram.recall(black_box(query)));
+                engram_times.push(started.elapsed());
+            }
+            for query in &self.queries[..pass] {
+                let started = Instant::now();
+                black_box(self.fts5.recall(black_box(query))?);
+                fts_times.push(started.elapsed());
+            }
+        }
+        engram_times.sort_unstable();
+        fts_times.sort_unstable();
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        let mut out = String::new();
+        writeln!(
+            out,
+            "recall report, {} memories, {} queries, {executions} timed recalls per engine, limit {RECALL_HITS}",
+            self.n,
+            self.queries.len()
+        )?;
+        writeln!(
+            out,
+            "  build: engram {:.2} s (append + views), fts5 {:.2} s (insert + optimize, {:.1} MB)",
+            self.engram.build.as_secs_f64(),
+            self.fts5.build.as_secs_f64(),
+            self.fts5.bytes() as f64 / 1e6
+        )?;
+        for (name, times) in [("engram", &engram_times), ("fts5", &fts_times)] {
+            writeln!(
+                out,
+                "  {name:<6}: p50 {:8.1} us  p90 {:8.1} us  p99 {:8.1} us  max {:8.1} us  mean {:8.1} us",
+                us(percentile(times, 0.50)),
+                us(percentile(times, 0.90)),
+                us(percentile(times, 0.99)),
+                us(times.last().copied().unwrap_or_default()),
+                us(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+            )?;
+        }
+        let ratio = |p| us(percentile(&engram_times, p)) / us(percentile(&fts_times, p)).max(1e-9);
+        writeln!(
+            out,
+            "  engram/fts5: p50 {:.3}, p99 {:.3}",
+            ratio(0.50),
+            ratio(0.99)
+        )?;
+        writeln!(
+            out,
+            "  hits: queries with a hit engram {}/{q}, fts5 {}/{q}; hits returned engram {engram_hits}, fts5 {fts_hits}; engram hits also in fts5's top {RECALL_HITS}: {overlap} ({:.0}%)",
+            with_hits[0],
+            with_hits[1],
+            100.0 * overlap as f64 / engram_hits.max(1) as f64,
+            q = self.queries.len(),
+        )?;
+        Ok(out)
+    }
+}
+
+/// The value at quantile `p` of sorted `sorted` (nearest rank).
+#[must_use]
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let rank = ((sorted.len().saturating_sub(1)) as f64 * p).round() as usize;
+    sorted.get(rank).copied().unwrap_or_default()
+}
+
+/// Builds both engines over `n_memories` memories, draws `n_queries`
+/// queries, checks both find known memories, warms every query once, then
+/// times 2000 recalls per engine one by one ([`RecallBench::report`]) and
+/// returns p50/p99/max for each and the engram/FTS5 ratio.
+pub fn latency_report(n_memories: usize, n_queries: usize) -> Result<String> {
+    RecallBench::build(n_memories, n_queries)?.report(2000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corpus_and_queries_are_deterministic_and_mixed() {
+        let vocabulary = Vocabulary::new();
+        assert_eq!(english_vocabulary().len(), ENGLISH_VOCABULARY);
+        let texts = memory_texts(&vocabulary, RECALL_SEED, 1000);
+        assert_eq!(texts, memory_texts(&vocabulary, RECALL_SEED, 1000));
+        let chinese = texts.iter().filter(|t| t.chars().any(is_cjk)).count();
+        assert!((120..=280).contains(&chinese), "{chinese} Chinese memories");
+        for text in &texts {
+            if !text.chars().any(is_cjk) {
+                let words = text.split(' ').count();
+                assert!((8..=30).contains(&words), "{words} words: {text}");
+            }
+        }
+        let queries = queries(&vocabulary, RECALL_SEED, 200);
+        assert!(queries.iter().all(|q| fts5_match(q).is_some()));
+        assert!(queries.iter().any(|q| q.chars().all(is_cjk)));
+    }
+
+    #[test]
+    fn fts5_match_ors_trigram_terms_and_skips_short_ones() {
+        assert_eq!(
+            fts5_match("deploy the DB on friday").as_deref(),
+            Some(r#""deploy" OR "friday""#)
+        );
+        assert_eq!(
+            fts5_match("数据分析偏好").as_deref(),
+            Some(r#""数据分" OR "据分析" OR "分析偏" OR "析偏好""#)
+        );
+        assert_eq!(
+            fts5_match("python数据库").as_deref(),
+            Some(r#""python" OR "数据库""#)
+        );
+        assert_eq!(fts5_match("用户 on"), None);
+    }
+
+    #[test]
+    fn both_engines_find_known_memories() {
+        let bench = RecallBench::build(3000, 50).unwrap();
+        let report = bench.report(100).unwrap();
+        assert!(report.contains("engram/fts5"), "{report}");
+    }
+}
