@@ -213,3 +213,60 @@ fn skip_bad_lines_ingests_the_good_lines_and_reports_each_bad_one() {
         .collect();
     assert_eq!(turns, [0, 1, 2, 3]);
 }
+
+#[test]
+fn extraction_proposes_memories_that_reference_their_turn_and_reinforce_on_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let file = transcript("generic-transcript.jsonl");
+    let args = ["ingest", file.to_str().unwrap(), "--extract", "--json"];
+    let out = engram(&store, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = &crate::support::json_lines(&out.stdout)[0];
+    let extracted = report["extracted"].as_array().unwrap();
+    let sentences: Vec<&str> = extracted
+        .iter()
+        .map(|e| e["sentence"].as_str().unwrap())
+        .collect();
+    assert!(
+        sentences.contains(&"我们决定数据分析统一用 Python 3.12 和 polars，不再用 pandas。"),
+        "{sentences:?}"
+    );
+    assert!(
+        extracted.iter().all(|e| e["outcome"] == "new"),
+        "{extracted:?}"
+    );
+    // Each proposal is a memory whose source is exactly its turn.
+    for e in extracted {
+        let id = e["id"].as_u64().unwrap().to_string();
+        let out = engram(&store, &["expand", &id, "--json"]);
+        let expanded = &crate::support::json_lines(&out.stdout)[0];
+        assert_eq!(expanded["verified"], true);
+        assert_eq!(expanded["events"][0]["seq"], e["seq"]);
+        assert_eq!(expanded["events"].as_array().unwrap().len(), 1);
+    }
+    // The same transcript again: every proposal restates a memory.
+    let out = engram(&store, &args);
+    let again = &crate::support::json_lines(&out.stdout)[0]["extracted"];
+    assert_eq!(again.as_array().unwrap().len(), extracted.len());
+    assert!(
+        again
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["outcome"] == "reinforced"),
+        "{again}"
+    );
+    // And they are recalled by what they say.
+    let out = engram(&store, &["recall", "数据分析用什么", "--json"]);
+    let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
+    assert!(
+        hits[0]["text"].as_str().unwrap().contains("polars"),
+        "{hits}"
+    );
+}

@@ -13,6 +13,7 @@
 
 pub mod decide;
 pub mod distill;
+pub mod extract;
 pub mod gate;
 pub mod ingest;
 pub mod maintain;

@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use engram::engine::Engram;
+use engram::log::{Event, MemoryRef, Role, SessionEvent, Source};
+use engram::{Content, MemoryMeta, Remember, Subject};
+use engram_commands::extract::{Proposal, proposals};
 use engram_commands::ingest::{
     derived_session_id, parse_transcript, parse_transcript_skipping, session_events,
 };
@@ -30,6 +33,11 @@ pub struct IngestArgs {
     /// before anything is appended.
     #[arg(long)]
     skip_bad_lines: bool,
+    /// Also propose memories from the user's turns (stated preferences,
+    /// decisions, facts; English and Chinese), each referencing its source
+    /// turn and saved through the usual four outcomes.
+    #[arg(long)]
+    extract: bool,
     /// Print one JSON object: session, first_seq, last_seq, turns, redacted,
     /// skipped ([{line, reason}]).
     #[arg(long)]
@@ -66,14 +74,26 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let first_turn = engram.core().sessions.read().state.next_turn(&session);
     let (events, n_redacted) = session_events(&session, first_turn, &transcript.turns);
     let mut range: Option<(u64, u64)> = None;
+    let mut recorded: Vec<(u64, SessionEvent)> = Vec::new();
     for chunk in events.chunks(INGEST_BATCH_EVENTS) {
         let appended = engram.append(chunk)?;
         range = Some((
             range.map_or(appended.first_seq, |(first, _)| first),
             appended.last_seq,
         ));
+        for (seq, event) in (appended.first_seq..).zip(chunk) {
+            if let Event::Session(turn) = event {
+                recorded.push((seq, turn.clone()));
+            }
+        }
     }
+    let extracted = if args.extract {
+        extract(&engram, &recorded)
+    } else {
+        Ok(Vec::new())
+    };
     engram.close()?;
+    let extracted = extracted?;
     let (first, last) = range.context("nothing was appended")?;
     if args.json {
         println!(
@@ -84,6 +104,12 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
                 "last_seq": last,
                 "turns": events.len(),
                 "redacted": n_redacted,
+                "extracted": extracted.iter().map(|(p, r)| json!({
+                    "seq": p.seq,
+                    "sentence": p.sentence,
+                    "outcome": r.outcome.as_str(),
+                    "id": r.id,
+                })).collect::<Vec<_>>(),
                 "skipped": skipped.iter().map(|p| match p {
                     engram_commands::ingest::IngestError::Line { line, reason } =>
                         json!({"line": line, "reason": reason}),
@@ -96,6 +122,48 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
             "ingested {} turns into session {session}: seqs {first}..={last}; secrets and personal data redacted: {n_redacted}",
             events.len()
         );
+        for (p, r) in &extracted {
+            println!(
+                "  extracted from seq {}: {:?} -> {}{}",
+                p.seq,
+                p.sentence,
+                r.outcome.as_str(),
+                r.id.map(|id| format!(" (memory {id})")).unwrap_or_default()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Saves the proposals of `engram_commands::extract` for the recorded turns,
+/// each referencing its turn, with the sentence as the summary.
+fn extract(
+    engram: &Engram,
+    recorded: &[(u64, SessionEvent)],
+) -> anyhow::Result<Vec<(Proposal, engram::Receipt)>> {
+    let turns: Vec<(u64, Role, &str)> = recorded
+        .iter()
+        .map(|(seq, t)| (*seq, t.role, t.content.as_str()))
+        .collect();
+    let mut out = Vec::new();
+    for proposal in proposals(&turns) {
+        let Some((_, turn)) = recorded.iter().find(|(seq, _)| *seq == proposal.seq) else {
+            continue;
+        };
+        let receipt = engram.remember(&Remember {
+            content: Content::Reference(MemoryRef {
+                session: turn.session.clone(),
+                first_seq: proposal.seq,
+                last_seq: proposal.seq,
+            }),
+            meta: MemoryMeta {
+                summary: Some(proposal.sentence.clone()),
+                source: Source::Ingest,
+                ..MemoryMeta::default()
+            },
+            subject: Subject::user(),
+        })?;
+        out.push((proposal, receipt));
+    }
+    Ok(out)
 }
