@@ -439,6 +439,12 @@ impl Engram {
         )
     }
 
+    /// Saves each item in order, each through the four outcomes; one
+    /// result per item (an item's error does not stop the others).
+    pub fn remember_batch(&self, items: &[Remember]) -> Vec<Result<Receipt, EngineError>> {
+        items.iter().map(|item| self.remember(item)).collect()
+    }
+
     /// The palace coordinate of memory `id` (empty when unknown).
     #[must_use]
     pub fn coordinate(&self, id: MemoryId) -> String {

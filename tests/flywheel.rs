@@ -605,3 +605,99 @@ fn entities_are_extracted_resolved_and_listed_with_their_memories() {
     assert_eq!(node.memories.iter().map(|m| m.0).collect::<Vec<_>>(), [a]);
     engram.close().unwrap();
 }
+
+#[test]
+fn a_batch_save_reports_one_outcome_per_item() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let batch = dir.path().join("batch.json");
+    std::fs::write(
+        &batch,
+        serde_json::json!({"items": [
+            {"content": "The user prefers green tea in the morning."},
+            {"content": "User prefers green tea in the morning"},
+            {"content": "The user does not like green tea in the morning."},
+            {"content": "ok"},
+            {"content": "Kofi owns the billing service.", "room": "people", "tags": ["team"]},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = crate::support::engram(
+        &store,
+        &["remember", "--items", batch.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = crate::support::json_lines(&out.stdout)[0]["results"].clone();
+    let outcomes: Vec<&str> = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["new", "reinforced", "contradiction", "discarded", "new"]
+    );
+    assert_eq!(results[1]["related"], results[0]["id"]);
+    assert_eq!(results[2]["related"], results[0]["id"]);
+    assert_eq!(results[4]["coordinate"], "people#1");
+    // A malformed batch is refused whole.
+    std::fs::write(&batch, r#"{"items": [{"text": "wrong field"}]}"#).unwrap();
+    let out = crate::support::engram(&store, &["remember", "--items", batch.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn room_recall_searches_the_corridor_first_then_widens() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    for i in 0..10 {
+        engram.remember(&in_room(&fact(i), "things")).unwrap();
+    }
+    let elsewhere = engram
+        .remember(&in_room("alice keeps a spare kettle at her desk", "desk"))
+        .unwrap()
+        .id
+        .unwrap();
+    // Naming the successor room searches its whole corridor (things,
+    // things-2), and only it, while something is found there.
+    let mut query = RecallQuery::new("kettle");
+    query.room = Some("things-2".to_owned());
+    let found = engram.recall(&query).unwrap();
+    assert!(!found.is_empty());
+    assert!(
+        found.iter().all(|h| h.coordinate.starts_with("things")),
+        "{:?}",
+        found.iter().map(|h| &h.coordinate).collect::<Vec<_>>()
+    );
+    assert!(found.iter().any(|h| h.coordinate.starts_with("things#")));
+    query.room = Some("desk".to_owned());
+    assert_eq!(ids(&engram.recall(&query).unwrap()), [elsewhere]);
+    // Nothing about a garage in the desk room: widen to every room.
+    query.text = "garage".to_owned();
+    let widened = ids(&engram.recall(&query).unwrap());
+    assert!(
+        !widened.is_empty() && !widened.contains(&elsewhere),
+        "{widened:?}"
+    );
+    engram.close().unwrap();
+}
+
+#[test]
+fn a_room_name_with_control_characters_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let before = engram.log().last_seq();
+    let err = engram
+        .remember(&in_room("the printer is on floor two", "bad\u{7}room"))
+        .unwrap_err();
+    assert!(err.to_string().contains("control characters"), "{err}");
+    assert_eq!(engram.log().last_seq(), before);
+    engram.close().unwrap();
+}

@@ -19,6 +19,8 @@ pub const RECALL_LIMIT_DEFAULT: usize = 5;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecallQuery {
     pub text: String,
+    /// Search this room's corridor first; all rooms when nothing is found
+    /// there (corridor routing).
     pub room: Option<String>,
     /// Only this tier. `None` searches L1-L3 (archived memories only when
     /// `Some(L4)`).
@@ -137,12 +139,8 @@ pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
         Scope::Store => true,
         Scope::Session(owner) => query.session.as_deref() == Some(owner.as_str()),
     };
-    let room_ok = query
-        .room
-        .as_ref()
-        .is_none_or(|room| entry.room.as_ref() == Some(room));
     let tags_ok = query.tags.iter().all(|t| entry.tags.contains(t));
-    status_ok && tier_ok && scope_ok && room_ok && tags_ok
+    status_ok && tier_ok && scope_ok && tags_ok
 }
 
 /// The best hits for `query`, best first.
@@ -156,17 +154,37 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
     let table = core.memory_table.read();
     let index = core.text_index.read();
     let verdicts = core.verdicts.read();
+    let palace = core.palace.read();
     // A memory a verdict overruled leaves recall (it is not forgotten).
-    let scored = index.state.search(&terms, limit, |id| {
+    let admitted = |id| {
         table
             .state
             .get(id)
             .is_some_and(|entry| admits(query, entry))
             && !verdicts.state.is_overruled(id)
-    });
+    };
+    // Corridor routing: the room's corridor first, everything if nothing
+    // is found there.
+    let corridor = query
+        .room
+        .as_deref()
+        .map(|room| palace.state.corridor_of(room).to_owned());
+    let in_corridor = |id| {
+        corridor.as_deref().is_none_or(|corridor| {
+            palace
+                .state
+                .coordinate(id)
+                .is_some_and(|c| palace.state.corridor_of(&c.room) == corridor)
+        })
+    };
+    let mut scored = index
+        .state
+        .search(&terms, limit, |id| in_corridor(id) && admitted(id));
+    if scored.is_empty() && corridor.is_some() {
+        scored = index.state.search(&terms, limit, admitted);
+    }
     drop(verdicts);
     let trust = core.trust.read();
-    let palace = core.palace.read();
     let hits: Vec<Hit> = scored
         .into_iter()
         .filter_map(|hit| {

@@ -67,6 +67,11 @@ pub struct RememberArgs {
     /// The words to remember (`-` reads standard input). Omit with
     /// --first-seq/--last-seq to remember session turns already recorded.
     text: Option<String>,
+    /// Save a batch: a JSON file (`-` for stdin) `{"items": [{"content",
+    /// "room"?, "tags"?, "summary"?}]}`; prints {"results": [...]}, one
+    /// outcome per item.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["text", "first_seq"])]
+    items: Option<std::path::PathBuf>,
     /// Palace room.
     #[arg(long, value_name = "ROOM")]
     room: Option<String>,
@@ -208,7 +213,118 @@ fn tier_name(tier: Tier) -> &'static str {
     }
 }
 
+#[derive(Debug, serde::Deserialize)]
+struct BatchFile {
+    items: Vec<BatchItem>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchItem {
+    content: String,
+    #[serde(default)]
+    room: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    summary: Option<String>,
+}
+
+fn receipt_json(ctx: &Context, receipt: &engram::Receipt) -> Value {
+    let reference = receipt.reference.as_ref();
+    json!({
+        "id": receipt.id,
+        "coordinate": receipt.coordinate,
+        "outcome": receipt.outcome.as_str(),
+        "related": receipt.related,
+        "reason": receipt.reason,
+        "uniqueness": f64::from(receipt.uniqueness_permille) / 1000.0,
+        "scope": ctx.scope,
+        "session": reference.map(|r| r.session.clone()),
+        "first_seq": reference.map(|r| r.first_seq),
+        "last_seq": reference.map(|r| r.last_seq),
+    })
+}
+
+fn remember_items(
+    ctx: &Context,
+    args: &RememberArgs,
+    path: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let bytes = if path.as_os_str() == "-" {
+        let mut buffer = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buffer)
+            .context("reading standard input")?;
+        buffer
+    } else {
+        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    let batch: BatchFile = serde_json::from_slice(&bytes).with_context(|| {
+        format!(
+            "{}: expected {{\"items\": [{{\"content\": ...}}]}}",
+            path.display()
+        )
+    })?;
+    anyhow::ensure!(!batch.items.is_empty(), "the batch holds no items");
+    let requests: Vec<Remember> = batch
+        .items
+        .into_iter()
+        .map(|item| Remember {
+            content: Content::Text {
+                text: item.content,
+                session: args.session.clone(),
+            },
+            meta: MemoryMeta {
+                summary: item.summary,
+                tags: item.tags,
+                room: item.room.or_else(|| args.room.clone()),
+                source: match args.by {
+                    ActorArg::User => Source::User,
+                    ActorArg::Model => Source::Model,
+                },
+                ..MemoryMeta::default()
+            },
+            subject: subject(args.by, args.session.as_ref()),
+        })
+        .collect();
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let results = engram.remember_batch(&requests);
+    engram.close()?;
+    let mut failed = 0;
+    let results: Vec<Value> = results
+        .iter()
+        .map(|r| match r {
+            Ok(receipt) => receipt_json(ctx, receipt),
+            Err(e) => {
+                failed += 1;
+                json!({"outcome": "error", "error": e.to_string()})
+            }
+        })
+        .collect();
+    if args.json {
+        println!("{}", json!({ "results": results }));
+    } else {
+        for (i, r) in results.iter().enumerate() {
+            println!(
+                "item {}: {} {}",
+                i + 1,
+                r["outcome"].as_str().unwrap_or_default(),
+                r.get("id").map(Value::to_string).unwrap_or_default()
+            );
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_ERROR)
+    })
+}
+
 pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.items {
+        return remember_items(ctx, args, path);
+    }
     let content = match (args.first_seq, args.last_seq, &args.text) {
         (Some(first_seq), Some(last_seq), _) => Content::Reference(MemoryRef {
             session: args.session.clone().unwrap_or_default(),
@@ -259,23 +375,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     let receipt = engram.remember(&request);
     engram.close()?;
     let receipt = receipt?;
-    let reference = receipt.reference.as_ref();
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "id": receipt.id,
-                "coordinate": receipt.coordinate,
-                "outcome": receipt.outcome.as_str(),
-                "related": receipt.related,
-                "reason": receipt.reason,
-                "uniqueness": f64::from(receipt.uniqueness_permille) / 1000.0,
-                "scope": ctx.scope,
-                "session": reference.map(|r| r.session.clone()),
-                "first_seq": reference.map(|r| r.first_seq),
-                "last_seq": reference.map(|r| r.last_seq),
-            })
-        );
+        println!("{}", receipt_json(ctx, &receipt));
     } else {
         let at = receipt.coordinate.as_deref().unwrap_or_default();
         let id = receipt.id.unwrap_or_default();
