@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use engram_log::{FileStorage, HmacKey, KeySource, LogReader, verify_storage};
 
-use crate::golden_events::{GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_batches};
+use crate::golden_events::{
+    GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches, golden_v1_batches,
+};
 
 fn fixture(version: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,6 +26,11 @@ fn golden_v1_replays_to_the_events_it_was_written_from() {
 #[test]
 fn golden_v1_1_replays_to_the_events_it_was_written_from() {
     replays_to_the_events_it_was_written_from("v1.1", &golden_v1_1_batches());
+}
+
+#[test]
+fn golden_v1_2_replays_to_the_events_it_was_written_from() {
+    replays_to_the_events_it_was_written_from("v1.2", &golden_v1_2_batches());
 }
 
 #[test]

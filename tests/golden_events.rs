@@ -232,3 +232,14 @@ pub fn golden_v1_1_batches() -> Vec<Vec<Event>> {
     ]);
     batches
 }
+
+/// The batches of the v1.2 fixture: v1.1's, then a time to live (variant 18).
+pub fn golden_v1_2_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_1_batches();
+    let memory = batches.iter().map(|b| b.len() as u64).sum::<u64>() - 2;
+    batches.push(vec![Event::TtlSet(TtlSet {
+        memory,
+        expires_at_ms: GOLDEN_T0_MS + 30 * 86_400_000,
+    })]);
+    batches
+}
