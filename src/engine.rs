@@ -66,7 +66,7 @@ pub struct Stats {
     pub by_status: BTreeMap<String, u64>,
     /// Memories by tier (`l1`..`l4`), forgotten ones excluded.
     pub by_tier: BTreeMap<String, u64>,
-    /// Health score and its parts, with reviews due now.
+    /// Health score and its parts, with the reviews due today (UTC).
     pub health: engram_queries::health::Health,
 }
 
@@ -106,8 +106,15 @@ fn stats_of(core: &CoreViews, last_seq: u64, views: Vec<ViewStatus>) -> Stats {
             .collect(),
         by_status,
         by_tier,
-        health: engram_queries::health::health(core, now_ms()),
+        health: engram_queries::health::health(core, end_of_today_ms(now_ms())),
     }
+}
+
+/// The last millisecond of the UTC day holding `now_ms`: stats count the
+/// reviews due today.
+fn end_of_today_ms(now_ms: u64) -> u64 {
+    const DAY_MS: u64 = 86_400_000;
+    (now_ms / DAY_MS + 1) * DAY_MS - 1
 }
 
 fn now_ms() -> u64 {

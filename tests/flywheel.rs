@@ -339,6 +339,7 @@ fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
             format!("{:?}", core.review.read().state),
             format!("{:?}", core.verdicts.read().state),
             format!("{:?}", core.text_index.read().state),
+            format!("{:?}", core.entities.read().state),
         )
     };
     let before = {
@@ -361,6 +362,12 @@ fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
             .unwrap();
         engram.grade(a, 2).unwrap();
         engram.grade(b, 5).unwrap();
+        engram
+            .remember(&Remember::text(
+                "Pair with Maria on project Apollo in Frankfurt, using Node.js.",
+            ))
+            .unwrap();
+        assert!(!engram.core().entities.read().state.is_empty());
         let state = snapshot(&engram);
         engram.close().unwrap();
         state

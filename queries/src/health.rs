@@ -28,7 +28,8 @@ pub struct Health {
     pub consistency: u16,
     pub review_success: u16,
     pub trust: u16,
-    /// Memories due for review at the time asked.
+    /// Memories due for review by the time asked (stats ask for the end of
+    /// the current UTC day).
     pub due_reviews: u64,
     pub open_contradictions: u64,
 }

@@ -67,7 +67,7 @@ fn stats_json(stats: &Stats, as_of: Option<u64>) -> Value {
         })).collect::<Vec<_>>(),
         "memories_by_status": stats.by_status,
         "memories_by_tier": stats.by_tier,
-        "due_reviews": stats.health.due_reviews,
+        "due_reviews_today": stats.health.due_reviews,
         "open_contradictions": stats.health.open_contradictions,
         "health": {
             "score": stats.health.score,
@@ -97,7 +97,7 @@ fn print_stats(stats: &Stats, as_of: Option<u64>) {
     println!("memories by status: {}", join(&stats.by_status));
     println!("memories by tier: {}", join(&stats.by_tier));
     println!(
-        "health {}/100; due reviews {}; open contradictions {}",
+        "health {}/100; reviews due today {}; open contradictions {}",
         stats.health.score, stats.health.due_reviews, stats.health.open_contradictions
     );
     println!("views:");
