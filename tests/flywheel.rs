@@ -524,6 +524,7 @@ fn distillation_proposes_clusters_and_records_a_rule_with_inherited_confidence()
         .unwrap();
     assert_eq!(rule.members, [a, b]);
     assert_eq!(rule.confidence_permille, expected);
+    assert_eq!(trust(rule.id), expected, "the rule's trust starts from it");
     assert!(
         rule.coordinate.starts_with("deploys"),
         "{}",

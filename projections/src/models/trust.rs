@@ -10,7 +10,7 @@
 //!
 //! | term | from | per event | bound |
 //! | --- | --- | --- | --- |
-//! | base | the `source` of `Remembered` | user 700, document 650, ingest 550, import 500, model 400 | — |
+//! | base | the `source` of `Remembered`; for a distilled rule, the confidence its `Distilled` event records | user 700, document 650, ingest 550, import 500, model 400 | — |
 //! | reinforcement | `Reinforced` of the memory | +30 | at most +150 (5 count) |
 //! | contradiction | `ContradictionFlagged` naming the memory as `memory` or `other` | −80 | at most −240 (3 count) |
 //! | verdicts, won | `VerdictRecorded` keeping this memory over the other (`keep_a` for `a`, `keep_b` for `b`) | +50 | at most +150 (3 count) |
@@ -90,6 +90,8 @@ pub struct TrustInputs {
     /// The last [`GRADE_WINDOW`] valid grades, oldest first.
     pub recent_grades: Vec<u8>,
     pub confirmations: u32,
+    /// A distilled rule's base: the confidence inherited from its members.
+    pub inherited_base: Option<u16>,
 }
 
 /// Every term of a memory's score, for an audit. `permille` is `raw`
@@ -117,13 +119,17 @@ impl TrustInputs {
             verdicts_lost: 0,
             recent_grades: Vec::new(),
             confirmations: 0,
+            inherited_base: None,
         }
     }
 
     /// Every term of the formula for these inputs.
     #[must_use]
     pub fn breakdown(&self) -> TrustBreakdown {
-        let base = i64::from(source_base(self.source));
+        let base = i64::from(
+            self.inherited_base
+                .unwrap_or_else(|| source_base(self.source)),
+        );
         let reinforcement =
             (i64::from(self.reinforcements) * REINFORCEMENT_STEP).min(REINFORCEMENT_CAP);
         let contradiction =
@@ -161,6 +167,9 @@ impl TrustInputs {
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrustScores {
     inputs: BTreeMap<MemoryId, TrustInputs>,
+    /// Seq of the latest `Remembered`: a `Distilled` right after it (same
+    /// commit) names that memory as its rule.
+    last_remembered: Option<u64>,
 }
 
 impl TrustScores {
@@ -231,7 +240,7 @@ fn bump(counter: &mut u32) {
 
 impl Fold for TrustScores {
     const NAME: &'static str = "trust";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn apply(&mut self, logged: &LoggedEvent) {
         match &logged.event {
@@ -239,6 +248,15 @@ impl Fold for TrustScores {
                 self.inputs
                     .entry(logged.seq)
                     .or_insert_with(|| TrustInputs::new(r.source));
+                self.last_remembered = Some(logged.seq);
+            }
+            Event::Distilled(d) => {
+                if let Some(rule) = self.last_remembered
+                    && rule + 1 == logged.seq
+                {
+                    let confidence = d.confidence_permille.min(1000);
+                    self.with(rule, |i| i.inherited_base = Some(confidence));
+                }
             }
             Event::Reinforced(r) => self.with(r.memory, |i| bump(&mut i.reinforcements)),
             Event::ContradictionFlagged(c) => {
@@ -278,7 +296,6 @@ impl Fold for TrustScores {
                 self.inputs.remove(&f.memory);
             }
             Event::Session(_)
-            | Event::Distilled(_)
             | Event::TierChanged(_)
             | Event::Archived(_)
             | Event::Recalled(_)
@@ -492,6 +509,28 @@ mod tests {
         ]);
         assert_round_trip(&trust);
         assert_eq!(TrustScores::NAME, "trust");
-        assert_eq!(TrustScores::VERSION, 1);
+        assert_eq!(TrustScores::VERSION, 2);
+    }
+
+    #[test]
+    fn a_distilled_rule_starts_from_its_inherited_confidence() {
+        let distilled = |confidence| {
+            engram_log::Event::Distilled(engram_log::Distilled {
+                rule: "rule".into(),
+                members: vec![1, 2],
+                confidence_permille: confidence,
+                room: None,
+            })
+        };
+        let trust: TrustScores = fold(&logged(vec![
+            remember(Tier::L3, Source::User),
+            remember(Tier::L3, Source::User),
+            remember(Tier::L3, Source::Model),
+            distilled(620),
+            // Not right after a `Remembered`: names no rule, changes nothing.
+            distilled(100),
+        ]));
+        assert_eq!(trust.trust_permille(3), Some(620));
+        assert_eq!(trust.trust_permille(1), Some(700));
     }
 }
