@@ -480,6 +480,7 @@ fn stats_reports_counts_watermarks_and_lag() {
             "verdicts",
             "review",
             "entities",
+            "vector_index",
             "text_index"
         ]
     );
@@ -549,7 +550,7 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     let out = engram(dir.path(), &["rebuild"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("rebuilt 11 views"),
+        stdout(&out).contains("rebuilt 12 views"),
         "{}",
         stdout(&out)
     );

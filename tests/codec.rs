@@ -14,10 +14,10 @@ use std::fmt::Debug;
 use engram_log::codec::{decode, encode};
 use engram_log::limits::EVENT_BYTES_MAX;
 use engram_log::{
-    Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedding,
-    EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten, GateDenied, Graded,
-    MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered, Role, Scope,
-    SessionEvent, Source, Tier, TierChanged, TtlSet, Verdict, VerdictRecorded,
+    Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedded,
+    Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten,
+    GateDenied, Graded, MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered,
+    Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -397,6 +397,7 @@ fn variant_index(event: &Event) -> usize {
         Event::Checkpoint(_) => 16,
         Event::EvidenceConfirmed(_) => 17,
         Event::TtlSet(_) => 18,
+        Event::Embedded(_) => 19,
     }
 }
 
@@ -433,6 +434,9 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
                 })
             })
             .boxed(),
+        (int_u64(), embedding())
+            .prop_map(|(memory, embedding)| Event::Embedded(Embedded { memory, embedding }))
+            .boxed(),
     ]
 }
 
@@ -468,7 +472,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 19, "one strategy per Event variant");
+    assert_eq!(variants.len(), 20, "one strategy per Event variant");
 }
 
 #[test]

@@ -330,6 +330,14 @@ pub struct TtlSet {
     pub expires_at_ms: u64,
 }
 
+/// A memory got a vector after it was written (a model configured later,
+/// or another model): `engram reembed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embedded {
+    pub memory: MemoryId,
+    pub embedding: Embedding,
+}
+
 /// Every kind of event. Variants are encoded by position: append only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Event {
@@ -353,6 +361,7 @@ pub enum Event {
     Checkpoint(Checkpoint),
     EvidenceConfirmed(EvidenceConfirmed),
     TtlSet(TtlSet),
+    Embedded(Embedded),
 }
 
 impl Event {
@@ -379,6 +388,7 @@ impl Event {
             Event::Checkpoint(_) => "checkpoint",
             Event::EvidenceConfirmed(_) => "evidence_confirmed",
             Event::TtlSet(_) => "ttl_set",
+            Event::Embedded(_) => "embedded",
         }
     }
 
@@ -405,6 +415,7 @@ impl Event {
             Event::Checkpoint(e) => e.serialize(serializer),
             Event::EvidenceConfirmed(e) => e.serialize(serializer),
             Event::TtlSet(e) => e.serialize(serializer),
+            Event::Embedded(e) => e.serialize(serializer),
         }
     }
 }

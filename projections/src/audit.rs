@@ -108,6 +108,7 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::EvidenceConfirmed(c) => out.push(Concerns::Memory(c.memory)),
         Event::EntityLinked(l) => out.push(Concerns::Memory(l.memory)),
         Event::TtlSet(t) => out.push(Concerns::Memory(t.memory)),
+        Event::Embedded(e) => out.push(Concerns::Memory(e.memory)),
         Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
     }
 }
@@ -234,6 +235,14 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
         ),
         Event::Discarded(d) => (d.reason.clone(), "discarded".to_owned()),
         Event::Checkpoint(c) => (format!("up to seq {}", c.last_seq), "sealed".to_owned()),
+        Event::Embedded(e) => (
+            format!(
+                "{} ({} dimensions)",
+                e.embedding.model,
+                e.embedding.values.len()
+            ),
+            "embedded".to_owned(),
+        ),
         Event::TtlSet(t) => (
             format!("expires at unix ms {}", t.expires_at_ms),
             "time to live set".to_owned(),

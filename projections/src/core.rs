@@ -13,6 +13,7 @@ use crate::models::{
 };
 use crate::runtime::SharedView;
 use crate::text_index::TextIndex;
+use crate::vector_index::VectorIndex;
 use crate::view::Snapshot;
 
 /// Typed handles to the core views, plus the list the runtime drives.
@@ -28,6 +29,7 @@ pub struct CoreViews {
     pub verdicts: Arc<RwLock<Snapshot<Verdicts>>>,
     pub review: Arc<RwLock<Snapshot<ReviewSchedule>>>,
     pub entities: Arc<RwLock<Snapshot<EntityDictionary>>>,
+    pub vectors: Arc<RwLock<Snapshot<VectorIndex>>>,
     pub text_index: Arc<RwLock<TextIndex>>,
 }
 
@@ -53,6 +55,7 @@ impl CoreViews {
             verdicts: Arc::default(),
             review: Arc::default(),
             entities: Arc::default(),
+            vectors: Arc::default(),
             text_index: Arc::new(RwLock::new(TextIndex::new(reader))),
         }
     }
@@ -71,6 +74,7 @@ impl CoreViews {
             Arc::clone(&self.verdicts) as SharedView,
             Arc::clone(&self.review) as SharedView,
             Arc::clone(&self.entities) as SharedView,
+            Arc::clone(&self.vectors) as SharedView,
             Arc::clone(&self.text_index) as SharedView,
         ]
     }

@@ -12,6 +12,7 @@ pub mod fold;
 pub mod models;
 pub mod runtime;
 pub mod text_index;
+pub mod vector_index;
 pub mod view;
 
 pub use audit::{AuditRecord, AuditView};
@@ -20,4 +21,5 @@ pub use error::ViewError;
 pub use fold::Fold;
 pub use runtime::{AsOfViews, OpenOptions, OpenReport, SharedView, ViewOpen, ViewStatus, Views};
 pub use text_index::{TextHit, TextIndex, TextIndexState};
+pub use vector_index::{VectorIndex, VectorSearch};
 pub use view::{Snapshot, View};

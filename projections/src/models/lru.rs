@@ -148,6 +148,7 @@ impl Fold for LruTable {
             | Event::EntityLinked(_)
             | Event::GateDenied(_)
             | Event::Discarded(_)
+            | Event::Embedded(_)
             | Event::TtlSet(_)
             | Event::Checkpoint(_) => {}
         }

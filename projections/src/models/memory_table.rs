@@ -284,6 +284,7 @@ impl Fold for MemoryTable {
             | Event::EntityLinked(_)
             | Event::GateDenied(_)
             | Event::Discarded(_)
+            | Event::Embedded(_)
             | Event::Checkpoint(_) => {}
             Event::TtlSet(t) => {
                 if let Some(entry) = self.changeable(t.memory) {

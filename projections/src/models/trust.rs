@@ -303,6 +303,7 @@ impl Fold for TrustScores {
             | Event::EntityLinked(_)
             | Event::GateDenied(_)
             | Event::Discarded(_)
+            | Event::Embedded(_)
             | Event::TtlSet(_)
             | Event::Checkpoint(_) => {}
         }

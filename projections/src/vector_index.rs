@@ -1,0 +1,415 @@
+//! The vector index: the int8 embeddings recorded in the log, searchable by
+//! exact nearest-neighbour (dot product of L2-normalised vectors, i.e.
+//! cosine similarity).
+//!
+//! Vectors come from `Remembered` (written with the memory) and `Embedded`
+//! (added later, e.g. by `engram reembed`, or for another model). They are
+//! grouped by model id: vectors of different models are never compared. A
+//! memory has at most one vector per model; a later one replaces it.
+//!
+//! `Forgotten` removes a memory's vectors for good; `Archived` parks them
+//! (out of search at once) and a move out of tier L4 brings them back.
+//!
+//! **Layout.** Per model, one contiguous `i8` array (`n x dimension`), the
+//! scales and the ids side by side: a scan is a linear pass over memory,
+//! the dot products in `i32`. Removal swaps the last slot into the hole, so
+//! the arrays stay dense; the order is a pure function of the log.
+//!
+//! [`VectorSearch`] is the seam an approximate index (HNSW, IVF) can replace
+//! this exact one behind, past ~100k memories.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use engram_log::{Embedding, Event, LoggedEvent, MemoryId, Tier};
+use serde::{Deserialize, Serialize};
+
+use crate::Fold;
+
+/// Nearest-neighbour search over recorded vectors.
+pub trait VectorSearch {
+    /// The best `limit` memories for `query` (L2-normalised, of `model`'s
+    /// dimension) that `accept` lets through, best first, with their cosine
+    /// similarity. Empty when the model has no vectors or the dimension
+    /// differs.
+    fn nearest(
+        &self,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        accept: &dyn Fn(MemoryId) -> bool,
+    ) -> Vec<(MemoryId, f32)>;
+}
+
+/// The vectors of one model.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+struct ModelVectors {
+    dimension: u32,
+    ids: Vec<MemoryId>,
+    scales: Vec<f32>,
+    values: Vec<i8>,
+    slot_of: BTreeMap<MemoryId, u32>,
+}
+
+impl ModelVectors {
+    fn insert(&mut self, memory: MemoryId, embedding: &Embedding) {
+        let dim = embedding.values.len();
+        if dim == 0 || (self.dimension != 0 && self.dimension as usize != dim) {
+            return;
+        }
+        self.dimension = dim as u32;
+        match self.slot_of.get(&memory) {
+            Some(&slot) => {
+                let at = slot as usize * dim;
+                if let Some(dst) = self.values.get_mut(at..at + dim) {
+                    dst.copy_from_slice(&embedding.values);
+                }
+                if let Some(scale) = self.scales.get_mut(slot as usize) {
+                    *scale = embedding.scale;
+                }
+            }
+            None => {
+                let Ok(slot) = u32::try_from(self.ids.len()) else {
+                    return;
+                };
+                self.ids.push(memory);
+                self.scales.push(embedding.scale);
+                self.values.extend_from_slice(&embedding.values);
+                self.slot_of.insert(memory, slot);
+            }
+        }
+    }
+
+    /// Removes `memory`'s vector, returning it.
+    fn remove(&mut self, memory: MemoryId) -> Option<(f32, Vec<i8>)> {
+        let slot = self.slot_of.remove(&memory)? as usize;
+        let dim = self.dimension as usize;
+        let last = self.ids.len() - 1;
+        let removed_scale = self.scales.swap_remove(slot);
+        self.ids.swap_remove(slot);
+        let removed: Vec<i8> = self.values.get(slot * dim..(slot + 1) * dim)?.to_vec();
+        if slot != last {
+            let (head, tail) = self.values.split_at_mut(last * dim);
+            if let (Some(dst), Some(src)) =
+                (head.get_mut(slot * dim..(slot + 1) * dim), tail.get(..dim))
+            {
+                dst.copy_from_slice(src);
+            }
+            if let Some(&moved) = self.ids.get(slot) {
+                self.slot_of.insert(moved, slot as u32);
+            }
+        }
+        self.values.truncate(last * dim);
+        Some((removed_scale, removed))
+    }
+}
+
+/// The vector index read model (see the module documentation).
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorIndex {
+    models: BTreeMap<String, ModelVectors>,
+    /// Vectors of archived memories: (memory, model) -> (scale, values).
+    parked: BTreeMap<(MemoryId, String), (f32, Vec<i8>)>,
+    archived: BTreeSet<MemoryId>,
+    /// Forgotten memories never get a vector again.
+    forgotten: BTreeSet<MemoryId>,
+}
+
+/// The int8 query and its scale.
+fn quantize_query(query: &[f32]) -> (f32, Vec<i8>) {
+    let max = query.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
+    let values = query
+        .iter()
+        .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8)
+        .collect();
+    (scale, values)
+}
+
+impl VectorIndex {
+    /// Number of vectors of `model`.
+    #[must_use]
+    pub fn len(&self, model: &str) -> usize {
+        self.models.get(model).map_or(0, |m| m.ids.len())
+    }
+
+    /// The dimension of `model`'s vectors, if it has any.
+    #[must_use]
+    pub fn dimension(&self, model: &str) -> Option<usize> {
+        self.models
+            .get(model)
+            .filter(|m| !m.ids.is_empty())
+            .map(|m| m.dimension as usize)
+    }
+
+    /// Whether memory `id` has a vector of `model` (live, not parked).
+    #[must_use]
+    pub fn has(&self, model: &str, id: MemoryId) -> bool {
+        self.models
+            .get(model)
+            .is_some_and(|m| m.slot_of.contains_key(&id))
+    }
+
+    /// The models with vectors, by name, with their counts.
+    pub fn models(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
+        self.models
+            .iter()
+            .map(|(name, m)| (name.as_str(), m.ids.len()))
+    }
+
+    fn archive(&mut self, memory: MemoryId) {
+        if !self.forgotten.contains(&memory) && self.archived.insert(memory) {
+            self.park(memory);
+        }
+    }
+
+    fn restore(&mut self, memory: MemoryId) {
+        if self.archived.remove(&memory) {
+            self.unpark(memory);
+        }
+    }
+
+    fn park(&mut self, memory: MemoryId) {
+        for (name, vectors) in &mut self.models {
+            if let Some(removed) = vectors.remove(memory) {
+                self.parked.insert((memory, name.clone()), removed);
+            }
+        }
+    }
+
+    fn unpark(&mut self, memory: MemoryId) {
+        let keys: Vec<(MemoryId, String)> = self
+            .parked
+            .range((memory, String::new())..)
+            .take_while(|((m, _), _)| *m == memory)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in keys {
+            if let Some((scale, values)) = self.parked.remove(&key) {
+                let embedding = Embedding {
+                    model: key.1.clone(),
+                    scale,
+                    values,
+                };
+                self.models
+                    .entry(key.1)
+                    .or_default()
+                    .insert(memory, &embedding);
+            }
+        }
+    }
+
+    fn drop_memory(&mut self, memory: MemoryId) {
+        for vectors in self.models.values_mut() {
+            vectors.remove(memory);
+        }
+        self.parked.retain(|(m, _), _| *m != memory);
+        self.models.retain(|_, v| !v.ids.is_empty());
+    }
+}
+
+impl VectorSearch for VectorIndex {
+    fn nearest(
+        &self,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        accept: &dyn Fn(MemoryId) -> bool,
+    ) -> Vec<(MemoryId, f32)> {
+        let Some(vectors) = self.models.get(model) else {
+            return Vec::new();
+        };
+        let dim = vectors.dimension as usize;
+        if limit == 0 || dim == 0 || query.len() != dim {
+            return Vec::new();
+        }
+        let (query_scale, q) = quantize_query(query);
+        let mut scored: Vec<(MemoryId, f32)> = vectors
+            .values
+            .chunks_exact(dim)
+            .zip(vectors.ids.iter().zip(&vectors.scales))
+            .map(|(v, (&id, &scale))| {
+                let dot: i32 = v
+                    .iter()
+                    .zip(&q)
+                    .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                    .sum();
+                (id, dot as f32 * scale * query_scale)
+            })
+            .collect();
+        let better = |a: &(MemoryId, f32), b: &(MemoryId, f32)| {
+            b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+        };
+        // Best first, a window at a time: the filter sees only the window.
+        let mut window = (limit * 4).max(32);
+        let mut from = 0;
+        let mut hits = Vec::with_capacity(limit);
+        while from < scored.len() && hits.len() < limit {
+            let end = window.min(scored.len());
+            let rest = &mut scored[from..];
+            let take = end - from;
+            if take < rest.len() {
+                rest.select_nth_unstable_by(take - 1, better);
+            }
+            let part = &mut rest[..take];
+            part.sort_unstable_by(better);
+            for hit in part.iter() {
+                if hits.len() == limit {
+                    break;
+                }
+                if accept(hit.0) {
+                    hits.push(*hit);
+                }
+            }
+            from = end;
+            window = window.saturating_mul(4);
+        }
+        hits
+    }
+}
+
+impl Fold for VectorIndex {
+    const NAME: &'static str = "vector_index";
+    const VERSION: u32 = 1;
+
+    fn apply(&mut self, logged: &LoggedEvent) {
+        match &logged.event {
+            Event::Remembered(r) => {
+                if let Some(embedding) = &r.embedding {
+                    self.models
+                        .entry(embedding.model.clone())
+                        .or_default()
+                        .insert(logged.seq, embedding);
+                }
+            }
+            Event::Embedded(e) => {
+                if self.forgotten.contains(&e.memory) {
+                    return;
+                }
+                if self.archived.contains(&e.memory) {
+                    self.parked.insert(
+                        (e.memory, e.embedding.model.clone()),
+                        (e.embedding.scale, e.embedding.values.clone()),
+                    );
+                } else {
+                    self.models
+                        .entry(e.embedding.model.clone())
+                        .or_default()
+                        .insert(e.memory, &e.embedding);
+                }
+            }
+            Event::Archived(a) => self.archive(a.memory),
+            Event::TierChanged(t) if t.to != Tier::L4 => self.restore(t.memory),
+            Event::Forgotten(f) => {
+                self.forgotten.insert(f.memory);
+                self.archived.remove(&f.memory);
+                self.drop_memory(f.memory);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::testkit::{fold, forget, logged};
+    use engram_log::{Archived, Embedded, TierChanged};
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / norm).collect()
+    }
+
+    fn embedding(model: &str, v: &[f32]) -> Embedding {
+        let (scale, values) = quantize_query(&unit(v));
+        Embedding {
+            model: model.into(),
+            scale,
+            values,
+        }
+    }
+
+    fn embedded(memory: MemoryId, model: &str, v: &[f32]) -> Event {
+        Event::Embedded(Embedded {
+            memory,
+            embedding: embedding(model, v),
+        })
+    }
+
+    fn nearest(index: &VectorIndex, model: &str, v: &[f32]) -> Vec<MemoryId> {
+        index
+            .nearest(model, &unit(v), 10, &|_| true)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    #[test]
+    fn nearest_by_cosine_per_model_and_replacement() {
+        let index: VectorIndex = fold(&logged(vec![
+            embedded(1, "m", &[1.0, 0.0, 0.0]),
+            embedded(2, "m", &[0.7, 0.7, 0.0]),
+            embedded(3, "m", &[0.0, 0.0, 1.0]),
+            embedded(4, "other", &[1.0, 0.0, 0.0]),
+            embedded(5, "m", &[1.0, 0.0]), // wrong dimension: ignored
+        ]));
+        assert_eq!(nearest(&index, "m", &[1.0, 0.1, 0.0]), [1, 2, 3]);
+        assert_eq!(nearest(&index, "other", &[1.0, 0.0, 0.0]), [4]);
+        assert!(
+            nearest(&index, "m", &[1.0, 0.0]).is_empty(),
+            "query of another dimension"
+        );
+        assert_eq!(index.len("m"), 3);
+        let scores = index.nearest("m", &unit(&[1.0, 0.0, 0.0]), 1, &|_| true);
+        assert!((scores[0].1 - 1.0).abs() < 0.02, "{scores:?}");
+        // A later vector replaces the memory's vector of that model.
+        let mut index = index;
+        index.apply(&LoggedEvent {
+            seq: 6,
+            ts_ms: 0,
+            event: embedded(1, "m", &[0.0, 0.0, 1.0]),
+        });
+        assert_eq!(index.len("m"), 3);
+        assert_eq!(nearest(&index, "m", &[0.0, 0.0, 1.0])[..2], [1, 3]);
+    }
+
+    #[test]
+    fn forget_removes_archive_parks_and_restoring_brings_back() {
+        let index: VectorIndex = fold(&logged(vec![
+            embedded(1, "m", &[1.0, 0.0]),
+            embedded(2, "m", &[0.9, 0.1]),
+            embedded(3, "m", &[0.8, 0.2]),
+            forget(2),
+            Event::Archived(Archived {
+                memory: 1,
+                reason: "decayed".into(),
+            }),
+            embedded(2, "m", &[1.0, 0.0]), // forgotten: never again
+        ]));
+        assert_eq!(nearest(&index, "m", &[1.0, 0.0]), [3]);
+        let mut index = index;
+        index.apply(&LoggedEvent {
+            seq: 7,
+            ts_ms: 0,
+            event: Event::TierChanged(TierChanged {
+                memory: 1,
+                from: Tier::L4,
+                to: Tier::L3,
+                reason: "recalled".into(),
+            }),
+        });
+        assert_eq!(nearest(&index, "m", &[1.0, 0.0]), [1, 3]);
+    }
+
+    #[test]
+    fn the_filter_sees_the_best_first_and_ties_go_to_the_older() {
+        let events: Vec<Event> = (1..=100).map(|i| embedded(i, "m", &[1.0, 0.0])).collect();
+        let index: VectorIndex = fold(&logged(events));
+        let hits: Vec<MemoryId> = index
+            .nearest("m", &[1.0, 0.0], 3, &|id| id % 2 == 0)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(hits, [2, 4, 6]);
+    }
+}
