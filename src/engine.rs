@@ -43,6 +43,8 @@ pub enum EngineError {
     Discarded { reason: String },
     #[error(transparent)]
     Flywheel(#[from] crate::flywheel::FlywheelError),
+    #[error(transparent)]
+    Embed(engram_embed::EmbedError),
 }
 
 /// One view's progress in `stats`.
@@ -141,6 +143,10 @@ pub struct Engram {
     views: Views,
     core: CoreViews,
     gates: GateChain,
+    /// The sentence model, when one is configured: remember records vectors
+    /// and recall runs hybrid.
+    pub(crate) embedder: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
+    pub(crate) last_recall_mode: parking_lot::Mutex<engram_queries::RecallMode>,
     /// Serializes the engine's read-decide-append commands (a note's turn
     /// number, a forget's check), so two threads never decide on the same state.
     writer: parking_lot::Mutex<()>,
@@ -202,8 +208,23 @@ impl Engram {
             views,
             core,
             gates: GateChain::standard(),
+            embedder: None,
+            last_recall_mode: parking_lot::Mutex::new(engram_queries::RecallMode::Keyword),
             writer: parking_lot::Mutex::new(()),
         })
+    }
+
+    /// Uses `embedder` for new memories' vectors and for hybrid recall.
+    #[must_use]
+    pub fn with_embedder(mut self, embedder: std::sync::Arc<dyn engram_embed::Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
+    /// The sentence model, if one is configured.
+    #[must_use]
+    pub fn embedder(&self) -> Option<&dyn engram_embed::Embedder> {
+        self.embedder.as_deref()
     }
 
     /// Replaces the gate chain (the standard one is scope isolation, size

@@ -21,7 +21,7 @@ use engram_log::{
     Event, Expanded, LoggedEvent, MemoryId, MemoryRef, RecallFilters, RecallHit, Recalled, Role,
 };
 use engram_projections::models::{MemoryEntry, MemoryStatus};
-use engram_queries::{Hit, RecallQuery};
+use engram_queries::{Hit, QueryVector, RecallMode, RecallQuery};
 use engram_text::redact::redact;
 use engram_text::tokenize::query_terms;
 use sha2::Digest as _;
@@ -307,6 +307,8 @@ impl Engram {
         let mut remembered =
             memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
         remembered.uniqueness_permille = decision.uniqueness_permille;
+        // Computed now and recorded, so replay never runs a model.
+        remembered.embedding = self.embedding_of(&text);
         let summary = remembered.summary.clone();
         let appended = self.append(&[Event::Remembered(remembered)])?;
         let id = appended.first_seq;
@@ -479,7 +481,8 @@ impl Engram {
                 .transpose()?,
             ..query.clone()
         };
-        let hits = engram_queries::recall(self.core(), query);
+        let vector = self.query_vector(&query.text);
+        let (hits, mode) = engram_queries::recall_with(self.core(), query, vector.as_ref());
         let event = Recalled {
             query: redact(&query.text).text,
             // Filters are caller text too: redacted like the query.
@@ -500,10 +503,103 @@ impl Engram {
                     score_micros: (h.score * 1e6) as u64,
                 })
                 .collect(),
-            mode: "keyword".to_owned(),
+            mode: mode.as_str().to_owned(),
         };
         self.append(&[Event::Recalled(event)])?;
+        *self.last_recall_mode.lock() = mode;
         Ok(hits)
+    }
+
+    /// The mode the last recall ran in (`keyword` before any).
+    #[must_use]
+    pub fn last_recall_mode(&self) -> RecallMode {
+        *self.last_recall_mode.lock()
+    }
+
+    /// The mode recall runs in now: hybrid when a model is configured and
+    /// the store holds vectors of that model and dimension.
+    #[must_use]
+    pub fn recall_mode(&self) -> RecallMode {
+        match &self.embedder {
+            Some(e)
+                if self.core().vectors.read().state.dimension(e.model_id())
+                    == Some(e.dimension()) =>
+            {
+                RecallMode::Hybrid
+            }
+            _ => RecallMode::Keyword,
+        }
+    }
+
+    /// The query's vector, when a model is configured and runs.
+    fn query_vector(&self, text: &str) -> Option<QueryVector> {
+        let embedder = self.embedder.as_ref()?;
+        let values = embedder.embed(&[text]).ok()?.pop()?;
+        Some(QueryVector {
+            model: embedder.model_id().to_owned(),
+            values,
+        })
+    }
+
+    /// The vector of a memory's words, when a model is configured and runs.
+    pub(crate) fn embedding_of(&self, text: &str) -> Option<engram_log::Embedding> {
+        let embedder = self.embedder.as_ref()?;
+        let values = embedder.embed(&[text]).ok()?.pop()?;
+        let q = engram_embed::quantize(&values);
+        Some(engram_log::Embedding {
+            model: embedder.model_id().to_owned(),
+            scale: q.scale,
+            values: q.values,
+        })
+    }
+
+    /// Adds vectors of the configured model for every memory that has none
+    /// (written before the model was configured, or under another model),
+    /// in batches of `engram_embed::BATCH_SIZE`, one `Embedded` per memory.
+    /// Returns how many were added; 0 without a model.
+    pub fn reembed(&self, progress: &dyn Fn(usize, usize)) -> Result<usize, EngineError> {
+        let Some(embedder) = self.embedder.clone() else {
+            return Ok(0);
+        };
+        let model = embedder.model_id().to_owned();
+        let todo: Vec<(MemoryId, String)> = {
+            let core = self.core();
+            let table = core.memory_table.read();
+            let index = core.text_index.read();
+            let vectors = core.vectors.read();
+            table
+                .state
+                .iter()
+                .filter(|e| {
+                    e.status != MemoryStatus::Forgotten && !vectors.state.knows(&model, e.id)
+                })
+                .filter_map(|e| Some((e.id, index.state.text(e.id)?.to_owned())))
+                .collect()
+        };
+        let mut done = 0;
+        for chunk in todo.chunks(engram_embed::BATCH_SIZE) {
+            let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = embedder.embed(&texts).map_err(EngineError::Embed)?;
+            let events: Vec<Event> = chunk
+                .iter()
+                .zip(vectors)
+                .map(|((memory, _), v)| {
+                    let q = engram_embed::quantize(&v);
+                    Event::Embedded(engram_log::Embedded {
+                        memory: *memory,
+                        embedding: engram_log::Embedding {
+                            model: model.clone(),
+                            scale: q.scale,
+                            values: q.values,
+                        },
+                    })
+                })
+                .collect();
+            self.append(&events)?;
+            done += chunk.len();
+            progress(done, todo.len());
+        }
+        Ok(done)
     }
 
     /// Memory `id`'s original words, proven unaltered; appends `Expanded`.

@@ -149,6 +149,12 @@ impl VectorIndex {
             .is_some_and(|m| m.slot_of.contains_key(&id))
     }
 
+    /// Whether memory `id` has a vector of `model`, live or parked.
+    #[must_use]
+    pub fn knows(&self, model: &str, id: MemoryId) -> bool {
+        self.has(model, id) || self.parked.contains_key(&(id, model.to_owned()))
+    }
+
     /// The models with vectors, by name, with their counts.
     pub fn models(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
         self.models

@@ -14,4 +14,6 @@ pub mod palace;
 pub mod recall;
 
 pub use context::context_block;
-pub use recall::{Cue, Hit, RecallQuery, cues, label, recall};
+pub use recall::{
+    Cue, Hit, QueryVector, RecallMode, RecallQuery, cues, fuse, label, recall, recall_with,
+};

@@ -6,8 +6,8 @@
 //! best first; equal scores go to the older memory.
 
 use engram_log::{MemoryId, Scope, Tier};
-use engram_projections::CoreViews;
 use engram_projections::models::{MemoryEntry, MemoryStatus};
+use engram_projections::{CoreViews, VectorSearch};
 use engram_text::tokenize::query_terms;
 
 /// Most hits one recall returns.
@@ -143,14 +143,90 @@ pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
     status_ok && tier_ok && scope_ok && tags_ok
 }
 
-/// The best hits for `query`, best first.
+/// The reciprocal-rank-fusion constant: a hit at rank `r` (1-based) in one
+/// ranking adds `1 / (RRF_K + r)`. 60 is the value of Cormack et al. (2009),
+/// which damps the head of each list so neither ranking dominates.
+pub const RRF_K: f64 = 60.0;
+
+/// How many candidates each ranking contributes to the fusion, per hit asked.
+pub const FUSION_DEPTH: usize = 4;
+
+/// The query's embedding, from the model the caller runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryVector {
+    /// The model id the vector came from (only that model's vectors are compared).
+    pub model: String,
+    /// L2-normalised.
+    pub values: Vec<f32>,
+}
+
+/// Which rankings a recall used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecallMode {
+    /// BM25 only.
+    Keyword,
+    /// BM25 and vectors fused by reciprocal rank.
+    Hybrid,
+}
+
+impl RecallMode {
+    /// `keyword` or `hybrid`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecallMode::Keyword => "keyword",
+            RecallMode::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// The best hits for `query`, best first (keyword mode).
 #[must_use]
 pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
-    let terms = query_terms(&query.text);
-    if terms.is_empty() {
-        return Vec::new();
+    recall_with(core, query, None).0
+}
+
+/// Fuses rankings (each best first) by reciprocal rank; ties to the older
+/// memory. Returns (memory, fused score), best first.
+#[must_use]
+pub fn fuse(rankings: &[Vec<MemoryId>], limit: usize) -> Vec<(MemoryId, f64)> {
+    let mut scores: std::collections::BTreeMap<MemoryId, f64> = std::collections::BTreeMap::new();
+    for ranking in rankings {
+        for (rank, &id) in ranking.iter().enumerate() {
+            *scores.entry(id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+        }
     }
+    let mut fused: Vec<(MemoryId, f64)> = scores.into_iter().collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    fused.truncate(limit);
+    fused
+}
+
+/// The best hits for `query` and the mode that ran: hybrid (BM25 and
+/// vectors fused by reciprocal rank, [`RRF_K`]) when `vector` is given and
+/// the index holds vectors of its model and dimension, keyword otherwise.
+/// Filters and corridor routing apply to both rankings. In hybrid mode a
+/// hit's `score` is its fused score; in keyword mode its BM25 score.
+#[must_use]
+pub fn recall_with(
+    core: &CoreViews,
+    query: &RecallQuery,
+    vector: Option<&QueryVector>,
+) -> (Vec<Hit>, RecallMode) {
+    let terms = query_terms(&query.text);
     let limit = query.limit.min(RECALL_LIMIT_MAX);
+    let vectors = core.vectors.read();
+    let vector = vector.filter(|v| {
+        vectors.state.dimension(&v.model) == Some(v.values.len()) && !v.values.is_empty()
+    });
+    let mode = if vector.is_some() {
+        RecallMode::Hybrid
+    } else {
+        RecallMode::Keyword
+    };
+    if terms.is_empty() && vector.is_none() {
+        return (Vec::new(), mode);
+    }
     let table = core.memory_table.read();
     let index = core.text_index.read();
     let verdicts = core.verdicts.read();
@@ -177,27 +253,51 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
                 .is_some_and(|c| palace.state.corridor_of(&c.room) == corridor)
         })
     };
-    let mut scored = index
-        .state
-        .search(&terms, limit, |id| in_corridor(id) && admitted(id));
+    let depth = match mode {
+        RecallMode::Keyword => limit,
+        RecallMode::Hybrid => limit * FUSION_DEPTH,
+    };
+    let rank = |accept: &dyn Fn(MemoryId) -> bool| -> Vec<(MemoryId, f64)> {
+        let keyword: Vec<(MemoryId, f64)> = index
+            .state
+            .search(&terms, depth, accept)
+            .into_iter()
+            .map(|h| (h.memory, f64::from(h.score)))
+            .collect();
+        match vector {
+            None => keyword,
+            Some(v) => {
+                let semantic: Vec<MemoryId> = vectors
+                    .state
+                    .nearest(&v.model, &v.values, depth, accept)
+                    .into_iter()
+                    .map(|(id, _)| id)
+                    .collect();
+                let keyword: Vec<MemoryId> = keyword.into_iter().map(|(id, _)| id).collect();
+                fuse(&[keyword, semantic], limit)
+            }
+        }
+    };
+    let mut scored = rank(&|id| in_corridor(id) && admitted(id));
     if scored.is_empty() && corridor.is_some() {
-        scored = index.state.search(&terms, limit, admitted);
+        scored = rank(&admitted);
     }
     drop(verdicts);
+    drop(vectors);
     let trust = core.trust.read();
     let hits: Vec<Hit> = scored
         .into_iter()
-        .filter_map(|hit| {
-            let entry = table.state.get(hit.memory)?;
+        .filter_map(|(memory, score)| {
+            let entry = table.state.get(memory)?;
             Some(Hit {
-                id: hit.memory,
+                id: memory,
                 coordinate: palace
                     .state
-                    .coordinate(hit.memory)
+                    .coordinate(memory)
                     .map_or_else(String::new, ToString::to_string),
-                score: f64::from(hit.score),
-                text: index.state.text(hit.memory).unwrap_or_default().to_owned(),
-                trust: trust.state.trust(hit.memory).unwrap_or(0.0),
+                score,
+                text: index.state.text(memory).unwrap_or_default().to_owned(),
+                trust: trust.state.trust(memory).unwrap_or(0.0),
                 status: "relevant",
                 tier: entry.tier,
                 room: entry.room.clone(),
@@ -208,10 +308,28 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
         })
         .collect();
     drop((table, index, trust, palace));
-    hits.into_iter()
+    let hits = hits
+        .into_iter()
         .map(|hit| Hit {
             cues: cues(core, hit.id),
             ..hit
         })
-        .collect()
+        .collect();
+    (hits, mode)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reciprocal_rank_fusion_rewards_agreement_and_breaks_ties_by_age() {
+        // 2 is second in both lists: 2/(60+2) beats 1/(60+1) for 1 and 3.
+        let fused = fuse(&[vec![1, 2, 4], vec![3, 2, 5]], 3);
+        let ids: Vec<MemoryId> = fused.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [2, 1, 3]);
+        assert!((fused[0].1 - 2.0 / 62.0).abs() < 1e-12);
+        assert!(fuse(&[vec![], vec![]], 5).is_empty());
+        assert_eq!(fuse(&[vec![9]], 0), vec![]);
+    }
 }

@@ -288,7 +288,10 @@ fn remember_items(
             subject: subject(args.by, args.session.as_ref()),
         })
         .collect();
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = super::model::attach(
+        Engram::open(ctx.store.clone(), &ctx.options())?,
+        super::model::load(),
+    );
     let results = engram.remember_batch(&requests);
     engram.close()?;
     let mut failed = 0;
@@ -371,7 +374,10 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
         },
         subject: subject(args.by, args.session.as_ref()),
     };
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = super::model::attach(
+        Engram::open(ctx.store.clone(), &ctx.options())?,
+        super::model::load(),
+    );
     let receipt = engram.remember(&request);
     engram.close()?;
     let receipt = receipt?;
@@ -429,16 +435,26 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     // Every store recalls on its own (and records its own `Recalled`);
     // hits are merged by score, ties to the primary store.
     let mut hits: Vec<(usize, &'static str, Hit)> = Vec::new();
+    let model = if ctx.recall_stores.iter().any(|(_, s)| s.has_log()) {
+        super::model::load()
+    } else {
+        None
+    };
+    // Hybrid only when every store searched ran hybrid.
+    let mut hybrid = model.is_some();
     for (rank, (scope, store)) in ctx.recall_stores.iter().enumerate() {
         if !store.has_log() {
             continue;
         }
         let engram = Engram::open(store.clone(), &ctx.options())
             .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
+        let engram = super::model::attach(engram, model.clone());
         let found = engram.recall(&query);
+        hybrid &= engram.last_recall_mode() == engram::RecallMode::Hybrid;
         engram.close()?;
         hits.extend(found?.into_iter().map(|hit| (rank, *scope, hit)));
     }
+    let mode = if hybrid { "hybrid" } else { "keyword" };
     hits.sort_by(|a, b| {
         b.2.score
             .total_cmp(&a.2.score)
@@ -457,7 +473,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|(_, scope, hit)| hit_json(scope, hit))
                 .collect();
-            println!("{}", json!({ "hits": hits, "mode": "keyword" }));
+            println!("{}", json!({ "hits": hits, "mode": mode }));
         }
         RecallFormat::Context => {
             let hits: Vec<Hit> = hits.iter().map(|(_, _, hit)| hit.clone()).collect();
@@ -604,4 +620,41 @@ pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_CHECK_FAILED)
     })
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReembedArgs {
+    /// Print one JSON object: {"model", "added", "mode"}.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn reembed(ctx: &Context, args: &ReembedArgs) -> anyhow::Result<ExitCode> {
+    ctx.require_log()?;
+    let Some(model) = super::model::load() else {
+        anyhow::bail!("no embedding model to reembed with (see the warning above)");
+    };
+    let engram = Engram::open(ctx.store.clone(), &ctx.options())?.with_embedder(model.clone());
+    let bar = super::progress_bar(0, "reembed");
+    let added = engram.reembed(&|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let mode = engram.recall_mode();
+    engram.close()?;
+    let added = added?;
+    if args.json {
+        println!(
+            "{}",
+            json!({"model": model.model_id(), "added": added, "mode": mode.as_str()})
+        );
+    } else {
+        println!(
+            "added {added} vectors of {}; recall is {}",
+            model.model_id(),
+            mode.as_str()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

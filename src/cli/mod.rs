@@ -7,6 +7,7 @@ mod ingest;
 mod inspect;
 mod log_cmd;
 mod memory;
+mod model;
 mod palace;
 mod verify;
 mod views;
@@ -129,6 +130,9 @@ enum Command {
     /// People, projects, tools, files, organisations and places named in
     /// memories, with the memories that mention them.
     Entities(flywheel::EntitiesArgs),
+    /// Add vectors of the configured embedding model to memories that have
+    /// none (written before a model was configured, or under another model).
+    Reembed(memory::ReembedArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -247,6 +251,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Maintain(a) => flywheel::maintain(&ctx, &a),
         Command::Distill(a) => flywheel::distill(&ctx, &a),
         Command::Entities(a) => flywheel::entities(&ctx, &a),
+        Command::Reembed(a) => memory::reembed(&ctx, &a),
     }
 }
 

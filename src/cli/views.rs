@@ -115,19 +115,37 @@ fn print_stats(stats: &Stats, as_of: Option<u64>) {
 }
 
 pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
-    let stats = match args.as_of {
-        Some(seq) => AsOf::open(&ctx.store, &ctx.key, seq)?.stats(),
+    let (stats, model) = match args.as_of {
+        Some(seq) => (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None),
         None => {
-            let engram = open(ctx, false)?;
+            let engram = super::model::attach(open(ctx, false)?, super::model::load());
             let stats = engram.stats();
+            let model = engram
+                .embedder()
+                .map(|e| (e.model_id().to_owned(), engram.recall_mode()));
             engram.close()?;
-            stats
+            (stats, model)
         }
     };
+    let (model_id, mode) = match &model {
+        Some((id, mode)) => (Some(id.clone()), mode.as_str()),
+        None => (None, "keyword"),
+    };
     if args.json {
-        println!("{}", stats_json(&stats, args.as_of));
+        let mut value = stats_json(&stats, args.as_of);
+        if let Some(object) = value.as_object_mut() {
+            object.insert("mode".to_owned(), json!(mode));
+            object.insert("model".to_owned(), json!(model_id));
+        }
+        println!("{value}");
     } else {
         print_stats(&stats, args.as_of);
+        println!(
+            "recall: {mode}{}",
+            model_id
+                .map(|m| format!(" (model {m})"))
+                .unwrap_or_default()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

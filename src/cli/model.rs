@@ -1,0 +1,57 @@
+//! The sentence model for the commands that use one (remember, recall,
+//! reembed, stats): loaded from `ENGRAM_MODEL_DIR`, else
+//! `<engram home>/models/bge-small-zh-v1.5`. Without a usable model the
+//! commands run keyword-only, with one warning on stderr saying why.
+
+use std::sync::Arc;
+
+use engram::engine::Engram;
+use engram_embed::{BertEmbedder, Embedder, MODEL_DIR_ENV, default_model_dir};
+
+/// The model, or `None` after printing why recall will be keyword-only.
+pub fn load() -> Option<Arc<dyn Embedder>> {
+    let home = engram::scope::engram_home().ok()?;
+    let dir = default_model_dir(&home);
+    if !dir.exists() {
+        eprintln!(
+            "engram: warning: no embedding model at {}: recall is keyword-only (put a BERT-family model there or set {MODEL_DIR_ENV})",
+            dir.display()
+        );
+        return None;
+    }
+    match BertEmbedder::load(&dir) {
+        Ok(model) => Some(Arc::new(model)),
+        Err(e) => {
+            eprintln!("engram: warning: {e}; recall is keyword-only");
+            None
+        }
+    }
+}
+
+/// `engram` with the model attached, warning when the store's vectors do
+/// not fit it (another model, or another dimension).
+pub fn attach(engram: Engram, model: Option<Arc<dyn Embedder>>) -> Engram {
+    let Some(model) = model else {
+        return engram;
+    };
+    let stored = engram
+        .core()
+        .vectors
+        .read()
+        .state
+        .dimension(model.model_id());
+    let memories = engram.stats().by_status.values().sum::<u64>();
+    match stored {
+        Some(dim) if dim != model.dimension() => eprintln!(
+            "engram: warning: the stored vectors of {} have {dim} dimensions, the model gives {}: recall is keyword-only",
+            model.model_id(),
+            model.dimension()
+        ),
+        None if memories > 0 => eprintln!(
+            "engram: warning: no memory has a vector of {} yet: run `engram reembed` for hybrid recall",
+            model.model_id()
+        ),
+        _ => {}
+    }
+    engram.with_embedder(model)
+}
