@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use engram_log::{FileStorage, HmacKey, KeySource, LogReader, verify_storage};
 
 use crate::golden_events::{
-    GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches, golden_v1_batches,
+    GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches, golden_v1_3_batches,
+    golden_v1_batches,
 };
 
 fn fixture(version: &str) -> PathBuf {
@@ -31,6 +32,11 @@ fn golden_v1_1_replays_to_the_events_it_was_written_from() {
 #[test]
 fn golden_v1_2_replays_to_the_events_it_was_written_from() {
     replays_to_the_events_it_was_written_from("v1.2", &golden_v1_2_batches());
+}
+
+#[test]
+fn golden_v1_3_replays_to_the_events_it_was_written_from() {
+    replays_to_the_events_it_was_written_from("v1.3", &golden_v1_3_batches());
 }
 
 #[test]

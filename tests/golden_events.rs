@@ -243,3 +243,19 @@ pub fn golden_v1_2_batches() -> Vec<Vec<Event>> {
     })]);
     batches
 }
+
+/// The batches of the v1.3 fixture: v1.2's, then a vector added later
+/// (variant 19).
+pub fn golden_v1_3_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_2_batches();
+    let memory = batches.iter().map(|b| b.len() as u64).sum::<u64>() - 3;
+    batches.push(vec![Event::Embedded(Embedded {
+        memory,
+        embedding: Embedding {
+            model: "golden-model@00000000".to_owned(),
+            scale: 0.5,
+            values: vec![1, -2, 3, -127, 127, 0],
+        },
+    })]);
+    batches
+}
