@@ -147,6 +147,9 @@ pub struct Engram {
     /// and recall runs hybrid.
     pub(crate) embedder: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
     pub(crate) last_recall_mode: parking_lot::Mutex<engram_queries::RecallMode>,
+    /// Vectors computed ahead in one batch (`prefetch_embeddings`), taken
+    /// by the saves that need them.
+    pub(crate) embed_cache: parking_lot::Mutex<std::collections::HashMap<String, Vec<f32>>>,
     /// Serializes the engine's read-decide-append commands (a note's turn
     /// number, a forget's check), so two threads never decide on the same state.
     writer: parking_lot::Mutex<()>,
@@ -210,6 +213,7 @@ impl Engram {
             gates: GateChain::standard(),
             embedder: None,
             last_recall_mode: parking_lot::Mutex::new(engram_queries::RecallMode::Keyword),
+            embed_cache: parking_lot::Mutex::default(),
             writer: parking_lot::Mutex::new(()),
         })
     }

@@ -444,7 +444,17 @@ impl Engram {
     /// Saves each item in order, each through the four outcomes; one
     /// result per item (an item's error does not stop the others).
     pub fn remember_batch(&self, items: &[Remember]) -> Vec<Result<Receipt, EngineError>> {
-        items.iter().map(|item| self.remember(item)).collect()
+        let texts: Vec<String> = items
+            .iter()
+            .filter_map(|item| match &item.content {
+                Content::Text { text, .. } => Some(text.clone()),
+                Content::Reference(_) => None,
+            })
+            .collect();
+        self.prefetch_embeddings(&texts);
+        let results = items.iter().map(|item| self.remember(item)).collect();
+        self.clear_prefetched();
+        results
     }
 
     /// The palace coordinate of memory `id` (empty when unknown).
@@ -541,10 +551,39 @@ impl Engram {
         })
     }
 
+    /// Embeds `texts` in batches now, so the saves that follow find their
+    /// vectors computed (a batch costs far less per text than one by one).
+    /// Texts are taken as the log will hold them (redacted).
+    pub fn prefetch_embeddings(&self, texts: &[String]) {
+        let Some(embedder) = self.embedder.as_ref() else {
+            return;
+        };
+        let redacted: Vec<String> = texts.iter().map(|t| redact(t).text).collect();
+        for chunk in redacted.chunks(engram_embed::BATCH_SIZE) {
+            let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            if let Ok(vectors) = embedder.embed(&refs) {
+                let mut cache = self.embed_cache.lock();
+                for (text, vector) in chunk.iter().zip(vectors) {
+                    cache.insert(text.clone(), vector);
+                }
+            }
+        }
+    }
+
+    /// Drops vectors prefetched for saves that did not need them
+    /// (reinforced, discarded).
+    pub fn clear_prefetched(&self) {
+        self.embed_cache.lock().clear();
+    }
+
     /// The vector of a memory's words, when a model is configured and runs.
     pub(crate) fn embedding_of(&self, text: &str) -> Option<engram_log::Embedding> {
         let embedder = self.embedder.as_ref()?;
-        let values = embedder.embed(&[text]).ok()?.pop()?;
+        let cached = self.embed_cache.lock().remove(text);
+        let values = match cached {
+            Some(values) => values,
+            None => embedder.embed(&[text]).ok()?.pop()?,
+        };
         let q = engram_embed::quantize(&values);
         Some(engram_log::Embedding {
             model: embedder.model_id().to_owned(),

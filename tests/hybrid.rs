@@ -101,6 +101,58 @@ fn vectors_are_recorded_at_write_and_replay_needs_no_model() {
 }
 
 #[test]
+fn a_batch_save_embeds_in_one_pass_with_the_same_vectors() {
+    let models = tempfile::tempdir().unwrap();
+    let model = tiny(models.path(), "tiny");
+    let texts = [
+        "the man is eating a piece of bread",
+        "a woman is playing the guitar on stage",
+        "the cat is sleeping on the sofa today",
+    ];
+    let vectors = |batch: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let engram = open(dir.path(), Some(Arc::clone(&model)));
+        let ids: Vec<u64> = if batch {
+            let items: Vec<Remember> = texts.iter().map(|t| Remember::text(*t)).collect();
+            engram
+                .remember_batch(&items)
+                .into_iter()
+                .map(|r| r.unwrap().id.unwrap())
+                .collect()
+        } else {
+            texts
+                .iter()
+                .map(|t| engram.remember(&Remember::text(*t)).unwrap().id.unwrap())
+                .collect()
+        };
+        let out: Vec<Vec<i8>> = ids
+            .iter()
+            .map(
+                |&id| match engram.log().read(id..=id).unwrap().remove(0).event {
+                    Event::Remembered(r) => r.embedding.unwrap().values,
+                    other => panic!("{other:?}"),
+                },
+            )
+            .collect();
+        engram.close().unwrap();
+        out
+    };
+    // Padding in a batch changes the float summation order, so a component
+    // may round to the neighbouring int8 step; nothing more.
+    let (batched, single) = (vectors(true), vectors(false));
+    assert_eq!(batched.len(), single.len());
+    for (a, b) in batched.iter().zip(&single) {
+        assert_eq!(a.len(), b.len());
+        assert!(
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| (i16::from(*x) - i16::from(*y)).abs() <= 1),
+            "{a:?} vs {b:?}"
+        );
+    }
+}
+
+#[test]
 fn another_model_falls_back_to_keywords_until_reembed() {
     let models = tempfile::tempdir().unwrap();
     let first = tiny(models.path(), "first");

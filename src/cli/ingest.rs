@@ -70,6 +70,11 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| derived_session_id(&bytes));
     anyhow::ensure!(!session.trim().is_empty(), "--session must not be empty");
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = if args.extract {
+        super::model::attach(engram, super::model::load())
+    } else {
+        engram
+    };
     // A session ingested again continues its turn numbers.
     let first_turn = engram.core().sessions.read().state.next_turn(&session);
     let (events, n_redacted) = session_events(&session, first_turn, &transcript.turns);
@@ -145,8 +150,16 @@ fn extract(
         .iter()
         .map(|(seq, t)| (*seq, t.role, t.content.as_str()))
         .collect();
+    let proposals = proposals(&turns);
+    // One batched pass of the model over the turns the proposals reference.
+    let texts: Vec<String> = proposals
+        .iter()
+        .filter_map(|p| recorded.iter().find(|(seq, _)| *seq == p.seq))
+        .map(|(_, turn)| turn.content.clone())
+        .collect();
+    engram.prefetch_embeddings(&texts);
     let mut out = Vec::new();
-    for proposal in proposals(&turns) {
+    for proposal in proposals {
         let Some((_, turn)) = recorded.iter().find(|(seq, _)| *seq == proposal.seq) else {
             continue;
         };
@@ -165,5 +178,6 @@ fn extract(
         })?;
         out.push((proposal, receipt));
     }
+    engram.clear_prefetched();
     Ok(out)
 }
