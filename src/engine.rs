@@ -171,12 +171,12 @@ impl Engram {
     /// use engram::{Engram, RecallQuery, Remember, Subject, store::{Store, StoreOptions}};
     ///
     /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
-    /// let saved = engram.remember(&Remember::text("用户偏好使用 Python 处理数据分析"))?;
+    /// let saved = engram.remember(&Remember::text("用户偏好使用 Python 处理数据分析"))?.memory()?;
     /// let hits = engram.recall(&RecallQuery::new("数据分析"))?;
-    /// assert_eq!(hits[0].id, saved.id.unwrap());
-    /// let words = engram.expand_as(saved.id.unwrap(), &Subject::user(), false)?;
+    /// assert_eq!(hits[0].id, saved);
+    /// let words = engram.expand_as(saved, &Subject::user(), false)?;
     /// assert!(words.verified);
-    /// engram.forget(saved.id.unwrap(), &Subject::user(), "no longer true")?;
+    /// engram.forget(saved, &Subject::user(), "no longer true")?;
     /// assert!(engram.recall(&RecallQuery::new("数据分析"))?.is_empty());
     /// engram.close()?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -33,10 +33,10 @@
 //! })?;
 //! // Recall (read-your-writes) and hand the model an injection-safe block.
 //! let hits = engram.recall(&RecallQuery::new("when do deploys happen"))?;
-//! assert_eq!(hits[0].id, memory.id.unwrap());
+//! assert_eq!(Some(hits[0].id), memory.id);
 //! assert!(context_block(&hits).starts_with("<engram_memory_context>"));
 //! // Expand back to the exact words, verified.
-//! let source = engram.expand_as(memory.id.unwrap(), &Subject::user(), false)?;
+//! let source = engram.expand_as(memory.memory()?, &Subject::user(), false)?;
 //! assert_eq!(source.turns[0].content, "Deploys happen on Fridays after 5pm.");
 //! engram.close()?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
