@@ -18,18 +18,45 @@
 //! Under `cargo test --benches` the stores hold 2,000 and 5,000 memories.
 //!
 //! Target: p99 <= 1 ms at 100k memories, p50 faster than FTS5.
+//!
+//! **Hybrid.** With `ENGRAM_BENCH_MINILM_DIR` naming an all-MiniLM-L6-v2
+//! folder (`bash embed/fetch-minilm.sh /tmp/models/minilm`), the same group
+//! also holds `hybrid/<n>` and `hybrid-index/<n>` over a store whose
+//! memories carry synthetic 384-dimensional int8 vectors under the model's
+//! id (`engram_benches::recall::HybridBench`). `hybrid/<n>` is
+//! `Engram::recall` with the model attached: it embeds the query, fuses BM25
+//! and the vector scan, and appends a `Recalled` event (no fsync), which is
+//! part of engram's recall cost. `hybrid-index/<n>` is
+//! `engram_queries::recall_with` with the query's vector computed up front:
+//! the index work alone. Without the variable the hybrid benches are
+//! skipped with a note. With `ENGRAM_BENCH_RECALL_REPORT=1` the hybrid
+//! percentiles and the model's embedding cost per memory are printed too.
+//!
+//! A filter argument containing `hybrid` (`cargo bench --bench recall --
+//! hybrid`) skips building the keyword stores; any other filter skips the
+//! hybrid stores.
 
 use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
-use engram_benches::recall::RecallBench;
+use engram_benches::recall::{HybridBench, RecallBench, embedding_report};
+use engram_embed::{BertEmbedder, Embedder};
 
 const BENCH_SIZES: [usize; 2] = [10_000, 100_000];
 const SMOKE_SIZES: [usize; 2] = [2_000, 5_000];
 const QUERIES: usize = 200;
 const REPORT_EXECUTIONS: usize = 2000;
 const REPORT_ENV: &str = "ENGRAM_BENCH_RECALL_REPORT";
+const MINILM_ENV: &str = "ENGRAM_BENCH_MINILM_DIR";
+/// Individually timed recalls per kind in the hybrid report (a full hybrid
+/// recall embeds the query: milliseconds each).
+const HYBRID_REPORT_EXECUTIONS: usize = 600;
+/// Batches of 32 and single texts timed for the embedding cost.
+const EMBED_BATCHES: usize = 12;
+const EMBED_SINGLES: usize = 200;
 
 fn sizes() -> [usize; 2] {
     if std::env::args().any(|arg| arg == "--bench") {
@@ -39,8 +66,51 @@ fn sizes() -> [usize; 2] {
     }
 }
 
+/// Criterion options followed by a value.
+const VALUE_OPTIONS: &[&str] = &[
+    "--save-baseline",
+    "--baseline",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--sample-size",
+    "--warm-up-time",
+    "--measurement-time",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--profile-time",
+    "--plotting-backend",
+    "--output-format",
+    "--color",
+    "--format",
+    "-c",
+    "-s",
+    "-b",
+];
+
+/// The filter argument given to the bench binary, if any.
+fn filter() -> Option<String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if VALUE_OPTIONS.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
+}
+
+fn report_wanted() -> bool {
+    std::env::var(REPORT_ENV).is_ok_and(|v| v == "1")
+}
+
 fn recall(c: &mut Criterion, reports: &mut Vec<String>) {
-    let report = std::env::var(REPORT_ENV).is_ok_and(|v| v == "1");
+    if filter().is_some_and(|f| f.contains("hybrid")) {
+        return;
+    }
+    let report = report_wanted();
     let mut group = c.benchmark_group("recall");
     for n in sizes() {
         // A recall over 100k memories takes milliseconds: give criterion
@@ -75,10 +145,69 @@ fn recall(c: &mut Criterion, reports: &mut Vec<String>) {
     group.finish();
 }
 
+fn hybrid(c: &mut Criterion, reports: &mut Vec<String>) {
+    if filter().is_some_and(|f| !f.contains("hybrid")) {
+        return;
+    }
+    let Some(dir) = std::env::var_os(MINILM_ENV).filter(|d| !d.is_empty()) else {
+        eprintln!(
+            "recall: hybrid benches skipped: set {MINILM_ENV} to an all-MiniLM-L6-v2 folder \
+             (bash embed/fetch-minilm.sh /tmp/models/minilm)"
+        );
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let embedder: Arc<dyn Embedder> = Arc::new(
+        BertEmbedder::load(&dir)
+            .unwrap_or_else(|e| panic!("loading the model in {}: {e}", dir.display())),
+    );
+    let report = report_wanted();
+    let mut group = c.benchmark_group("recall");
+    for n in sizes() {
+        group.measurement_time(Duration::from_secs(if n >= 100_000 { 15 } else { 8 }));
+        let bench = HybridBench::build(n, QUERIES, Arc::clone(&embedder))
+            .expect("building and checking the hybrid store");
+        eprintln!(
+            "recall: {n} memories with vectors of {} built: {:.2} s",
+            bench.model,
+            bench.engram.build.as_secs_f64()
+        );
+        group.bench_with_input(BenchmarkId::new("hybrid", n), &bench, |b, bench| {
+            let mut i = 0;
+            b.iter(|| {
+                i += 1;
+                black_box(bench.recall(black_box(i)).expect("hybrid recall"))
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("hybrid-index", n), &bench, |b, bench| {
+            let mut i = 0;
+            b.iter(|| {
+                i += 1;
+                black_box(bench.recall_index(black_box(i)))
+            });
+        });
+        if report {
+            reports.push(
+                bench
+                    .report(HYBRID_REPORT_EXECUTIONS)
+                    .expect("hybrid latency report"),
+            );
+        }
+    }
+    group.finish();
+    if report {
+        reports.push(
+            embedding_report(embedder.as_ref(), EMBED_BATCHES, EMBED_SINGLES)
+                .expect("embedding report"),
+        );
+    }
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let mut reports = Vec::new();
     recall(&mut c, &mut reports);
+    hybrid(&mut c, &mut reports);
     c.final_summary();
     for report in reports {
         println!("{report}");

@@ -52,16 +52,20 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, ensure};
 use engram::Engram;
 use engram::store::{Store, StoreOptions};
 use engram_commands::memory::{MemoryMeta, remembered};
+use engram_embed::Embedder;
 use engram_log::{
-    Durability, Event, HmacKey, KeySource, LoggedEvent, MemoryId, MemoryRef, Role, SessionEvent,
+    Durability, Embedding, Event, HmacKey, KeySource, LoggedEvent, MemoryId, MemoryRef, Role,
+    SessionEvent,
 };
-use engram_queries::{Hit, RecallQuery};
+use engram_projections::vector_index::VectorSearch;
+use engram_queries::{Hit, QueryVector, RecallMode, RecallQuery};
 use engram_text::tokenize::is_stopword;
 use tempfile::TempDir;
 
@@ -516,6 +520,13 @@ pub struct EngramRecall {
 impl EngramRecall {
     /// A fresh store holding `texts`, [`MEMORIES_PER_BATCH`] per append.
     pub fn build(texts: &[String]) -> Result<Self> {
+        Self::build_with_vectors(texts, None)
+    }
+
+    /// As [`EngramRecall::build`]; with `Some((model, dimension))` each
+    /// `Remembered` carries memory `i`'s [`synthetic_embedding`] under
+    /// `model`.
+    pub fn build_with_vectors(texts: &[String], vectors: Option<(&str, usize)>) -> Result<Self> {
         let dir = tempfile::tempdir().context("temporary folder for the engram store")?;
         let options = StoreOptions {
             key: KeySource::Hex(RECALL_KEY_HEX.to_owned()),
@@ -530,10 +541,10 @@ impl EngramRecall {
         for (chunk_at, chunk) in texts.chunks(MEMORIES_PER_BATCH).enumerate() {
             let mut events = Vec::with_capacity(2 * chunk.len());
             for (i, text) in chunk.iter().enumerate() {
-                let turn = chunk_at * MEMORIES_PER_BATCH + i;
+                let turn_index = chunk_at * MEMORIES_PER_BATCH + i;
                 let turn = Event::Session(SessionEvent {
                     session: SESSION.to_owned(),
-                    turn: u32::try_from(turn)?,
+                    turn: u32::try_from(turn_index)?,
                     role: Role::User,
                     content: text.clone(),
                 });
@@ -547,7 +558,10 @@ impl EngramRecall {
                     ts_ms: 0,
                     event: turn.clone(),
                 }];
-                let memory = remembered(&key, reference, &source, MemoryMeta::default())?;
+                let mut memory = remembered(&key, reference, &source, MemoryMeta::default())?;
+                memory.embedding = vectors.map(|(model, dimension)| {
+                    synthetic_embedding(model, RECALL_SEED, turn_index as u64, dimension)
+                });
                 events.push(turn);
                 events.push(Event::Remembered(memory));
                 ids.push(next + 1);
@@ -573,6 +587,14 @@ impl EngramRecall {
             "the text index holds {live} memories, expected {}",
             texts.len()
         );
+        if let Some((model, _)) = vectors {
+            let held = engram.core().vectors.read().state.len(model);
+            ensure!(
+                held == texts.len(),
+                "the vector index holds {held} vectors of {model}, expected {}",
+                texts.len()
+            );
+        }
         Ok(Self {
             engram,
             ids,
@@ -591,6 +613,31 @@ impl EngramRecall {
                 ..RecallQuery::new(query)
             },
         )
+    }
+
+    /// The best [`RECALL_HITS`] memories for `query` with query vector
+    /// `vector` ([`engram_queries::recall_with`]: hybrid when the store
+    /// holds vectors of its model and dimension), and the mode that ran.
+    #[must_use]
+    pub fn recall_with(&self, query: &str, vector: &QueryVector) -> (Vec<Hit>, RecallMode) {
+        engram_queries::recall_with(
+            self.engram.core(),
+            &RecallQuery {
+                limit: RECALL_HITS,
+                ..RecallQuery::new(query)
+            },
+            Some(vector),
+        )
+    }
+
+    /// The same store with `embedder` attached ([`Engram::with_embedder`]):
+    /// [`Engram::recall`] then embeds each query and runs hybrid.
+    #[must_use]
+    pub fn with_embedder(self, embedder: Arc<dyn Embedder>) -> Self {
+        Self {
+            engram: self.engram.with_embedder(embedder),
+            ..self
+        }
     }
 
     /// The engine.
@@ -880,6 +927,421 @@ pub fn latency_report(n_memories: usize, n_queries: usize) -> Result<String> {
     RecallBench::build(n_memories, n_queries)?.report(2000)
 }
 
+/// Dimension of the synthetic memory vectors when no model says otherwise
+/// (all-MiniLM-L6-v2's).
+pub const HYBRID_DIMENSION: usize = 384;
+
+/// Memory `index`'s synthetic vector: `dimension` components, each a
+/// standard normal draw (Box-Muller over the corpus's [`Rng`], stream 3),
+/// L2-normalised, so the vectors are spread evenly over the unit sphere.
+#[must_use]
+pub fn synthetic_vector(seed: u64, index: u64, dimension: usize) -> Vec<f32> {
+    let mut rng = Rng::new(seed, 3, index);
+    let mut uniform = || ((rng.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let mut v: Vec<f32> = Vec::with_capacity(dimension + 1);
+    while v.len() < dimension {
+        let (u1, u2) = (uniform(), uniform());
+        let r = (-2.0 * u1.ln()).sqrt();
+        let theta = std::f64::consts::TAU * u2;
+        v.push((r * theta.cos()) as f32);
+        v.push((r * theta.sin()) as f32);
+    }
+    v.truncate(dimension);
+    let norm = v
+        .iter()
+        .map(|x| x * x)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+/// Memory `index`'s synthetic vector as the log records it: int8 by
+/// [`engram_embed::quantize`], under `model`.
+#[must_use]
+pub fn synthetic_embedding(model: &str, seed: u64, index: u64, dimension: usize) -> Embedding {
+    let q = engram_embed::quantize(&synthetic_vector(seed, index, dimension));
+    Embedding {
+        model: model.to_owned(),
+        scale: q.scale,
+        values: q.values,
+    }
+}
+
+/// A store whose memories carry vectors, for hybrid recall (BM25 and
+/// vectors fused by reciprocal rank).
+///
+/// **Memories.** The keyword benchmark's texts, each `Remembered` carrying
+/// the synthetic unit vector [`synthetic_embedding`] of its index under the
+/// query model's id and dimension: running the model over 100k memories
+/// would take minutes (several ms each), and the vector index's cost does
+/// not depend on what the vectors mean.
+///
+/// **Queries.** The keyword benchmark's queries. Their vectors come from
+/// the real model when one is given ([`HybridBench::build`]), computed once
+/// up front for the index-only path; [`HybridBench::recall`] embeds the
+/// query again each time, as [`Engram::recall`] does.
+///
+/// Two paths are timed:
+///
+/// - **full**, [`HybridBench::recall`]: [`Engram::recall`] with the model
+///   attached, limit 5. It embeds the query with the model, runs
+///   [`engram_queries::recall_with`] and appends a `Recalled` event (no
+///   fsync: `Durability::None`) that every view applies before it returns.
+///   That append is part of what engram's recall costs.
+/// - **index**, [`HybridBench::recall_index`]: [`engram_queries::recall_with`]
+///   with the precomputed query vector: BM25, the exact int8 vector scan,
+///   the fusion and the hits, without the model and without the append.
+pub struct HybridBench {
+    pub n: usize,
+    pub queries: Vec<String>,
+    /// Each query's vector under [`HybridBench::model`].
+    pub query_vectors: Vec<QueryVector>,
+    pub engram: EngramRecall,
+    /// The model id the memory vectors are recorded under.
+    pub model: String,
+    pub dimension: usize,
+    texts: Vec<String>,
+    vocabulary: Vocabulary,
+    embedder: Option<Arc<dyn Embedder>>,
+}
+
+impl HybridBench {
+    /// A store of `n_memories` memories with synthetic vectors of
+    /// `embedder`'s id and dimension, `n_queries` queries embedded by
+    /// `embedder`, the model attached to the engine. Runs
+    /// [`HybridBench::check`].
+    pub fn build(n_memories: usize, n_queries: usize, embedder: Arc<dyn Embedder>) -> Result<Self> {
+        let vocabulary = Vocabulary::new();
+        let queries = queries(&vocabulary, RECALL_SEED, n_queries);
+        let texts: Vec<&str> = queries.iter().map(String::as_str).collect();
+        let model = embedder.model_id().to_owned();
+        let query_vectors = embedder
+            .embed(&texts)
+            .context("embedding the queries")?
+            .into_iter()
+            .map(|values| QueryVector {
+                model: model.clone(),
+                values,
+            })
+            .collect();
+        Self::assemble(
+            vocabulary,
+            n_memories,
+            queries,
+            query_vectors,
+            &model,
+            embedder.dimension(),
+            Some(embedder),
+        )
+    }
+
+    /// As [`HybridBench::build`] without a model: memory and query vectors
+    /// are all synthetic, under `model`. Only the index path runs
+    /// ([`HybridBench::recall`] fails).
+    pub fn synthetic(
+        n_memories: usize,
+        n_queries: usize,
+        model: &str,
+        dimension: usize,
+    ) -> Result<Self> {
+        let vocabulary = Vocabulary::new();
+        let queries = queries(&vocabulary, RECALL_SEED, n_queries);
+        let query_vectors = (0..n_queries as u64)
+            .map(|i| QueryVector {
+                model: model.to_owned(),
+                values: synthetic_vector(RECALL_SEED ^ 0x5eed, i, dimension),
+            })
+            .collect();
+        Self::assemble(
+            vocabulary,
+            n_memories,
+            queries,
+            query_vectors,
+            model,
+            dimension,
+            None,
+        )
+    }
+
+    fn assemble(
+        vocabulary: Vocabulary,
+        n_memories: usize,
+        queries: Vec<String>,
+        query_vectors: Vec<QueryVector>,
+        model: &str,
+        dimension: usize,
+        embedder: Option<Arc<dyn Embedder>>,
+    ) -> Result<Self> {
+        let texts = memory_texts(&vocabulary, RECALL_SEED, n_memories);
+        let mut engram = EngramRecall::build_with_vectors(&texts, Some((model, dimension)))?;
+        if let Some(embedder) = &embedder {
+            engram = engram.with_embedder(Arc::clone(embedder));
+        }
+        let bench = Self {
+            n: n_memories,
+            queries,
+            query_vectors,
+            engram,
+            model: model.to_owned(),
+            dimension,
+            texts,
+            vocabulary,
+            embedder,
+        };
+        bench.check()?;
+        Ok(bench)
+    }
+
+    /// The store recalls in hybrid mode and finds known memories: for a
+    /// few memories, their keyword query with their own vector as the
+    /// query vector must put them among the index path's hits; with a model
+    /// attached, a full recall must run in hybrid mode. Fails loudly
+    /// otherwise.
+    pub fn check(&self) -> Result<()> {
+        let n = self.texts.len();
+        ensure!(n > 0 && !self.queries.is_empty(), "no memories or queries");
+        let vectors = self
+            .engram
+            .engram()
+            .core()
+            .vectors
+            .read()
+            .state
+            .len(&self.model);
+        ensure!(
+            vectors == n,
+            "the vector index holds {vectors} vectors of {}, expected {n}",
+            self.model
+        );
+        for index in [0, n / 3, n - 1] {
+            let query = self.vocabulary.known_query(&self.texts[index]);
+            let vector = QueryVector {
+                model: self.model.clone(),
+                values: synthetic_vector(RECALL_SEED, index as u64, self.dimension),
+            };
+            let (hits, mode) = self.engram.recall_with(&query, &vector);
+            ensure!(
+                mode == RecallMode::Hybrid,
+                "recall ran in {} mode with a query vector of {}",
+                mode.as_str(),
+                self.model
+            );
+            let id = self.engram.ids[index];
+            ensure!(
+                hits.iter().any(|h| h.id == id),
+                "hybrid recall did not find memory {id} from its words and its own vector: got {:?}",
+                hits.iter().map(|h| h.id).collect::<Vec<_>>()
+            );
+        }
+        let (_, mode) = self.recall_index(0);
+        ensure!(
+            mode == RecallMode::Hybrid,
+            "recall of a model query vector ran in {} mode",
+            mode.as_str()
+        );
+        if self.embedder.is_some() {
+            self.recall(0)?;
+        }
+        Ok(())
+    }
+
+    /// Full recall of query `i` (modulo the query count) through
+    /// [`Engram::recall`]: query embedding, hybrid recall, `Recalled`
+    /// append. Fails unless a model is attached and the recall ran hybrid.
+    pub fn recall(&self, i: usize) -> Result<Vec<Hit>> {
+        ensure!(self.embedder.is_some(), "no model attached");
+        let engram = self.engram.engram();
+        let hits = engram.recall(&RecallQuery {
+            limit: RECALL_HITS,
+            ..RecallQuery::new(&self.queries[i % self.queries.len()])
+        })?;
+        ensure!(
+            engram.last_recall_mode() == RecallMode::Hybrid,
+            "Engram::recall ran in {} mode, not hybrid",
+            engram.last_recall_mode().as_str()
+        );
+        Ok(hits)
+    }
+
+    /// Hybrid recall of query `i` (modulo the query count) with its
+    /// precomputed vector: [`engram_queries::recall_with`], no model, no
+    /// append.
+    #[must_use]
+    pub fn recall_index(&self, i: usize) -> (Vec<Hit>, RecallMode) {
+        let i = i % self.queries.len();
+        self.engram
+            .recall_with(&self.queries[i], &self.query_vectors[i])
+    }
+
+    /// Times, one by one after a warm-up pass over every query, `executions`
+    /// recalls of each: the index path, the keyword-only recall on the same
+    /// store, the vector scan alone (`VectorSearch::nearest`, depth 20, no
+    /// filter), and with a model the query embedding alone and the full
+    /// recall. Kinds take turns by passes over the queries. Describes their
+    /// percentiles.
+    pub fn report(&self, executions: usize) -> Result<String> {
+        ensure!(!self.queries.is_empty(), "no queries");
+        let core = self.engram.engram().core();
+        let depth = RECALL_HITS * engram_queries::recall::FUSION_DEPTH;
+        let q = self.queries.len();
+        let mut kinds: Vec<(&str, Vec<Duration>)> = vec![
+            ("hybrid index (precomputed vector)", Vec::new()),
+            ("keyword only (same store)", Vec::new()),
+            ("vector scan only (nearest, depth 20)", Vec::new()),
+        ];
+        if self.embedder.is_some() {
+            kinds.push(("query embedding only (model)", Vec::new()));
+            kinds.push(("hybrid full (Engram::recall)", Vec::new()));
+        }
+        let run = |kind: usize, i: usize| -> Result<()> {
+            match kind {
+                0 => {
+                    let (hits, mode) = self.recall_index(i);
+                    ensure!(mode == RecallMode::Hybrid, "index path ran keyword");
+                    black_box(hits);
+                }
+                1 => {
+                    black_box(self.engram.recall(&self.queries[i % q]));
+                }
+                2 => {
+                    let vectors = core.vectors.read();
+                    black_box(vectors.state.nearest(
+                        &self.model,
+                        &self.query_vectors[i % q].values,
+                        depth,
+                        &|_| true,
+                    ));
+                }
+                3 => {
+                    if let Some(embedder) = &self.embedder {
+                        black_box(embedder.embed(&[self.queries[i % q].as_str()])?);
+                    }
+                }
+                _ => {
+                    black_box(self.recall(i)?);
+                }
+            }
+            Ok(())
+        };
+        for kind in 0..kinds.len() {
+            for i in 0..q {
+                run(kind, i)?;
+            }
+        }
+        let mut done = 0;
+        while done < executions {
+            let pass = (executions - done).min(q);
+            for (kind, (_, times)) in kinds.iter_mut().enumerate() {
+                for i in 0..pass {
+                    let started = Instant::now();
+                    run(kind, i)?;
+                    times.push(started.elapsed());
+                }
+            }
+            done += pass;
+        }
+        let us = |d: Duration| d.as_secs_f64() * 1e6;
+        let mut out = String::new();
+        writeln!(
+            out,
+            "hybrid recall report, {} memories with {}-dimensional int8 vectors of {}, {q} queries, {executions} timed recalls per kind, limit {RECALL_HITS}",
+            self.n, self.dimension, self.model
+        )?;
+        writeln!(
+            out,
+            "  build: {:.2} s (append + views, vectors in the Remembered events)",
+            self.engram.build.as_secs_f64()
+        )?;
+        for (name, times) in &mut kinds {
+            times.sort_unstable();
+            writeln!(
+                out,
+                "  {name:<38}: p50 {:9.1} us  p90 {:9.1} us  p99 {:9.1} us  max {:9.1} us  mean {:9.1} us",
+                us(percentile(times, 0.50)),
+                us(percentile(times, 0.90)),
+                us(percentile(times, 0.99)),
+                us(times.last().copied().unwrap_or_default()),
+                us(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+            )?;
+        }
+        Ok(out)
+    }
+}
+
+/// Embedding cost of `embedder`: `batches` batches of
+/// [`engram_embed::BATCH_SIZE`] memory texts (the recall corpus's
+/// sentences, 8 to 30 words), then `singles` texts one per call, then the
+/// same for the benchmark's queries (2 to 4 words) one per call. One
+/// warm-up call first. Describes ms per text.
+pub fn embedding_report(embedder: &dyn Embedder, batches: usize, singles: usize) -> Result<String> {
+    let vocabulary = Vocabulary::new();
+    let batch = engram_embed::BATCH_SIZE;
+    let texts = memory_texts(&vocabulary, RECALL_SEED ^ 0xe3b, batches * batch + singles);
+    let query_texts = queries(&vocabulary, RECALL_SEED ^ 0xe3b, singles);
+    black_box(embedder.embed(&[texts[0].as_str()])?);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut per_batch = Vec::with_capacity(batches);
+    for chunk in texts[..batches * batch].chunks(batch) {
+        let refs: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        let started = Instant::now();
+        let vectors = embedder.embed(&refs)?;
+        per_batch.push(started.elapsed());
+        ensure!(vectors.len() == refs.len(), "one vector per text");
+    }
+    let time_singles = |texts: &[String]| -> Result<Vec<Duration>> {
+        let mut times = Vec::with_capacity(texts.len());
+        for text in texts {
+            let started = Instant::now();
+            black_box(embedder.embed(&[text.as_str()])?);
+            times.push(started.elapsed());
+        }
+        times.sort_unstable();
+        Ok(times)
+    };
+    let singles_times = time_singles(&texts[batches * batch..])?;
+    let query_times = time_singles(&query_texts)?;
+    per_batch.sort_unstable();
+    let chars = |ts: &[String]| {
+        ts.iter().map(|t| t.chars().count()).sum::<usize>() as f64 / ts.len().max(1) as f64
+    };
+    let mut out = String::new();
+    writeln!(
+        out,
+        "embedding cost, model {} (dimension {}), release build, CPU",
+        embedder.model_id(),
+        embedder.dimension()
+    )?;
+    let total: Duration = per_batch.iter().sum();
+    writeln!(
+        out,
+        "  batches of {batch} memory texts ({batches} batches): {:.2} ms per memory (mean); per batch p50 {:.1} ms, max {:.1} ms",
+        ms(total) / (batches * batch) as f64,
+        ms(percentile(&per_batch, 0.5)),
+        ms(per_batch.last().copied().unwrap_or_default()),
+    )?;
+    for (name, times, source) in [
+        (
+            "single memory texts",
+            &singles_times,
+            &texts[batches * batch..],
+        ),
+        ("single queries", &query_times, &query_texts[..]),
+    ] {
+        writeln!(
+            out,
+            "  {name} ({} texts, {:.0} characters on average): {:.2} ms per text (mean); p50 {:.2} ms, p99 {:.2} ms",
+            times.len(),
+            chars(source),
+            ms(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+            ms(percentile(times, 0.5)),
+            ms(percentile(times, 0.99)),
+        )?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -918,6 +1380,31 @@ mod tests {
             Some(r#""python" OR "数据库""#)
         );
         assert_eq!(fts5_match("用户 on"), None);
+    }
+
+    #[test]
+    fn synthetic_vectors_are_deterministic_unit_vectors() {
+        let v = synthetic_vector(RECALL_SEED, 7, HYBRID_DIMENSION);
+        assert_eq!(v.len(), HYBRID_DIMENSION);
+        assert_eq!(v, synthetic_vector(RECALL_SEED, 7, HYBRID_DIMENSION));
+        assert_ne!(v, synthetic_vector(RECALL_SEED, 8, HYBRID_DIMENSION));
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5, "norm {norm}");
+        let e = synthetic_embedding("m", RECALL_SEED, 7, HYBRID_DIMENSION);
+        assert_eq!(e.values.len(), HYBRID_DIMENSION);
+        assert_eq!(e.values.iter().map(|x| x.unsigned_abs()).max(), Some(127));
+    }
+
+    #[test]
+    fn hybrid_store_recalls_in_hybrid_mode() {
+        let bench =
+            HybridBench::synthetic(2000, 20, "bench-model@00000000", HYBRID_DIMENSION).unwrap();
+        let (hits, mode) = bench.recall_index(3);
+        assert_eq!(mode, RecallMode::Hybrid);
+        assert_eq!(hits.len(), RECALL_HITS);
+        assert!(bench.recall(0).is_err(), "no model attached");
+        let report = bench.report(40).unwrap();
+        assert!(report.contains("hybrid index"), "{report}");
     }
 
     #[test]

@@ -114,6 +114,26 @@ pub struct VectorIndex {
     forgotten: BTreeSet<MemoryId>,
 }
 
+/// Dot product of two int8 vectors, in 16 independent `i32` lanes so the
+/// compiler vectorises it (a plain iterator sum is one serial chain).
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    const LANES: usize = 16;
+    let (a_chunks, a_rest) = a.as_chunks::<LANES>();
+    let (b_chunks, b_rest) = b.as_chunks::<LANES>();
+    let mut lanes = [0i32; LANES];
+    for (x, y) in a_chunks.iter().zip(b_chunks) {
+        for ((lane, &x), &y) in lanes.iter_mut().zip(x).zip(y) {
+            *lane += i32::from(x) * i32::from(y);
+        }
+    }
+    let rest: i32 = a_rest
+        .iter()
+        .zip(b_rest)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum();
+    lanes.iter().sum::<i32>() + rest
+}
+
 /// The int8 query and its scale.
 fn quantize_query(query: &[f32]) -> (f32, Vec<i8>) {
     let max = query.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -233,14 +253,7 @@ impl VectorSearch for VectorIndex {
             .values
             .chunks_exact(dim)
             .zip(vectors.ids.iter().zip(&vectors.scales))
-            .map(|(v, (&id, &scale))| {
-                let dot: i32 = v
-                    .iter()
-                    .zip(&q)
-                    .map(|(&a, &b)| i32::from(a) * i32::from(b))
-                    .sum();
-                (id, dot as f32 * scale * query_scale)
-            })
+            .map(|(v, (&id, &scale))| (id, dot_i8(v, &q) as f32 * scale * query_scale))
             .collect();
         let better = |a: &(MemoryId, f32), b: &(MemoryId, f32)| {
             b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
@@ -405,6 +418,24 @@ mod tests {
             }),
         });
         assert_eq!(nearest(&index, "m", &[1.0, 0.0]), [1, 3]);
+    }
+
+    #[test]
+    fn the_lane_dot_product_equals_the_plain_one() {
+        for len in [0usize, 1, 15, 16, 17, 384, 385] {
+            let a: Vec<i8> = (0..len)
+                .map(|i| (i as i64 * 37 % 255 - 127) as i8)
+                .collect();
+            let b: Vec<i8> = (0..len)
+                .map(|i| (i as i64 * 91 % 255 - 127) as i8)
+                .collect();
+            let plain: i32 = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| i32::from(x) * i32::from(y))
+                .sum();
+            assert_eq!(dot_i8(&a, &b), plain, "length {len}");
+        }
     }
 
     #[test]
