@@ -83,6 +83,18 @@ pub enum EmbedError {
         path.display()
     )]
     WeightsMismatch { path: PathBuf, reason: String },
+    /// The weights would not fit in the memory this machine has free: loading
+    /// them (twice their size, file and tensors) would exhaust it.
+    #[error(
+        "{} is {size_mb} MB and needs about {needed_mb} MB to load, but only {available_mb} MB of memory is available: use a smaller model",
+        path.display()
+    )]
+    TooLarge {
+        path: PathBuf,
+        size_mb: u64,
+        needed_mb: u64,
+        available_mb: u64,
+    },
     /// The model failed to load or to run.
     #[error("model error: {reason}")]
     Model { reason: String },
@@ -207,6 +219,43 @@ struct RawPooling {
 struct RawSentenceBert {
     #[serde(default)]
     max_seq_length: Option<usize>,
+}
+
+/// Memory available to new allocations, from `/proc/meminfo` (Linux);
+/// `None` where it cannot be told.
+fn available_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// Refuses weights that cannot be loaded in the memory available: the file
+/// and the tensors built from it are both held for a moment, so loading
+/// takes about twice the file's size. An allocation failure would abort the
+/// process instead of giving an error.
+fn check_fits_in_memory(path: &Path) -> Result<(), EmbedError> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| EmbedError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    fits_in_memory(path, size, available_memory_bytes())
+}
+
+/// [`check_fits_in_memory`] given the file's size and the memory available.
+fn fits_in_memory(path: &Path, size: u64, available: Option<u64>) -> Result<(), EmbedError> {
+    let needed = size.saturating_mul(2);
+    match available {
+        Some(available) if needed > available => Err(EmbedError::TooLarge {
+            path: path.to_path_buf(),
+            size_mb: size / 1_000_000,
+            needed_mb: needed / 1_000_000,
+            available_mb: available / 1_000_000,
+        }),
+        _ => Ok(()),
+    }
 }
 
 fn read_required(path: &Path) -> Result<Vec<u8>, EmbedError> {
@@ -485,6 +534,7 @@ impl BertEmbedder {
         }
         let pad_id = raw.pad_token_id.unwrap_or(0);
 
+        check_fits_in_memory(&weights_path)?;
         let device = Device::Cpu;
         // Read into memory rather than mmap: no unsafe code, and a file changed
         // on disk meanwhile cannot change the weights under us.
@@ -654,4 +704,34 @@ pub fn quantize(v: &[f32]) -> Quantized {
 /// The vector a [`Quantized`] stands for.
 pub fn dequantize(q: &Quantized) -> Vec<f32> {
     q.values.iter().map(|&x| f32::from(x) * q.scale).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_larger_than_the_free_memory_are_refused_with_the_sizes() {
+        let path = Path::new("model.safetensors");
+        let err = fits_in_memory(path, 3_000_000_000, Some(4_000_000_000)).unwrap_err();
+        assert!(matches!(
+            err,
+            EmbedError::TooLarge {
+                size_mb: 3000,
+                needed_mb: 6000,
+                available_mb: 4000,
+                ..
+            }
+        ));
+        assert!(err.to_string().contains("smaller model"), "{err}");
+        assert!(fits_in_memory(path, 1_000_000_000, Some(4_000_000_000)).is_ok());
+        assert!(fits_in_memory(path, u64::MAX, None).is_ok(), "unknown: try");
+    }
+
+    #[test]
+    fn this_machine_reports_its_free_memory() {
+        if cfg!(target_os = "linux") {
+            assert!(available_memory_bytes().is_some_and(|b| b > 0));
+        }
+    }
 }
