@@ -6,10 +6,14 @@
 //! Every append waits for the views, so a recall right after a remember
 //! finds it (read-your-writes).
 //!
-//! Plain content is recorded in two appends: the `note` session event
-//! first, then the `Remembered` event sealing the words as the log holds
-//! them. A crash between the two leaves a note that no memory references
-//! (no memory is half-written; the caller saw an error and may retry).
+//! A save is several appends, each atomic, in this order: the `note`
+//! session event (plain content), then the `Remembered` event sealing the
+//! words as the log holds them, then what names the new memory by its id
+//! (`EntityLinked`, `TtlSet`, `ContradictionFlagged`): an id is a seq, known
+//! only once appended. A crash between appends leaves a note no memory
+//! references, or a memory without some of its links; never a memory that
+//! does not verify. The caller saw an error and may retry (a retry of the
+//! same words reinforces the memory).
 
 use engram_commands::decide::{Decision, Neighbour, Outcome as DecidedOutcome, decide};
 use engram_commands::gate::{Action, Object, Subject};
