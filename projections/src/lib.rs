@@ -5,6 +5,7 @@
 //! together with that watermark and its code version.
 
 pub mod audit;
+mod best_first;
 pub mod core;
 pub mod dump;
 pub mod error;

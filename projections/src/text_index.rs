@@ -43,6 +43,7 @@ use engram_text::tokenize::tokenize;
 use redb::{ReadTransaction, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
+use crate::best_first::best_accepted;
 use crate::error::ViewError;
 use crate::fold::snapshot;
 use crate::view::{SNAPSHOTS, View, open_if_exists};
@@ -145,7 +146,7 @@ impl TextIndexState {
                 *slot += idf * norm;
             }
         }
-        let mut scored: Vec<TextHit> = touched
+        let scored: Vec<TextHit> = touched
             .into_iter()
             .filter_map(|doc| {
                 let memory = self.docs.get(doc as usize)?.memory;
@@ -158,31 +159,7 @@ impl TextIndexState {
                 .total_cmp(&a.score)
                 .then_with(|| a.memory.cmp(&b.memory))
         };
-        // Best first, a window at a time: the filter sees only the window.
-        let mut window = (limit * 4).max(32);
-        let mut from = 0;
-        let mut hits = Vec::with_capacity(limit);
-        while from < scored.len() && hits.len() < limit {
-            let end = window.min(scored.len());
-            let rest = &mut scored[from..];
-            let take = end - from;
-            if take < rest.len() {
-                rest.select_nth_unstable_by(take - 1, better);
-            }
-            let part = &mut rest[..take];
-            part.sort_unstable_by(better);
-            for hit in part.iter() {
-                if hits.len() == limit {
-                    break;
-                }
-                if accept(hit.memory) {
-                    hits.push(*hit);
-                }
-            }
-            from = end;
-            window = window.saturating_mul(4);
-        }
-        hits
+        best_accepted(scored, limit, better, |h: &TextHit| h.memory, &accept)
     }
 
     fn add(&mut self, memory: MemoryId, text: String, extra: &[&str]) {

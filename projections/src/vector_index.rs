@@ -24,6 +24,7 @@ use engram_log::{Embedding, Event, LoggedEvent, MemoryId, Tier};
 use serde::{Deserialize, Serialize};
 
 use crate::Fold;
+use crate::best_first::best_accepted;
 
 /// Nearest-neighbour search over recorded vectors.
 pub trait VectorSearch {
@@ -249,7 +250,7 @@ impl VectorSearch for VectorIndex {
             return Vec::new();
         }
         let (query_scale, q) = quantize_query(query);
-        let mut scored: Vec<(MemoryId, f32)> = vectors
+        let scored: Vec<(MemoryId, f32)> = vectors
             .values
             .chunks_exact(dim)
             .zip(vectors.ids.iter().zip(&vectors.scales))
@@ -258,31 +259,7 @@ impl VectorSearch for VectorIndex {
         let better = |a: &(MemoryId, f32), b: &(MemoryId, f32)| {
             b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
         };
-        // Best first, a window at a time: the filter sees only the window.
-        let mut window = (limit * 4).max(32);
-        let mut from = 0;
-        let mut hits = Vec::with_capacity(limit);
-        while from < scored.len() && hits.len() < limit {
-            let end = window.min(scored.len());
-            let rest = &mut scored[from..];
-            let take = end - from;
-            if take < rest.len() {
-                rest.select_nth_unstable_by(take - 1, better);
-            }
-            let part = &mut rest[..take];
-            part.sort_unstable_by(better);
-            for hit in part.iter() {
-                if hits.len() == limit {
-                    break;
-                }
-                if accept(hit.0) {
-                    hits.push(*hit);
-                }
-            }
-            from = end;
-            window = window.saturating_mul(4);
-        }
-        hits
+        best_accepted(scored, limit, better, |h: &(MemoryId, f32)| h.0, accept)
     }
 }
 
