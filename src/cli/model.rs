@@ -40,7 +40,7 @@ pub fn attach(engram: Engram, model: Option<Arc<dyn Embedder>>) -> Engram {
         .read()
         .state
         .dimension(model.model_id());
-    let memories = engram.stats().by_status.values().sum::<u64>();
+    let memories = engram.core().memory_table.read().state.len();
     match stored {
         Some(dim) if dim != model.dimension() => eprintln!(
             "engram: warning: the stored vectors of {} have {dim} dimensions, the model gives {}: recall is keyword-only",
