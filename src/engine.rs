@@ -115,14 +115,16 @@ fn stats_of(core: &CoreViews, last_seq: u64, views: Vec<ViewStatus>) -> Stats {
 /// The last millisecond of the UTC day holding `now_ms`: stats count the
 /// reviews due today.
 fn end_of_today_ms(now_ms: u64) -> u64 {
-    const DAY_MS: u64 = 86_400_000;
+    use engram_projections::models::review::DAY_MS;
     (now_ms / DAY_MS + 1) * DAY_MS - 1
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+/// The wall clock in unix milliseconds (what due times are compared with),
+/// read through the log's clock.
+#[must_use]
+pub fn now_ms() -> u64 {
+    use engram_log::Clock as _;
+    engram_log::SystemClock::default().unix_ms()
 }
 
 fn audit_of(

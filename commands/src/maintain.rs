@@ -19,6 +19,7 @@
 //! anyway (its owner said when it stops being true).
 
 use engram_log::{MemoryId, Tier};
+use engram_projections::models::review::DAY_MS;
 
 /// Thresholds, with documented defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +57,6 @@ pub struct MemoryFacts {
     pub failed_last_review: bool,
     pub expires_at_ms: Option<u64>,
 }
-
-const DAY_MS: u64 = 86_400_000;
 
 /// The memories to archive at `now_ms` and why, in the order decided.
 /// `facts` are the live memories, least recently used first.

@@ -2,11 +2,11 @@
 //! on contradictions.
 
 use std::process::ExitCode;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use engram::engine::Engram;
+use engram::engine::now_ms;
 use engram::flywheel::OpenContradiction;
 use engram::log::{MemoryId, Verdict};
 use engram_commands::maintain::MaintainPolicy;
@@ -101,12 +101,6 @@ pub struct MaintainArgs {
     json: bool,
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
-
 /// Parses `--at`: RFC 3339, or `+DURATION` from now.
 fn parse_at(text: &str) -> anyhow::Result<u64> {
     if let Some(offset) = text.strip_prefix('+') {
@@ -130,8 +124,7 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
         Some(text) => parse_at(text)?,
         None => now_ms(),
     };
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let due = engram.review(at);
     engram.close()?;
     if args.json {
@@ -170,8 +163,7 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let schedule = engram.grade(args.id, args.grade);
     engram.close()?;
     let s = schedule?;
@@ -205,8 +197,7 @@ fn contradiction_json(c: &OpenContradiction) -> Value {
 }
 
 pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let (open, shelved) = engram.contradictions();
     engram.close()?;
     if args.json {
@@ -244,8 +235,7 @@ pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
         VerdictArg::KeepBoth => Verdict::KeepBoth,
         VerdictArg::Shelve => Verdict::Shelve,
     };
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let result = engram.verdict(args.a, args.b, verdict, args.by.actor(), &args.reason);
     engram.close()?;
     let seq = result?;
@@ -276,8 +266,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
         hot_set_capacity: args.capacity,
         keep_trust_at_least: args.keep_trust,
     };
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let result = engram.maintain(&policy, at, args.dry_run);
     engram.close()?;
     let archived = result?;
@@ -335,8 +324,7 @@ pub enum DistillCommand {
 }
 
 pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     match command {
         DistillCommand::Candidates { json } => {
             let clusters = engram.distill_candidates();
@@ -435,8 +423,7 @@ pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> 
             CATEGORIES.join(", ")
         );
     }
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let list = engram.entities(args.category.as_deref(), args.search.as_deref());
     engram.close()?;
     if args.json {

@@ -502,8 +502,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let expansion = engram.expand_as(
         args.id,
         &subject(ActorArg::User, args.session.as_ref()),
@@ -556,8 +555,7 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let result = engram.forget(
         args.id,
         &subject(args.by, args.session.as_ref()),
@@ -585,8 +583,7 @@ pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let result = engram.confirm(
         args.id,
         &subject(args.by, args.session.as_ref()),

@@ -217,6 +217,16 @@ impl Context {
         Ok(())
     }
 
+    /// Opens the store for a command that only reads or changes what
+    /// exists: refuses, creating nothing, when it has no log yet.
+    pub fn open_existing(&self) -> anyhow::Result<engram::engine::Engram> {
+        self.require_log()?;
+        Ok(engram::engine::Engram::open(
+            self.store.clone(),
+            &self.options(),
+        )?)
+    }
+
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             key: self.key.clone(),

@@ -3,7 +3,6 @@
 
 use std::process::ExitCode;
 
-use engram::engine::Engram;
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
 use engram_queries::palace::{RoomEntry, directory, renovation, room};
 use serde_json::{Value, json};
@@ -60,8 +59,7 @@ fn print_room(entry: &RoomEntry, tour: bool) {
 }
 
 pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let result = match &args.room {
         Some(name) => room(engram.core(), name).map(|r| vec![r]),
         None => Some(directory(engram.core())),
@@ -92,8 +90,7 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
+    let engram = ctx.open_existing()?;
     let list = renovation(engram.core(), RENOVATION_BELOW_PERMILLE);
     engram.close()?;
     if args.json {
