@@ -2,28 +2,15 @@
 //! four save outcomes, verdicts, SM-2 review, and all of it surviving
 //! restart and rebuild.
 
-use std::path::Path;
-
 use engram::engine::{EngineError, Engram};
 use engram::flywheel::FlywheelError;
-use engram::log::{Actor, KeySource, MemoryId, Verdict};
-use engram::store::{Store, StoreOptions};
+use engram::log::{Actor, MemoryId, Verdict};
+use engram::store::Store;
 use engram::{MemoryMeta, Outcome, RecallQuery, Remember};
 use engram_projections::OpenOptions;
 use engram_projections::models::review::DAY_MS;
 
-const KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
-
-fn options() -> StoreOptions {
-    StoreOptions {
-        key: KeySource::Hex(KEY_HEX.to_owned()),
-        ..StoreOptions::default()
-    }
-}
-
-fn open(dir: &Path) -> Engram {
-    Engram::open(Store::at(dir), &options()).unwrap()
-}
+use crate::support::{hit_ids as ids, keyed_options, open_keyed as open};
 
 fn in_room(text: &str, room: &str) -> Remember {
     Remember {
@@ -70,10 +57,6 @@ fn fact(i: usize) -> String {
         THINGS[i % 12],
         PLACES[i % 11]
     )
-}
-
-fn ids(hits: &[engram::Hit]) -> Vec<MemoryId> {
-    hits.iter().map(|h| h.id).collect()
 }
 
 #[test]
@@ -377,7 +360,7 @@ fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
     engram.close().unwrap();
     let engram = Engram::open_with(
         Store::at(dir.path()),
-        &options(),
+        &keyed_options(),
         OpenOptions { rebuild: true },
         &|_, _| {},
     )

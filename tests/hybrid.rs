@@ -9,23 +9,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 use engram::engine::Engram;
-use engram::log::{Event, KeySource};
-use engram::store::{Store, StoreOptions};
+use engram::log::Event;
+use engram::store::Store;
 use engram::{RecallMode, RecallQuery, Remember};
 use engram_embed::{BertEmbedder, Embedder};
 use engram_projections::OpenOptions;
 
-const KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
-
-fn options() -> StoreOptions {
-    StoreOptions {
-        key: KeySource::Hex(KEY_HEX.to_owned()),
-        ..StoreOptions::default()
-    }
-}
+use crate::support::{TEST_KEY_HEX, keyed_options, open_keyed};
 
 fn open(dir: &Path, model: Option<Arc<dyn Embedder>>) -> Engram {
-    let engram = Engram::open(Store::at(dir), &options()).unwrap();
+    let engram = open_keyed(dir);
     match model {
         Some(model) => engram.with_embedder(model),
         None => engram,
@@ -78,7 +71,7 @@ fn vectors_are_recorded_at_write_and_replay_needs_no_model() {
     // from the events), and recall falls back to keywords.
     let engram = Engram::open_with(
         Store::at(dir.path()),
-        &options(),
+        &keyed_options(),
         OpenOptions { rebuild: true },
         &|_, _| {},
     )
@@ -216,7 +209,7 @@ fn the_cli_reports_the_mode_and_runs_without_a_model() {
             .arg("--store")
             .arg(dir.path())
             .args(args)
-            .env("ENGRAM_HMAC_KEY", KEY_HEX)
+            .env("ENGRAM_HMAC_KEY", TEST_KEY_HEX)
             .env("ENGRAM_HOME", models.path().join("home"));
         match model {
             Some(path) => command.env("ENGRAM_MODEL_DIR", path),

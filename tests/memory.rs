@@ -6,29 +6,15 @@ use std::path::Path;
 
 use engram::engine::{EngineError, Engram};
 use engram::log::seal::SealError;
-use engram::log::{Event, KeySource, MemoryId, MemoryRef};
-use engram::store::{Store, StoreOptions};
+use engram::log::{Event, MemoryId, MemoryRef};
+use engram::store::Store;
 use engram::{Content, MemoryMeta, MemoryProvider, RecallQuery, Remember, Subject};
 use engram_projections::OpenOptions;
 
-use crate::support::{engram, json_lines, session_event};
-
-const KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
-
-fn options() -> StoreOptions {
-    StoreOptions {
-        key: KeySource::Hex(KEY_HEX.to_owned()),
-        ..StoreOptions::default()
-    }
-}
-
-fn open(dir: &Path) -> Engram {
-    Engram::open(Store::at(dir), &options()).unwrap()
-}
-
-fn ids(hits: &[engram::Hit]) -> Vec<MemoryId> {
-    hits.iter().map(|h| h.id).collect()
-}
+use crate::support::{
+    TEST_KEY_HEX, engram, hit_ids as ids, json_lines, keyed_options, open_keyed as open,
+    session_event,
+};
 
 fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -136,7 +122,7 @@ fn a_forgotten_memory_stays_gone_after_restart_and_rebuild_and_the_log_keeps_its
     // Rebuild every view from the log.
     let engram = Engram::open_with(
         Store::at(dir.path()),
-        &options(),
+        &keyed_options(),
         OpenOptions { rebuild: true },
         &|_, _| {},
     )
@@ -158,7 +144,7 @@ fn engram_cli_log(store: &Path) -> String {
         .args(["--store"])
         .arg(store)
         .args(["log", "--json"])
-        .env("ENGRAM_HMAC_KEY", KEY_HEX)
+        .env("ENGRAM_HMAC_KEY", TEST_KEY_HEX)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -255,7 +241,7 @@ fn a_flipped_byte_in_a_referenced_event_is_reported_with_its_seq() {
         .unwrap();
     bytes[at] ^= 0x20;
     std::fs::write(&segment, &bytes).unwrap();
-    let err = Engram::open(Store::at(dir.path()), &options()).unwrap_err();
+    let err = Engram::open(Store::at(dir.path()), &keyed_options()).unwrap_err();
     assert!(
         err.to_string().contains(&format!("seq {}", id - 1)),
         "names the note's seq: {err}"

@@ -160,3 +160,24 @@ pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// [`test_key`] as hex, for `ENGRAM_HMAC_KEY` and `KeySource::Hex`.
+pub const TEST_KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
+
+/// Store options with the test key and the default (sync) durability.
+pub fn keyed_options() -> engram::store::StoreOptions {
+    engram::store::StoreOptions {
+        key: engram_log::KeySource::Hex(TEST_KEY_HEX.to_owned()),
+        ..engram::store::StoreOptions::default()
+    }
+}
+
+/// The engine on the store folder `dir`, opened with [`keyed_options`].
+pub fn open_keyed(dir: &std::path::Path) -> engram::engine::Engram {
+    engram::engine::Engram::open(engram::store::Store::at(dir), &keyed_options()).unwrap()
+}
+
+/// The ids of recall hits, in order.
+pub fn hit_ids(hits: &[engram::Hit]) -> Vec<u64> {
+    hits.iter().map(|h| h.id).collect()
+}
