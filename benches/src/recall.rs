@@ -867,7 +867,6 @@ impl RecallBench {
         }
         engram_times.sort_unstable();
         fts_times.sort_unstable();
-        let us = |d: Duration| d.as_secs_f64() * 1e6;
         let mut out = String::new();
         writeln!(
             out,
@@ -883,14 +882,11 @@ impl RecallBench {
             self.fts5.bytes() as f64 / 1e6
         )?;
         for (name, times) in [("engram", &engram_times), ("fts5", &fts_times)] {
+            let [p50, p90, p99, max, mean] = latency_figures_us(times);
             writeln!(
                 out,
                 "  {name:<6}: p50 {:8.1} us  p90 {:8.1} us  p99 {:8.1} us  max {:8.1} us  mean {:8.1} us",
-                us(percentile(times, 0.50)),
-                us(percentile(times, 0.90)),
-                us(percentile(times, 0.99)),
-                us(times.last().copied().unwrap_or_default()),
-                us(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+                p50, p90, p99, max, mean,
             )?;
         }
         let ratio = |p| us(percentile(&engram_times, p)) / us(percentile(&fts_times, p)).max(1e-9);
@@ -914,6 +910,22 @@ impl RecallBench {
 
 /// The value at quantile `p` of sorted `sorted` (nearest rank).
 #[must_use]
+/// A duration in microseconds.
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// p50, p90, p99, max and mean of `sorted` latencies, in microseconds.
+fn latency_figures_us(sorted: &[Duration]) -> [f64; 5] {
+    [
+        us(percentile(sorted, 0.50)),
+        us(percentile(sorted, 0.90)),
+        us(percentile(sorted, 0.99)),
+        us(sorted.last().copied().unwrap_or_default()),
+        us(sorted.iter().sum::<Duration>()) / sorted.len().max(1) as f64,
+    ]
+}
+
 pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let rank = ((sorted.len().saturating_sub(1)) as f64 * p).round() as usize;
     sorted.get(rank).copied().unwrap_or_default()
@@ -1242,7 +1254,6 @@ impl HybridBench {
             }
             done += pass;
         }
-        let us = |d: Duration| d.as_secs_f64() * 1e6;
         let mut out = String::new();
         writeln!(
             out,
@@ -1256,14 +1267,11 @@ impl HybridBench {
         )?;
         for (name, times) in &mut kinds {
             times.sort_unstable();
+            let [p50, p90, p99, max, mean] = latency_figures_us(times);
             writeln!(
                 out,
                 "  {name:<38}: p50 {:9.1} us  p90 {:9.1} us  p99 {:9.1} us  max {:9.1} us  mean {:9.1} us",
-                us(percentile(times, 0.50)),
-                us(percentile(times, 0.90)),
-                us(percentile(times, 0.99)),
-                us(times.last().copied().unwrap_or_default()),
-                us(times.iter().sum::<Duration>()) / times.len().max(1) as f64,
+                p50, p90, p99, max, mean,
             )?;
         }
         Ok(out)
