@@ -50,8 +50,11 @@
 
 pub use engram_log as log;
 
+pub mod api;
 pub mod engine;
 pub mod flywheel;
+pub mod http;
+pub mod mcp;
 pub mod memory;
 pub mod scope;
 pub mod store;

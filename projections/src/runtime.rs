@@ -651,6 +651,17 @@ impl Views {
             .collect()
     }
 
+    /// The seqs of every operation on `memory`, in seq order (the audit index).
+    pub fn memory_seqs(&self, memory: engram_log::MemoryId) -> Result<Vec<u64>, ViewError> {
+        crate::AuditView::memory_seqs(&*self.db, memory)
+    }
+
+    /// The seqs of every event of `session` (its turns, and the memories
+    /// referencing it), in seq order (the audit index).
+    pub fn session_seqs(&self, session: &str) -> Result<Vec<u64>, ViewError> {
+        crate::AuditView::session_seqs(&*self.db, session)
+    }
+
     /// Every operation on `memory` the audit view holds, in seq order.
     pub fn memory_history(
         &self,

@@ -2,18 +2,16 @@
 //! on contradictions.
 
 use std::process::ExitCode;
-use std::time::{Duration, UNIX_EPOCH};
 
-use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::engine::now_ms;
-use engram::flywheel::OpenContradiction;
 use engram::log::{MemoryId, Verdict};
 use engram_commands::maintain::MaintainPolicy;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::memory::ActorArg;
 use super::{Context, format_ts};
+use engram::api::{json, parse_time};
 
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
@@ -101,45 +99,16 @@ pub struct MaintainArgs {
     json: bool,
 }
 
-/// Parses `--at`: RFC 3339, or `+DURATION` from now.
-fn parse_at(text: &str) -> anyhow::Result<u64> {
-    if let Some(offset) = text.strip_prefix('+') {
-        let duration = humantime::parse_duration(offset)
-            .with_context(|| format!("--at {text:?}: an offset is like +2d or +12h"))?;
-        return Ok(now_ms().saturating_add(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)));
-    }
-    let time = humantime::parse_rfc3339_weak(text).with_context(|| {
-        format!("--at {text:?}: give RFC 3339 (2026-12-01T09:00:00Z) or an offset (+2d)")
-    })?;
-    Ok(time
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_millis()
-        .try_into()
-        .unwrap_or(u64::MAX))
-}
-
 pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     let at = match &args.at {
-        Some(text) => parse_at(text)?,
+        Some(text) => parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?,
         None => now_ms(),
     };
     let engram = ctx.open_existing()?;
     let due = engram.review(at);
     engram.close()?;
     if args.json {
-        let due: Vec<Value> = due
-            .iter()
-            .map(|d| {
-                json!({
-                    "id": d.id,
-                    "coordinate": d.coordinate,
-                    "due": format_ts(d.due_ms),
-                    "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        println!("{}", json!({ "due": due }));
+        println!("{}", json::due(&due));
     } else {
         if due.is_empty() {
             println!("nothing due at {}", format_ts(at));
@@ -168,17 +137,7 @@ pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
     engram.close()?;
     let s = schedule?;
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "id": args.id,
-                "grade": args.grade,
-                "due": format_ts(s.due_ms),
-                "interval_days": s.interval_days,
-                "repetitions": s.repetitions,
-                "easiness": f64::from(s.ef_permille) / 1000.0,
-            })
-        );
+        println!("{}", json::schedule(args.id, args.grade, &s));
     } else {
         println!(
             "graded memory {} {}: next review {} (in {} days, easiness {:.2})",
@@ -192,22 +151,12 @@ pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn contradiction_json(c: &OpenContradiction) -> Value {
-    json!({"a": c.a, "b": c.b, "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
-}
-
 pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> {
     let engram = ctx.open_existing()?;
     let (open, shelved) = engram.contradictions();
     engram.close()?;
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "open": open.iter().map(contradiction_json).collect::<Vec<_>>(),
-                "shelved": shelved.iter().map(contradiction_json).collect::<Vec<_>>(),
-            })
-        );
+        println!("{}", json::contradictions(&open, &shelved));
     } else {
         if open.is_empty() {
             println!("no open contradictions");
@@ -257,7 +206,7 @@ pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
 
 pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> {
     let at = match &args.at {
-        Some(text) => parse_at(text)?,
+        Some(text) => parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?,
         None => now_ms(),
     };
     let policy = MaintainPolicy {
@@ -271,13 +220,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
     engram.close()?;
     let archived = result?;
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "dry_run": args.dry_run,
-                "archived": archived.iter().map(|(id, reason)| json!({"id": id, "reason": reason})).collect::<Vec<_>>(),
-            })
-        );
+        println!("{}", json::archived(&archived, args.dry_run));
     } else {
         let verb = if args.dry_run {
             "would archive"
@@ -345,12 +288,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 .collect();
             engram.close()?;
             if *json {
-                println!(
-                    "{}",
-                    json!({"clusters": described.iter().map(|members| json!({
-                        "members": members.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
-                    })).collect::<Vec<_>>()})
-                );
+                println!("{}", json::clusters(&described));
             } else {
                 if described.is_empty() {
                     println!("no clusters of similar memories");
@@ -378,15 +316,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
             engram.close()?;
             let d = result?;
             if *json {
-                println!(
-                    "{}",
-                    json!({
-                        "id": d.id,
-                        "coordinate": d.coordinate,
-                        "members": d.members,
-                        "confidence": f64::from(d.confidence_permille) / 1000.0,
-                    })
-                );
+                println!("{}", json::distillation(&d));
             } else {
                 println!(
                     "distilled rule memory {} at {} from {:?} (confidence {:.2})",
@@ -427,14 +357,7 @@ pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> 
     let list = engram.entities(args.category.as_deref(), args.search.as_deref());
     engram.close()?;
     if args.json {
-        println!(
-            "{}",
-            json!({"entities": list.iter().map(|e| json!({
-                "category": e.category,
-                "name": e.key,
-                "memories": e.memories.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>()})
-        );
+        println!("{}", json::entities(&list));
     } else {
         if list.is_empty() {
             println!("no entities");

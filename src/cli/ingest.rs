@@ -5,19 +5,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use engram::api::{ServedStore, Service, parse_ingest};
 use engram::engine::Engram;
-use engram::log::{Event, MemoryRef, Role, SessionEvent, Source};
+use engram::log::{MemoryRef, Role, SessionEvent, Source};
 use engram::{Content, MemoryMeta, Remember, Subject};
 use engram_commands::extract::{Proposal, proposals};
-use engram_commands::ingest::{
-    derived_session_id, parse_transcript, parse_transcript_skipping, session_events,
-};
 use serde_json::json;
 
 use super::Context;
-
-/// Events per append while ingesting (each append is atomic).
-const INGEST_BATCH_EVENTS: usize = 1024;
 
 #[derive(Debug, clap::Args)]
 pub struct IngestArgs {
@@ -47,85 +42,60 @@ pub struct IngestArgs {
 pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    let text = std::str::from_utf8(&bytes)
-        .with_context(|| format!("{} is not UTF-8", args.file.display()))?;
-    let (transcript, skipped) = if args.skip_bad_lines {
-        parse_transcript_skipping(text)
-    } else {
-        parse_transcript(text).map(|t| (t, Vec::new()))
-    }
-    .with_context(|| {
-        format!(
-            "parsing {} (nothing was ingested; --skip-bad-lines ingests the good lines)",
-            args.file.display()
-        )
-    })?;
-    for problem in &skipped {
-        eprintln!("engram: skipped {}: {problem}", args.file.display());
-    }
-    let session = args
-        .session
-        .clone()
-        .or(transcript.session.clone())
-        .unwrap_or_else(|| derived_session_id(&bytes));
-    anyhow::ensure!(!session.trim().is_empty(), "--session must not be empty");
+    // Parsed before the store is opened: a refused transcript writes nothing.
+    let parsed = parse_ingest(&bytes, args.session.as_deref(), args.skip_bad_lines)
+        .with_context(|| format!("parsing {}", args.file.display()))?;
     let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
     let engram = if args.extract {
         super::model::attach(engram, super::model::load())
     } else {
         engram
     };
-    // A session ingested again continues its turn numbers.
-    let first_turn = engram.core().sessions.read().state.next_turn(&session);
-    let (events, n_redacted) = session_events(&session, first_turn, &transcript.turns);
-    let mut range: Option<(u64, u64)> = None;
-    let mut recorded: Vec<(u64, SessionEvent)> = Vec::new();
-    for chunk in events.chunks(INGEST_BATCH_EVENTS) {
-        let appended = engram.append(chunk)?;
-        range = Some((
-            range.map_or(appended.first_seq, |(first, _)| first),
-            appended.last_seq,
-        ));
-        for (seq, event) in (appended.first_seq..).zip(chunk) {
-            if let Event::Session(turn) = event {
-                recorded.push((seq, turn.clone()));
-            }
+    let service = Service::new(
+        ServedStore {
+            scope: ctx.scope,
+            engram,
+        },
+        Vec::new(),
+    );
+    let ingested = service
+        .ingest_parsed(parsed)
+        .with_context(|| format!("ingesting {}", args.file.display()));
+    let ingested = match ingested {
+        Ok(ingested) => ingested,
+        Err(e) => {
+            service.close()?;
+            return Err(e);
         }
+    };
+    for problem in &ingested.skipped {
+        eprintln!("engram: skipped {}: {problem}", args.file.display());
     }
     let extracted = if args.extract {
-        extract(&engram, &recorded)
+        extract(service.engram(), &ingested.recorded)
     } else {
         Ok(Vec::new())
     };
-    engram.close()?;
+    service.close()?;
     let extracted = extracted?;
-    let (first, last) = range.context("nothing was appended")?;
+    let (first, last) = (ingested.first_seq, ingested.last_seq);
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "session": session,
-                "first_seq": first,
-                "last_seq": last,
-                "turns": events.len(),
-                "redacted": n_redacted,
-                "extracted": extracted.iter().map(|(p, r)| json!({
+        let extracted: Vec<serde_json::Value> = extracted
+            .iter()
+            .map(|(p, r)| {
+                json!({
                     "seq": p.seq,
                     "sentence": p.sentence,
                     "outcome": r.outcome.as_str(),
                     "id": r.id,
-                })).collect::<Vec<_>>(),
-                "skipped": skipped.iter().map(|p| match p {
-                    engram_commands::ingest::IngestError::Line { line, reason } =>
-                        json!({"line": line, "reason": reason}),
-                    other => json!({"line": null, "reason": other.to_string()}),
-                }).collect::<Vec<_>>(),
+                })
             })
-        );
+            .collect();
+        println!("{}", engram::api::json::ingested(&ingested, &extracted));
     } else {
         println!(
-            "ingested {} turns into session {session}: seqs {first}..={last}; secrets and personal data redacted: {n_redacted}",
-            events.len()
+            "ingested {} turns into session {}: seqs {first}..={last}; secrets and personal data redacted: {}",
+            ingested.turns, ingested.session, ingested.redacted
         );
         for (p, r) in &extracted {
             println!(

@@ -4,8 +4,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
+use engram::api::json;
 use engram::log::{Event, LoggedEvent};
-use serde_json::{Map, Value};
 
 use super::{Context, format_ts};
 
@@ -55,7 +55,9 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
             break;
         }
         if args.json {
-            serde_json::to_writer(&mut out, &json_line(&logged)?)?;
+            let line = json::logged_event(&logged)
+                .with_context(|| format!("rendering seq {} as JSON", logged.seq))?;
+            serde_json::to_writer(&mut out, &line)?;
             out.write_all(b"\n")?;
         } else {
             writeln!(out, "{}", human_line(&logged)?)?;
@@ -63,25 +65,6 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The JSON object for one event: seq, ts, ts_ms, kind, then the event's fields.
-pub fn json_line(logged: &LoggedEvent) -> anyhow::Result<Value> {
-    let mut object = Map::new();
-    object.insert("seq".into(), logged.seq.into());
-    object.insert("ts".into(), format_ts(logged.ts_ms).into());
-    object.insert("ts_ms".into(), logged.ts_ms.into());
-    object.insert("kind".into(), logged.event.kind().into());
-    let fields = logged
-        .event
-        .serialize_fields(serde_json::value::Serializer)
-        .with_context(|| format!("rendering seq {} as JSON", logged.seq))?;
-    if let Value::Object(fields) = fields {
-        for (name, value) in fields {
-            object.entry(name).or_insert(value);
-        }
-    }
-    Ok(Value::Object(object))
 }
 
 fn human_line(logged: &LoggedEvent) -> anyhow::Result<String> {

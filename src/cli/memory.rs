@@ -7,11 +7,14 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
+use engram::api::{
+    BatchItem, BatchRequest, By, RecallRequest, ServedStore, Service, TierName, json,
+};
 use engram::engine::Engram;
-use engram::log::{Actor, MemoryId, MemoryRef, Role, Scope, Source, Tier};
-use engram::{Content, Hit, MemoryMeta, Outcome, RecallQuery, Remember, Subject};
+use engram::log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier};
+use engram::{Content, Hit, MemoryMeta, Outcome, Remember, Subject};
 use engram_queries::context::context_block;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
 
@@ -23,11 +26,15 @@ pub enum ActorArg {
 }
 
 impl ActorArg {
-    pub fn actor(self) -> Actor {
+    pub fn by(self) -> By {
         match self {
-            ActorArg::User => Actor::User,
-            ActorArg::Model => Actor::Model,
+            ActorArg::User => By::User,
+            ActorArg::Model => By::Model,
         }
+    }
+
+    pub fn actor(self) -> Actor {
+        self.by().actor()
     }
 }
 
@@ -41,13 +48,17 @@ pub enum TierArg {
 }
 
 impl TierArg {
-    fn tier(self) -> Tier {
+    fn name(self) -> TierName {
         match self {
-            TierArg::L1 => Tier::L1,
-            TierArg::L2 => Tier::L2,
-            TierArg::L3 => Tier::L3,
-            TierArg::L4 => Tier::L4,
+            TierArg::L1 => TierName::L1,
+            TierArg::L2 => TierName::L2,
+            TierArg::L3 => TierName::L3,
+            TierArg::L4 => TierName::L4,
         }
+    }
+
+    fn tier(self) -> Tier {
+        self.name().tier()
     }
 }
 
@@ -194,56 +205,9 @@ fn subject(by: ActorArg, session: Option<&String>) -> Subject {
     }
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-        Role::System => "system",
-        Role::Note => "note",
-    }
-}
-
-fn tier_name(tier: Tier) -> &'static str {
-    match tier {
-        Tier::L1 => "l1",
-        Tier::L2 => "l2",
-        Tier::L3 => "l3",
-        Tier::L4 => "l4",
-    }
-}
-
 #[derive(Debug, serde::Deserialize)]
 struct BatchFile {
     items: Vec<BatchItem>,
-}
-
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BatchItem {
-    content: String,
-    #[serde(default)]
-    room: Option<String>,
-    #[serde(default)]
-    tags: Vec<String>,
-    #[serde(default)]
-    summary: Option<String>,
-}
-
-fn receipt_json(ctx: &Context, receipt: &engram::Receipt) -> Value {
-    let reference = receipt.reference.as_ref();
-    json!({
-        "id": receipt.id,
-        "coordinate": receipt.coordinate,
-        "outcome": receipt.outcome.as_str(),
-        "related": receipt.related,
-        "reason": receipt.reason,
-        "uniqueness": f64::from(receipt.uniqueness_permille) / 1000.0,
-        "scope": ctx.scope,
-        "session": reference.map(|r| r.session.clone()),
-        "first_seq": reference.map(|r| r.first_seq),
-        "last_seq": reference.map(|r| r.last_seq),
-    })
 }
 
 fn remember_items(
@@ -266,47 +230,31 @@ fn remember_items(
             path.display()
         )
     })?;
-    anyhow::ensure!(!batch.items.is_empty(), "the batch holds no items");
-    let requests: Vec<Remember> = batch
-        .items
-        .into_iter()
-        .map(|item| Remember {
-            content: Content::Text {
-                text: item.content,
-                session: args.session.clone(),
-            },
-            meta: MemoryMeta {
-                summary: item.summary,
-                tags: item.tags,
-                room: item.room.or_else(|| args.room.clone()),
-                source: match args.by {
-                    ActorArg::User => Source::User,
-                    ActorArg::Model => Source::Model,
-                },
-                ..MemoryMeta::default()
-            },
-            subject: subject(args.by, args.session.as_ref()),
-        })
-        .collect();
+    let request = BatchRequest {
+        items: batch.items,
+        session: args.session.clone(),
+        room: args.room.clone(),
+        by: args.by.by(),
+        scope: None,
+    };
     let engram = super::model::attach(
         Engram::open(ctx.store.clone(), &ctx.options())?,
         super::model::load(),
     );
-    let results = engram.remember_batch(&requests);
-    engram.close()?;
-    let mut failed = 0;
-    let results: Vec<Value> = results
-        .iter()
-        .map(|r| match r {
-            Ok(receipt) => receipt_json(ctx, receipt),
-            Err(e) => {
-                failed += 1;
-                json!({"outcome": "error", "error": e.to_string()})
-            }
-        })
-        .collect();
+    let service = Service::new(
+        ServedStore {
+            scope: ctx.scope,
+            engram,
+        },
+        Vec::new(),
+    );
+    let answer = service.remember_batch(&request);
+    service.close()?;
+    let answer = answer?;
+    let results = answer["results"].as_array().cloned().unwrap_or_default();
+    let failed = results.iter().filter(|r| r["outcome"] == "error").count();
     if args.json {
-        println!("{}", json!({ "results": results }));
+        println!("{}", serde_json::json!({ "results": results }));
     } else {
         for (i, r) in results.iter().enumerate() {
             println!(
@@ -382,7 +330,7 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     engram.close()?;
     let receipt = receipt?;
     if args.json {
-        println!("{}", receipt_json(ctx, &receipt));
+        println!("{}", json::receipt(ctx.scope, &receipt));
     } else {
         let at = receipt.coordinate.as_deref().unwrap_or_default();
         let id = receipt.id.unwrap_or_default();
@@ -402,66 +350,45 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
-fn hit_json(scope: &str, hit: &Hit) -> Value {
-    json!({
-        "id": hit.id,
-        "coordinate": hit.coordinate,
-        "score": (hit.score * 1e4).round() / 1e4,
-        "text": hit.text,
-        "trust": hit.trust,
-        "status": hit.status,
-        "scope": scope,
-        "tier": tier_name(hit.tier),
-        "room": hit.room,
-        "tags": hit.tags,
-        "summary": hit.summary,
-        "cues": hit.cues.iter().map(|c| json!({
-            "id": c.id,
-            "coordinate": c.coordinate,
-            "label": c.label,
-        })).collect::<Vec<_>>(),
-    })
-}
-
 pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
-    let query = RecallQuery {
-        text: args.query.clone(),
+    let request = RecallRequest {
+        query: args.query.clone(),
         room: args.room.clone(),
-        tier: args.tier.map(TierArg::tier),
+        tier: args.tier.map(TierArg::name),
         tags: args.tags.clone(),
         session: args.session.clone(),
-        limit: args.limit as usize,
+        limit: Some(args.limit),
     };
-    // Every store recalls on its own (and records its own `Recalled`);
-    // hits are merged by score, ties to the primary store.
-    let mut hits: Vec<(usize, &'static str, Hit)> = Vec::new();
+    // Every store with a log recalls on its own (and records its own
+    // `Recalled`); a store without one is not created by a recall.
+    let mut stores = Vec::new();
     let model = if ctx.recall_stores.iter().any(|(_, s)| s.has_log()) {
         super::model::load()
     } else {
         None
     };
-    // Hybrid only when every store searched ran hybrid.
-    let mut hybrid = model.is_some();
-    for (rank, (scope, store)) in ctx.recall_stores.iter().enumerate() {
+    for (scope, store) in &ctx.recall_stores {
         if !store.has_log() {
             continue;
         }
         let engram = Engram::open(store.clone(), &ctx.options())
             .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
-        let engram = super::model::attach(engram, model.clone());
-        let found = engram.recall(&query);
-        hybrid &= engram.last_recall_mode() == engram::RecallMode::Hybrid;
-        engram.close()?;
-        hits.extend(found?.into_iter().map(|hit| (rank, *scope, hit)));
+        stores.push(ServedStore {
+            scope,
+            engram: super::model::attach(engram, model.clone()),
+        });
     }
-    let mode = if hybrid { "hybrid" } else { "keyword" };
-    hits.sort_by(|a, b| {
-        b.2.score
-            .total_cmp(&a.2.score)
-            .then(a.0.cmp(&b.0))
-            .then(a.2.id.cmp(&b.2.id))
-    });
-    hits.truncate(args.limit as usize);
+    let mut stores = stores.into_iter();
+    let (hits, mode) = match stores.next() {
+        Some(primary) => {
+            let service = Service::new(primary, stores.collect());
+            let recalled = service.recall_hits(&request);
+            service.close()?;
+            let recalled = recalled?;
+            (recalled.hits, recalled.mode.as_str())
+        }
+        None => (Vec::new(), "keyword"),
+    };
     let format = if args.json {
         RecallFormat::Json
     } else {
@@ -471,19 +398,19 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
         RecallFormat::Json => {
             let hits: Vec<Value> = hits
                 .iter()
-                .map(|(_, scope, hit)| hit_json(scope, hit))
+                .map(|(scope, hit)| json::hit(scope, hit))
                 .collect();
-            println!("{}", json!({ "hits": hits, "mode": mode }));
+            println!("{}", serde_json::json!({ "hits": hits, "mode": mode }));
         }
         RecallFormat::Context => {
-            let hits: Vec<Hit> = hits.iter().map(|(_, _, hit)| hit.clone()).collect();
+            let hits: Vec<Hit> = hits.iter().map(|(_, hit)| hit.clone()).collect();
             print!("{}", context_block(&hits));
         }
         RecallFormat::Text => {
             if hits.is_empty() {
                 println!("no memory matches {:?}", args.query);
             }
-            for (_, scope, hit) in &hits {
+            for (scope, hit) in &hits {
                 println!(
                     "memory {} at {} ({scope}, score {:.3}, trust {:.2})",
                     hit.id, hit.coordinate, hit.score, hit.trust
@@ -511,38 +438,16 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     engram.close()?;
     let expansion = expansion?;
     if args.json {
-        let events: Vec<Value> = expansion
-            .turns
-            .iter()
-            .map(|t| {
-                json!({
-                    "seq": t.seq,
-                    "ts": super::format_ts(t.ts_ms),
-                    "session": t.session,
-                    "turn": t.turn,
-                    "role": role_name(t.role),
-                    "content": t.content,
-                })
-            })
-            .collect();
-        println!(
-            "{}",
-            json!({
-                "id": expansion.id,
-                "events": events,
-                "verified": expansion.verified,
-                "status": format!("{:?}", expansion.status).to_lowercase(),
-            })
-        );
+        println!("{}", json::expansion(&expansion));
     } else {
         for t in &expansion.turns {
             println!(
                 "[seq {} | {} | session {} turn {} | {}]",
                 t.seq,
-                super::format_ts(t.ts_ms),
+                json::format_ts(t.ts_ms),
                 t.session,
                 t.turn,
-                role_name(t.role)
+                json::role_name(t.role)
             );
             println!("{}", t.content);
         }
@@ -564,10 +469,7 @@ pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
     engram.close()?;
     let forgetting = result?;
     if args.json {
-        println!(
-            "{}",
-            json!({"id": forgetting.id, "seq": forgetting.seq, "already": forgetting.already})
-        );
+        println!("{}", json::forgetting(&forgetting));
     } else if forgetting.already {
         println!(
             "memory {} was already forgotten at seq {}",
@@ -592,15 +494,7 @@ pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
     engram.close()?;
     let confirmation = result?;
     if args.json {
-        println!(
-            "{}",
-            json!({
-                "id": confirmation.id,
-                "seq": confirmation.seq,
-                "valid": confirmation.valid,
-                "trust": confirmation.trust,
-            })
-        );
+        println!("{}", json::confirmation(&confirmation));
     } else if confirmation.valid {
         println!(
             "confirmed: the quote occurs in memory {}'s source (trust now {:.2})",
@@ -644,7 +538,7 @@ pub fn reembed(ctx: &Context, args: &ReembedArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!(
             "{}",
-            json!({"model": model.model_id(), "added": added, "mode": mode.as_str()})
+            serde_json::json!({"model": model.model_id(), "added": added, "mode": mode.as_str()})
         );
     } else {
         println!(

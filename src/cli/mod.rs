@@ -9,6 +9,7 @@ mod log_cmd;
 mod memory;
 mod model;
 mod palace;
+mod serve;
 mod verify;
 mod views;
 
@@ -133,6 +134,13 @@ enum Command {
     /// Add vectors of the configured embedding model to memories that have
     /// none (written before a model was configured, or under another model).
     Reembed(memory::ReembedArgs),
+    /// Serve the HTTP JSON API and the web admin panel (today's reviews,
+    /// entities, verdicts, logs, palace) until Ctrl-C. The store stays open
+    /// (other writers wait for it). See docs/http.md.
+    Serve(serve::ServeArgs),
+    /// Serve the memory tools to an agent harness over MCP on stdio
+    /// (stdout carries the protocol, logs go to stderr).
+    Mcp(serve::McpArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -262,6 +270,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Distill(a) => flywheel::distill(&ctx, &a),
         Command::Entities(a) => flywheel::entities(&ctx, &a),
         Command::Reembed(a) => memory::reembed(&ctx, &a),
+        Command::Serve(a) => serve::serve(&ctx, &a),
+        Command::Mcp(a) => serve::mcp(&ctx, &a),
     }
 }
 
@@ -280,8 +290,4 @@ pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// Formats a unix-millisecond time as RFC 3339 UTC.
-pub fn format_ts(ts_ms: u64) -> String {
-    let time = std::time::UNIX_EPOCH + Duration::from_millis(ts_ms);
-    humantime::format_rfc3339_millis(time).to_string()
-}
+pub use engram::api::json::format_ts;

@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
 use engram_queries::palace::{RoomEntry, directory, renovation, room};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Context;
+use engram::api::json;
 
 #[derive(Debug, clap::Args)]
 pub struct PalaceArgs {
@@ -24,23 +25,6 @@ pub struct RenovationArgs {
     /// Print one JSON object: {"memories": [{id, coordinate, uniqueness, label}]}.
     #[arg(long)]
     json: bool,
-}
-
-fn room_json(entry: &RoomEntry) -> Value {
-    json!({
-        "room": entry.room,
-        "corridor": entry.corridor,
-        "fill": entry.fill,
-        "capacity": entry.capacity,
-        "topic": entry.topic,
-        "tour": entry.tour.iter().map(|s| json!({
-            "slot": s.slot,
-            "id": s.id,
-            "coordinate": s.coordinate,
-            "label": s.label,
-            "status": s.status,
-        })).collect::<Vec<_>>(),
-    })
 }
 
 fn print_room(entry: &RoomEntry, tour: bool) {
@@ -72,10 +56,10 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
         );
     };
     match (&args.room, args.json) {
-        (Some(_), true) => println!("{}", rooms.first().map(room_json).unwrap_or_default()),
+        (Some(_), true) => println!("{}", rooms.first().map(json::room).unwrap_or_default()),
         (None, true) => println!(
             "{}",
-            json!({"rooms": rooms.iter().map(room_json).collect::<Vec<_>>()})
+            json!({"rooms": rooms.iter().map(json::room).collect::<Vec<_>>()})
         ),
         (tour, false) => {
             if rooms.is_empty() {
@@ -94,15 +78,7 @@ pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<E
     let list = renovation(engram.core(), RENOVATION_BELOW_PERMILLE);
     engram.close()?;
     if args.json {
-        println!(
-            "{}",
-            json!({"memories": list.iter().map(|r| json!({
-                "id": r.id,
-                "coordinate": r.coordinate,
-                "uniqueness": f64::from(r.uniqueness_permille) / 1000.0,
-                "label": r.label,
-            })).collect::<Vec<_>>()})
-        );
+        println!("{}", json::renovation(&list));
     } else {
         if list.is_empty() {
             println!("nothing to renovate");

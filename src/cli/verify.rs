@@ -34,25 +34,7 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("opening log folder {}", log_dir.display()))?;
     let report = verify_storage(&storage, &key, None)?;
     if args.json {
-        let torn = report.torn_tail.as_ref().map(|t| {
-            json!({"segment": t.segment, "offset": t.offset, "bytes": t.bytes, "reason": t.reason})
-        });
-        let problem = report.problem.as_ref().map(
-            |p| json!({"seq": p.seq, "segment": p.segment, "offset": p.offset, "reason": p.reason}),
-        );
-        println!(
-            "{}",
-            json!({
-                "ok": report.is_ok(),
-                "last_seq": report.last_seq,
-                "n_events": report.n_events,
-                "n_frames": report.n_frames,
-                "n_segments": report.n_segments,
-                "bytes": report.bytes,
-                "torn_tail": torn,
-                "problem": problem,
-            })
-        );
+        println!("{}", engram::api::json::verify_report(&report));
     } else {
         if let Some(t) = &report.torn_tail {
             eprintln!(

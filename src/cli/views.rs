@@ -2,10 +2,10 @@
 
 use std::process::ExitCode;
 
+use engram::api::json;
 use engram::engine::{AsOf, Engram, Stats};
 use engram::log::MemoryId;
 use engram_projections::{AuditRecord, OpenOptions};
-use serde_json::{Value, json};
 
 use super::{Context, format_ts, progress_bar};
 
@@ -55,28 +55,6 @@ fn open(ctx: &Context, rebuild: bool) -> anyhow::Result<Engram> {
     bar.finish_and_clear();
     warn_report(&engram);
     Ok(engram)
-}
-
-fn stats_json(stats: &Stats, as_of: Option<u64>) -> Value {
-    json!({
-        "as_of": as_of,
-        "n_events": stats.n_events,
-        "last_seq": stats.last_seq,
-        "views": stats.views.iter().map(|v| json!({
-            "name": v.name, "version": v.version, "applied": v.applied, "lag": v.lag, "failure": v.failure,
-        })).collect::<Vec<_>>(),
-        "memories_by_status": stats.by_status,
-        "memories_by_tier": stats.by_tier,
-        "due_reviews_today": stats.health.due_reviews,
-        "open_contradictions": stats.health.open_contradictions,
-        "health": {
-            "score": stats.health.score,
-            "uniqueness": f64::from(stats.health.uniqueness) / 1000.0,
-            "consistency": f64::from(stats.health.consistency) / 1000.0,
-            "review_success": f64::from(stats.health.review_success) / 1000.0,
-            "trust": f64::from(stats.health.trust) / 1000.0,
-        },
-    })
 }
 
 fn print_stats(stats: &Stats, as_of: Option<u64>) {
@@ -132,12 +110,10 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
         None => (None, "keyword"),
     };
     if args.json {
-        let mut value = stats_json(&stats, args.as_of);
-        if let Some(object) = value.as_object_mut() {
-            object.insert("mode".to_owned(), json!(mode));
-            object.insert("model".to_owned(), json!(model_id));
-        }
-        println!("{value}");
+        println!(
+            "{}",
+            json::stats(&stats, args.as_of, mode, model_id.as_deref())
+        );
     } else {
         print_stats(&stats, args.as_of);
         println!(
@@ -153,10 +129,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
 fn print_history(history: &[AuditRecord], json: bool) {
     for r in history {
         if json {
-            println!(
-                "{}",
-                json!({"seq": r.seq, "ts": format_ts(r.ts_ms), "ts_ms": r.ts_ms, "kind": r.kind, "subject": r.subject, "result": r.result})
-            );
+            println!("{}", json::audit_record(r));
         } else {
             println!(
                 "{:>8}  {}  {:<21} {}  -> {}",

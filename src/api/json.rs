@@ -1,0 +1,356 @@
+//! The JSON shapes of engram's answers, one builder each, shared by the
+//! CLI's `--json`, the HTTP API and the MCP tools so the three never drift.
+
+use std::time::Duration;
+
+use engram_log::{LoggedEvent, MemoryId, Role, Tier};
+use engram_projections::AuditRecord;
+use engram_queries::palace::RoomEntry;
+use serde_json::{Map, Value, json};
+
+use crate::engine::Stats;
+use crate::flywheel::{DueItem, EntityEntry, OpenContradiction};
+use crate::memory::{Confirmation, Expansion, Forgetting, Receipt};
+use crate::{Hit, engine};
+
+/// Formats a unix-millisecond time as RFC 3339 UTC.
+#[must_use]
+pub fn format_ts(ts_ms: u64) -> String {
+    let time = std::time::UNIX_EPOCH + Duration::from_millis(ts_ms);
+    humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// A permille figure as a fraction (`750` -> `0.75`).
+fn fraction(permille: impl Into<f64>) -> f64 {
+    permille.into() / 1000.0
+}
+
+#[must_use]
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+        Role::System => "system",
+        Role::Note => "note",
+    }
+}
+
+#[must_use]
+pub fn tier_name(tier: Tier) -> &'static str {
+    match tier {
+        Tier::L1 => "l1",
+        Tier::L2 => "l2",
+        Tier::L3 => "l3",
+        Tier::L4 => "l4",
+    }
+}
+
+/// What `remember` answers: `scope` names the store it went to.
+#[must_use]
+pub fn receipt(scope: &str, receipt: &Receipt) -> Value {
+    let reference = receipt.reference.as_ref();
+    json!({
+        "id": receipt.id,
+        "coordinate": receipt.coordinate,
+        "outcome": receipt.outcome.as_str(),
+        "related": receipt.related,
+        "reason": receipt.reason,
+        "uniqueness": fraction(receipt.uniqueness_permille),
+        "scope": scope,
+        "session": reference.map(|r| r.session.clone()),
+        "first_seq": reference.map(|r| r.first_seq),
+        "last_seq": reference.map(|r| r.last_seq),
+    })
+}
+
+/// One recall hit; `scope` names the store it came from.
+#[must_use]
+pub fn hit(scope: &str, hit: &Hit) -> Value {
+    json!({
+        "id": hit.id,
+        "coordinate": hit.coordinate,
+        "score": (hit.score * 1e4).round() / 1e4,
+        "text": hit.text,
+        "trust": hit.trust,
+        "status": hit.status,
+        "scope": scope,
+        "tier": tier_name(hit.tier),
+        "room": hit.room,
+        "tags": hit.tags,
+        "summary": hit.summary,
+        "cues": hit.cues.iter().map(|c| json!({
+            "id": c.id,
+            "coordinate": c.coordinate,
+            "label": c.label,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[must_use]
+pub fn expansion(expansion: &Expansion) -> Value {
+    let events: Vec<Value> = expansion
+        .turns
+        .iter()
+        .map(|t| {
+            json!({
+                "seq": t.seq,
+                "ts": format_ts(t.ts_ms),
+                "session": t.session,
+                "turn": t.turn,
+                "role": role_name(t.role),
+                "content": t.content,
+            })
+        })
+        .collect();
+    json!({
+        "id": expansion.id,
+        "events": events,
+        "verified": expansion.verified,
+        "status": format!("{:?}", expansion.status).to_lowercase(),
+    })
+}
+
+#[must_use]
+pub fn forgetting(forgetting: &Forgetting) -> Value {
+    json!({"id": forgetting.id, "seq": forgetting.seq, "already": forgetting.already})
+}
+
+#[must_use]
+pub fn confirmation(confirmation: &Confirmation) -> Value {
+    json!({
+        "id": confirmation.id,
+        "seq": confirmation.seq,
+        "valid": confirmation.valid,
+        "trust": confirmation.trust,
+    })
+}
+
+#[must_use]
+pub fn due(due: &[DueItem]) -> Value {
+    let due: Vec<Value> = due
+        .iter()
+        .map(|d| {
+            json!({
+                "id": d.id,
+                "coordinate": d.coordinate,
+                "due": format_ts(d.due_ms),
+                "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "due": due })
+}
+
+#[must_use]
+pub fn schedule(
+    id: MemoryId,
+    grade: u8,
+    s: &engram_projections::models::review::Schedule,
+) -> Value {
+    json!({
+        "id": id,
+        "grade": grade,
+        "due": format_ts(s.due_ms),
+        "interval_days": s.interval_days,
+        "repetitions": s.repetitions,
+        "easiness": fraction(s.ef_permille),
+    })
+}
+
+fn contradiction(c: &OpenContradiction) -> Value {
+    json!({"a": c.a, "b": c.b, "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
+}
+
+#[must_use]
+pub fn contradictions(open: &[OpenContradiction], shelved: &[OpenContradiction]) -> Value {
+    json!({
+        "open": open.iter().map(contradiction).collect::<Vec<_>>(),
+        "shelved": shelved.iter().map(contradiction).collect::<Vec<_>>(),
+    })
+}
+
+#[must_use]
+pub fn archived(archived: &[(MemoryId, String)], dry_run: bool) -> Value {
+    json!({
+        "dry_run": dry_run,
+        "archived": archived.iter().map(|(id, reason)| json!({"id": id, "reason": reason})).collect::<Vec<_>>(),
+    })
+}
+
+/// Distillation candidates: each cluster's members as (id, coordinate, label).
+#[must_use]
+pub fn clusters(clusters: &[Vec<(MemoryId, String, String)>]) -> Value {
+    json!({"clusters": clusters.iter().map(|members| json!({
+        "members": members.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+    })).collect::<Vec<_>>()})
+}
+
+#[must_use]
+pub fn distillation(d: &crate::flywheel::Distillation) -> Value {
+    json!({
+        "id": d.id,
+        "coordinate": d.coordinate,
+        "members": d.members,
+        "confidence": fraction(d.confidence_permille),
+    })
+}
+
+#[must_use]
+pub fn entities(list: &[EntityEntry]) -> Value {
+    json!({"entities": list.iter().map(|e| json!({
+        "category": e.category,
+        "name": e.key,
+        "memories": e.memories.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+    })).collect::<Vec<_>>()})
+}
+
+#[must_use]
+pub fn room(entry: &RoomEntry) -> Value {
+    json!({
+        "room": entry.room,
+        "corridor": entry.corridor,
+        "fill": entry.fill,
+        "capacity": entry.capacity,
+        "topic": entry.topic,
+        "tour": entry.tour.iter().map(|s| json!({
+            "slot": s.slot,
+            "id": s.id,
+            "coordinate": s.coordinate,
+            "label": s.label,
+            "status": s.status,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[must_use]
+pub fn renovation(list: &[engram_queries::palace::Renovation]) -> Value {
+    json!({"memories": list.iter().map(|r| json!({
+        "id": r.id,
+        "coordinate": r.coordinate,
+        "uniqueness": fraction(r.uniqueness_permille),
+        "label": r.label,
+    })).collect::<Vec<_>>()})
+}
+
+/// `stats`, with the recall mode and model when an embedder is attached.
+#[must_use]
+pub fn stats(stats: &Stats, as_of: Option<u64>, mode: &str, model: Option<&str>) -> Value {
+    json!({
+        "as_of": as_of,
+        "n_events": stats.n_events,
+        "last_seq": stats.last_seq,
+        "views": stats.views.iter().map(|v| json!({
+            "name": v.name, "version": v.version, "applied": v.applied, "lag": v.lag, "failure": v.failure,
+        })).collect::<Vec<_>>(),
+        "memories_by_status": stats.by_status,
+        "memories_by_tier": stats.by_tier,
+        "due_reviews_today": stats.health.due_reviews,
+        "open_contradictions": stats.health.open_contradictions,
+        "health": {
+            "score": stats.health.score,
+            "uniqueness": fraction(stats.health.uniqueness),
+            "consistency": fraction(stats.health.consistency),
+            "review_success": fraction(stats.health.review_success),
+            "trust": fraction(stats.health.trust),
+        },
+        "mode": mode,
+        "model": model,
+    })
+}
+
+/// One line of a memory's audit history.
+#[must_use]
+pub fn audit_record(r: &AuditRecord) -> Value {
+    json!({"seq": r.seq, "ts": format_ts(r.ts_ms), "ts_ms": r.ts_ms, "kind": r.kind, "subject": r.subject, "result": r.result})
+}
+
+/// An event as `engram log --json` prints it: seq, ts, ts_ms, kind, then
+/// the event's own fields.
+///
+/// # Errors
+/// When the event's fields do not render as JSON (never for the events
+/// this version writes).
+pub fn logged_event(logged: &LoggedEvent) -> Result<Value, serde_json::Error> {
+    let mut object = Map::new();
+    object.insert("seq".into(), logged.seq.into());
+    object.insert("ts".into(), format_ts(logged.ts_ms).into());
+    object.insert("ts_ms".into(), logged.ts_ms.into());
+    object.insert("kind".into(), logged.event.kind().into());
+    if let Value::Object(fields) = logged
+        .event
+        .serialize_fields(serde_json::value::Serializer)?
+    {
+        for (name, value) in fields {
+            object.entry(name).or_insert(value);
+        }
+    }
+    Ok(Value::Object(object))
+}
+
+/// The verify report.
+#[must_use]
+pub fn verify_report(report: &engram_log::VerifyReport) -> Value {
+    let torn = report.torn_tail.as_ref().map(
+        |t| json!({"segment": t.segment, "offset": t.offset, "bytes": t.bytes, "reason": t.reason}),
+    );
+    let problem = report.problem.as_ref().map(
+        |p| json!({"seq": p.seq, "segment": p.segment, "offset": p.offset, "reason": p.reason}),
+    );
+    json!({
+        "ok": report.is_ok(),
+        "last_seq": report.last_seq,
+        "n_events": report.n_events,
+        "n_frames": report.n_frames,
+        "n_segments": report.n_segments,
+        "bytes": report.bytes,
+        "torn_tail": torn,
+        "problem": problem,
+    })
+}
+
+/// A memory's table entry, for a detail page.
+#[must_use]
+pub fn memory(
+    engram: &engine::Engram,
+    entry: &engram_projections::models::memory_table::MemoryEntry,
+) -> Value {
+    let core = engram.core();
+    json!({
+        "id": entry.id,
+        "coordinate": engram.coordinate(entry.id),
+        "status": format!("{:?}", entry.status).to_lowercase(),
+        "tier": tier_name(entry.tier),
+        "room": entry.room,
+        "tags": entry.tags,
+        "summary": entry.summary,
+        "label": engram_queries::label(core, entry.id),
+        "trust": core.trust.read().state.trust(entry.id),
+        "source": entry.source,
+        "session": entry.reference.session,
+        "first_seq": entry.reference.first_seq,
+        "last_seq": entry.reference.last_seq,
+        "created": format_ts(entry.created_ts_ms),
+        "reinforcements": entry.reinforcements,
+        "expires": entry.expires_at_ms.map(format_ts),
+    })
+}
+
+/// What `ingest` answers; `extracted` are the memories extracted from the
+/// turns, when asked for.
+#[must_use]
+pub fn ingested(ingested: &super::Ingested, extracted: &[Value]) -> Value {
+    json!({
+        "session": ingested.session,
+        "first_seq": ingested.first_seq,
+        "last_seq": ingested.last_seq,
+        "turns": ingested.turns,
+        "redacted": ingested.redacted,
+        "extracted": extracted,
+        "skipped": ingested.skipped.iter().map(|p| match p {
+            engram_commands::ingest::IngestError::Line { line, reason } =>
+                json!({"line": line, "reason": reason}),
+            other => json!({"line": null, "reason": other.to_string()}),
+        }).collect::<Vec<_>>(),
+    })
+}

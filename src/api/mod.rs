@@ -1,0 +1,1246 @@
+//! The operations engram offers over its interfaces (HTTP, MCP), with typed
+//! requests and JSON answers in the shapes of the CLI's `--json` output.
+//!
+//! A [`Service`] holds its stores open for its whole life: one store takes
+//! the writes, recall searches every store it holds. Every append waits for
+//! the views, so an answer sent after a write reflects it (read-your-writes
+//! across requests). Errors carry a stable [`ErrorCode`] a client can branch
+//! on and a sentence a person or a model can act on.
+
+pub mod json;
+
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
+use engram_commands::ingest::{
+    IngestError, derived_session_id, parse_transcript, parse_transcript_skipping, session_events,
+};
+use engram_commands::maintain::MaintainPolicy;
+use engram_log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier, Verdict};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::engine::{EngineError, Engram, now_ms};
+use crate::flywheel::FlywheelError;
+use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject};
+
+/// Turns appended per batch when ingesting a transcript.
+const INGEST_BATCH_EVENTS: usize = 1024;
+
+/// The stable error codes of the interfaces (the `error` field of an HTTP
+/// error body, the first word of an MCP tool error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadRequest,
+    InvalidJson,
+    Unauthorized,
+    Denied,
+    NotFound,
+    NoStore,
+    Discarded,
+    Tampered,
+    Forgotten,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    MethodNotAllowed,
+    Internal,
+}
+
+impl ErrorCode {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Denied => "denied",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NoStore => "no_store",
+            ErrorCode::Discarded => "discarded",
+            ErrorCode::Tampered => "tampered",
+            ErrorCode::Forgotten => "forgotten",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
+    /// The HTTP status that goes with the code.
+    #[must_use]
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::BadRequest | ErrorCode::InvalidJson => 400,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Denied => 403,
+            ErrorCode::NotFound | ErrorCode::NoStore => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::Discarded | ErrorCode::Tampered => 409,
+            ErrorCode::Forgotten => 410,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::Internal => 500,
+        }
+    }
+}
+
+/// An operation's failure: a stable code and a message to act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, message)
+    }
+
+    /// The JSON error body: `{"error": code, "message"}`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        json!({"error": self.code.as_str(), "message": self.message})
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        let code = match &e {
+            EngineError::UnknownMemory { .. } => ErrorCode::NotFound,
+            EngineError::NoLog { .. } => ErrorCode::NoStore,
+            EngineError::Input(_) => ErrorCode::BadRequest,
+            EngineError::Denied(_) => ErrorCode::Denied,
+            EngineError::Seal(engram_log::seal::SealError::Tampered { .. }) => ErrorCode::Tampered,
+            EngineError::Seal(_) => ErrorCode::BadRequest,
+            EngineError::Forgotten { .. } => ErrorCode::Forgotten,
+            EngineError::Discarded { .. } => ErrorCode::Discarded,
+            EngineError::Flywheel(FlywheelError::NotInContradiction { .. }) => ErrorCode::NotFound,
+            EngineError::Flywheel(_) => ErrorCode::BadRequest,
+            _ => ErrorCode::Internal,
+        };
+        Self::new(code, e.to_string())
+    }
+}
+
+impl From<engram_projections::ViewError> for ApiError {
+    fn from(e: engram_projections::ViewError) -> Self {
+        Self::new(ErrorCode::Internal, e.to_string())
+    }
+}
+
+/// Parses a time: RFC 3339 (`2026-12-01T09:00:00Z`) or an offset from `now`
+/// (`+2d`, `+12h`), as unix milliseconds.
+///
+/// # Errors
+/// `bad_request` naming the text when it is neither.
+pub fn parse_time(text: &str, now: u64) -> Result<u64, ApiError> {
+    if let Some(offset) = text.strip_prefix('+') {
+        let duration = humantime::parse_duration(offset).map_err(|_| {
+            ApiError::bad_request(format!("{text:?}: an offset is like +2d or +12h"))
+        })?;
+        return Ok(now.saturating_add(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)));
+    }
+    let time = humantime::parse_rfc3339_weak(text).map_err(|_| {
+        ApiError::bad_request(format!(
+            "{text:?}: give RFC 3339 (2026-12-01T09:00:00Z) or an offset (+2d)"
+        ))
+    })?;
+    Ok(time
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_millis()
+        .try_into()
+        .unwrap_or(u64::MAX))
+}
+
+/// Who acts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum By {
+    #[default]
+    User,
+    Model,
+}
+
+impl By {
+    #[must_use]
+    pub fn actor(self) -> Actor {
+        match self {
+            By::User => Actor::User,
+            By::Model => Actor::Model,
+        }
+    }
+
+    fn source(self) -> Source {
+        match self {
+            By::User => Source::User,
+            By::Model => Source::Model,
+        }
+    }
+}
+
+/// A tier by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TierName {
+    L1,
+    L2,
+    L3,
+    L4,
+}
+
+impl TierName {
+    #[must_use]
+    pub fn tier(self) -> Tier {
+        match self {
+            TierName::L1 => Tier::L1,
+            TierName::L2 => Tier::L2,
+            TierName::L3 => Tier::L3,
+            TierName::L4 => Tier::L4,
+        }
+    }
+}
+
+/// Save one memory: plain `content`, or a range of session turns already
+/// recorded (`session` with `first_seq` and `last_seq`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RememberRequest {
+    /// The words to remember (a fact, decision or preference worth keeping
+    /// across sessions). Omit to remember recorded session turns instead.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Palace room to file it in (a short topic like `deploys`); chosen
+    /// automatically when omitted.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Tags for filtering recall.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A one-line summary shown instead of the full text in lists.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The session the words come from (plain content is recorded there,
+    /// default `notes`), or whose turns `first_seq`..`last_seq` name.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// First seq of the recorded session turns to remember.
+    #[serde(default)]
+    pub first_seq: Option<u64>,
+    /// Last seq of the recorded session turns to remember.
+    #[serde(default)]
+    pub last_seq: Option<u64>,
+    /// Visible only within `session`.
+    #[serde(default)]
+    pub session_only: bool,
+    /// l3 (cross-session, default), l2 (workspace document) or l1.
+    #[serde(default)]
+    pub tier: Option<TierName>,
+    /// Who is saving it.
+    #[serde(default)]
+    pub by: By,
+    /// Time to live (`30d`, `12h`): past it, maintenance archives it.
+    #[serde(default)]
+    pub ttl: Option<String>,
+}
+
+/// Save several plain-text memories at once.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    /// The memories: each `{"content", "room"?, "tags"?, "summary"?}`.
+    pub items: Vec<BatchItem>,
+    /// Session the words are recorded in (default `notes`).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Room for items that name none.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Who is saving them.
+    #[serde(default)]
+    pub by: By,
+    /// Which store takes them (`project`, `user`; default the primary).
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+/// One memory of a batch.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchItem {
+    /// The words to remember.
+    pub content: String,
+    /// Palace room (a short topic).
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Tags for filtering recall.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A one-line summary.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// Find memories.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecallRequest {
+    /// What to look for, in words (keywords or a question).
+    pub query: String,
+    /// Search this room first (its corridor), then everywhere.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Only this tier (`l4` searches archived memories).
+    #[serde(default)]
+    pub tier: Option<TierName>,
+    /// Only memories carrying every one of these tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The caller's session: its session-only memories are included.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Most hits, 1-100 (default 5).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// Who asks about a memory, for the session-only ones.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetRequest {
+    /// Why it should be forgotten (kept in the tombstone).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Who forgets.
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session (needed for session-only memories).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// Evidence for a memory.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmRequest {
+    /// Words that must occur in the memory's source.
+    pub quote: String,
+    /// Who confirms.
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session (needed for session-only memories).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// A contradiction's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictName {
+    /// Keep a; b leaves recall.
+    KeepA,
+    /// Keep b; a leaves recall.
+    KeepB,
+    /// Both stand.
+    KeepBoth,
+    /// Decide later.
+    Shelve,
+}
+
+impl VerdictName {
+    fn verdict(self) -> Verdict {
+        match self {
+            VerdictName::KeepA => Verdict::KeepA,
+            VerdictName::KeepB => Verdict::KeepB,
+            VerdictName::KeepBoth => Verdict::KeepBoth,
+            VerdictName::Shelve => Verdict::Shelve,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictName::KeepA => "keep-a",
+            VerdictName::KeepB => "keep-b",
+            VerdictName::KeepBoth => "keep-both",
+            VerdictName::Shelve => "shelve",
+        }
+    }
+}
+
+/// Decide a contradiction.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictRequest {
+    pub a: MemoryId,
+    pub b: MemoryId,
+    pub verdict: VerdictName,
+    #[serde(default)]
+    pub by: By,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Archive what should go.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaintainRequest {
+    /// Run as if at this time (RFC 3339 or `+30d`).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Only say what would be archived.
+    #[serde(default)]
+    pub dry_run: bool,
+    #[serde(default)]
+    pub idle_days: Option<u64>,
+    #[serde(default)]
+    pub importance_below: Option<u32>,
+    #[serde(default)]
+    pub capacity: Option<usize>,
+    #[serde(default)]
+    pub keep_trust: Option<u16>,
+}
+
+/// Record a rule distilled from member memories.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DistillRequest {
+    /// Member memory ids (at least two).
+    pub members: Vec<MemoryId>,
+    /// The rule, in the caller's words.
+    pub rule: String,
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Who wrote the rule (default model).
+    #[serde(default)]
+    pub by: Option<By>,
+}
+
+/// Which events of the log to list.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogQuery {
+    /// First seq.
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// Last seq.
+    #[serde(default)]
+    pub to: Option<u64>,
+    /// Only this event kind (`recalled`, `remembered`, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only events of this session.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only events naming this memory.
+    #[serde(default)]
+    pub memory: Option<MemoryId>,
+    /// Committed at or after (RFC 3339 or `+1h`... offsets count from now).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Committed at or before.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The last this many matches (1-10000, default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Record a transcript as one session's turns.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IngestRequest {
+    /// JSON lines: `{role, content}` each, or a Claude Code session file.
+    pub transcript: String,
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Ingest the good lines and report the bad ones.
+    #[serde(default)]
+    pub skip_bad_lines: bool,
+}
+
+/// A store a [`Service`] holds open, with its scope name in answers.
+#[derive(Debug)]
+pub struct ServedStore {
+    pub scope: &'static str,
+    pub engram: Engram,
+}
+
+/// Recall hits across stores, with the mode every store ran in.
+#[derive(Debug, Clone)]
+pub struct Recalled {
+    /// Best first; each with its store's scope name.
+    pub hits: Vec<(&'static str, Hit)>,
+    /// `hybrid` only when every store searched ran hybrid.
+    pub mode: RecallMode,
+}
+
+/// One transcript as ingested.
+#[derive(Debug, Clone)]
+pub struct Ingested {
+    pub session: String,
+    pub first_seq: u64,
+    pub last_seq: u64,
+    pub turns: usize,
+    pub redacted: usize,
+    /// The lines left out (with `skip_bad_lines`).
+    pub skipped: Vec<IngestError>,
+    /// The turns as recorded, for extraction.
+    pub recorded: Vec<(u64, engram_log::SessionEvent)>,
+}
+
+/// Open stores and the operations on them.
+#[derive(Debug)]
+pub struct Service {
+    /// The store that takes writes first, then the other stores recall
+    /// searches.
+    stores: Vec<ServedStore>,
+}
+
+fn subject(by: By, session: Option<&String>) -> Subject {
+    Subject {
+        actor: by.actor(),
+        session: session.cloned(),
+    }
+}
+
+impl Service {
+    /// A service over `primary` (writes and reads) and `others` (recall
+    /// only, merged by score; ties go to the primary store).
+    #[must_use]
+    pub fn new(primary: ServedStore, others: Vec<ServedStore>) -> Self {
+        let mut stores = vec![primary];
+        stores.extend(others);
+        Self { stores }
+    }
+
+    /// The store that takes writes.
+    #[must_use]
+    pub fn engram(&self) -> &Engram {
+        &self.stores[0].engram
+    }
+
+    /// The store of scope `scope` (the primary one when `None`).
+    ///
+    /// # Errors
+    /// `bad_request` naming the scopes held.
+    pub fn store(&self, scope: Option<&str>) -> Result<&ServedStore, ApiError> {
+        let Some(scope) = scope else {
+            return Ok(&self.stores[0]);
+        };
+        self.stores
+            .iter()
+            .find(|s| s.scope == scope)
+            .ok_or_else(|| {
+                let held: Vec<&str> = self.stores.iter().map(|s| s.scope).collect();
+                ApiError::bad_request(format!(
+                    "no {scope:?} store here: use one of {}",
+                    held.join(", ")
+                ))
+            })
+    }
+
+    /// The primary store's scope name.
+    #[must_use]
+    pub fn scope(&self) -> &'static str {
+        self.stores[0].scope
+    }
+
+    /// Closes every store, persisting views; the first error wins.
+    ///
+    /// # Errors
+    /// The first store that fails to close.
+    pub fn close(self) -> Result<(), EngineError> {
+        let mut first = Ok(());
+        for store in self.stores {
+            let closed = store.engram.close();
+            if first.is_ok() {
+                first = closed;
+            }
+        }
+        first
+    }
+
+    fn require_log(&self) -> Result<(), ApiError> {
+        if self.engram().log().last_seq() == 0 {
+            return Err(ApiError::new(
+                ErrorCode::NoStore,
+                format!(
+                    "the {} store at {} has no log yet: nothing was recorded there",
+                    self.scope(),
+                    self.engram().store().dir().display()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Saves one memory.
+    ///
+    /// # Errors
+    /// Bad input, a gate's denial, a reference that does not verify.
+    pub fn remember(&self, r: &RememberRequest) -> Result<Value, ApiError> {
+        let content = match (r.first_seq, r.last_seq, &r.content) {
+            (Some(_), Some(_), Some(_)) => {
+                return Err(ApiError::bad_request(
+                    "give content or first_seq/last_seq, not both",
+                ));
+            }
+            (Some(first_seq), Some(last_seq), None) => {
+                let Some(session) = r.session.clone() else {
+                    return Err(ApiError::bad_request(
+                        "first_seq/last_seq need the session whose turns they name",
+                    ));
+                };
+                Content::Reference(MemoryRef {
+                    session,
+                    first_seq,
+                    last_seq,
+                })
+            }
+            (None, None, Some(text)) => Content::Text {
+                text: text.clone(),
+                session: r.session.clone(),
+            },
+            (Some(_), None, _) | (None, Some(_), _) => {
+                return Err(ApiError::bad_request("first_seq and last_seq go together"));
+            }
+            (None, None, None) => {
+                return Err(ApiError::bad_request(
+                    "nothing to remember: give content, or session with first_seq and last_seq",
+                ));
+            }
+        };
+        if r.session_only && r.session.is_none() {
+            return Err(ApiError::bad_request("session_only needs a session"));
+        }
+        let tier = r.tier.map_or(Tier::L3, TierName::tier);
+        if tier == Tier::L4 {
+            return Err(ApiError::bad_request(
+                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
+            ));
+        }
+        let ttl_ms = match &r.ttl {
+            Some(text) => Some(
+                humantime::parse_duration(text)
+                    .map_err(|e| {
+                        ApiError::bad_request(format!("ttl {text:?}: {e} (like 30d or 12h)"))
+                    })?
+                    .as_millis()
+                    .try_into()
+                    .unwrap_or(u64::MAX),
+            ),
+            None => None,
+        };
+        let request = Remember {
+            content,
+            meta: MemoryMeta {
+                summary: r.summary.clone(),
+                tags: r.tags.clone(),
+                tier,
+                room: r.room.clone(),
+                source: r.by.source(),
+                scope: match (&r.session, r.session_only) {
+                    (Some(session), true) => Scope::Session(session.clone()),
+                    _ => Scope::Store,
+                },
+                ttl_ms,
+            },
+            subject: subject(r.by, r.session.as_ref()),
+        };
+        let receipt = self.engram().remember(&request)?;
+        Ok(json::receipt(self.scope(), &receipt))
+    }
+
+    /// Saves a batch; one result per item, an item's failure does not stop
+    /// the others.
+    ///
+    /// # Errors
+    /// An empty batch.
+    pub fn remember_batch(&self, r: &BatchRequest) -> Result<Value, ApiError> {
+        if r.items.is_empty() {
+            return Err(ApiError::bad_request("the batch holds no items"));
+        }
+        let requests: Vec<Remember> = r
+            .items
+            .iter()
+            .map(|item| Remember {
+                content: Content::Text {
+                    text: item.content.clone(),
+                    session: r.session.clone(),
+                },
+                meta: MemoryMeta {
+                    summary: item.summary.clone(),
+                    tags: item.tags.clone(),
+                    room: item.room.clone().or_else(|| r.room.clone()),
+                    source: r.by.source(),
+                    ..MemoryMeta::default()
+                },
+                subject: subject(r.by, r.session.as_ref()),
+            })
+            .collect();
+        let store = self.store(r.scope.as_deref())?;
+        let results: Vec<Value> = store
+            .engram
+            .remember_batch(&requests)
+            .into_iter()
+            .map(|result| match result {
+                Ok(receipt) => json::receipt(store.scope, &receipt),
+                Err(e) => {
+                    let e = ApiError::from(e);
+                    json!({"outcome": "error", "error": e.code.as_str(), "message": e.message})
+                }
+            })
+            .collect();
+        Ok(json!({ "results": results }))
+    }
+
+    /// Recalls across every store held.
+    ///
+    /// # Errors
+    /// An empty query or a limit out of range.
+    pub fn recall_hits(&self, r: &RecallRequest) -> Result<Recalled, ApiError> {
+        let limit = r.limit.unwrap_or(5);
+        if !(1..=100).contains(&limit) {
+            return Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-100"
+            )));
+        }
+        let query = RecallQuery {
+            text: r.query.clone(),
+            room: r.room.clone(),
+            tier: r.tier.map(TierName::tier),
+            tags: r.tags.clone(),
+            session: r.session.clone(),
+            limit: limit as usize,
+        };
+        let mut hits: Vec<(usize, &'static str, Hit)> = Vec::new();
+        let mut hybrid = true;
+        let mut searched = false;
+        for (rank, store) in self.stores.iter().enumerate() {
+            // A store with no log has nothing to find (and recalling would
+            // create its log).
+            if rank > 0 && store.engram.log().last_seq() == 0 {
+                continue;
+            }
+            let found = store.engram.recall(&query)?;
+            searched = true;
+            hybrid &= store.engram.last_recall_mode() == RecallMode::Hybrid;
+            hits.extend(found.into_iter().map(|hit| (rank, store.scope, hit)));
+        }
+        hits.sort_by(|a, b| {
+            b.2.score
+                .total_cmp(&a.2.score)
+                .then(a.0.cmp(&b.0))
+                .then(a.2.id.cmp(&b.2.id))
+        });
+        hits.truncate(limit as usize);
+        Ok(Recalled {
+            hits: hits
+                .into_iter()
+                .map(|(_, scope, hit)| (scope, hit))
+                .collect(),
+            mode: if hybrid && searched {
+                RecallMode::Hybrid
+            } else {
+                RecallMode::Keyword
+            },
+        })
+    }
+
+    /// Recalls and answers `{"hits", "mode", "context"}`.
+    ///
+    /// # Errors
+    /// As [`Service::recall_hits`].
+    pub fn recall(&self, r: &RecallRequest) -> Result<Value, ApiError> {
+        let recalled = self.recall_hits(r)?;
+        let hits: Vec<Hit> = recalled.hits.iter().map(|(_, hit)| hit.clone()).collect();
+        Ok(json!({
+            "hits": recalled.hits.iter().map(|(scope, hit)| json::hit(scope, hit)).collect::<Vec<_>>(),
+            "mode": recalled.mode.as_str(),
+            "context": crate::context_block(&hits),
+        }))
+    }
+
+    /// A memory's table entry.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown id.
+    pub fn memory(&self, id: MemoryId) -> Result<Value, ApiError> {
+        let engram = self.engram();
+        let entry = engram
+            .core()
+            .memory_table
+            .read()
+            .state
+            .get(id)
+            .cloned()
+            .ok_or(EngineError::UnknownMemory { id })?;
+        Ok(json::memory(engram, &entry))
+    }
+
+    /// A memory's original words, verified.
+    ///
+    /// # Errors
+    /// Unknown, forgotten (outside audit), tampered, or gated.
+    pub fn expand(
+        &self,
+        id: MemoryId,
+        session: Option<&String>,
+        audit: bool,
+    ) -> Result<Value, ApiError> {
+        let expansion = self
+            .engram()
+            .expand_as(id, &subject(By::User, session), audit)?;
+        Ok(json::expansion(&expansion))
+    }
+
+    /// Expands as a model would (no audit mode).
+    ///
+    /// # Errors
+    /// As [`Service::expand`].
+    pub fn expand_as_model(
+        &self,
+        id: MemoryId,
+        session: Option<&String>,
+    ) -> Result<Value, ApiError> {
+        let expansion = self
+            .engram()
+            .expand_as(id, &subject(By::Model, session), false)?;
+        Ok(json::expansion(&expansion))
+    }
+
+    /// A memory's audit history.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown id.
+    pub fn audit(&self, id: MemoryId) -> Result<Value, ApiError> {
+        let history = self.engram().audit(id)?;
+        Ok(json!({
+            "id": id,
+            "history": history.iter().map(json::audit_record).collect::<Vec<_>>(),
+        }))
+    }
+
+    /// Tombstones a memory.
+    ///
+    /// # Errors
+    /// Unknown or gated.
+    pub fn forget(&self, id: MemoryId, r: &ForgetRequest) -> Result<Value, ApiError> {
+        let forgetting = self.engram().forget(
+            id,
+            &subject(r.by, r.session.as_ref()),
+            r.reason.as_deref().unwrap_or_default(),
+        )?;
+        Ok(json::forgetting(&forgetting))
+    }
+
+    /// Checks a quote against a memory's verified source.
+    ///
+    /// # Errors
+    /// Unknown, forgotten, tampered, or gated.
+    pub fn confirm(&self, id: MemoryId, r: &ConfirmRequest) -> Result<Value, ApiError> {
+        let confirmation =
+            self.engram()
+                .confirm(id, &subject(r.by, r.session.as_ref()), &r.quote)?;
+        Ok(json::confirmation(&confirmation))
+    }
+
+    /// Records a review grade.
+    ///
+    /// # Errors
+    /// A grade outside 0-5, an unknown or forgotten memory.
+    pub fn grade(&self, id: MemoryId, grade: u8) -> Result<Value, ApiError> {
+        let schedule = self.engram().grade(id, grade)?;
+        Ok(json::schedule(id, grade, &schedule))
+    }
+
+    /// Memories due for review at `at` (default now): never content.
+    ///
+    /// # Errors
+    /// A time that does not parse.
+    pub fn review(&self, at: Option<&str>) -> Result<Value, ApiError> {
+        let now = now_ms();
+        let at = at.map_or(Ok(now), |text| parse_time(text, now))?;
+        Ok(json::due(&self.engram().review(at)))
+    }
+
+    /// Open and shelved contradictions.
+    #[must_use]
+    pub fn verdicts(&self) -> Value {
+        let (open, shelved) = self.engram().contradictions();
+        json::contradictions(&open, &shelved)
+    }
+
+    /// Decides a contradiction.
+    ///
+    /// # Errors
+    /// Not a contradiction, already decided.
+    pub fn verdict(&self, r: &VerdictRequest) -> Result<Value, ApiError> {
+        let seq = self.engram().verdict(
+            r.a,
+            r.b,
+            r.verdict.verdict(),
+            r.by.actor(),
+            r.reason.as_deref().unwrap_or_default(),
+        )?;
+        Ok(json!({"a": r.a, "b": r.b, "verdict": r.verdict.as_str(), "seq": seq}))
+    }
+
+    /// Archives expired, decayed and evicted memories.
+    ///
+    /// # Errors
+    /// A time that does not parse.
+    pub fn maintain(&self, r: &MaintainRequest) -> Result<Value, ApiError> {
+        let now = now_ms();
+        let at =
+            r.at.as_deref()
+                .map_or(Ok(now), |text| parse_time(text, now))?;
+        let defaults = MaintainPolicy::default();
+        let policy = MaintainPolicy {
+            idle_days: r.idle_days.unwrap_or(defaults.idle_days),
+            importance_below: r.importance_below.unwrap_or(defaults.importance_below),
+            hot_set_capacity: r.capacity.unwrap_or(defaults.hot_set_capacity),
+            keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
+        };
+        let archived = self.engram().maintain(&policy, at, r.dry_run)?;
+        Ok(json::archived(&archived, r.dry_run))
+    }
+
+    /// Clusters of similar memories worth a rule.
+    #[must_use]
+    pub fn distill_candidates(&self) -> Value {
+        let engram = self.engram();
+        let described: Vec<Vec<(MemoryId, String, String)>> = engram
+            .distill_candidates()
+            .iter()
+            .map(|members| {
+                members
+                    .iter()
+                    .map(|&id| {
+                        (
+                            id,
+                            engram.coordinate(id),
+                            engram_queries::label(engram.core(), id),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        json::clusters(&described)
+    }
+
+    /// Records a distilled rule.
+    ///
+    /// # Errors
+    /// Too few members, unknown members, bad text.
+    pub fn distill(&self, r: &DistillRequest) -> Result<Value, ApiError> {
+        let by = r.by.unwrap_or(By::Model);
+        let d =
+            self.engram()
+                .distill(&r.members, &r.rule, r.room.as_deref(), &subject(by, None))?;
+        Ok(json::distillation(&d))
+    }
+
+    /// The entity dictionary.
+    ///
+    /// # Errors
+    /// An unknown category.
+    pub fn entities(
+        &self,
+        category: Option<&str>,
+        search: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        const CATEGORIES: [&str; 6] =
+            ["person", "project", "tool", "file", "organisation", "place"];
+        if let Some(c) = category
+            && !CATEGORIES.contains(&c)
+        {
+            return Err(ApiError::bad_request(format!(
+                "unknown category {c:?}: use one of {}",
+                CATEGORIES.join(", ")
+            )));
+        }
+        let search = search.filter(|s| !s.trim().is_empty());
+        Ok(json::entities(&self.engram().entities(category, search)))
+    }
+
+    /// The room directory, or one room's tour.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown room.
+    pub fn palace(&self, room: Option<&str>) -> Result<Value, ApiError> {
+        let core = self.engram().core();
+        match room {
+            Some(name) => engram_queries::palace::room(core, name)
+                .map(|r| json::room(&r))
+                .ok_or_else(|| {
+                    ApiError::new(
+                        ErrorCode::NotFound,
+                        format!("no room {name:?}: the palace directory lists the rooms"),
+                    )
+                }),
+            None => Ok(json!({
+                "rooms": engram_queries::palace::directory(core).iter().map(json::room).collect::<Vec<_>>(),
+            })),
+        }
+    }
+
+    /// Memories too alike to others to stand alone.
+    #[must_use]
+    pub fn renovation(&self) -> Value {
+        json::renovation(&engram_queries::palace::renovation(
+            self.engram().core(),
+            RENOVATION_BELOW_PERMILLE,
+        ))
+    }
+
+    /// Counts, views, health, recall mode.
+    #[must_use]
+    pub fn stats(&self) -> Value {
+        let engram = self.engram();
+        let model = engram.embedder().map(|e| e.model_id().to_owned());
+        json::stats(
+            &engram.stats(),
+            None,
+            engram.recall_mode().as_str(),
+            model.as_deref(),
+        )
+    }
+
+    /// Verifies the whole log (hash chain and HMACs).
+    ///
+    /// # Errors
+    /// When the log cannot be read at all.
+    pub fn verify(&self) -> Result<Value, ApiError> {
+        let report = self
+            .engram()
+            .verify()
+            .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
+        Ok(json::verify_report(&report))
+    }
+
+    /// Events of the log, filtered; with a limit, the last matches.
+    ///
+    /// # Errors
+    /// Bad bounds or times, a log that cannot be read.
+    pub fn log(&self, q: &LogQuery) -> Result<Value, ApiError> {
+        let engram = self.engram();
+        let last = engram.log().last_seq();
+        let now = now_ms();
+        let since = q.since.as_deref().map(|t| parse_time(t, now)).transpose()?;
+        let until = q.until.as_deref().map(|t| parse_time(t, now)).transpose()?;
+        let limit = q.limit.unwrap_or(200);
+        if !(1..=10_000).contains(&limit) {
+            return Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-10000"
+            )));
+        }
+        let from = q.from.unwrap_or(1).max(1);
+        let to = q.to.unwrap_or(last).min(last);
+        // The audit index names the seqs of one memory or one session; a
+        // kind or time filter alone scans the range.
+        let indexed: Option<Vec<u64>> = match (&q.memory, &q.session) {
+            (Some(memory), session) => {
+                let mut seqs = engram.views().memory_seqs(*memory)?;
+                if let Some(session) = session {
+                    let of_session = engram.views().session_seqs(session)?;
+                    seqs.retain(|s| of_session.binary_search(s).is_ok());
+                }
+                Some(seqs)
+            }
+            (None, Some(session)) => Some(engram.views().session_seqs(session)?),
+            (None, None) => None,
+        };
+        let mut events = std::collections::VecDeque::new();
+        let mut keep = |logged: &engram_log::LoggedEvent| -> Result<(), ApiError> {
+            let kind_ok = q.kind.as_deref().is_none_or(|k| k == logged.event.kind());
+            let time_ok =
+                since.is_none_or(|s| logged.ts_ms >= s) && until.is_none_or(|u| logged.ts_ms <= u);
+            if kind_ok && time_ok {
+                if events.len() == limit {
+                    events.pop_front();
+                }
+                events.push_back(
+                    json::logged_event(logged)
+                        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?,
+                );
+            }
+            Ok(())
+        };
+        let read_error =
+            |e: engram_log::ReadError| ApiError::new(ErrorCode::Internal, e.to_string());
+        if from <= to {
+            match indexed {
+                Some(seqs) => {
+                    for seq in seqs.into_iter().filter(|s| (from..=to).contains(s)) {
+                        for logged in engram.log().read(seq..=seq).map_err(read_error)? {
+                            keep(&logged)?;
+                        }
+                    }
+                }
+                None => {
+                    for logged in engram.log().replay(from) {
+                        let logged = logged.map_err(read_error)?;
+                        if logged.seq > to {
+                            break;
+                        }
+                        keep(&logged)?;
+                    }
+                }
+            }
+        }
+        Ok(json!({"events": Vec::from(events), "last_seq": last}))
+    }
+
+    /// Records a parsed transcript as one session's turns, redacted.
+    ///
+    /// # Errors
+    /// An append failure.
+    pub fn ingest_parsed(&self, parsed: ParsedTranscript) -> Result<Ingested, ApiError> {
+        let ParsedTranscript {
+            session,
+            transcript,
+            skipped,
+        } = parsed;
+        let engram = self.engram();
+        // A session ingested again continues its turn numbers.
+        let first_turn = engram.core().sessions.read().state.next_turn(&session);
+        let (events, redacted) = session_events(&session, first_turn, &transcript.turns);
+        if events.is_empty() {
+            return Err(ApiError::bad_request("the transcript holds no turns"));
+        }
+        let mut range: Option<(u64, u64)> = None;
+        let mut recorded = Vec::new();
+        for chunk in events.chunks(INGEST_BATCH_EVENTS) {
+            let appended = engram.append(chunk)?;
+            range = Some((
+                range.map_or(appended.first_seq, |(first, _)| first),
+                appended.last_seq,
+            ));
+            for (seq, event) in (appended.first_seq..).zip(chunk) {
+                if let engram_log::Event::Session(turn) = event {
+                    recorded.push((seq, turn.clone()));
+                }
+            }
+        }
+        let (first_seq, last_seq) = range.unwrap_or((0, 0));
+        Ok(Ingested {
+            session,
+            first_seq,
+            last_seq,
+            turns: events.len(),
+            redacted,
+            skipped,
+            recorded,
+        })
+    }
+
+    /// [`parse_ingest`] then [`Service::ingest_parsed`].
+    ///
+    /// # Errors
+    /// As the two.
+    pub fn ingest_turns(
+        &self,
+        bytes: &[u8],
+        session: Option<&str>,
+        skip_bad_lines: bool,
+    ) -> Result<Ingested, ApiError> {
+        self.ingest_parsed(parse_ingest(bytes, session, skip_bad_lines)?)
+    }
+
+    /// [`Service::ingest_turns`] answering JSON.
+    ///
+    /// # Errors
+    /// As [`Service::ingest_turns`].
+    pub fn ingest(&self, r: &IngestRequest) -> Result<Value, ApiError> {
+        let ingested = self.ingest_turns(
+            r.transcript.as_bytes(),
+            r.session.as_deref(),
+            r.skip_bad_lines,
+        )?;
+        Ok(json::ingested(&ingested, &[]))
+    }
+
+    /// Adds vectors of the attached model to memories without one.
+    ///
+    /// # Errors
+    /// No model attached, or the model fails.
+    pub fn reembed(&self) -> Result<Value, ApiError> {
+        let engram = self.engram();
+        let Some(model) = engram.embedder().map(|e| e.model_id().to_owned()) else {
+            return Err(ApiError::bad_request(
+                "no embedding model is configured: recall is keyword-only",
+            ));
+        };
+        let added = engram.reembed(&|_, _| {})?;
+        Ok(json!({"model": model, "added": added, "mode": engram.recall_mode().as_str()}))
+    }
+
+    /// Fails with `no_store` when nothing was recorded yet.
+    ///
+    /// # Errors
+    /// `no_store`.
+    pub fn require_records(&self) -> Result<(), ApiError> {
+        self.require_log()
+    }
+}
+
+/// A transcript parsed for ingest, with the session it goes to.
+#[derive(Debug, Clone)]
+pub struct ParsedTranscript {
+    pub session: String,
+    pub transcript: engram_commands::ingest::Transcript,
+    /// The lines left out (with `skip_bad_lines`).
+    pub skipped: Vec<IngestError>,
+}
+
+/// Parses a transcript (JSON lines) before anything is opened or appended,
+/// so a refused transcript writes nothing. The session is `session`, else
+/// the transcript's own, else one derived from the bytes.
+///
+/// # Errors
+/// `bad_request` naming the first bad line (or every line, when all are bad).
+pub fn parse_ingest(
+    bytes: &[u8],
+    session: Option<&str>,
+    skip_bad_lines: bool,
+) -> Result<ParsedTranscript, ApiError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the transcript is not UTF-8: {e}")))?;
+    let (transcript, skipped) = if skip_bad_lines {
+        parse_transcript_skipping(text)
+    } else {
+        parse_transcript(text).map(|t| (t, Vec::new()))
+    }
+    .map_err(|e| {
+        ApiError::bad_request(format!(
+            "{e} (nothing was ingested; skipping bad lines ingests the good ones)"
+        ))
+    })?;
+    let session = session
+        .map(str::to_owned)
+        .or(transcript.session.clone())
+        .unwrap_or_else(|| derived_session_id(bytes));
+    if session.trim().is_empty() {
+        return Err(ApiError::bad_request("the session must not be empty"));
+    }
+    Ok(ParsedTranscript {
+        session,
+        transcript,
+        skipped,
+    })
+}
+
+/// Shared handle for the servers: operations run on blocking threads.
+pub type SharedService = Arc<Service>;

@@ -1,0 +1,161 @@
+//! `engram serve` (HTTP API and web panel) and `engram mcp` (MCP over
+//! stdio): long-running servers over stores held open.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use engram::api::{ServedStore, Service};
+use engram::engine::Engram;
+use engram::http::{AppState, generate_token, router};
+use engram::mcp::McpServer;
+use rmcp::ServiceExt as _;
+
+use super::Context;
+
+/// Environment variable holding the HTTP API's bearer token.
+pub const TOKEN_ENV: &str = "ENGRAM_TOKEN";
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Loopback needs no token; any other address
+    /// requires one: ENGRAM_TOKEN, or a random one printed once at start.
+    /// Port 0 picks a free port (the address is printed on stderr).
+    #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:7373")]
+    addr: SocketAddr,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {}
+
+/// Opens every store of the context: the first takes writes, recall
+/// searches all of them.
+fn open_service(ctx: &Context) -> anyhow::Result<Service> {
+    let model = super::model::load();
+    let mut stores = Vec::new();
+    for (scope, store) in &ctx.recall_stores {
+        let engram = Engram::open(store.clone(), &ctx.options())
+            .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
+        stores.push(ServedStore {
+            scope,
+            engram: super::model::attach(engram, model.clone()),
+        });
+    }
+    let mut stores = stores.into_iter();
+    let primary = stores.next().context("no store to serve")?;
+    Ok(Service::new(primary, stores.collect()))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+fn close(service: Arc<Service>) -> anyhow::Result<()> {
+    match Arc::try_unwrap(service) {
+        Ok(service) => Ok(service.close()?),
+        // A request still running holds the service: its store is closed
+        // by the process exit (the log syncs on drop).
+        Err(_) => {
+            eprintln!("engram: warning: a request was still running at shutdown");
+            Ok(())
+        }
+    }
+}
+
+pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let token = match std::env::var(TOKEN_ENV) {
+        Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
+        _ if args.addr.ip().is_loopback() => None,
+        _ => {
+            let token = generate_token().context("generating a token")?;
+            eprintln!(
+                "engram: {TOKEN_ENV} is not set and {} is not loopback: generated a token (shown once):\n  {token}",
+                args.addr
+            );
+            Some(token)
+        }
+    };
+    let service = Arc::new(open_service(ctx)?);
+    let state = AppState {
+        service: Arc::clone(&service),
+        token: token.as_deref().map(Arc::from),
+    };
+    let runtime = runtime()?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("listening on {}", args.addr))?;
+        let local = listener.local_addr().context("reading the bound address")?;
+        let fragment = token
+            .as_deref()
+            .map(|t| format!("#token={t}"))
+            .unwrap_or_default();
+        eprintln!(
+            "engram: serving {} ({} store) at http://{local}/{fragment}",
+            service.engram().store().dir().display(),
+            service.scope(),
+        );
+        engram::http::serve(listener, router(state), shutdown_signal())
+            .await
+            .context("serving HTTP")
+    });
+    // Requests still running finish before the runtime drops.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(30));
+    served?;
+    close(service)?;
+    eprintln!("engram: stopped; views persisted");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
+    let service = Arc::new(open_service(ctx)?);
+    eprintln!(
+        "engram: MCP server on stdio for {} ({} store)",
+        service.engram().store().dir().display(),
+        service.scope(),
+    );
+    let runtime = runtime()?;
+    let served = runtime.block_on(async {
+        let server = McpServer::new(Arc::clone(&service))
+            .serve(rmcp::transport::stdio())
+            .await
+            .context("starting the MCP session")?;
+        tokio::select! {
+            ended = server.waiting() => { ended.context("serving MCP")?; }
+            () = shutdown_signal() => {}
+        }
+        anyhow::Ok(())
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(30));
+    served?;
+    close(service)?;
+    Ok(ExitCode::SUCCESS)
+}

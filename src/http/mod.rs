@@ -1,0 +1,560 @@
+//! The HTTP JSON API and the web admin panel (`engram serve`).
+//!
+//! Every route answers JSON; every failure is `{"error": code, "message"}`
+//! with the code's status (docs/http.md lists them). Operations run on
+//! tokio's blocking threads against one [`Service`], so the store stays
+//! open and read-your-writes holds across requests. Bound to loopback the
+//! API takes no token but only loopback `Host` headers (no DNS rebinding);
+//! bound elsewhere every `/api/` call needs the bearer token.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{DefaultBodyLimit, OriginalUri, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::api::{
+    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest,
+    IngestRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest, Service,
+    VerdictRequest,
+};
+use engram_log::MemoryId;
+
+/// Largest request body in general.
+pub const BODY_LIMIT: usize = 1 << 20;
+/// Largest request body of the transcript ingest.
+pub const INGEST_BODY_LIMIT: usize = 16 << 20;
+
+const INDEX_HTML: &str = include_str!("panel/index.html");
+const PANEL_CSS: &str = include_str!("panel/panel.css");
+const PANEL_JS: &str = include_str!("panel/panel.js");
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub service: Arc<Service>,
+    /// The bearer token every `/api/` call needs, when one is required.
+    pub token: Option<Arc<str>>,
+}
+
+/// An error as the API answers it.
+#[derive(Debug)]
+pub struct HttpError(pub ApiError);
+
+impl From<ApiError> for HttpError {
+    fn from(e: ApiError) -> Self {
+        Self(e)
+    }
+}
+
+impl IntoResponse for HttpError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.code.http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, axum::Json(self.0.to_json())).into_response();
+        if self.0.code == ErrorCode::Unauthorized {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+type Answer = Result<axum::Json<Value>, HttpError>;
+
+fn error(code: ErrorCode, message: impl Into<String>) -> HttpError {
+    HttpError(ApiError::new(code, message))
+}
+
+/// Runs an operation on a blocking thread.
+async fn run<F>(state: &AppState, op: F) -> Answer
+where
+    F: FnOnce(&Service) -> Result<Value, ApiError> + Send + 'static,
+{
+    let service = Arc::clone(&state.service);
+    match tokio::task::spawn_blocking(move || op(&service)).await {
+        Ok(result) => Ok(axum::Json(result?)),
+        Err(e) => Err(error(
+            ErrorCode::Internal,
+            format!("the operation failed unexpectedly: {e}"),
+        )),
+    }
+}
+
+/// A JSON body: `415` unless its type is JSON, `413` past the limit,
+/// `invalid_json` when it does not parse, `bad_request` naming the field
+/// when it does not fit the request.
+fn json_body<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, HttpError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            error(
+                ErrorCode::PayloadTooLarge,
+                "the request body is over the size limit",
+            )
+        } else {
+            error(ErrorCode::BadRequest, rejection.body_text())
+        }
+    })?;
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("application/json")
+        });
+    if !is_json {
+        return Err(error(
+            ErrorCode::UnsupportedMediaType,
+            "send the body as application/json",
+        ));
+    }
+    let value: Value = serde_json::from_slice(&body)
+        .map_err(|e| error(ErrorCode::InvalidJson, format!("the body is not JSON: {e}")))?;
+    serde_json::from_value(value).map_err(|e| {
+        error(
+            ErrorCode::BadRequest,
+            format!("the request does not fit: {e}"),
+        )
+    })
+}
+
+/// An empty body is an empty object (for requests whose fields are all optional).
+fn json_body_or_default<T: DeserializeOwned + Default>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, HttpError> {
+    match &body {
+        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Ok(T::default()),
+        _ => json_body(headers, body),
+    }
+}
+
+fn query<T>(query: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
+    query
+        .map(|Query(q)| q)
+        .map_err(|e| error(ErrorCode::BadRequest, e.body_text()))
+}
+
+fn memory_id(text: &str) -> Result<MemoryId, HttpError> {
+    text.parse().map_err(|_| {
+        error(
+            ErrorCode::BadRequest,
+            format!("{text:?} is not a memory id (a memory's id is a seq, a positive number)"),
+        )
+    })
+}
+
+/// Builds the router: the API under `/api/`, the panel at `/`.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/stats", get(stats))
+        .route("/remember", post(remember))
+        .route("/remember/batch", post(remember_batch))
+        .route("/recall", post(recall))
+        .route("/memories/{id}", get(memory))
+        .route("/memories/{id}/expand", get(expand))
+        .route("/memories/{id}/audit", get(audit))
+        .route("/memories/{id}/forget", post(forget))
+        .route("/memories/{id}/confirm", post(confirm))
+        .route("/memories/{id}/grade", post(grade))
+        .route("/review", get(review))
+        .route("/verdicts", get(verdicts))
+        .route("/verdict", post(verdict))
+        .route("/maintain", post(maintain))
+        .route("/distill/candidates", get(distill_candidates))
+        .route("/distill", post(distill))
+        .route("/entities", get(entities))
+        .route("/palace", get(palace))
+        .route("/palace/{room}", get(palace_room))
+        .route("/renovation", get(renovation))
+        .route("/log", get(log))
+        .route("/verify", post(verify))
+        .route("/reembed", post(reembed))
+        .route(
+            "/ingest",
+            post(ingest).layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT)),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authorize,
+        ))
+        // Health answers without a token: a probe must not need a secret.
+        .route("/health", get(health));
+    Router::new()
+        .route("/", get(index))
+        .route("/panel.css", get(css))
+        .route("/panel.js", get(js))
+        .nest("/api", api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            check_host,
+        ))
+        .with_state(state)
+}
+
+/// Compares in time independent of where the inputs differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn authorize(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if let Some(token) = &state.token {
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        match given {
+            Some(given) if same_secret(given.trim().as_bytes(), token.as_bytes()) => {}
+            Some(_) => {
+                return error(ErrorCode::Unauthorized, "the bearer token is wrong").into_response();
+            }
+            None => {
+                return error(
+                    ErrorCode::Unauthorized,
+                    "this server needs a token: send `Authorization: Bearer <token>` (ENGRAM_TOKEN, or the one printed at start)",
+                )
+                .into_response();
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// Without a token the server is reachable by any page the user's browser
+/// loads; answering only loopback `Host`s keeps a rebinding DNS name out.
+async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if state.token.is_none() {
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default();
+        if !is_loopback_host(host) {
+            return error(
+                ErrorCode::Unauthorized,
+                format!("host {host:?} is not a loopback name: this server answers only http://127.0.0.1, localhost or [::1]"),
+            )
+            .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Headers of the panel's pages: no framing, no sniffing, scripts only
+/// from the server itself.
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn index() -> Response {
+    asset("text/html; charset=utf-8", INDEX_HTML)
+}
+
+async fn css() -> Response {
+    asset("text/css; charset=utf-8", PANEL_CSS)
+}
+
+async fn js() -> Response {
+    asset("text/javascript; charset=utf-8", PANEL_JS)
+}
+
+async fn not_found(method: Method, OriginalUri(uri): OriginalUri) -> HttpError {
+    error(
+        ErrorCode::NotFound,
+        format!(
+            "no route {method} {}: docs/http.md lists the API",
+            uri.path()
+        ),
+    )
+}
+
+async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> HttpError {
+    error(
+        ErrorCode::MethodNotAllowed,
+        format!(
+            "{method} is not allowed on {}: docs/http.md lists the API",
+            uri.path()
+        ),
+    )
+}
+
+async fn health() -> axum::Json<Value> {
+    axum::Json(json!({"ok": true, "name": "engram", "version": env!("CARGO_PKG_VERSION")}))
+}
+
+async fn stats(State(state): State<AppState>) -> Answer {
+    run(&state, |s| Ok(s.stats())).await
+}
+
+async fn remember(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: RememberRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.remember(&request)).await
+}
+
+async fn remember_batch(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: BatchRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.remember_batch(&request)).await
+}
+
+async fn recall(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: RecallRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.recall(&request)).await
+}
+
+async fn memory(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
+    let id = memory_id(&id)?;
+    run(&state, move |s| s.memory(id)).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpandQuery {
+    #[serde(default)]
+    audit: bool,
+    #[serde(default)]
+    session: Option<String>,
+}
+
+async fn expand(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    q: Result<Query<ExpandQuery>, QueryRejection>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    let q = query(q)?;
+    run(&state, move |s| s.expand(id, q.session.as_ref(), q.audit)).await
+}
+
+async fn audit(State(state): State<AppState>, Path(id): Path<String>) -> Answer {
+    let id = memory_id(&id)?;
+    run(&state, move |s| s.audit(id)).await
+}
+
+async fn forget(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    let request: ForgetRequest = json_body_or_default(&headers, body)?;
+    run(&state, move |s| s.forget(id, &request)).await
+}
+
+async fn confirm(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    let request: ConfirmRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.confirm(id, &request)).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GradeBody {
+    grade: u8,
+}
+
+async fn grade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    let GradeBody { grade } = json_body(&headers, body)?;
+    run(&state, move |s| s.grade(id, grade)).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewQuery {
+    #[serde(default)]
+    at: Option<String>,
+}
+
+async fn review(
+    State(state): State<AppState>,
+    q: Result<Query<ReviewQuery>, QueryRejection>,
+) -> Answer {
+    let q = query(q)?;
+    run(&state, move |s| s.review(q.at.as_deref())).await
+}
+
+async fn verdicts(State(state): State<AppState>) -> Answer {
+    run(&state, |s| Ok(s.verdicts())).await
+}
+
+async fn verdict(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: VerdictRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.verdict(&request)).await
+}
+
+async fn maintain(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: MaintainRequest = json_body_or_default(&headers, body)?;
+    run(&state, move |s| s.maintain(&request)).await
+}
+
+async fn distill_candidates(State(state): State<AppState>) -> Answer {
+    run(&state, |s| Ok(s.distill_candidates())).await
+}
+
+async fn distill(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: DistillRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.distill(&request)).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntitiesQuery {
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    search: Option<String>,
+}
+
+async fn entities(
+    State(state): State<AppState>,
+    q: Result<Query<EntitiesQuery>, QueryRejection>,
+) -> Answer {
+    let q = query(q)?;
+    run(&state, move |s| {
+        s.entities(
+            q.category.as_deref().filter(|c| !c.is_empty()),
+            q.search.as_deref(),
+        )
+    })
+    .await
+}
+
+async fn palace(State(state): State<AppState>) -> Answer {
+    run(&state, |s| s.palace(None)).await
+}
+
+async fn palace_room(State(state): State<AppState>, Path(room): Path<String>) -> Answer {
+    run(&state, move |s| s.palace(Some(&room))).await
+}
+
+async fn renovation(State(state): State<AppState>) -> Answer {
+    run(&state, |s| Ok(s.renovation())).await
+}
+
+async fn log(State(state): State<AppState>, q: Result<Query<LogQuery>, QueryRejection>) -> Answer {
+    let q = query(q)?;
+    run(&state, move |s| s.log(&q)).await
+}
+
+async fn verify(State(state): State<AppState>) -> Answer {
+    run(&state, Service::verify).await
+}
+
+async fn reembed(State(state): State<AppState>) -> Answer {
+    run(&state, Service::reembed).await
+}
+
+async fn ingest(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let request: IngestRequest = json_body(&headers, body)?;
+    run(&state, move |s| s.ingest(&request)).await
+}
+
+/// A fresh random token: 32 bytes as hex.
+///
+/// # Errors
+/// When the operating system has no randomness to give.
+pub fn generate_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(hex::encode(bytes))
+}
+
+/// Serves `router` on `listener` until `shutdown` completes.
+///
+/// # Errors
+/// When the listener fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}
