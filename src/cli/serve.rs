@@ -11,6 +11,7 @@ use engram::engine::Engram;
 use engram::http::{AppState, generate_token, router};
 use engram::mcp::McpServer;
 use rmcp::ServiceExt as _;
+use rmcp::transport::async_rw::AsyncRwTransport;
 
 use super::Context;
 
@@ -28,6 +29,9 @@ pub struct ServeArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {}
+
+/// Largest MCP message: a longer line is dropped (and logged on stderr).
+pub const MCP_MESSAGE_LIMIT: usize = engram::http::BODY_LIMIT;
 
 /// Opens every store of the context: the first takes writes, recall
 /// searches all of them.
@@ -135,7 +139,27 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Environment variable with the server's log filter (`warn`, `debug`,
+/// `rmcp=trace`, ...): logs go to stderr.
+pub const LOG_ENV: &str = "ENGRAM_LOG";
+
+/// Logs of the protocol layer on stderr: by default the lines it could
+/// not take (not JSON, not a JSON-RPC message, over the size limit), which
+/// it drops without an answer when there is no id to answer to.
+fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env(LOG_ENV).unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("warn,rmcp::transport::async_rw=debug")
+    });
+    // A second initialisation (tests) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
 pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
+    log_to_stderr();
     let service = Arc::new(open_service(ctx)?);
     eprintln!(
         "engram: MCP server on stdio for {} ({} store)",
@@ -145,7 +169,10 @@ pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
     let runtime = runtime()?;
     let served = runtime.block_on(async {
         let server = McpServer::new(Arc::clone(&service))
-            .serve(rmcp::transport::stdio())
+            .serve(
+                AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
+                    .with_max_line_length(MCP_MESSAGE_LIMIT),
+            )
             .await
             .context("starting the MCP session")?;
         tokio::select! {
