@@ -8,6 +8,7 @@ mod codec;
 mod flywheel;
 mod golden;
 mod golden_events;
+mod http_api;
 mod hybrid;
 mod ingest;
 mod log_bad_input;

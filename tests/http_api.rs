@@ -1,0 +1,813 @@
+//! `engram serve` as a client sees it: every endpoint over real HTTP, the
+//! token, bad input answered with stable JSON errors, and the server up and
+//! nothing lost afterwards.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `engram serve`, killed on drop.
+pub struct Server {
+    child: Child,
+    pub addr: String,
+    /// Everything it printed on stderr so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
+    _home: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `engram --store STORE serve --addr ADDR` with `env`, and waits
+    /// (with a deadline) for the line naming the bound address.
+    pub fn start(store: &Path, addr: &str, env: &[(&str, &str)]) -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_engram"));
+        command
+            .arg("--store")
+            .arg(store)
+            .args(["serve", "--addr", addr])
+            .env_remove("ENGRAM_HMAC_KEY")
+            .env_remove("ENGRAM_TOKEN")
+            .env_remove("ENGRAM_MODEL_DIR")
+            .env("ENGRAM_HOME", home.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let lines = Arc::clone(&stderr);
+        let pipe = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let addr = loop {
+            let found = stderr.lock().unwrap().iter().find_map(|line| {
+                let at = line.split(" at http://").nth(1)?;
+                Some(at.split('/').next()?.to_owned())
+            });
+            if let Some(addr) = found {
+                break addr;
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!(
+                    "engram serve exited with {status}: {:?}",
+                    stderr.lock().unwrap()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "engram serve did not start: {:?}",
+                stderr.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Self {
+            child,
+            addr,
+            stderr,
+            _home: home,
+        }
+    }
+
+    /// Stops the server as an operator would (SIGTERM) and checks that it
+    /// shuts down cleanly, persisting its views.
+    pub fn stop(mut self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "engram serve did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(exit.success(), "{exit}: {:?}", self.stderr.lock().unwrap());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self
+            .stderr
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("views persisted"))
+        {
+            assert!(
+                Instant::now() < deadline,
+                "{:?}",
+                self.stderr.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Sends one request and reads the whole answer.
+    pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+        send(&self.addr, method, path, headers, body)
+    }
+
+    pub fn get(&self, path: &str) -> Reply {
+        self.send("GET", path, &[], b"")
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> Reply {
+        self.send(
+            "POST",
+            path,
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "status {}: body is not JSON ({e}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Asserts the status and a JSON error body with this code and a message.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) -> String {
+        let body = self.json();
+        assert_eq!(self.status, status, "{body}");
+        assert_eq!(body["error"], code, "{body}");
+        let message = body["message"].as_str().unwrap_or_default().to_owned();
+        assert!(!message.is_empty(), "an error says what went wrong: {body}");
+        message
+    }
+
+    #[track_caller]
+    pub fn ok(&self) -> Value {
+        let body = self.json();
+        assert_eq!(self.status, 200, "{body}");
+        body
+    }
+}
+
+/// A minimal HTTP/1.1 client: one request per connection.
+pub fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        head.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    stream.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) before reading a large body and close.
+    let _ = stream.write_all(body);
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(&raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status: u16 = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
+    if chunked {
+        body = dechunk(&body);
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(
+            std::str::from_utf8(&data[..end])
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim(),
+            16,
+        )
+        .unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[end + 2..end + 2 + size]);
+        data = &data[end + 2 + size + 2..];
+    }
+}
+
+fn key_env() -> [(&'static str, &'static str); 1] {
+    [("ENGRAM_HMAC_KEY", crate::support::TEST_KEY_HEX)]
+}
+
+#[test]
+fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+
+    let health = server.get("/api/health").ok();
+    assert_eq!(health["name"], "engram");
+    assert_eq!(health["ok"], true);
+    let stats = server.get("/api/stats").ok();
+    assert_eq!(stats["n_events"], 0);
+    assert_eq!(stats["mode"], "keyword");
+
+    // remember, then recall at once: read-your-writes across requests.
+    let saved = server
+        .post(
+            "/api/remember",
+            &json!({"content": "Deploys happen on Fridays after 5pm; Alice Chen owns the pipeline.", "room": "ops", "tags": ["deploy"]}),
+        )
+        .ok();
+    assert_eq!(saved["outcome"], "new");
+    assert_eq!(saved["coordinate"], "ops#1");
+    let id = saved["id"].as_u64().unwrap();
+    let recalled = server
+        .post("/api/recall", &json!({"query": "when do deploys happen"}))
+        .ok();
+    assert_eq!(recalled["hits"][0]["id"], id);
+    assert_eq!(recalled["hits"][0]["tags"], json!(["deploy"]));
+    assert!(
+        recalled["context"]
+            .as_str()
+            .unwrap()
+            .starts_with("<engram_memory_context>")
+    );
+    assert_eq!(
+        server
+            .post(
+                "/api/recall",
+                &json!({"query": "deploys", "tags": ["other"]})
+            )
+            .ok()["hits"],
+        json!([])
+    );
+
+    // A transcript, then a memory by reference into it.
+    let ingested = server
+        .post(
+            "/api/ingest",
+            &json!({"transcript": "{\"role\":\"user\",\"content\":\"The staging database runs Postgres 15 on host db2.\"}\n{\"role\":\"assistant\",\"content\":\"Noted.\"}\n", "session": "s1"}),
+        )
+        .ok();
+    assert_eq!(ingested["turns"], 2);
+    let first = ingested["first_seq"].as_u64().unwrap();
+    let by_reference = server
+        .post(
+            "/api/remember",
+            &json!({"session": "s1", "first_seq": first, "last_seq": first}),
+        )
+        .ok();
+    let db = by_reference["id"].as_u64().unwrap();
+    assert_eq!(by_reference["session"], "s1");
+    let contradiction = server
+        .post(
+            "/api/remember",
+            &json!({"content": "The staging database runs Postgres 16 on host db2."}),
+        )
+        .ok();
+    assert_eq!(contradiction["outcome"], "contradiction");
+    assert_eq!(contradiction["related"], db);
+    let db16 = contradiction["id"].as_u64().unwrap();
+    let batch = server
+        .post(
+            "/api/remember/batch",
+            &json!({"items": [{"content": "The office plant needs water on Mondays."}, {"content": "ok"}]}),
+        )
+        .ok();
+    assert_eq!(batch["results"][0]["outcome"], "new");
+    assert_eq!(batch["results"][1]["outcome"], "discarded");
+
+    // A memory's page, its words and its history.
+    let memory = server.get(&format!("/api/memories/{id}")).ok();
+    assert_eq!(memory["status"], "live");
+    assert_eq!(memory["room"], "ops");
+    let expanded = server.get(&format!("/api/memories/{db}/expand")).ok();
+    assert_eq!(expanded["verified"], true);
+    assert_eq!(
+        expanded["events"][0]["content"],
+        "The staging database runs Postgres 15 on host db2."
+    );
+    let confirmed = server
+        .post(
+            &format!("/api/memories/{db}/confirm"),
+            &json!({"quote": "Postgres 15"}),
+        )
+        .ok();
+    assert_eq!(confirmed["valid"], true);
+    let refuted = server
+        .post(
+            &format!("/api/memories/{db}/confirm"),
+            &json!({"quote": "MySQL"}),
+        )
+        .ok();
+    assert_eq!(refuted["valid"], false);
+
+    // Review and grade.
+    let due = server.get("/api/review?at=%2B400d").ok();
+    assert!(
+        due["due"].as_array().unwrap().iter().any(|d| d["id"] == id),
+        "{due}"
+    );
+    assert!(
+        !due.to_string().contains("Fridays"),
+        "review never shows content: {due}"
+    );
+    let graded = server
+        .post(&format!("/api/memories/{id}/grade"), &json!({"grade": 5}))
+        .ok();
+    assert_eq!(graded["grade"], 5);
+    assert!(graded["interval_days"].as_u64().unwrap() >= 1);
+    server
+        .post(&format!("/api/memories/{id}/grade"), &json!({"grade": 6}))
+        .assert_error(400, "bad_request");
+
+    // Verdicts.
+    let verdicts = server.get("/api/verdicts").ok();
+    let pair = [&verdicts["open"][0]["a"], &verdicts["open"][0]["b"]];
+    assert!(
+        pair.contains(&&json!(db)) && pair.contains(&&json!(db16)),
+        "{verdicts}"
+    );
+    let decided = server
+        .post(
+            "/api/verdict",
+            &json!({"a": db, "b": db16, "verdict": "keep-b", "reason": "upgraded"}),
+        )
+        .ok();
+    assert_eq!(decided["verdict"], "keep-b");
+    assert_eq!(server.get("/api/verdicts").ok()["open"], json!([]));
+    server
+        .post(
+            "/api/verdict",
+            &json!({"a": db, "b": id, "verdict": "keep-a"}),
+        )
+        .assert_error(404, "not_found");
+    server
+        .post(
+            "/api/verdict",
+            &json!({"a": db, "b": db16, "verdict": "keep-all"}),
+        )
+        .assert_error(400, "bad_request");
+
+    // Entities, palace, renovation, distillation, maintenance.
+    let entities = server.get("/api/entities?category=person").ok();
+    assert!(
+        entities["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["category"] == "person"),
+        "{entities}"
+    );
+    server
+        .get("/api/entities?category=planet")
+        .assert_error(400, "bad_request");
+    let palace = server.get("/api/palace").ok();
+    assert!(
+        palace["rooms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["room"] == "ops")
+    );
+    let ops = server.get("/api/palace/ops").ok();
+    assert!(
+        ops["tour"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == id && s["slot"] == 1),
+        "{ops}"
+    );
+    server
+        .get("/api/palace/nowhere")
+        .assert_error(404, "not_found");
+    assert!(server.get("/api/renovation").ok()["memories"].is_array());
+    assert!(server.get("/api/distill/candidates").ok()["clusters"].is_array());
+    let rule = server
+        .post(
+            "/api/distill",
+            &json!({"members": [id, db16], "rule": "Infrastructure facts live in the ops room."}),
+        )
+        .ok();
+    assert_eq!(rule["members"], json!([id, db16]));
+    server
+        .post("/api/distill", &json!({"members": [id], "rule": "x"}))
+        .assert_error(400, "bad_request");
+    let maintained = server.post("/api/maintain", &json!({"dry_run": true})).ok();
+    assert_eq!(maintained["dry_run"], true);
+    let empty_body = server.send(
+        "POST",
+        "/api/maintain",
+        &[("Content-Type", "application/json")],
+        b"",
+    );
+    assert_eq!(empty_body.ok()["dry_run"], false);
+
+    // The log, filtered.
+    let recalls = server.get("/api/log?kind=recalled").ok();
+    let events = recalls["events"].as_array().unwrap();
+    assert!(!events.is_empty());
+    assert!(events.iter().all(|e| e["kind"] == "recalled"));
+    let of_memory = server.get(&format!("/api/log?memory={db}")).ok();
+    assert!(
+        of_memory["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "verdict_recorded"),
+        "{of_memory}"
+    );
+    let of_session = server.get("/api/log?session=s1").ok();
+    assert!(
+        of_session["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["session"] == "s1" || e["reference"]["session"] == "s1"),
+        "{of_session}"
+    );
+    let last_two = server.get("/api/log?limit=2").ok();
+    let seqs: Vec<u64> = last_two["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect();
+    let last = last_two["last_seq"].as_u64().unwrap();
+    assert_eq!(seqs, [last - 1, last]);
+    assert_eq!(
+        server.get("/api/log?until=2000-01-01T00:00:00Z").ok()["events"],
+        json!([])
+    );
+    server
+        .get("/api/log?since=yesterday")
+        .assert_error(400, "bad_request");
+
+    // Forget: gone from recall, 410 on expand, audit still expands.
+    let forgotten = server
+        .post(
+            &format!("/api/memories/{id}/forget"),
+            &json!({"reason": "moved to Thursdays"}),
+        )
+        .ok();
+    assert_eq!(forgotten["already"], false);
+    let again = server
+        .post(&format!("/api/memories/{id}/forget"), &json!({}))
+        .ok();
+    assert_eq!(again["already"], true);
+    assert_eq!(again["seq"], forgotten["seq"]);
+    server
+        .get(&format!("/api/memories/{id}/expand"))
+        .assert_error(410, "forgotten");
+    assert_eq!(
+        server
+            .get(&format!("/api/memories/{id}/expand?audit=true"))
+            .ok()["status"],
+        "forgotten"
+    );
+    server
+        .post(&format!("/api/memories/{id}/grade"), &json!({"grade": 3}))
+        .assert_error(410, "forgotten");
+    assert!(
+        !server
+            .post("/api/recall", &json!({"query": "deploys Fridays"}))
+            .ok()["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["id"] == id)
+    );
+    let history = server.get(&format!("/api/memories/{id}/audit")).ok();
+    let kinds: Vec<&str> = history["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"graded") && kinds.contains(&"forgotten"),
+        "{kinds:?}"
+    );
+
+    let verified = server.post("/api/verify", &json!({})).ok();
+    assert_eq!(verified["ok"], true);
+    server
+        .post("/api/reembed", &json!({}))
+        .assert_error(400, "bad_request");
+
+    // The panel.
+    let page = server.get("/");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.header("content-type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    assert!(
+        page.header("content-security-policy")
+            .unwrap()
+            .contains("default-src 'self'")
+    );
+    assert_eq!(server.get("/panel.js").status, 200);
+    assert_eq!(server.get("/panel.css").status, 200);
+
+    // What the server said is what the CLI sees once it stops.
+    server.stop();
+    let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(&store)
+        .args(["stats", "--json"])
+        .env("ENGRAM_HMAC_KEY", crate::support::TEST_KEY_HEX)
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["memories_by_status"]["forgotten"], 1);
+}
+
+#[test]
+fn a_token_guards_the_api_and_binding_beyond_loopback_requires_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let secret = "s3cret-token-for-the-test";
+    let server = Server::start(
+        &store,
+        "127.0.0.1:0",
+        &[key_env()[0], ("ENGRAM_TOKEN", secret)],
+    );
+    let missing = server.get("/api/stats");
+    missing.assert_error(401, "unauthorized");
+    assert_eq!(missing.header("www-authenticate"), Some("Bearer"));
+    server
+        .send(
+            "GET",
+            "/api/stats",
+            &[("Authorization", "Bearer not-the-token")],
+            b"",
+        )
+        .assert_error(401, "unauthorized");
+    server
+        .send("GET", "/api/stats", &[("Authorization", secret)], b"")
+        .assert_error(401, "unauthorized");
+    let bearer = format!("Bearer {secret}");
+    server
+        .send(
+            "POST",
+            "/api/remember",
+            &[("Content-Type", "application/json")],
+            br#"{"content":"unauthorised writes never land"}"#,
+        )
+        .assert_error(401, "unauthorized");
+    let stats = server
+        .send("GET", "/api/stats", &[("Authorization", &bearer)], b"")
+        .ok();
+    assert_eq!(stats["n_events"], 0, "the refused write appended nothing");
+    // A probe needs no secret; the panel's assets carry no data.
+    assert_eq!(server.get("/api/health").status, 200);
+    assert_eq!(server.get("/").status, 200);
+    drop(server);
+
+    // Beyond loopback without ENGRAM_TOKEN: a token is generated, printed
+    // once, and required.
+    let server = Server::start(&store, "0.0.0.0:0", &key_env());
+    let printed = server.stderr.lock().unwrap().join("\n");
+    let token = printed
+        .split("#token=")
+        .nth(1)
+        .map(|rest| rest.split_whitespace().next().unwrap().to_owned())
+        .unwrap_or_else(|| panic!("no token printed: {printed}"));
+    assert_eq!(token.len(), 64, "{printed}");
+    let port = server.addr.rsplit(':').next().unwrap();
+    let local = format!("127.0.0.1:{port}");
+    send(&local, "GET", "/api/stats", &[], b"").assert_error(401, "unauthorized");
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        send(
+            &local,
+            "GET",
+            "/api/stats",
+            &[("Authorization", &bearer)],
+            b""
+        )
+        .status,
+        200
+    );
+}
+
+#[test]
+fn bad_input_gets_a_stable_error_and_the_server_stays_up_with_nothing_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    let id = server
+        .post(
+            "/api/remember",
+            &json!({"content": "The cafeteria serves ramen on Wednesdays."}),
+        )
+        .ok()["id"]
+        .as_u64()
+        .unwrap();
+    let json_type = [("Content-Type", "application/json")];
+
+    server
+        .send("POST", "/api/recall", &json_type, b"{\"query\": ")
+        .assert_error(400, "invalid_json");
+    server
+        .send("POST", "/api/recall", &json_type, b"{\"query\": 7}")
+        .assert_error(400, "bad_request");
+    let unknown = server
+        .send("POST", "/api/recall", &json_type, br#"{"qeury": "ramen"}"#)
+        .assert_error(400, "bad_request");
+    assert!(unknown.contains("qeury"), "{unknown}");
+    server
+        .send(
+            "POST",
+            "/api/recall",
+            &[("Content-Type", "text/plain")],
+            br#"{"query": "ramen"}"#,
+        )
+        .assert_error(415, "unsupported_media_type");
+    server
+        .post("/api/recall", &json!({"query": "ramen", "limit": 0}))
+        .assert_error(400, "bad_request");
+    server
+        .post("/api/remember", &json!({}))
+        .assert_error(400, "bad_request");
+    server
+        .post(
+            "/api/remember",
+            &json!({"content": "x", "first_seq": 1, "last_seq": 1, "session": "notes"}),
+        )
+        .assert_error(400, "bad_request");
+    server
+        .post("/api/remember", &json!({"content": "x y z", "ttl": "soon"}))
+        .assert_error(400, "bad_request");
+    server
+        .post(
+            "/api/remember",
+            &json!({"session": "notes", "first_seq": 1, "last_seq": 99}),
+        )
+        .assert_error(400, "bad_request");
+    server
+        .post("/api/remember", &json!({"content": "a".repeat(70 * 1024)}))
+        .assert_error(403, "denied");
+
+    // Oversized bodies: 1 MiB in general, 16 MiB for a transcript.
+    let big = format!("{{\"query\": \"{}\"}}", "a".repeat(2 << 20));
+    server
+        .send("POST", "/api/recall", &json_type, big.as_bytes())
+        .assert_error(413, "payload_too_large");
+    let huge = format!("{{\"transcript\": \"{}\"}}", "a".repeat(17 << 20));
+    server
+        .send("POST", "/api/ingest", &json_type, huge.as_bytes())
+        .assert_error(413, "payload_too_large");
+    let bad_transcript = server
+        .post(
+            "/api/ingest",
+            &json!({"transcript": "{\"role\":\"user\",\"content\":\"fine\"}\nnot json\n"}),
+        )
+        .assert_error(400, "bad_request");
+    assert!(bad_transcript.contains("line 2"), "{bad_transcript}");
+
+    // Paths, methods, ids.
+    server
+        .get("/api/memories/abc")
+        .assert_error(400, "bad_request");
+    server
+        .get("/api/memories/999999")
+        .assert_error(404, "not_found");
+    server.get("/api/nothing").assert_error(404, "not_found");
+    server
+        .send("DELETE", "/api/stats", &[], b"")
+        .assert_error(405, "method_not_allowed");
+    server
+        .get("/api/review?at=someday")
+        .assert_error(400, "bad_request");
+    server
+        .get("/api/log?limit=0")
+        .assert_error(400, "bad_request");
+    // A page of another site resolving its name to 127.0.0.1 is refused.
+    server
+        .send("GET", "/api/stats", &[("Host", "attacker.example:80")], b"")
+        .assert_error(401, "unauthorized");
+
+    // Still up, nothing lost, nothing extra.
+    let stats = server.get("/api/stats").ok();
+    assert_eq!(stats["memories_by_status"]["live"], 1, "{stats}");
+    let expanded = server.get(&format!("/api/memories/{id}/expand")).ok();
+    assert_eq!(
+        expanded["events"][0]["content"],
+        "The cafeteria serves ramen on Wednesdays."
+    );
+    assert_eq!(server.post("/api/verify", &json!({})).ok()["ok"], true);
+}
+
+#[test]
+fn concurrent_clients_each_read_their_own_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    const WORDS: [&str; 8] = [
+        "aardvark",
+        "bassoon",
+        "cormorant",
+        "dulcimer",
+        "echidna",
+        "flugelhorn",
+        "gharial",
+        "harpsichord",
+    ];
+    std::thread::scope(|scope| {
+        for (i, word) in WORDS.iter().enumerate() {
+            let addr = server.addr.clone();
+            scope.spawn(move || {
+                let body = json!({"content": format!("Client {i} keeps a {word} in the shed.")});
+                let saved = send(
+                    &addr,
+                    "POST",
+                    "/api/remember",
+                    &[("Content-Type", "application/json")],
+                    body.to_string().as_bytes(),
+                );
+                let id = saved.ok()["id"].as_u64().unwrap();
+                let query = json!({"query": word}).to_string();
+                let found = send(
+                    &addr,
+                    "POST",
+                    "/api/recall",
+                    &[("Content-Type", "application/json")],
+                    query.as_bytes(),
+                )
+                .ok();
+                assert_eq!(found["hits"][0]["id"], id, "{word}: {found}");
+            });
+        }
+    });
+    let stats = server.get("/api/stats").ok();
+    assert_eq!(stats["memories_by_status"]["live"], WORDS.len());
+}
