@@ -4,6 +4,7 @@
 mod support;
 
 mod cli;
+mod cli_snapshots;
 mod codec;
 mod flywheel;
 mod golden;
