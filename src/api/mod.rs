@@ -9,7 +9,6 @@
 
 pub mod json;
 
-use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
@@ -569,20 +568,6 @@ impl Service {
             }
         }
         first
-    }
-
-    fn require_log(&self) -> Result<(), ApiError> {
-        if self.engram().log().last_seq() == 0 {
-            return Err(ApiError::new(
-                ErrorCode::NoStore,
-                format!(
-                    "the {} store at {} has no log yet: nothing was recorded there",
-                    self.scope(),
-                    self.engram().store().dir().display()
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// Saves one memory.
@@ -1186,14 +1171,6 @@ impl Service {
         let added = engram.reembed(&|_, _| {})?;
         Ok(json!({"model": model, "added": added, "mode": engram.recall_mode().as_str()}))
     }
-
-    /// Fails with `no_store` when nothing was recorded yet.
-    ///
-    /// # Errors
-    /// `no_store`.
-    pub fn require_records(&self) -> Result<(), ApiError> {
-        self.require_log()
-    }
 }
 
 /// A transcript parsed for ingest, with the session it goes to.
@@ -1241,6 +1218,3 @@ pub fn parse_ingest(
         skipped,
     })
 }
-
-/// Shared handle for the servers: operations run on blocking threads.
-pub type SharedService = Arc<Service>;
