@@ -55,6 +55,7 @@ pub mod flywheel;
 pub mod memory;
 pub mod scope;
 pub mod store;
+pub mod transfer;
 
 pub use engine::{AsOf, EngineError, Engram, Stats};
 pub use engram_commands::gate::{Action, GateChain, Subject};

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use engram::log::{Event, LoggedEvent};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Context, format_ts};
 
@@ -65,22 +65,11 @@ pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The JSON object for one event: seq, ts, ts_ms, kind, then the event's fields.
+/// The JSON object for one event: seq, ts, ts_ms, kind, then the event's
+/// fields (the shape of an export line, less its hash).
 pub fn json_line(logged: &LoggedEvent) -> anyhow::Result<Value> {
-    let mut object = Map::new();
-    object.insert("seq".into(), logged.seq.into());
-    object.insert("ts".into(), format_ts(logged.ts_ms).into());
-    object.insert("ts_ms".into(), logged.ts_ms.into());
-    object.insert("kind".into(), logged.event.kind().into());
-    let fields = logged
-        .event
-        .serialize_fields(serde_json::value::Serializer)
+    let object = engram::transfer::event_json(logged)
         .with_context(|| format!("rendering seq {} as JSON", logged.seq))?;
-    if let Value::Object(fields) = fields {
-        for (name, value) in fields {
-            object.entry(name).or_insert(value);
-        }
-    }
     Ok(Value::Object(object))
 }
 

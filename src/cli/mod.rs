@@ -281,7 +281,4 @@ pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
 }
 
 /// Formats a unix-millisecond time as RFC 3339 UTC.
-pub fn format_ts(ts_ms: u64) -> String {
-    let time = std::time::UNIX_EPOCH + Duration::from_millis(ts_ms);
-    humantime::format_rfc3339_millis(time).to_string()
-}
+pub use engram::transfer::format_ts;
