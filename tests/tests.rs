@@ -5,6 +5,7 @@ mod support;
 
 mod cli;
 mod codec;
+mod export_import;
 mod flywheel;
 mod golden;
 mod golden_events;

@@ -9,6 +9,7 @@ mod log_cmd;
 mod memory;
 mod model;
 mod palace;
+mod transfer;
 mod verify;
 mod views;
 
@@ -133,6 +134,16 @@ enum Command {
     /// Add vectors of the configured embedding model to memories that have
     /// none (written before a model was configured, or under another model).
     Reembed(memory::ReembedArgs),
+    /// Write the log as JSON lines to standard output: a header, one line
+    /// per event (seq, commit time, kind, the event's fields, a hash), a
+    /// trailer with the count and a digest. `engram import` reads it.
+    Export(transfer::ExportArgs),
+    /// Rebuild a store from an export: same seqs, commit times and views,
+    /// every memory sealed under the store's own key. Into a store with no
+    /// log (the whole file is checked first; a bad line leaves nothing), or
+    /// continuing a store with an export from its last seq + 1. Refuses the
+    /// first bad line, naming it.
+    Import(transfer::ImportArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -262,6 +273,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Distill(a) => flywheel::distill(&ctx, &a),
         Command::Entities(a) => flywheel::entities(&ctx, &a),
         Command::Reembed(a) => memory::reembed(&ctx, &a),
+        Command::Export(a) => transfer::export(&ctx, &a),
+        Command::Import(a) => transfer::import(&ctx, &a),
     }
 }
 
