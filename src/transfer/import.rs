@@ -490,18 +490,19 @@ pub fn import_events(
                     batch.flush(log)?;
                 }
                 match reseal(log, seq, memory) {
-                    Ok(memory) => Event::Remembered(memory),
+                    Ok(memory) => {
+                        imported.n_resealed += 1;
+                        Event::Remembered(memory)
+                    }
                     Err(refusal) => return Err(batch.refuse(log, refusal)),
                 }
             }
             other => other,
         };
-        if matches!(event, Event::Remembered(_)) {
-            imported.n_resealed += 1;
-        }
+        // The event's bytes in a frame payload: a u32 length, the encoding.
         let n_bytes = engram_log::codec::encode(&event)
             .map_err(|e| AppendError::Encode {
-                index: 0,
+                index: batch.events.len(),
                 reason: e.to_string(),
             })?
             .len()
@@ -641,7 +642,7 @@ fn append_file(
     });
     imported.map_err(|e| match e {
         ImportError::Seal { seq, reason } => ImportError::BadLine {
-            line: seq - header.first_seq + 2,
+            line: seq.saturating_sub(header.first_seq) + 2,
             seq: Some(seq),
             reason,
         },
