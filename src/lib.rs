@@ -58,6 +58,7 @@ pub mod mcp;
 pub mod memory;
 pub mod scope;
 pub mod store;
+pub mod transfer;
 
 pub use engine::{AsOf, EngineError, Engram, Stats};
 pub use engram_commands::gate::{Action, GateChain, Subject};

@@ -29,7 +29,7 @@ use crate::support;
 
 /// Runs `test` on `cases` values of `strategy` with a seeded, reproducible
 /// runner; panics with the shrunk failing value.
-fn check<S: Strategy>(
+pub(crate) fn check<S: Strategy>(
     name: &str,
     cases: u32,
     strategy: &S,
@@ -441,7 +441,7 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
 }
 
 /// Any event, every variant equally likely.
-fn any_event() -> Union<BoxedStrategy<Event>> {
+pub(crate) fn any_event() -> Union<BoxedStrategy<Event>> {
     Union::new(variants())
 }
 

@@ -6,6 +6,7 @@ mod support;
 mod cli;
 mod cli_snapshots;
 mod codec;
+mod export_import;
 mod flywheel;
 mod golden;
 mod golden_events;

@@ -151,6 +151,19 @@ pub enum AppendError {
     /// The log was closed.
     #[error("the log is closed")]
     Closed,
+    /// A batch appended at a given seq ([`crate::Log::append_at`]) that
+    /// is not the log's next seq: something else appended first, or the
+    /// events do not continue this log. Nothing was written.
+    #[error(
+        "the batch starts at seq {first_seq} but the log's next seq is {expected}: appends at a given seq must continue the log exactly"
+    )]
+    SeqMismatch { first_seq: u64, expected: u64 },
+    /// A batch stamped ([`crate::Log::append_at`]) before the log's last
+    /// commit time: commit times never go backwards. Nothing was written.
+    #[error(
+        "the batch is stamped {ts_ms} (unix ms), before the log's last commit time {last_ts_ms}: commit times never go backwards"
+    )]
+    TimeBackwards { ts_ms: u64, last_ts_ms: u64 },
 }
 
 /// Reading events failed.

@@ -418,6 +418,46 @@ impl Event {
             Event::Embedded(e) => e.serialize(serializer),
         }
     }
+
+    /// The inverse of [`Event::serialize_fields`]: the event of kind `kind`
+    /// (a name [`Event::kind`] gives) from its fields, e.g. a line of
+    /// `engram export`. Fields other than the kind's own are ignored.
+    pub fn deserialize_fields<'de, D: serde::Deserializer<'de>>(
+        kind: &str,
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        Ok(match kind {
+            "session" => Event::Session(Deserialize::deserialize(deserializer)?),
+            "remembered" => Event::Remembered(Deserialize::deserialize(deserializer)?),
+            "reinforced" => Event::Reinforced(Deserialize::deserialize(deserializer)?),
+            "contradiction_flagged" => {
+                Event::ContradictionFlagged(Deserialize::deserialize(deserializer)?)
+            }
+            "verdict_recorded" => Event::VerdictRecorded(Deserialize::deserialize(deserializer)?),
+            "distilled" => Event::Distilled(Deserialize::deserialize(deserializer)?),
+            "tier_changed" => Event::TierChanged(Deserialize::deserialize(deserializer)?),
+            "archived" => Event::Archived(Deserialize::deserialize(deserializer)?),
+            "forgotten" => Event::Forgotten(Deserialize::deserialize(deserializer)?),
+            "graded" => Event::Graded(Deserialize::deserialize(deserializer)?),
+            "recalled" => Event::Recalled(Deserialize::deserialize(deserializer)?),
+            "expanded" => Event::Expanded(Deserialize::deserialize(deserializer)?),
+            "evidence_noted" => Event::EvidenceNoted(Deserialize::deserialize(deserializer)?),
+            "entity_linked" => Event::EntityLinked(Deserialize::deserialize(deserializer)?),
+            "gate_denied" => Event::GateDenied(Deserialize::deserialize(deserializer)?),
+            "discarded" => Event::Discarded(Deserialize::deserialize(deserializer)?),
+            "checkpoint" => Event::Checkpoint(Deserialize::deserialize(deserializer)?),
+            "evidence_confirmed" => {
+                Event::EvidenceConfirmed(Deserialize::deserialize(deserializer)?)
+            }
+            "ttl_set" => Event::TtlSet(Deserialize::deserialize(deserializer)?),
+            "embedded" => Event::Embedded(Deserialize::deserialize(deserializer)?),
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown event kind {other:?}"
+                )));
+            }
+        })
+    }
 }
 
 /// An event as read back from the log, with its seq and commit time.

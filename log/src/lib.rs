@@ -409,10 +409,62 @@ impl Log {
 
     /// Appends a batch encoded with [`EncodedBatch::encode`].
     pub fn append_encoded(&self, batch: EncodedBatch) -> Result<Appended, AppendError> {
+        self.send_batch(batch, None)
+    }
+
+    /// Appends `events` atomically as seqs `first_seq..`, stamped with the
+    /// commit time `ts_ms` (unix ms) instead of the clock's: for rebuilding
+    /// a log with the seqs and times it had (`engram import`), where views
+    /// that read commit times (review due dates, TTL, decay) must come out
+    /// the same.
+    ///
+    /// The batch gets frames of its own (a frame has one commit time), so
+    /// it is never merged with a batch stamped otherwise. Refused, with
+    /// nothing written and the log still usable, when `first_seq` is not
+    /// the next seq ([`AppendError::SeqMismatch`]) or `ts_ms` is before the
+    /// last commit time ([`AppendError::TimeBackwards`]): commit times
+    /// never go backwards, whoever stamps them.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use engram_log::{AppendError, Event, HmacKey, Log, LogConfig, MemStorage, Role, SessionEvent};
+    ///
+    /// let log = Log::open(Arc::new(MemStorage::new()), LogConfig::new(HmacKey::from_bytes([7; 32])))?;
+    /// let turn = Event::Session(SessionEvent {
+    ///     session: "s1".into(),
+    ///     turn: 0,
+    ///     role: Role::User,
+    ///     content: "I prefer tea.".into(),
+    /// });
+    /// log.append_at(1, 1_700_000_000_000, &[turn.clone()])?;
+    /// assert_eq!(log.read(1..=1)?[0].ts_ms, 1_700_000_000_000);
+    /// // Seq 1 is taken: a second batch at seq 1 is refused.
+    /// let again = log.append_at(1, 1_700_000_000_000, &[turn]);
+    /// assert!(matches!(again, Err(AppendError::SeqMismatch { expected: 2, .. })));
+    /// # Ok::<(), engram_log::Error>(())
+    /// ```
+    pub fn append_at(
+        &self,
+        first_seq: u64,
+        ts_ms: u64,
+        events: &[Event],
+    ) -> Result<Appended, AppendError> {
+        self.send_batch(
+            EncodedBatch::encode(events)?,
+            Some(writer::Stamp { first_seq, ts_ms }),
+        )
+    }
+
+    fn send_batch(
+        &self,
+        batch: EncodedBatch,
+        stamp: Option<writer::Stamp>,
+    ) -> Result<Appended, AppendError> {
         let (ack, acked) = crossbeam_channel::bounded(1);
         self.send(Request::Append {
             payload: batch.payload,
             n_events: batch.n_events,
+            stamp,
             ack,
         })?;
         acked.recv().map_err(|_| self.closed())?
@@ -550,6 +602,125 @@ mod tests {
         let events = log.read(1..=2).unwrap();
         assert_eq!(events[0].ts_ms, 10_000);
         assert_eq!(events[1].ts_ms, 10_000);
+    }
+
+    #[test]
+    fn batches_appended_at_a_seq_keep_their_commit_times_and_refusals_leave_the_log_usable() {
+        // Import rebuilds a log with the seqs and commit times it had: each
+        // stamped batch keeps its time (its own frame), a wrong seq or a
+        // time before the last one is refused without poisoning the log,
+        // and clock-stamped appends after it never go back in time.
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let key = HmacKey::from_bytes([9; 32]);
+        let clock = Arc::new(ManualClock::new(1_000));
+        let log = Log::open(
+            Arc::clone(&storage),
+            LogConfig::new(key.clone()).clock(clock),
+        )
+        .unwrap();
+        assert_eq!(
+            log.append_at(1, 5_000, &[turn(0), turn(1)]).unwrap(),
+            Appended {
+                first_seq: 1,
+                last_seq: 2
+            }
+        );
+        log.append_at(3, 5_000, &[turn(2)]).unwrap();
+        log.append_at(4, 7_000, &[turn(3)]).unwrap();
+        let wrong_seq = log.append_at(9, 8_000, &[turn(9)]);
+        assert!(
+            matches!(
+                wrong_seq,
+                Err(AppendError::SeqMismatch {
+                    first_seq: 9,
+                    expected: 5
+                })
+            ),
+            "{wrong_seq:?}"
+        );
+        let backwards = log.append_at(5, 6_999, &[turn(4)]);
+        assert!(
+            matches!(
+                backwards,
+                Err(AppendError::TimeBackwards {
+                    ts_ms: 6_999,
+                    last_ts_ms: 7_000
+                })
+            ),
+            "{backwards:?}"
+        );
+        assert!(log.poisoned().is_none());
+        // The clock (1 000) is behind the stamped times: the next
+        // clock-stamped append takes the last commit time.
+        log.append(&[turn(4)]).unwrap();
+        let times: Vec<(u64, u64)> = log
+            .read(1..=5)
+            .unwrap()
+            .iter()
+            .map(|e| (e.seq, e.ts_ms))
+            .collect();
+        assert_eq!(
+            times,
+            [(1, 5_000), (2, 5_000), (3, 5_000), (4, 7_000), (5, 7_000)]
+        );
+        assert!(log.verify().unwrap().is_ok());
+        log.close().unwrap();
+        let reopened = LogReader::open(storage, key).unwrap();
+        assert_eq!(reopened.read(4..=4).unwrap()[0].ts_ms, 7_000);
+    }
+
+    #[test]
+    fn concurrent_batches_stamped_with_different_times_never_share_a_frame() {
+        // Many threads append stamped batches while others append through
+        // the clock: whatever the writer merges into one commit group, every
+        // event reads back with the time its own batch asked for.
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let log = Arc::new(
+            Log::open(
+                storage,
+                LogConfig::new(HmacKey::from_bytes([10; 32]))
+                    .clock(Arc::new(ManualClock::new(0)))
+                    .durability(Durability::None),
+            )
+            .unwrap(),
+        );
+        let stamper = {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || {
+                let mut stamped = Vec::new();
+                let mut ts = 10;
+                while stamped.len() < 200 {
+                    let next = log.last_seq() + 1;
+                    ts += 1 + next % 3;
+                    if log.append_at(next, ts, &[turn(0), turn(1)]).is_ok() {
+                        stamped.push((next, ts));
+                    }
+                }
+                stamped
+            })
+        };
+        let plain: Vec<_> = (0..2)
+            .map(|_| {
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || {
+                    for n in 0..200 {
+                        log.append(&[turn(n)]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in plain {
+            thread.join().unwrap();
+        }
+        let stamped = stamper.join().unwrap();
+        let events = log.read(1..=log.last_seq()).unwrap();
+        for (first_seq, ts) in stamped {
+            let at = usize::try_from(first_seq - 1).unwrap();
+            assert_eq!(events[at].ts_ms, ts, "seq {first_seq}");
+            assert_eq!(events[at + 1].ts_ms, ts, "seq {}", first_seq + 1);
+        }
+        assert!(events.windows(2).all(|w| w[0].ts_ms <= w[1].ts_ms));
+        assert!(log.verify().unwrap().is_ok());
     }
 
     #[test]

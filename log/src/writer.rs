@@ -2,9 +2,15 @@
 //!
 //! Callers encode their batch on their own thread and send it over a bounded
 //! channel; the writer drains whatever is queued, frames it (one frame per
-//! commit group, split only at `FRAME_PAYLOAD_BYTES_TARGET` or a segment
-//! boundary), writes it with one write, syncs once (under `Sync`), publishes
-//! the new frames to readers, and acknowledges every caller with its seq range.
+//! commit group, split only at `FRAME_PAYLOAD_BYTES_TARGET`, a segment
+//! boundary, or a batch stamped with another commit time), writes it with
+//! one write, syncs once (under `Sync`), publishes the new frames to
+//! readers, and acknowledges every caller with its seq range.
+//!
+//! A frame's commit time is the clock's, never earlier than the last one;
+//! a batch appended at a given seq and time (`Log::append_at`, for import)
+//! carries its own, and is refused unless it lands at exactly the next seq
+//! and not before the last commit time.
 //!
 //! **Invariant:** a caller is acknowledged only after its frame is written
 //! and, under `Durability::Sync`, after `fdatasync` returned. Any failed
@@ -49,11 +55,21 @@ pub struct Appended {
     pub last_seq: u64,
 }
 
+/// Where and when a batch must land (`Log::append_at`): its first seq and
+/// the commit time it is stamped with instead of the clock's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) first_seq: u64,
+    pub(crate) ts_ms: u64,
+}
+
 pub(crate) enum Request {
     Append {
         /// Length-prefixed encoded events.
         payload: Vec<u8>,
         n_events: u32,
+        /// `None`: the next seq, stamped with the clock's time.
+        stamp: Option<Stamp>,
         ack: Sender<Result<Appended, AppendError>>,
     },
     Sync {
@@ -84,6 +100,18 @@ pub(crate) struct Writer {
     pub(crate) dirty: bool,
     pub(crate) last_sync: Duration,
 }
+
+/// A batch admitted to a commit group, with the commit time its frame gets.
+struct Admitted {
+    payload: Vec<u8>,
+    n_events: u32,
+    ts_ms: u64,
+    ack: Sender<Result<Appended, AppendError>>,
+}
+
+/// A written group's acks and publishes, or the failure's cause and the
+/// acks still owed.
+type GroupWritten = Result<(Vec<PendingAck>, Vec<Publish>), (String, Vec<PendingAck>)>;
 
 /// One frame-to-be of a commit group.
 struct PendingAck {
@@ -198,15 +226,44 @@ impl Writer {
         }
         let mut appends = Vec::with_capacity(group.len());
         let mut syncs = Vec::new();
+        // Seqs and commit times as they will be once the admitted batches
+        // are written: a stamped batch must land exactly where it says, at
+        // or after the last commit time; clock-stamped ones never go back.
+        let clock_ts = self.clock.unix_ms();
+        let mut next_seq = self.next_seq;
+        let mut last_ts = self.last_ts;
         for request in group {
             match request {
                 Request::Append {
                     payload,
                     n_events,
+                    stamp,
                     ack,
-                } => appends.push((payload, n_events, ack)),
+                } => {
+                    let ts_ms = match stamp {
+                        None => clock_ts.max(last_ts),
+                        Some(stamp) => {
+                            if let Err(refusal) = admit(stamp, next_seq, last_ts) {
+                                let _ = ack.send(Err(refusal));
+                                continue;
+                            }
+                            stamp.ts_ms
+                        }
+                    };
+                    next_seq += u64::from(n_events);
+                    last_ts = ts_ms;
+                    appends.push(Admitted {
+                        payload,
+                        n_events,
+                        ts_ms,
+                        ack,
+                    });
+                }
                 Request::Sync { ack } => syncs.push(ack),
             }
+        }
+        if appends.is_empty() && syncs.is_empty() {
+            return;
         }
         let force_sync = !syncs.is_empty();
         match self.write_group(appends, force_sync) {
@@ -238,14 +295,11 @@ impl Writer {
         }
     }
 
-    /// Frames, writes and (per durability) syncs a group. On failure returns
-    /// the cause and the acks still owed.
-    #[allow(clippy::type_complexity)]
-    fn write_group(
-        &mut self,
-        appends: Vec<(Vec<u8>, u32, Sender<Result<Appended, AppendError>>)>,
-        force_sync: bool,
-    ) -> Result<(Vec<PendingAck>, Vec<Publish>), (String, Vec<PendingAck>)> {
+    /// Frames, writes and (per durability) syncs a group. A frame ends at
+    /// `FRAME_PAYLOAD_BYTES_TARGET`, before a batch stamped with another
+    /// commit time, and at a segment boundary. On failure returns the
+    /// cause and the acks still owed.
+    fn write_group(&mut self, appends: Vec<Admitted>, force_sync: bool) -> GroupWritten {
         let mut acks: Vec<PendingAck> = Vec::with_capacity(appends.len());
         let mut publishes: Vec<Publish> = Vec::new();
         let mut out: Vec<u8> = Vec::new();
@@ -253,15 +307,19 @@ impl Writer {
         let mut frame_payload: Vec<u8> = Vec::new();
         let mut frame_events: u32 = 0;
         let mut batches = appends.into_iter().peekable();
-        let ts = self.clock.unix_ms().max(self.last_ts);
-        self.last_ts = ts;
         let mut publish = Publish {
             segment_name: self.segment_name.clone(),
             index: Vec::new(),
             len: self.offset,
             last_seq: self.next_seq - 1,
         };
-        while let Some((payload, n_events, ack)) = batches.next() {
+        while let Some(Admitted {
+            payload,
+            n_events,
+            ts_ms: ts,
+            ack,
+        }) = batches.next()
+        {
             let first_seq = self.next_seq + u64::from(frame_events);
             acks.push(PendingAck {
                 first_seq,
@@ -275,7 +333,7 @@ impl Writer {
             }
             frame_events += n_events;
             let frame_full = frame_payload.len() >= FRAME_PAYLOAD_BYTES_TARGET;
-            if !frame_full && batches.peek().is_some() {
+            if !frame_full && batches.peek().is_some_and(|next| next.ts_ms == ts) {
                 continue;
             }
             // Seal the open segment first if this frame would overflow it
@@ -316,6 +374,7 @@ impl Writer {
                 &frame_payload,
             );
             out_offset += frame_len;
+            self.last_ts = ts;
             self.next_seq += u64::from(frame_events);
             publish.len = out_offset;
             publish.last_seq = self.next_seq - 1;
@@ -461,6 +520,24 @@ pub(crate) fn create_segment(
         .sync_dir()
         .map_err(|e| format!("syncing the log folder after creating {name} failed: {e}"))?;
     Ok((name, file))
+}
+
+/// Whether a stamped batch may land now: at exactly the next seq, and not
+/// before the last commit time.
+fn admit(stamp: Stamp, next_seq: u64, last_ts: u64) -> Result<(), AppendError> {
+    if stamp.first_seq != next_seq {
+        return Err(AppendError::SeqMismatch {
+            first_seq: stamp.first_seq,
+            expected: next_seq,
+        });
+    }
+    if stamp.ts_ms < last_ts {
+        return Err(AppendError::TimeBackwards {
+            ts_ms: stamp.ts_ms,
+            last_ts_ms: last_ts,
+        });
+    }
+    Ok(())
 }
 
 fn payload_len(request: &Request) -> usize {

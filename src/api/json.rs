@@ -6,7 +6,7 @@ use std::time::Duration;
 use engram_log::{LoggedEvent, MemoryId, Role, Tier};
 use engram_projections::AuditRecord;
 use engram_queries::palace::RoomEntry;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::engine::Stats;
 use crate::flywheel::{DueItem, EntityEntry, OpenContradiction};
@@ -265,27 +265,14 @@ pub fn audit_record(r: &AuditRecord) -> Value {
     json!({"seq": r.seq, "ts": format_ts(r.ts_ms), "ts_ms": r.ts_ms, "kind": r.kind, "subject": r.subject, "result": r.result})
 }
 
-/// An event as `engram log --json` prints it: seq, ts, ts_ms, kind, then
-/// the event's own fields.
+/// An event as `engram log --json` prints it (and an export line, less its
+/// hash): seq, ts, ts_ms, kind, then the event's own fields.
 ///
 /// # Errors
-/// When the event's fields do not render as JSON (never for the events
-/// this version writes).
-pub fn logged_event(logged: &LoggedEvent) -> Result<Value, serde_json::Error> {
-    let mut object = Map::new();
-    object.insert("seq".into(), logged.seq.into());
-    object.insert("ts".into(), format_ts(logged.ts_ms).into());
-    object.insert("ts_ms".into(), logged.ts_ms.into());
-    object.insert("kind".into(), logged.event.kind().into());
-    if let Value::Object(fields) = logged
-        .event
-        .serialize_fields(serde_json::value::Serializer)?
-    {
-        for (name, value) in fields {
-            object.entry(name).or_insert(value);
-        }
-    }
-    Ok(Value::Object(object))
+/// When the event's fields do not render as a JSON object whose names stay
+/// clear of the line's own keys (never for the events this version writes).
+pub fn logged_event(logged: &LoggedEvent) -> Result<Value, crate::transfer::LineError> {
+    crate::transfer::event_json(logged).map(Value::Object)
 }
 
 /// The verify report.

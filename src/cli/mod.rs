@@ -10,6 +10,7 @@ mod memory;
 mod model;
 mod palace;
 mod serve;
+mod transfer;
 mod verify;
 mod views;
 
@@ -141,6 +142,16 @@ enum Command {
     /// Serve the memory tools to an agent harness over MCP on stdio
     /// (stdout carries the protocol, logs go to stderr).
     Mcp(serve::McpArgs),
+    /// Write the log as JSON lines to standard output: a header, one line
+    /// per event (seq, commit time, kind, the event's fields, a hash), a
+    /// trailer with the count and a digest. `engram import` reads it.
+    Export(transfer::ExportArgs),
+    /// Rebuild a store from an export: same seqs, commit times and views,
+    /// every memory sealed under the store's own key. Into a store with no
+    /// log (the whole file is checked first; a bad line leaves nothing), or
+    /// continuing a store with an export from its last seq + 1. Refuses the
+    /// first bad line, naming it.
+    Import(transfer::ImportArgs),
 }
 
 /// Durability of appends, as a flag value.
@@ -272,6 +283,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Reembed(a) => memory::reembed(&ctx, &a),
         Command::Serve(a) => serve::serve(&ctx, &a),
         Command::Mcp(a) => serve::mcp(&ctx, &a),
+        Command::Export(a) => transfer::export(&ctx, &a),
+        Command::Import(a) => transfer::import(&ctx, &a),
     }
 }
 
