@@ -811,3 +811,64 @@ fn concurrent_clients_each_read_their_own_writes() {
     let stats = server.get("/api/stats").ok();
     assert_eq!(stats["memories_by_status"]["live"], WORDS.len());
 }
+
+#[test]
+fn the_log_exported_over_http_imports_into_an_identical_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    for text in [
+        "Deploys happen on Fridays after 5pm.",
+        "The staging server runs Postgres 15 on host db2.",
+        "The office plant needs water on Mondays.",
+    ] {
+        server.post("/api/remember", &json!({"content": text})).ok();
+    }
+    server
+        .post("/api/recall", &json!({"query": "deploys"}))
+        .ok();
+    server
+        .get("/api/export?from=0")
+        .assert_error(400, "bad_request");
+    server
+        .get("/api/export?from=99")
+        .assert_error(400, "bad_request");
+    let export = server.get("/api/export");
+    assert_eq!(export.status, 200);
+    assert_eq!(export.header("content-type"), Some("application/x-ndjson"));
+    let stats = server.get("/api/stats").ok();
+    server.stop();
+
+    let file = dir.path().join("store.jsonl");
+    std::fs::write(&file, &export.body).unwrap();
+    let copy = dir.path().join("copy");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_engram"))
+            .args(args)
+            .env_remove("ENGRAM_HMAC_KEY")
+            .env_remove("ENGRAM_HOME")
+            .output()
+            .unwrap()
+    };
+    let imported = run(&[
+        "import",
+        file.to_str().unwrap(),
+        "--store",
+        copy.to_str().unwrap(),
+    ]);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let out = run(&["--store", copy.to_str().unwrap(), "stats", "--json"]);
+    let copied: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "n_events",
+        "memories_by_status",
+        "memories_by_tier",
+        "views",
+    ] {
+        assert_eq!(copied[field], stats[field], "{field}");
+    }
+}

@@ -184,6 +184,7 @@ pub fn router(state: AppState) -> Router {
         .route("/log", get(log))
         .route("/verify", post(verify))
         .route("/reembed", post(reembed))
+        .route("/export", get(export))
         .route(
             "/ingest",
             post(ingest).layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT)),
@@ -530,6 +531,104 @@ async fn ingest(
 ) -> Answer {
     let request: IngestRequest = json_body(&headers, body)?;
     run(&state, move |s| s.ingest(&request)).await
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportQuery {
+    #[serde(default)]
+    from: Option<u64>,
+}
+
+/// Export chunks on their way from the blocking export to the response.
+struct ChunkStream(tokio::sync::mpsc::Receiver<Result<Bytes, std::io::Error>>);
+
+impl futures_core::Stream for ChunkStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
+
+/// A writer handing 64 KiB chunks to the response; fails once the client
+/// has gone, which stops the export.
+struct ChunkWriter {
+    tx: tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+    buf: Vec<u8>,
+}
+
+impl ChunkWriter {
+    const CHUNK: usize = 64 << 10;
+
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = Bytes::from(std::mem::replace(
+            &mut self.buf,
+            Vec::with_capacity(Self::CHUNK),
+        ));
+        self.tx
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for ChunkWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= Self::CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
+/// The log in the export format, streamed: a failure midway cuts the
+/// body short, and an export without its trailer never imports.
+async fn export(
+    State(state): State<AppState>,
+    q: Result<Query<ExportQuery>, QueryRejection>,
+) -> Result<Response, HttpError> {
+    let from = query(q)?.from.unwrap_or(1);
+    let last_seq = state.service.engram().log().last_seq();
+    if from == 0 || from > last_seq + 1 {
+        return Err(error(
+            ErrorCode::BadRequest,
+            format!(
+                "from {from} is outside 1..={}: the log's last seq is {last_seq}",
+                last_seq + 1
+            ),
+        ));
+    }
+    let (tx, rx) = tokio::sync::mpsc::channel(8);
+    let service = Arc::clone(&state.service);
+    tokio::task::spawn_blocking(move || {
+        let mut out = ChunkWriter {
+            tx: tx.clone(),
+            buf: Vec::with_capacity(ChunkWriter::CHUNK),
+        };
+        let reader = service.engram().log().reader();
+        let written = crate::transfer::export(reader, from, &mut out, &|_, _| {})
+            .map_err(std::io::Error::other)
+            .and_then(|_| std::io::Write::flush(&mut out));
+        if let Err(e) = written {
+            let _ = tx.blocking_send(Err(e));
+        }
+    });
+    Ok((
+        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        axum::body::Body::from_stream(ChunkStream(rx)),
+    )
+        .into_response())
 }
 
 /// A fresh random token: 32 bytes as hex.
