@@ -229,11 +229,19 @@ impl Context {
     pub fn require_log(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
             self.store.has_log(),
-            "the {} store at {} has no log yet: nothing was recorded there",
-            self.scope,
-            self.store.dir().display()
+            "{} has no log yet: nothing was recorded there",
+            self.describe()
         );
         Ok(())
+    }
+
+    /// The store in words: `the user store at DIR`, or `the store at DIR`
+    /// for a folder given with --store.
+    pub fn describe(&self) -> String {
+        match self.scope {
+            "store" => format!("the store at {}", self.store.dir().display()),
+            scope => format!("the {scope} store at {}", self.store.dir().display()),
+        }
     }
 
     /// Opens the store for a command that only reads or changes what

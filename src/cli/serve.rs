@@ -123,9 +123,8 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             .map(|t| format!("#token={t}"))
             .unwrap_or_default();
         eprintln!(
-            "engram: serving {} ({} store) at http://{local}/{fragment}",
-            service.engram().store().dir().display(),
-            service.scope(),
+            "engram: serving {} at http://{local}/{fragment}",
+            ctx.describe()
         );
         engram::http::serve(listener, router(state), shutdown_signal())
             .await
@@ -161,11 +160,7 @@ fn log_to_stderr() {
 pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
     log_to_stderr();
     let service = Arc::new(open_service(ctx)?);
-    eprintln!(
-        "engram: MCP server on stdio for {} ({} store)",
-        service.engram().store().dir().display(),
-        service.scope(),
-    );
+    eprintln!("engram: MCP server on stdio for {}", ctx.describe());
     let runtime = runtime()?;
     let served = runtime.block_on(async {
         let server = McpServer::new(Arc::clone(&service))
