@@ -37,10 +37,26 @@ impl Server {
             .arg("--store")
             .arg(store)
             .args(["serve", "--addr", addr])
+            .env("ENGRAM_HOME", home.path());
+        Self::spawn(command, env, home)
+    }
+
+    /// Starts `engram serve` in `cwd` with the engram home `home`: the
+    /// store is the scope's (the project's inside a git repository).
+    pub fn start_in(cwd: &Path, home: &Path) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_engram"));
+        command
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .current_dir(cwd)
+            .env("ENGRAM_HOME", home);
+        Self::spawn(command, &[], tempfile::tempdir().unwrap())
+    }
+
+    fn spawn(mut command: Command, env: &[(&str, &str)], home: tempfile::TempDir) -> Self {
+        command
             .env_remove("ENGRAM_HMAC_KEY")
             .env_remove("ENGRAM_TOKEN")
             .env_remove("ENGRAM_MODEL_DIR")
-            .env("ENGRAM_HOME", home.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -871,4 +887,55 @@ fn the_log_exported_over_http_imports_into_an_identical_store() {
     ] {
         assert_eq!(copied[field], stats[field], "{field}");
     }
+}
+
+#[test]
+fn servers_of_two_projects_share_the_user_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let repo = |name: &str| {
+        let root = dir.path().join(name);
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(
+            root.join(".git/config"),
+            format!("[remote \"origin\"]\n\turl = https://example.com/{name}.git\n"),
+        )
+        .unwrap();
+        root
+    };
+    let (a, b) = (repo("a"), repo("b"));
+    let server_a = Server::start_in(&a, &home);
+    // The user store is not held by project a's server: b's starts too.
+    let server_b = Server::start_in(&b, &home);
+    let saved = server_a
+        .post(
+            "/api/remember/batch",
+            &json!({"items": [{"content": "The user writes commit messages in the imperative mood."}], "scope": "user"}),
+        )
+        .ok();
+    assert_eq!(saved["results"][0]["scope"], "user", "{saved}");
+    let project_only = server_a
+        .post(
+            "/api/remember",
+            &json!({"content": "Project a builds with cargo xtask dist."}),
+        )
+        .ok();
+    assert_eq!(project_only["scope"], "project");
+    let found = server_b
+        .post(
+            "/api/recall",
+            &json!({"query": "commit messages imperative"}),
+        )
+        .ok();
+    assert_eq!(found["hits"][0]["scope"], "user", "{found}");
+    let not_found = server_b
+        .post("/api/recall", &json!({"query": "xtask dist"}))
+        .ok();
+    assert_eq!(not_found["hits"], json!([]), "projects stay apart");
+    server_a
+        .post(
+            "/api/remember/batch",
+            &json!({"items": [{"content": "x y z w"}], "scope": "team"}),
+        )
+        .assert_error(400, "bad_request");
 }

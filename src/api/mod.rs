@@ -21,6 +21,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
+use crate::store::{Store, StoreOptions};
+
 use crate::engine::{EngineError, Engram, now_ms};
 use crate::flywheel::FlywheelError;
 use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject};
@@ -468,11 +472,72 @@ pub struct IngestRequest {
     pub skip_bad_lines: bool,
 }
 
-/// A store a [`Service`] holds open, with its scope name in answers.
+/// The store a [`Service`] holds open (it takes the writes), with its
+/// scope name in answers.
 #[derive(Debug)]
 pub struct ServedStore {
     pub scope: &'static str,
     pub engram: Engram,
+}
+
+/// Another store a [`Service`] reaches (the user store beside a project
+/// store): opened for each operation and closed after it, so that servers
+/// of several projects share it instead of one of them locking it for its
+/// whole life.
+pub struct SharedStore {
+    pub scope: &'static str,
+    store: Store,
+    options: StoreOptions,
+    embedder: Option<Arc<dyn engram_embed::Embedder>>,
+    /// One operation at a time from this process (a store has one writer).
+    turn: parking_lot::Mutex<()>,
+}
+
+impl std::fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedStore")
+            .field("scope", &self.scope)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedStore {
+    #[must_use]
+    pub fn new(
+        scope: &'static str,
+        store: Store,
+        options: StoreOptions,
+        embedder: Option<Arc<dyn engram_embed::Embedder>>,
+    ) -> Self {
+        Self {
+            scope,
+            store,
+            options,
+            embedder,
+            turn: parking_lot::Mutex::new(()),
+        }
+    }
+
+    /// Runs `op` on the store opened for it (created when `create`, else
+    /// `None` when it has no log yet).
+    fn with<T>(
+        &self,
+        create: bool,
+        op: impl FnOnce(&Engram) -> T,
+    ) -> Result<Option<T>, EngineError> {
+        let _turn = self.turn.lock();
+        if !create && !self.store.has_log() {
+            return Ok(None);
+        }
+        let mut engram = Engram::open(self.store.clone(), &self.options)?;
+        if let Some(embedder) = &self.embedder {
+            engram = engram.with_embedder(Arc::clone(embedder));
+        }
+        let answer = op(&engram);
+        engram.close()?;
+        Ok(Some(answer))
+    }
 }
 
 /// Recall hits across stores, with the mode every store ran in.
@@ -482,6 +547,9 @@ pub struct Recalled {
     pub hits: Vec<(&'static str, Hit)>,
     /// `hybrid` only when every store searched ran hybrid.
     pub mode: RecallMode,
+    /// Stores that could not be searched (busy with another writer past
+    /// the lock wait), with why: the hits come from the others.
+    pub skipped: Vec<String>,
 }
 
 /// One transcript as ingested.
@@ -501,9 +569,10 @@ pub struct Ingested {
 /// Open stores and the operations on them.
 #[derive(Debug)]
 pub struct Service {
-    /// The store that takes writes first, then the other stores recall
-    /// searches.
-    stores: Vec<ServedStore>,
+    /// The store that takes writes, held open.
+    primary: ServedStore,
+    /// The other stores recall searches (and batch saves may name).
+    others: Vec<SharedStore>,
 }
 
 fn subject(by: By, session: Option<&String>) -> Subject {
@@ -514,60 +583,32 @@ fn subject(by: By, session: Option<&String>) -> Subject {
 }
 
 impl Service {
-    /// A service over `primary` (writes and reads) and `others` (recall
-    /// only, merged by score; ties go to the primary store).
+    /// A service over `primary` (writes and reads, held open) and `others`
+    /// (recall merges their hits by score, ties to the primary store;
+    /// opened per operation).
     #[must_use]
-    pub fn new(primary: ServedStore, others: Vec<ServedStore>) -> Self {
-        let mut stores = vec![primary];
-        stores.extend(others);
-        Self { stores }
+    pub fn new(primary: ServedStore, others: Vec<SharedStore>) -> Self {
+        Self { primary, others }
     }
 
     /// The store that takes writes.
     #[must_use]
     pub fn engram(&self) -> &Engram {
-        &self.stores[0].engram
-    }
-
-    /// The store of scope `scope` (the primary one when `None`).
-    ///
-    /// # Errors
-    /// `bad_request` naming the scopes held.
-    pub fn store(&self, scope: Option<&str>) -> Result<&ServedStore, ApiError> {
-        let Some(scope) = scope else {
-            return Ok(&self.stores[0]);
-        };
-        self.stores
-            .iter()
-            .find(|s| s.scope == scope)
-            .ok_or_else(|| {
-                let held: Vec<&str> = self.stores.iter().map(|s| s.scope).collect();
-                ApiError::bad_request(format!(
-                    "no {scope:?} store here: use one of {}",
-                    held.join(", ")
-                ))
-            })
+        &self.primary.engram
     }
 
     /// The primary store's scope name.
     #[must_use]
     pub fn scope(&self) -> &'static str {
-        self.stores[0].scope
+        self.primary.scope
     }
 
-    /// Closes every store, persisting views; the first error wins.
+    /// Closes the primary store, persisting its views.
     ///
     /// # Errors
-    /// The first store that fails to close.
+    /// When the store fails to close.
     pub fn close(self) -> Result<(), EngineError> {
-        let mut first = Ok(());
-        for store in self.stores {
-            let closed = store.engram.close();
-            if first.is_ok() {
-                first = closed;
-            }
-        }
-        first
+        self.primary.engram.close()
     }
 
     /// Saves one memory.
@@ -674,13 +715,30 @@ impl Service {
                 subject: subject(r.by, r.session.as_ref()),
             })
             .collect();
-        let store = self.store(r.scope.as_deref())?;
-        let results: Vec<Value> = store
-            .engram
-            .remember_batch(&requests)
+        let (scope, results) = match r.scope.as_deref() {
+            None => (self.scope(), self.engram().remember_batch(&requests)),
+            Some(scope) if scope == self.scope() => {
+                (scope, self.engram().remember_batch(&requests))
+            }
+            Some(scope) => {
+                let Some(other) = self.others.iter().find(|s| s.scope == scope) else {
+                    let mut known = vec![self.scope()];
+                    known.extend(self.others.iter().map(|s| s.scope));
+                    return Err(ApiError::bad_request(format!(
+                        "no {scope:?} store here: use one of {}",
+                        known.join(", ")
+                    )));
+                };
+                let results = other
+                    .with(true, |engram| engram.remember_batch(&requests))?
+                    .unwrap_or_default();
+                (other.scope, results)
+            }
+        };
+        let results: Vec<Value> = results
             .into_iter()
             .map(|result| match result {
-                Ok(receipt) => json::receipt(store.scope, &receipt),
+                Ok(receipt) => json::receipt(scope, &receipt),
                 Err(e) => {
                     let e = ApiError::from(e);
                     json!({"outcome": "error", "error": e.code.as_str(), "message": e.message})
@@ -709,19 +767,35 @@ impl Service {
             session: r.session.clone(),
             limit: limit as usize,
         };
-        let mut hits: Vec<(usize, &'static str, Hit)> = Vec::new();
-        let mut hybrid = true;
-        let mut searched = false;
-        for (rank, store) in self.stores.iter().enumerate() {
-            // A store with no log has nothing to find (and recalling would
-            // create its log).
-            if rank > 0 && store.engram.log().last_seq() == 0 {
-                continue;
+        let mut hits: Vec<(usize, &'static str, Hit)> = self
+            .engram()
+            .recall(&query)?
+            .into_iter()
+            .map(|hit| (0, self.scope(), hit))
+            .collect();
+        let mut hybrid = self.engram().last_recall_mode() == RecallMode::Hybrid;
+        let mut skipped = Vec::new();
+        for (rank, other) in (1..).zip(&self.others) {
+            // A store with no log has nothing to find (and is not created).
+            let searched = other.with(false, |engram| {
+                engram
+                    .recall(&query)
+                    .map(|found| (found, engram.last_recall_mode()))
+            });
+            match searched {
+                Ok(None) => {}
+                Ok(Some(found)) => {
+                    let (found, mode) = found?;
+                    hybrid &= mode == RecallMode::Hybrid;
+                    hits.extend(found.into_iter().map(|hit| (rank, other.scope, hit)));
+                }
+                // Another process writing that store past the lock wait:
+                // answer from the others and say so.
+                Err(EngineError::Store(e)) => {
+                    skipped.push(format!("the {} store: {e}", other.scope));
+                }
+                Err(e) => return Err(e.into()),
             }
-            let found = store.engram.recall(&query)?;
-            searched = true;
-            hybrid &= store.engram.last_recall_mode() == RecallMode::Hybrid;
-            hits.extend(found.into_iter().map(|hit| (rank, store.scope, hit)));
         }
         hits.sort_by(|a, b| {
             b.2.score
@@ -735,11 +809,12 @@ impl Service {
                 .into_iter()
                 .map(|(_, scope, hit)| (scope, hit))
                 .collect(),
-            mode: if hybrid && searched {
+            mode: if hybrid {
                 RecallMode::Hybrid
             } else {
                 RecallMode::Keyword
             },
+            skipped,
         })
     }
 
@@ -750,11 +825,15 @@ impl Service {
     pub fn recall(&self, r: &RecallRequest) -> Result<Value, ApiError> {
         let recalled = self.recall_hits(r)?;
         let hits: Vec<Hit> = recalled.hits.iter().map(|(_, hit)| hit.clone()).collect();
-        Ok(json!({
+        let mut answer = json!({
             "hits": recalled.hits.iter().map(|(scope, hit)| json::hit(scope, hit)).collect::<Vec<_>>(),
             "mode": recalled.mode.as_str(),
             "context": crate::context_block(&hits),
-        }))
+        });
+        if !recalled.skipped.is_empty() {
+            answer["skipped"] = json!(recalled.skipped);
+        }
+        Ok(answer)
     }
 
     /// A memory's table entry.

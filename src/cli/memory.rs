@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::api::{
-    BatchItem, BatchRequest, By, RecallRequest, ServedStore, Service, TierName, json,
+    BatchItem, BatchRequest, By, RecallRequest, ServedStore, Service, SharedStore, TierName, json,
 };
 use engram::engine::Engram;
 use engram::log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier};
@@ -359,32 +359,35 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
         session: args.session.clone(),
         limit: Some(args.limit),
     };
-    // Every store with a log recalls on its own (and records its own
-    // `Recalled`); a store without one is not created by a recall.
-    let mut stores = Vec::new();
+    // The first store with a log is held; the others are searched in turn
+    // (each records its own `recalled`); a store without a log is not
+    // created by a recall.
     let model = if ctx.recall_stores.iter().any(|(_, s)| s.has_log()) {
         super::model::load()
     } else {
         None
     };
-    for (scope, store) in &ctx.recall_stores {
-        if !store.has_log() {
-            continue;
-        }
-        let engram = Engram::open(store.clone(), &ctx.options())
-            .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
-        stores.push(ServedStore {
-            scope,
-            engram: super::model::attach(engram, model.clone()),
-        });
-    }
-    let mut stores = stores.into_iter();
-    let (hits, mode) = match stores.next() {
-        Some(primary) => {
-            let service = Service::new(primary, stores.collect());
+    let mut with_log = ctx.recall_stores.iter().filter(|(_, s)| s.has_log());
+    let (hits, mode) = match with_log.next() {
+        Some((scope, store)) => {
+            let engram = Engram::open(store.clone(), &ctx.options())
+                .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
+            let primary = ServedStore {
+                scope,
+                engram: super::model::attach(engram, model.clone()),
+            };
+            let others = with_log
+                .map(|(scope, store)| {
+                    SharedStore::new(scope, store.clone(), ctx.options(), model.clone())
+                })
+                .collect();
+            let service = Service::new(primary, others);
             let recalled = service.recall_hits(&request);
             service.close()?;
             let recalled = recalled?;
+            for skipped in &recalled.skipped {
+                eprintln!("engram: warning: not searched: {skipped}");
+            }
             (recalled.hits, recalled.mode.as_str())
         }
         None => (Vec::new(), "keyword"),

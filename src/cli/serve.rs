@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use engram::api::{ServedStore, Service};
+use engram::api::{ServedStore, Service, SharedStore};
 use engram::engine::Engram;
 use engram::http::{AppState, generate_token, router};
 use engram::mcp::McpServer;
@@ -33,22 +33,23 @@ pub struct McpArgs {}
 /// Largest MCP message: a longer line is dropped (and logged on stderr).
 pub const MCP_MESSAGE_LIMIT: usize = engram::http::BODY_LIMIT;
 
-/// Opens every store of the context: the first takes writes, recall
-/// searches all of them.
+/// Holds the context's store open (it takes the writes); the other stores
+/// recall searches (the user store beside a project store) are opened per
+/// operation, so servers of several projects can share them.
 fn open_service(ctx: &Context) -> anyhow::Result<Service> {
     let model = super::model::load();
-    let mut stores = Vec::new();
-    for (scope, store) in &ctx.recall_stores {
-        let engram = Engram::open(store.clone(), &ctx.options())
-            .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
-        stores.push(ServedStore {
-            scope,
-            engram: super::model::attach(engram, model.clone()),
-        });
-    }
-    let mut stores = stores.into_iter();
-    let primary = stores.next().context("no store to serve")?;
-    Ok(Service::new(primary, stores.collect()))
+    let (scope, store) = ctx.recall_stores.first().context("no store to serve")?;
+    let engram = Engram::open(store.clone(), &ctx.options())
+        .with_context(|| format!("opening {}", ctx.describe()))?;
+    let primary = ServedStore {
+        scope,
+        engram: super::model::attach(engram, model.clone()),
+    };
+    let others = ctx.recall_stores[1..]
+        .iter()
+        .map(|(scope, store)| SharedStore::new(scope, store.clone(), ctx.options(), model.clone()))
+        .collect();
+    Ok(Service::new(primary, others))
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
