@@ -3,6 +3,7 @@
 
 mod support;
 
+mod browser;
 mod cli;
 mod codec;
 mod flywheel;
