@@ -15,6 +15,7 @@ mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;
 mod log_crash;
+mod mcp_client;
 mod memory;
 mod memory_safety;
 mod memory_scopes;
