@@ -304,7 +304,7 @@ fn click(tab: &Tab, selector: &str) {
         .unwrap_or_else(|e| panic!("clicking {selector}: {e:#}"));
 }
 
-/// The ids of a `remember --json` answer.
+/// The answer of `engram remember TEXT --json` on `store`.
 fn remember_cli(store: &Path, text: &str) -> Value {
     let out = crate::support::engram(store, &["remember", text, "--json"]);
     assert_eq!(
