@@ -3,6 +3,7 @@
 
 mod support;
 
+mod browser;
 mod cli;
 mod cli_snapshots;
 mod codec;
@@ -17,6 +18,7 @@ mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;
 mod log_crash;
+mod mcp_client;
 mod memory;
 mod memory_safety;
 mod memory_scopes;

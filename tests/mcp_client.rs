@@ -1,0 +1,312 @@
+//! `engram mcp` driven by clients that are not ours: the official MCP Python
+//! SDK (`tests/mcp_client.py`, run with the interpreter of the virtual
+//! environment `.ci/run` makes: `ENGRAM_TEST_MCP_PYTHON`; required when
+//! `ENGRAM_TEST_REQUIRE_MCP=1`, as in CI), and raw JSON-RPC lines over the
+//! child's pipes.
+//!
+//! Invariants checked: the SDK's whole session succeeds (every tool listed
+//! with a description and schema; remember, recall, expand, forget, review,
+//! save and search answer as documented; bad calls are refused and the
+//! server answers the next one) and its writes are in the store afterwards;
+//! every line on the server's stdout is a JSON-RPC message, a malformed
+//! request line does not stop the server, and end of input ends it cleanly.
+
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long the SDK's whole session, or any one raw answer, may take.
+const WAIT: Duration = Duration::from_secs(60);
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
+const TOOLS: [&str; 12] = [
+    "engram_review",
+    "engram_save",
+    "engram_search",
+    "memory_confirm",
+    "memory_expand",
+    "memory_forget",
+    "memory_grade",
+    "memory_palace",
+    "memory_recall",
+    "memory_remember",
+    "memory_review",
+    "memory_stats",
+];
+
+/// A child process killed (if still running) on drop.
+struct Reaped(Child);
+
+impl Reaped {
+    /// Waits up to `limit` for the child to exit.
+    fn wait(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Reads `from` line by line on a thread, sending each line to the channel.
+fn lines(from: impl std::io::Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(from).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Every line until the writer closes its end, or until [`WAIT`] passed.
+fn drain(rx: &mpsc::Receiver<String>) -> Vec<String> {
+    let deadline = Instant::now() + WAIT;
+    let mut out = Vec::new();
+    while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        out.push(line);
+    }
+    out
+}
+
+/// The Python interpreter with the `mcp` SDK, or `None` (after a skip
+/// notice) when none is configured and none is required.
+fn python() -> Option<String> {
+    if let Some(python) = std::env::var_os("ENGRAM_TEST_MCP_PYTHON") {
+        return Some(python.to_string_lossy().into_owned());
+    }
+    assert!(
+        std::env::var_os("ENGRAM_TEST_REQUIRE_MCP").is_none_or(|v| v != "1"),
+        "ENGRAM_TEST_REQUIRE_MCP=1 but ENGRAM_TEST_MCP_PYTHON is not set: point it at the python \
+         of a virtual environment with the `mcp` package (.ci/run makes one)"
+    );
+    eprintln!("skipped: ENGRAM_TEST_MCP_PYTHON unset (a python with the `mcp` SDK)");
+    None
+}
+
+#[test]
+fn the_official_python_sdk_drives_the_memory_tools() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let started = Instant::now();
+    let mut child = Reaped(
+        Command::new(&python)
+            .arg(SCRIPT)
+            .arg(env!("CARGO_BIN_EXE_engram"))
+            .arg(&store)
+            .env("ENGRAM_HOME", dir.path().join("home"))
+            .env_remove("ENGRAM_HMAC_KEY")
+            .env_remove("ENGRAM_MODEL_DIR")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("running {python}: {e}")),
+    );
+    let stdout = lines(child.0.stdout.take().unwrap());
+    let stderr = lines(child.0.stderr.take().unwrap());
+    let Some(status) = child.wait(WAIT) else {
+        drop(child);
+        let stderr = drain(&stderr);
+        panic!(
+            "the SDK session took over {WAIT:?}; its stderr so far:\n{}",
+            stderr.join("\n")
+        );
+    };
+    let stderr = drain(&stderr);
+    assert!(
+        status.success(),
+        "the SDK session failed ({status}):\n{}",
+        stderr.join("\n")
+    );
+    eprintln!("the SDK session took {:?}", started.elapsed());
+    let out = drain(&stdout);
+    let summary: Value = serde_json::from_str(out.last().map_or("", String::as_str))
+        .unwrap_or_else(|e| panic!("no JSON summary ({e}) in {out:?}"));
+    assert_eq!(summary["server"]["name"], "engram", "{summary}");
+    for tool in TOOLS {
+        assert!(
+            summary["tools"].as_array().unwrap().contains(&json!(tool)),
+            "{tool} not listed: {summary}"
+        );
+    }
+
+    // What the SDK did is in the store: the forgotten memory is gone from
+    // recall (its tombstone in the audit trail), the saved one is found.
+    let forgotten = summary["remembered"].as_u64().unwrap();
+    let saved = summary["saved"].as_u64().unwrap();
+    let out = crate::support::engram(&store, &["audit", &forgotten.to_string(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kinds: Vec<String> = crate::support::json_lines(&out.stdout)
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(kinds.contains(&"forgotten".to_owned()), "{kinds:?}");
+    let out = crate::support::engram(&store, &["recall", "staging cluster heron", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
+    assert_eq!(hits[0]["id"], saved, "{hits}");
+    let out = crate::support::engram(&store, &["recall", "release train Tuesdays", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the forgotten memory was recalled"
+    );
+}
+
+/// `engram mcp` over raw pipes: requests in, every stdout line checked.
+struct RawSession {
+    child: Reaped,
+    stdin: Option<ChildStdin>,
+    stdout: mpsc::Receiver<String>,
+}
+
+impl RawSession {
+    fn start(store: &Path, home: &Path) -> Self {
+        let mut child = Reaped(
+            Command::new(env!("CARGO_BIN_EXE_engram"))
+                .arg("--store")
+                .arg(store)
+                .arg("mcp")
+                .env("ENGRAM_HOME", home)
+                .env_remove("ENGRAM_HMAC_KEY")
+                .env_remove("ENGRAM_MODEL_DIR")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let stdin = child.0.stdin.take();
+        let stdout = lines(child.0.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// The answer to request `id`. Every line read on the way must be a
+    /// JSON-RPC 2.0 message (a notification, or an error for a bad line).
+    fn answer(&self, id: u64) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let line = self
+                .stdout
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                .unwrap_or_else(|e| panic!("no answer to request {id} within {WAIT:?}: {e}"));
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
+            assert_eq!(message["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+}
+
+#[test]
+fn mcp_stdout_is_only_protocol_and_survives_a_malformed_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut mcp = RawSession::start(&dir.path().join("store"), &dir.path().join("home"));
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-pipes", "version": "0"},
+        }}),
+    );
+    let init = mcp.answer(1);
+    assert_eq!(init["result"]["serverInfo"]["name"], "engram", "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    mcp.send_line("this line is not JSON-RPC");
+    mcp.send_line(r#"{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"#);
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = mcp.answer(2);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {listed}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for tool in TOOLS {
+        assert!(names.contains(&tool), "{tool} not listed: {names:?}");
+    }
+
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "memory_remember",
+            "arguments": {"content": "The build cache lives on the second disk of the runner."},
+        }}),
+    );
+    let saved = mcp.answer(3);
+    assert_eq!(saved["result"]["isError"], false, "{saved}");
+    let receipt: Value =
+        serde_json::from_str(saved["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(receipt["outcome"], "new", "{receipt}");
+
+    // End of input ends the session; the store is closed cleanly.
+    drop(mcp.stdin.take());
+    let status = mcp
+        .child
+        .wait(WAIT)
+        .expect("engram mcp did not exit at end of input");
+    assert!(status.success(), "engram mcp exited with {status}");
+    for line in drain(&mcp.stdout) {
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
+        assert_eq!(message["jsonrpc"], "2.0", "not JSON-RPC: {line}");
+    }
+    let out = crate::support::engram(&dir.path().join("store"), &["verify"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
