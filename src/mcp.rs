@@ -5,9 +5,14 @@
 //! keep it from claiming the user's authorship or forgetting what the user
 //! said). Whatever carries stored text comes back inside the
 //! `<engram_memory_context>` block with markup escaped, as `recall --format
-//! context` prints it, so stored words cannot pose as instructions. A
-//! failure is a tool error whose text starts with its stable code.
-//! Stdout carries only the protocol; logs go to stderr.
+//! context` prints it, so stored words cannot pose as instructions. An
+//! operation's failure is a tool error whose text starts with its stable
+//! code (`not_found: ...`); arguments that do not fit a tool's schema are
+//! refused by the protocol layer, naming the field. Stdout carries only the
+//! protocol; logs go to stderr. A line that is not JSON gets no answer (it
+//! has no id to answer to, and answering garbage can start an error storm
+//! between two confused peers, which is why the official SDKs ignore it
+//! too); it is logged on stderr.
 
 use std::sync::Arc;
 

@@ -692,3 +692,67 @@ fn a_room_name_with_control_characters_is_refused() {
     assert_eq!(engram.log().last_seq(), before);
     engram.close().unwrap();
 }
+
+#[test]
+fn cues_never_carry_the_words_of_forgotten_or_overruled_neighbours() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let save = |remember: Remember| engram.remember(&remember).unwrap();
+    let old = save(in_room(
+        "The staging server runs Postgres 15 on host db2.",
+        "infra",
+    ));
+    let kettle = save(in_room("alice keeps the red kettle in the garage", "infra"));
+    let new = save(in_room(
+        "The staging server runs Postgres 16 on host db2.",
+        "infra",
+    ));
+    assert_eq!(new.outcome, Outcome::Contradiction);
+    let secret = save(Remember {
+        meta: MemoryMeta {
+            room: Some("infra".to_owned()),
+            summary: Some("codename bluebird".to_owned()),
+            ..MemoryMeta::default()
+        },
+        ..Remember::text("bruno keeps the blue bicycle in the attic")
+    });
+    save(in_room(
+        "chen keeps the green lantern in the cellar",
+        "infra",
+    ));
+    let (old, new, secret) = (old.id.unwrap(), new.id.unwrap(), secret.id.unwrap());
+    engram
+        .verdict(old, new, Verdict::KeepB, Actor::User, "upgraded")
+        .unwrap();
+    engram
+        .forget(secret, &engram::Subject::user(), "not for recall")
+        .unwrap();
+
+    let cues = |query: &str| {
+        let hits = engram.recall(&RecallQuery::new(query)).unwrap();
+        hits[0]
+            .cues
+            .iter()
+            .map(|c| (c.id, c.label.clone()))
+            .collect::<Vec<_>>()
+    };
+    let around_kettle = cues("kettle");
+    assert_eq!(kettle.coordinate.as_deref(), Some("infra#2"));
+    assert!(
+        around_kettle.contains(&(old, "(overruled)".to_owned())),
+        "{around_kettle:?}"
+    );
+    assert!(
+        around_kettle
+            .iter()
+            .any(|(id, label)| *id == new && label.contains("Postgres 16")),
+        "{around_kettle:?}"
+    );
+    let around_lantern = cues("lantern");
+    assert_eq!(
+        around_lantern,
+        [(secret, "(forgotten)".to_owned())],
+        "a forgotten neighbour's summary stays out of recall"
+    );
+    engram.close().unwrap();
+}

@@ -60,20 +60,26 @@ pub struct Cue {
 }
 
 /// The label of memory `id`: its summary, else its first
-/// [`CUE_LABEL_CHARS`] characters (one line).
+/// [`CUE_LABEL_CHARS`] characters (one line); `(forgotten)` once it is
+/// forgotten, summary or not.
 #[must_use]
 pub fn label(core: &CoreViews, id: MemoryId) -> String {
-    if let Some(summary) = core
-        .memory_table
-        .read()
-        .state
-        .get(id)
-        .and_then(|e| e.summary.clone())
     {
-        return summary;
+        let table = core.memory_table.read();
+        match table.state.get(id) {
+            Some(entry) if entry.status == MemoryStatus::Forgotten => {
+                return FORGOTTEN_LABEL.to_owned();
+            }
+            Some(entry) => {
+                if let Some(summary) = &entry.summary {
+                    return summary.clone();
+                }
+            }
+            None => {}
+        }
     }
     let index = core.text_index.read();
-    let text = index.state.text(id).unwrap_or("(forgotten)");
+    let text = index.state.text(id).unwrap_or(FORGOTTEN_LABEL);
     let mut out: String = text
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -87,16 +93,30 @@ pub fn label(core: &CoreViews, id: MemoryId) -> String {
     out
 }
 
-/// The cues of memory `id`: the slots next to it in its room.
+/// The label of a forgotten memory.
+pub const FORGOTTEN_LABEL: &str = "(forgotten)";
+/// The cue label of a memory a verdict overruled: its words left recall,
+/// so they do not come back as a neighbour's cue either.
+pub const OVERRULED_LABEL: &str = "(overruled)";
+
+/// The cues of memory `id`: the slots next to it in its room, labelled
+/// (forgotten and overruled neighbours by their state, not their words).
 #[must_use]
 pub fn cues(core: &CoreViews, id: MemoryId) -> Vec<Cue> {
     let neighbours = core.palace.read().state.neighbours(id);
     neighbours
         .into_iter()
-        .map(|(memory, coordinate)| Cue {
-            id: memory,
-            coordinate: coordinate.to_string(),
-            label: label(core, memory),
+        .map(|(memory, coordinate)| {
+            let overruled = core.verdicts.read().state.is_overruled(memory);
+            Cue {
+                id: memory,
+                coordinate: coordinate.to_string(),
+                label: if overruled {
+                    OVERRULED_LABEL.to_owned()
+                } else {
+                    label(core, memory)
+                },
+            }
         })
         .collect()
 }
