@@ -272,6 +272,27 @@ impl Engram {
         engram_commands::distill::clusters(&profiles, &candidates)
     }
 
+    /// [`Engram::distill_candidates`] with each member's coordinate and
+    /// label, as listed to whoever writes the rule.
+    #[must_use]
+    pub fn distill_candidates_described(&self) -> Vec<Vec<(MemoryId, String, String)>> {
+        self.distill_candidates()
+            .iter()
+            .map(|members| {
+                members
+                    .iter()
+                    .map(|&id| {
+                        (
+                            id,
+                            self.coordinate(id),
+                            engram_queries::label(self.core(), id),
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// Records `rule` (written by the caller) as a new memory distilled from
     /// `members`, with the confidence it inherits from them, in one atomic
     /// append: the rule's `Remembered`, then `Distilled` (the `Distilled`

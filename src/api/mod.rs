@@ -984,24 +984,7 @@ impl Service {
     /// Clusters of similar memories worth a rule.
     #[must_use]
     pub fn distill_candidates(&self) -> Value {
-        let engram = self.engram();
-        let described: Vec<Vec<(MemoryId, String, String)>> = engram
-            .distill_candidates()
-            .iter()
-            .map(|members| {
-                members
-                    .iter()
-                    .map(|&id| {
-                        (
-                            id,
-                            engram.coordinate(id),
-                            engram_queries::label(engram.core(), id),
-                        )
-                    })
-                    .collect()
-            })
-            .collect();
-        json::clusters(&described)
+        json::clusters(&self.engram().distill_candidates_described())
     }
 
     /// Records a distilled rule.

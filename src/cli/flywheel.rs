@@ -270,22 +270,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
     let engram = ctx.open_existing()?;
     match command {
         DistillCommand::Candidates { json } => {
-            let clusters = engram.distill_candidates();
-            let described: Vec<Vec<(MemoryId, String, String)>> = clusters
-                .iter()
-                .map(|members| {
-                    members
-                        .iter()
-                        .map(|&id| {
-                            (
-                                id,
-                                engram.coordinate(id),
-                                engram_queries::label(engram.core(), id),
-                            )
-                        })
-                        .collect()
-                })
-                .collect();
+            let described = engram.distill_candidates_described();
             engram.close()?;
             if *json {
                 println!("{}", json::clusters(&described));

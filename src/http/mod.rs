@@ -13,7 +13,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{DefaultBodyLimit, OriginalUri, Path, Query, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, OriginalUri, Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -140,6 +140,32 @@ fn json_body_or_default<T: DeserializeOwned + Default>(
     match &body {
         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Ok(T::default()),
         _ => json_body(headers, body),
+    }
+}
+
+/// A JSON request body, checked by [`json_body`].
+struct JsonBody<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = HttpError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, HttpError> {
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state).await;
+        json_body(&headers, body).map(JsonBody)
+    }
+}
+
+/// A JSON request body whose fields are all optional: empty is `{}`.
+struct OptionalJsonBody<T>(T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for OptionalJsonBody<T> {
+    type Rejection = HttpError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, HttpError> {
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state).await;
+        json_body_or_default(&headers, body).map(OptionalJsonBody)
     }
 }
 
@@ -333,28 +359,22 @@ async fn stats(State(state): State<AppState>) -> Answer {
 
 async fn remember(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<RememberRequest>,
 ) -> Answer {
-    let request: RememberRequest = json_body(&headers, body)?;
     run(&state, move |s| s.remember(&request)).await
 }
 
 async fn remember_batch(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<BatchRequest>,
 ) -> Answer {
-    let request: BatchRequest = json_body(&headers, body)?;
     run(&state, move |s| s.remember_batch(&request)).await
 }
 
 async fn recall(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<RecallRequest>,
 ) -> Answer {
-    let request: RecallRequest = json_body(&headers, body)?;
     run(&state, move |s| s.recall(&request)).await
 }
 
@@ -390,22 +410,18 @@ async fn audit(State(state): State<AppState>, Path(id): Path<String>) -> Answer 
 async fn forget(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    OptionalJsonBody(request): OptionalJsonBody<ForgetRequest>,
 ) -> Answer {
     let id = memory_id(&id)?;
-    let request: ForgetRequest = json_body_or_default(&headers, body)?;
     run(&state, move |s| s.forget(id, &request)).await
 }
 
 async fn confirm(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<ConfirmRequest>,
 ) -> Answer {
     let id = memory_id(&id)?;
-    let request: ConfirmRequest = json_body(&headers, body)?;
     run(&state, move |s| s.confirm(id, &request)).await
 }
 
@@ -418,11 +434,9 @@ struct GradeBody {
 async fn grade(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(GradeBody { grade }): JsonBody<GradeBody>,
 ) -> Answer {
     let id = memory_id(&id)?;
-    let GradeBody { grade } = json_body(&headers, body)?;
     run(&state, move |s| s.grade(id, grade)).await
 }
 
@@ -447,19 +461,15 @@ async fn verdicts(State(state): State<AppState>) -> Answer {
 
 async fn verdict(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<VerdictRequest>,
 ) -> Answer {
-    let request: VerdictRequest = json_body(&headers, body)?;
     run(&state, move |s| s.verdict(&request)).await
 }
 
 async fn maintain(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    OptionalJsonBody(request): OptionalJsonBody<MaintainRequest>,
 ) -> Answer {
-    let request: MaintainRequest = json_body_or_default(&headers, body)?;
     run(&state, move |s| s.maintain(&request)).await
 }
 
@@ -469,10 +479,8 @@ async fn distill_candidates(State(state): State<AppState>) -> Answer {
 
 async fn distill(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<DistillRequest>,
 ) -> Answer {
-    let request: DistillRequest = json_body(&headers, body)?;
     run(&state, move |s| s.distill(&request)).await
 }
 
@@ -526,10 +534,8 @@ async fn reembed(State(state): State<AppState>) -> Answer {
 
 async fn ingest(
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    JsonBody(request): JsonBody<IngestRequest>,
 ) -> Answer {
-    let request: IngestRequest = json_body(&headers, body)?;
     run(&state, move |s| s.ingest(&request)).await
 }
 
