@@ -194,6 +194,14 @@ impl EncodedBatch {
     pub fn n_bytes(&self) -> usize {
         self.payload.len()
     }
+
+    /// The frame payload: each event's length (u32) and codec bytes, in
+    /// order. For another log backend that frames batches itself with
+    /// [`format::write_frame`].
+    #[must_use]
+    pub fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
 }
 
 /// A read-only view of a log: read, replay, verify. Opening one changes
