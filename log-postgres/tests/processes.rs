@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use engram_log::{Log, LogConfig, MemStorage};
 use engram_log_postgres::{PgLog, PgLogConfig};
@@ -85,9 +85,15 @@ fn four_processes_appending_at_once_lose_nothing_and_replicas_converge() {
                 let mut tailer = log.tailer().unwrap();
                 let replica =
                     Log::open(Arc::new(MemStorage::new()), LogConfig::new(key())).unwrap();
+                let deadline = Instant::now() + Duration::from_secs(300);
                 while replica.last_seq() < 4 * EVENTS {
+                    assert!(
+                        Instant::now() < deadline,
+                        "follower stuck at seq {}",
+                        replica.last_seq()
+                    );
                     tailer
-                        .wait_for_more(replica.last_seq(), Duration::from_secs(60))
+                        .wait_for_more(replica.last_seq(), Duration::from_secs(10))
                         .unwrap();
                     for frame in tailer.frames_after(replica.last_seq(), 32).unwrap() {
                         replica.append_frame(&frame.bytes).unwrap();
