@@ -182,3 +182,31 @@ fn a_failed_transaction_writes_nothing_of_its_frame() {
     assert_eq!(session_turn(&events[3].event), ("a".to_owned(), 3));
     assert!(log.verify().unwrap().is_ok());
 }
+
+#[test]
+fn concurrent_first_connects_create_the_schema_once() {
+    let Some(db) = TestDb::new("first_connects") else {
+        return;
+    };
+    let url = db.url.clone();
+    let connects: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                engram_log_postgres::PgLog::connect(
+                    &url,
+                    crate::support::key(),
+                    PgLogConfig::default(),
+                )
+                .unwrap()
+            })
+        })
+        .collect();
+    let logs: Vec<_> = connects.into_iter().map(|c| c.join().unwrap()).collect();
+    assert_eq!(logs.iter().filter(|log| log.created()).count(), 1);
+    for (n, log) in logs.iter().enumerate() {
+        log.append(&[turn("c", n as u64)]).unwrap();
+    }
+    assert_eq!(logs[0].last_seq().unwrap(), 4);
+    assert!(logs[3].verify().unwrap().is_ok());
+}
