@@ -11,11 +11,14 @@ fn root() -> PathBuf {
 /// The workspace crates and which other workspace crates each may depend on.
 /// Direction: log <- projections <- {commands, queries} <- engram, with the
 /// text crate beside log (never used by it) and the embedding model crate
-/// used only by the facade (replay never runs a model); benches sit on top
-/// and may use anything. commands and queries never see each other.
+/// used only by the facade (replay never runs a model); the log's
+/// PostgreSQL backend sits on the log alone and only the facade uses it;
+/// benches sit on top and may use anything. commands and queries never see
+/// each other.
 fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("engram-log", &[][..]),
+        ("engram-log-postgres", &["engram-log"][..]),
         ("engram-text", &[][..]),
         ("engram-embed", &[][..]),
         ("engram-projections", &["engram-log", "engram-text"][..]),
@@ -31,6 +34,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             "engram",
             &[
                 "engram-log",
+                "engram-log-postgres",
                 "engram-text",
                 "engram-projections",
                 "engram-commands",
@@ -42,6 +46,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             "engram-benches",
             &[
                 "engram-log",
+                "engram-log-postgres",
                 "engram-text",
                 "engram-projections",
                 "engram-commands",
@@ -177,6 +182,7 @@ fn every_source_file_opens_with_a_module_comment() {
     for dir in [
         "src",
         "log",
+        "log-postgres",
         "text",
         "projections",
         "commands",

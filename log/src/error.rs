@@ -164,6 +164,17 @@ pub enum AppendError {
         "the batch is stamped {ts_ms} (unix ms), before the log's last commit time {last_ts_ms}: commit times never go backwards"
     )]
     TimeBackwards { ts_ms: u64, last_ts_ms: u64 },
+    /// A frame made elsewhere ([`crate::Log::append_frame`]) whose
+    /// previous-hash link is not this log's last frame hash: it continues
+    /// another log. Nothing was written.
+    #[error(
+        "the frame at seq {first_seq} does not link to this log's last frame (its previous-hash differs): it continues another log"
+    )]
+    ChainMismatch { first_seq: u64 },
+    /// Bytes given to [`crate::Log::append_frame`] that are not one whole
+    /// frame sealed with this log's key. Nothing was written.
+    #[error("refused a frame made elsewhere: {reason}")]
+    BadFrame { reason: String },
 }
 
 /// Reading events failed.

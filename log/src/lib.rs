@@ -194,6 +194,14 @@ impl EncodedBatch {
     pub fn n_bytes(&self) -> usize {
         self.payload.len()
     }
+
+    /// The frame payload: each event's length (u32) and codec bytes, in
+    /// order. For another log backend that frames batches itself with
+    /// [`format::write_frame`].
+    #[must_use]
+    pub fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
 }
 
 /// A read-only view of a log: read, replay, verify. Opening one changes
@@ -236,6 +244,14 @@ impl LogReader {
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.shared.last_seq()
+    }
+
+    /// The chain hash after the last seq: the last frame's hash
+    /// ([`format::GENESIS_HASH`] when empty). A replica compares it with
+    /// its source's to prove it continues the same log.
+    #[must_use]
+    pub fn last_hash(&self) -> format::Hash {
+        self.shared.state.read().last_hash
     }
 
     /// Events in `range` (inclusive), each frame checked.
@@ -455,6 +471,79 @@ impl Log {
         )
     }
 
+    /// Appends a whole frame made elsewhere, byte for byte: for a replica
+    /// of a log kept by another backend (a shared log on a database), whose
+    /// frames must land here exactly as they were committed there so both
+    /// verify alike and name the same chain hashes.
+    ///
+    /// The frame is checked before it is queued (one whole frame, blake3
+    /// hash, HMAC under this log's key) and admitted only at exactly the
+    /// next seq, linking to the last frame's hash, not stamped before the
+    /// last commit time; otherwise it is refused with nothing written and
+    /// the log still usable ([`AppendError::BadFrame`],
+    /// [`AppendError::SeqMismatch`], [`AppendError::ChainMismatch`],
+    /// [`AppendError::TimeBackwards`]). It is never merged with another
+    /// frame; a segment boundary falls before it when it would overflow
+    /// the open segment.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use engram_log::{Event, HmacKey, Log, LogConfig, MemStorage, Role, SessionEvent};
+    /// use engram_log::format::{GENESIS_HASH, push_event, write_frame};
+    ///
+    /// let key = HmacKey::from_bytes([7; 32]);
+    /// let turn = Event::Session(SessionEvent {
+    ///     session: "s1".into(),
+    ///     turn: 0,
+    ///     role: Role::User,
+    ///     content: "I prefer tea.".into(),
+    /// });
+    /// let mut payload = Vec::new();
+    /// push_event(&mut payload, &engram_log::codec::encode(&turn)?);
+    /// let mut frame = Vec::new();
+    /// write_frame(&mut frame, &key, 1, 1, 1_700_000_000_000, &GENESIS_HASH, &payload);
+    ///
+    /// let replica = Log::open(Arc::new(MemStorage::new()), LogConfig::new(key))?;
+    /// replica.append_frame(&frame)?;
+    /// assert_eq!(replica.read(1..=1)?[0].event, turn);
+    /// assert!(replica.verify()?.is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn append_frame(&self, frame: &[u8]) -> Result<Appended, AppendError> {
+        let parsed = format::parse_frame(frame).map_err(|problem| AppendError::BadFrame {
+            reason: problem.to_string(),
+        })?;
+        if parsed.len() != frame.len() {
+            return Err(AppendError::BadFrame {
+                reason: format!(
+                    "{} bytes follow the frame: give exactly one frame",
+                    frame.len() - parsed.len()
+                ),
+            });
+        }
+        if !parsed.mac_matches(self.key()) {
+            return Err(AppendError::BadFrame {
+                reason: format!(
+                    "HMAC mismatch at seq {}: the frame was altered or sealed with another key",
+                    parsed.header.first_seq
+                ),
+            });
+        }
+        let header = parsed.header;
+        let hash = parsed.hash;
+        let (ack, acked) = crossbeam_channel::bounded(1);
+        self.send(Request::Frame {
+            bytes: frame.to_vec(),
+            first_seq: header.first_seq,
+            n_events: header.n_events,
+            ts_ms: header.ts_ms,
+            prev_hash: header.prev_hash,
+            hash,
+            ack,
+        })?;
+        acked.recv().map_err(|_| self.closed())?
+    }
+
     fn send_batch(
         &self,
         batch: EncodedBatch,
@@ -538,6 +627,13 @@ impl Log {
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.reader.last_seq()
+    }
+
+    /// The chain hash after the last acknowledged seq (see
+    /// [`LogReader::last_hash`]).
+    #[must_use]
+    pub fn last_hash(&self) -> format::Hash {
+        self.reader.last_hash()
     }
 
     /// Events in `range` (inclusive).
@@ -748,6 +844,167 @@ mod tests {
         assert!(
             index_len < 2000 / 10,
             "index not sparse: {index_len} entries for 2000 frames"
+        );
+    }
+
+    /// The frames of a log, as the bytes of each, read from its segments.
+    fn frames_of(storage: &MemStorage) -> Vec<Vec<u8>> {
+        let mut frames = Vec::new();
+        for name in storage.list().unwrap() {
+            let file = storage.open(&name).unwrap();
+            let mut bytes = vec![0u8; usize::try_from(file.len().unwrap()).unwrap()];
+            file.read_exact_at(&mut bytes, 0).unwrap();
+            let mut at = SEGMENT_HEADER_LEN;
+            while let Ok(frame) = format::parse_frame(&bytes[at..]) {
+                frames.push(bytes[at..at + frame.len()].to_vec());
+                at += frame.len();
+            }
+        }
+        frames
+    }
+
+    #[test]
+    fn frames_copied_byte_for_byte_make_a_replica_that_verifies_alike() {
+        // A replica of a log kept elsewhere takes its frames as they are:
+        // same frame boundaries, same commit times, same chain hashes, so
+        // the replica verifies and names the same last hash; it seals its
+        // own segments at its own size, and a local append continues the
+        // chain afterwards.
+        let key = HmacKey::from_bytes([11; 32]);
+        let source_storage = Arc::new(MemStorage::new());
+        let source = Log::open(
+            Arc::clone(&source_storage) as Arc<dyn Storage>,
+            LogConfig::new(key.clone()).durability(Durability::None),
+        )
+        .unwrap();
+        for n in 0..40 {
+            let batch: Vec<Event> = (0..=n % 5).map(turn).collect();
+            source.append(&batch).unwrap();
+        }
+        source.sync().unwrap();
+        let frames = frames_of(&source_storage);
+        assert_eq!(frames.len(), 40);
+
+        let replica_storage = Arc::new(MemStorage::new());
+        let replica = Log::open(
+            Arc::clone(&replica_storage) as Arc<dyn Storage>,
+            LogConfig::new(key.clone()).segment_bytes_max(2048),
+        )
+        .unwrap();
+        for frame in &frames {
+            replica.append_frame(frame).unwrap();
+        }
+        assert_eq!(replica.last_seq(), source.last_seq());
+        assert_eq!(replica.last_hash(), source.last_hash());
+        assert_eq!(
+            replica.read(1..=replica.last_seq()).unwrap(),
+            source.read(1..=source.last_seq()).unwrap()
+        );
+        let report = replica.verify().unwrap();
+        assert!(report.is_ok(), "{report:?}");
+        assert!(report.n_segments > 1, "{report:?}");
+        replica.sync().unwrap();
+        assert_eq!(frames_of(&replica_storage), frames);
+        let next = replica.append(&[turn(99)]).unwrap();
+        assert_eq!(next.first_seq, source.last_seq() + 1);
+        assert!(replica.verify().unwrap().is_ok());
+    }
+
+    #[test]
+    fn a_frame_that_does_not_continue_the_log_is_refused_and_the_log_stays_usable() {
+        let key = HmacKey::from_bytes([12; 32]);
+        let source_storage = Arc::new(MemStorage::new());
+        let source = Log::open(
+            Arc::clone(&source_storage) as Arc<dyn Storage>,
+            LogConfig::new(key.clone()).clock(Arc::new(ManualClock::new(5_000))),
+        )
+        .unwrap();
+        for n in 0..3 {
+            source.append(&[turn(n)]).unwrap();
+        }
+        let frames = frames_of(&source_storage);
+        let replica = Log::open(
+            Arc::new(MemStorage::new()),
+            LogConfig::new(key.clone()).clock(Arc::new(ManualClock::new(0))),
+        )
+        .unwrap();
+
+        // Not the next seq: seq 2 before seq 1.
+        let skipped = replica.append_frame(&frames[1]);
+        assert!(
+            matches!(
+                skipped,
+                Err(AppendError::SeqMismatch {
+                    first_seq: 2,
+                    expected: 1
+                })
+            ),
+            "{skipped:?}"
+        );
+        // Sealed with another key.
+        let other = Log::open(
+            Arc::new(MemStorage::new()),
+            LogConfig::new(HmacKey::from_bytes([13; 32])),
+        )
+        .unwrap();
+        let foreign = other.append_frame(&frames[0]);
+        assert!(
+            matches!(foreign, Err(AppendError::BadFrame { .. })),
+            "{foreign:?}"
+        );
+        // A flipped byte, a cut frame, two frames at once.
+        let mut flipped = frames[0].clone();
+        flipped[70] ^= 1;
+        let cut = &frames[0][..frames[0].len() - 1];
+        let two = [frames[0].clone(), frames[1].clone()].concat();
+        for bad in [&flipped[..], cut, &two[..]] {
+            let refused = replica.append_frame(bad);
+            assert!(
+                matches!(refused, Err(AppendError::BadFrame { .. })),
+                "{refused:?}"
+            );
+        }
+        // A local append first: the source's frame 2 no longer links.
+        replica.append_frame(&frames[0]).unwrap();
+        replica.append(&[turn(7)]).unwrap();
+        let diverged = replica.append_frame(&frames[2]);
+        assert!(
+            matches!(diverged, Err(AppendError::ChainMismatch { first_seq: 3 })),
+            "{diverged:?}"
+        );
+        assert!(replica.poisoned().is_none());
+        assert_eq!(replica.last_seq(), 2);
+        assert!(replica.verify().unwrap().is_ok());
+
+        // A frame stamped before the last commit time is refused too.
+        let late = Log::open(
+            Arc::new(MemStorage::new()),
+            LogConfig::new(key).clock(Arc::new(ManualClock::new(9_000))),
+        )
+        .unwrap();
+        late.append(&[turn(0)]).unwrap();
+        let mut payload = Vec::new();
+        format::push_event(&mut payload, &codec::encode(&turn(1)).unwrap());
+        let mut early = Vec::new();
+        format::write_frame(
+            &mut early,
+            late.key(),
+            2,
+            1,
+            8_999,
+            &late.last_hash(),
+            &payload,
+        );
+        let backwards = late.append_frame(&early);
+        assert!(
+            matches!(
+                backwards,
+                Err(AppendError::TimeBackwards {
+                    ts_ms: 8_999,
+                    last_ts_ms: 9_000
+                })
+            ),
+            "{backwards:?}"
         );
     }
 

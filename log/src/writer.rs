@@ -12,6 +12,13 @@
 //! carries its own, and is refused unless it lands at exactly the next seq
 //! and not before the last commit time.
 //!
+//! A frame made elsewhere (`Log::append_frame`: a replica copying a shared
+//! log) is written byte for byte as it came, never merged with another, and
+//! refused unless it starts at exactly the next seq, links to the last
+//! frame's hash and is not stamped before the last commit time. Its chain
+//! link is known only once every frame before it is framed, so a group that
+//! holds a batch followed by a frame is split there.
+//!
 //! **Invariant:** a caller is acknowledged only after its frame is written
 //! and, under `Durability::Sync`, after `fdatasync` returned. Any failed
 //! write or sync poisons the log: the failed group and every later request
@@ -72,6 +79,16 @@ pub(crate) enum Request {
         stamp: Option<Stamp>,
         ack: Sender<Result<Appended, AppendError>>,
     },
+    /// A complete frame made elsewhere, hash and HMAC already checked.
+    Frame {
+        bytes: Vec<u8>,
+        first_seq: u64,
+        n_events: u32,
+        ts_ms: u64,
+        prev_hash: Hash,
+        hash: Hash,
+        ack: Sender<Result<Appended, AppendError>>,
+    },
     Sync {
         ack: Sender<Result<(), AppendError>>,
     },
@@ -103,10 +120,24 @@ pub(crate) struct Writer {
 
 /// A batch admitted to a commit group, with the commit time its frame gets.
 struct Admitted {
-    payload: Vec<u8>,
+    body: Body,
     n_events: u32,
     ts_ms: u64,
     ack: Sender<Result<Appended, AppendError>>,
+}
+
+/// What an admitted request writes.
+enum Body {
+    /// Length-prefixed encoded events, framed by the writer.
+    Batch(Vec<u8>),
+    /// A whole frame, written as it is; `hash` is its chain hash.
+    Frame { bytes: Vec<u8>, hash: Hash },
+}
+
+impl Admitted {
+    fn is_batch_at(&self, ts_ms: u64) -> bool {
+        matches!(self.body, Body::Batch(_)) && self.ts_ms == ts_ms
+    }
 }
 
 /// A written group's acks and publishes, or the failure's cause and the
@@ -220,19 +251,34 @@ impl Writer {
     }
 
     fn commit(&mut self, group: Vec<Request>) {
+        let mut rest = group;
+        while !rest.is_empty() {
+            rest = self.commit_some(rest);
+        }
+    }
+
+    /// Admits and writes the requests of `group` up to the first frame
+    /// whose chain link is not known yet (it follows a batch of this
+    /// group); returns the requests left for the next round.
+    fn commit_some(&mut self, group: Vec<Request>) -> Vec<Request> {
         if let Some(cause) = self.poison_cause() {
             refuse(group, &cause);
-            return;
+            return Vec::new();
         }
         let mut appends = Vec::with_capacity(group.len());
         let mut syncs = Vec::new();
-        // Seqs and commit times as they will be once the admitted batches
-        // are written: a stamped batch must land exactly where it says, at
-        // or after the last commit time; clock-stamped ones never go back.
+        let mut deferred = Vec::new();
+        // Seqs, commit times and the chain as they will be once the
+        // admitted requests are written: a stamped batch or a frame must
+        // land exactly where it says, at or after the last commit time;
+        // clock-stamped ones never go back. The chain hash after a batch is
+        // known only once it is framed (`None`).
         let clock_ts = self.clock.unix_ms();
         let mut next_seq = self.next_seq;
         let mut last_ts = self.last_ts;
-        for request in group {
+        let mut chain = Some(self.prev_hash);
+        let mut requests = group.into_iter();
+        while let Some(request) = requests.next() {
             match request {
                 Request::Append {
                     payload,
@@ -252,8 +298,53 @@ impl Writer {
                     };
                     next_seq += u64::from(n_events);
                     last_ts = ts_ms;
+                    chain = None;
                     appends.push(Admitted {
-                        payload,
+                        body: Body::Batch(payload),
+                        n_events,
+                        ts_ms,
+                        ack,
+                    });
+                }
+                Request::Frame {
+                    bytes,
+                    first_seq,
+                    n_events,
+                    ts_ms,
+                    prev_hash,
+                    hash,
+                    ack,
+                } => {
+                    let Some(chain_hash) = chain else {
+                        deferred.push(Request::Frame {
+                            bytes,
+                            first_seq,
+                            n_events,
+                            ts_ms,
+                            prev_hash,
+                            hash,
+                            ack,
+                        });
+                        deferred.extend(requests);
+                        break;
+                    };
+                    let stamp = Stamp { first_seq, ts_ms };
+                    let admitted = admit(stamp, next_seq, last_ts).and_then(|()| {
+                        if prev_hash == chain_hash {
+                            Ok(())
+                        } else {
+                            Err(AppendError::ChainMismatch { first_seq })
+                        }
+                    });
+                    if let Err(refusal) = admitted {
+                        let _ = ack.send(Err(refusal));
+                        continue;
+                    }
+                    next_seq += u64::from(n_events);
+                    last_ts = ts_ms;
+                    chain = Some(hash);
+                    appends.push(Admitted {
+                        body: Body::Frame { bytes, hash },
                         n_events,
                         ts_ms,
                         ack,
@@ -263,7 +354,7 @@ impl Writer {
             }
         }
         if appends.is_empty() && syncs.is_empty() {
-            return;
+            return deferred;
         }
         let force_sync = !syncs.is_empty();
         match self.write_group(appends, force_sync) {
@@ -293,12 +384,14 @@ impl Writer {
                 }
             }
         }
+        deferred
     }
 
     /// Frames, writes and (per durability) syncs a group. A frame ends at
     /// `FRAME_PAYLOAD_BYTES_TARGET`, before a batch stamped with another
-    /// commit time, and at a segment boundary. On failure returns the
-    /// cause and the acks still owed.
+    /// commit time, before a frame made elsewhere, and at a segment
+    /// boundary; a frame made elsewhere is copied as it is. On failure
+    /// returns the cause and the acks still owed.
     fn write_group(&mut self, appends: Vec<Admitted>, force_sync: bool) -> GroupWritten {
         let mut acks: Vec<PendingAck> = Vec::with_capacity(appends.len());
         let mut publishes: Vec<Publish> = Vec::new();
@@ -314,7 +407,7 @@ impl Writer {
             last_seq: self.next_seq - 1,
         };
         while let Some(Admitted {
-            payload,
+            body,
             n_events,
             ts_ms: ts,
             ack,
@@ -326,19 +419,35 @@ impl Writer {
                 last_seq: first_seq + u64::from(n_events) - 1,
                 ack,
             });
-            if frame_payload.is_empty() {
-                frame_payload = payload;
-            } else {
-                frame_payload.extend_from_slice(&payload);
-            }
-            frame_events += n_events;
-            let frame_full = frame_payload.len() >= FRAME_PAYLOAD_BYTES_TARGET;
-            if !frame_full && batches.peek().is_some_and(|next| next.ts_ms == ts) {
-                continue;
-            }
+            let made_elsewhere = match body {
+                Body::Batch(payload) => {
+                    if frame_payload.is_empty() {
+                        frame_payload = payload;
+                    } else {
+                        frame_payload.extend_from_slice(&payload);
+                    }
+                    frame_events += n_events;
+                    let frame_full = frame_payload.len() >= FRAME_PAYLOAD_BYTES_TARGET;
+                    if !frame_full && batches.peek().is_some_and(|next| next.is_batch_at(ts)) {
+                        continue;
+                    }
+                    None
+                }
+                Body::Frame { bytes, hash } => {
+                    assert!(
+                        frame_payload.is_empty(),
+                        "a batch is framed before the frame that follows it"
+                    );
+                    frame_events = n_events;
+                    Some((bytes, hash))
+                }
+            };
+            let frame_len = match &made_elsewhere {
+                Some((bytes, _)) => bytes.len() as u64,
+                None => (FRAME_OVERHEAD + frame_payload.len()) as u64,
+            };
             // Seal the open segment first if this frame would overflow it
             // (a segment always takes at least one frame).
-            let frame_len = (FRAME_OVERHEAD + frame_payload.len()) as u64;
             let segment_has_frames = out_offset > SEGMENT_HEADER_LEN as u64;
             if segment_has_frames && out_offset + frame_len > self.segment_bytes_max {
                 if let Err(cause) = self.write_out(&mut out) {
@@ -364,15 +473,21 @@ impl Writer {
                 publish.index.push((frame_first, out_offset));
                 self.last_indexed = Some(out_offset);
             }
-            self.prev_hash = write_frame(
-                &mut out,
-                &self.shared.key,
-                frame_first,
-                frame_events,
-                ts,
-                &self.prev_hash,
-                &frame_payload,
-            );
+            self.prev_hash = match made_elsewhere {
+                Some((bytes, hash)) => {
+                    out.extend_from_slice(&bytes);
+                    hash
+                }
+                None => write_frame(
+                    &mut out,
+                    &self.shared.key,
+                    frame_first,
+                    frame_events,
+                    ts,
+                    &self.prev_hash,
+                    &frame_payload,
+                ),
+            };
             out_offset += frame_len;
             self.last_ts = ts;
             self.next_seq += u64::from(frame_events);
@@ -543,6 +658,7 @@ fn admit(stamp: Stamp, next_seq: u64, last_ts: u64) -> Result<(), AppendError> {
 fn payload_len(request: &Request) -> usize {
     match request {
         Request::Append { payload, .. } => payload.len(),
+        Request::Frame { bytes, .. } => bytes.len(),
         Request::Sync { .. } => 0,
     }
 }
@@ -550,7 +666,7 @@ fn payload_len(request: &Request) -> usize {
 fn refuse(group: Vec<Request>, cause: &str) {
     for request in group {
         match request {
-            Request::Append { ack, .. } => {
+            Request::Append { ack, .. } | Request::Frame { ack, .. } => {
                 let _ = ack.send(Err(AppendError::Poisoned {
                     cause: cause.to_owned(),
                 }));
