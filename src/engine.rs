@@ -45,6 +45,10 @@ pub enum EngineError {
     Flywheel(#[from] crate::flywheel::FlywheelError),
     #[error(transparent)]
     Embed(engram_embed::EmbedError),
+    #[error("the shared log: {0}")]
+    Shared(#[from] engram_log_postgres::PgLogError),
+    #[error("this store's copy of the shared log stopped: {reason}")]
+    Replica { reason: String },
 }
 
 /// One view's progress in `stats`.
@@ -138,10 +142,114 @@ fn audit_of(
     Ok(history(id)?)
 }
 
+/// The shared log a store replicates, and the thread copying its frames,
+/// verified and byte for byte, into the store's own log.
+struct Replication {
+    shared: engram_log_postgres::PgLog,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// Why the copying stopped, when it did (appends then fail saying so).
+    failure: std::sync::Arc<parking_lot::Mutex<Option<String>>>,
+}
+
+/// Frames copied per round trip while catching up.
+const REPLICA_FRAMES_PER_READ: usize = 256;
+/// How long the copying thread waits for news before it checks for a stop.
+const REPLICA_WAIT: Duration = Duration::from_millis(250);
+
+/// Copies every frame of the shared log past the local log's end.
+fn catch_up(
+    frames_after: &mut dyn FnMut(
+        u64,
+        usize,
+    ) -> Result<
+        Vec<engram_log_postgres::PgFrame>,
+        engram_log_postgres::PgLogError,
+    >,
+    log: &engram_log::Log,
+) -> Result<(), EngineError> {
+    loop {
+        let frames = frames_after(log.last_seq(), REPLICA_FRAMES_PER_READ)?;
+        if frames.is_empty() {
+            return Ok(());
+        }
+        for frame in frames {
+            log.append_frame(&frame.bytes)?;
+        }
+    }
+}
+
+impl Replication {
+    /// Connects to `url`, checks that the local log is a prefix of the
+    /// shared one, copies what it lacks, and starts following.
+    fn start(url: &str, log: &std::sync::Arc<engram_log::Log>) -> Result<Self, EngineError> {
+        let shared = engram_log_postgres::PgLog::connect(
+            url,
+            log.key().clone(),
+            engram_log_postgres::PgLogConfig::default(),
+        )?;
+        shared.check_continuity(log.last_seq(), &log.last_hash())?;
+        catch_up(&mut |after, max| shared.frames_after(after, max), log)?;
+        let mut tailer = shared.tailer()?;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let failure = std::sync::Arc::new(parking_lot::Mutex::new(None));
+        let thread = {
+            let (stop, failure, log) = (stop.clone(), failure.clone(), log.clone());
+            std::thread::Builder::new()
+                .name("engram-replica".into())
+                .spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        let round = tailer
+                            .wait_for_more(log.last_seq(), REPLICA_WAIT)
+                            .map_err(EngineError::from)
+                            .and_then(|shared_last| {
+                                if shared_last > log.last_seq() {
+                                    catch_up(
+                                        &mut |after, max| tailer.frames_after(after, max),
+                                        &log,
+                                    )
+                                } else {
+                                    Ok(())
+                                }
+                            });
+                        if let Err(e) = round {
+                            *failure.lock() = Some(e.to_string());
+                            return;
+                        }
+                    }
+                })
+                .map_err(|e| EngineError::Replica {
+                    reason: format!("starting the copying thread: {e}"),
+                })?
+        };
+        Ok(Self {
+            shared,
+            stop,
+            thread: Some(thread),
+            failure,
+        })
+    }
+
+    fn stop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Replication {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
 /// A store opened for reading and writing, with its views kept current.
 pub struct Engram {
     store: Store,
-    log: engram_log::Log,
+    log: std::sync::Arc<engram_log::Log>,
+    /// The shared log, when the store replicates one.
+    replication: Option<Replication>,
     views: Views,
     core: CoreViews,
     gates: GateChain,
@@ -196,7 +304,11 @@ impl Engram {
         view_options: OpenOptions,
         progress: &dyn Fn(u64, u64),
     ) -> Result<Self, EngineError> {
-        let log = store.open_log(options)?;
+        let log = std::sync::Arc::new(store.open_log(options)?);
+        let replication = match &options.shared_log {
+            Some(url) => Some(Replication::start(url, &log)?),
+            None => None,
+        };
         let wake = log.subscribe();
         let core = CoreViews::new(log.reader().clone());
         let views = Views::open(
@@ -210,6 +322,7 @@ impl Engram {
         Ok(Self {
             store,
             log,
+            replication,
             views,
             core,
             gates: GateChain::standard(),
@@ -258,11 +371,34 @@ impl Engram {
     }
 
     /// Appends `events` atomically and returns once every view applied them.
+    /// With a shared log the events go there, and the store's copy and its
+    /// views catch up before this returns (read-your-writes).
     pub fn append(&self, events: &[Event]) -> Result<Appended, EngineError> {
-        let appended = self.log.append(events)?;
-        self.views
-            .wait_for(appended.last_seq, READ_YOUR_WRITES_TIMEOUT)?;
+        let appended = match &self.replication {
+            None => self.log.append(events)?,
+            Some(replication) => {
+                if let Some(reason) = replication.failure.lock().clone() {
+                    return Err(EngineError::Replica { reason });
+                }
+                replication.shared.append(events)?
+            }
+        };
+        let waited = self
+            .views
+            .wait_for(appended.last_seq, READ_YOUR_WRITES_TIMEOUT);
+        if let (Err(_), Some(replication)) = (&waited, &self.replication)
+            && let Some(reason) = replication.failure.lock().clone()
+        {
+            return Err(EngineError::Replica { reason });
+        }
+        waited?;
         Ok(appended)
+    }
+
+    /// The shared log this store replicates, if any.
+    #[must_use]
+    pub fn shared_log(&self) -> Option<&engram_log_postgres::PgLog> {
+        self.replication.as_ref().map(|r| &r.shared)
     }
 
     /// The events from seq `from` on, in seq order, each frame checked
@@ -331,9 +467,16 @@ impl Engram {
     }
 
     /// Stops the views (persisting them) and closes the log.
-    pub fn close(self) -> Result<(), EngineError> {
+    pub fn close(mut self) -> Result<(), EngineError> {
+        if let Some(mut replication) = self.replication.take() {
+            replication.stop();
+        }
         self.views.close()?;
-        self.log.close()?;
+        // The copying thread held the only other handle and has stopped;
+        // were one left, dropping it would still sync what was written.
+        if let Ok(log) = std::sync::Arc::try_unwrap(self.log) {
+            log.close()?;
+        }
         Ok(())
     }
 }

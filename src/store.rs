@@ -44,6 +44,9 @@ pub struct StoreOptions {
     pub key: KeySource,
     pub durability: Durability,
     pub segment_bytes_max: u64,
+    /// A shared log (`postgres://...`) this store replicates: appends go
+    /// there, and the store's own log is a verified copy the views fold.
+    pub shared_log: Option<String>,
 }
 
 impl Default for StoreOptions {
@@ -53,6 +56,7 @@ impl Default for StoreOptions {
             key: KeySource::from_env_or(KeySource::StoreFile),
             durability: Durability::Sync,
             segment_bytes_max: SEGMENT_BYTES_DEFAULT,
+            shared_log: None,
         }
     }
 }

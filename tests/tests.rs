@@ -23,5 +23,6 @@ mod memory;
 mod memory_safety;
 mod memory_scopes;
 mod process_crash;
+mod shared_log;
 mod tidy;
 mod views;

@@ -532,6 +532,7 @@ impl EngramRecall {
             key: KeySource::Hex(RECALL_KEY_HEX.to_owned()),
             durability: Durability::None,
             segment_bytes_max: engram_log::limits::SEGMENT_BYTES_DEFAULT,
+            shared_log: None,
         };
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "recall benchmark")?;
         let started = Instant::now();

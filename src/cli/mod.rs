@@ -60,6 +60,18 @@ pub struct Args {
     #[arg(long, global = true, value_name = "PATH")]
     key_file: Option<PathBuf>,
 
+    /// A shared log on PostgreSQL (`postgres://user:password@host/db`) for
+    /// a team of machines: appends go there, and this store keeps a
+    /// verified copy its views fold (a read replica). Every machine needs
+    /// the same HMAC key (ENGRAM_HMAC_KEY or --key-file).
+    #[arg(
+        long = "log",
+        global = true,
+        value_name = "URL",
+        env = "ENGRAM_LOG_URL"
+    )]
+    shared_log: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -186,6 +198,8 @@ pub struct Context {
     pub key: KeySource,
     /// The stores recall searches, with their scope names, primary first.
     pub recall_stores: Vec<(&'static str, Store)>,
+    /// The shared log the primary store replicates (`--log`).
+    pub shared_log: Option<String>,
 }
 
 impl Context {
@@ -202,6 +216,7 @@ impl Context {
                 store,
                 scope: "store",
                 key,
+                shared_log: args.shared_log.clone(),
             });
         }
         let cwd = std::env::current_dir().context("reading the working directory")?;
@@ -212,7 +227,8 @@ impl Context {
         };
         let store = Store::at(scope_store_dir(&home, scope, &cwd)?);
         let mut recall_stores = vec![(scope.as_str(), store.clone())];
-        if args.scope.is_none() && scope == StoreScope::Project {
+        // A store replicating a shared log recalls from it alone.
+        if args.scope.is_none() && scope == StoreScope::Project && args.shared_log.is_none() {
             let user = Store::at(scope_store_dir(&home, StoreScope::User, &cwd)?);
             recall_stores.push((StoreScope::User.as_str(), user));
         }
@@ -221,14 +237,16 @@ impl Context {
             scope: scope.as_str(),
             key,
             recall_stores,
+            shared_log: args.shared_log.clone(),
         })
     }
 
     /// Fails, creating nothing, when the store has no log yet: commands
     /// that only read or change what exists never create a store.
     pub fn require_log(&self) -> anyhow::Result<()> {
+        // A replica is made (and caught up) on first open.
         anyhow::ensure!(
-            self.store.has_log(),
+            self.store.has_log() || self.shared_log.is_some(),
             "{} has no log yet: nothing was recorded there",
             self.describe()
         );
@@ -257,6 +275,7 @@ impl Context {
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             key: self.key.clone(),
+            shared_log: self.shared_log.clone(),
             ..StoreOptions::default()
         }
     }

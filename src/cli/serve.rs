@@ -141,7 +141,7 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
 
 /// Environment variable with the server's log filter (`warn`, `debug`,
 /// `rmcp=trace`, ...): logs go to stderr.
-pub const LOG_ENV: &str = "ENGRAM_LOG";
+pub const LOG_ENV: &str = "ENGRAM_TRACE";
 
 /// Logs of the protocol layer on stderr: by default the lines it could
 /// not take (not JSON, not a JSON-RPC message, over the size limit), which
