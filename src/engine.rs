@@ -199,22 +199,37 @@ impl Replication {
                 .name("engram-replica".into())
                 .spawn(move || {
                     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        let round = tailer
-                            .wait_for_more(log.last_seq(), REPLICA_WAIT)
-                            .map_err(EngineError::from)
-                            .and_then(|shared_last| {
+                        let round = tailer.wait_for_more(log.last_seq(), REPLICA_WAIT).and_then(
+                            |shared_last| {
                                 if shared_last > log.last_seq() {
-                                    catch_up(
-                                        &mut |after, max| tailer.frames_after(after, max),
-                                        &log,
-                                    )
+                                    tailer.frames_after(log.last_seq(), REPLICA_FRAMES_PER_READ)
                                 } else {
-                                    Ok(())
+                                    Ok(Vec::new())
                                 }
-                            });
-                        if let Err(e) = round {
-                            *failure.lock() = Some(e.to_string());
-                            return;
+                            },
+                        );
+                        let copied = match round {
+                            Ok(frames) => frames
+                                .iter()
+                                .try_for_each(|frame| log.append_frame(&frame.bytes).map(drop))
+                                .map_err(EngineError::from),
+                            // The server went away: say so to writers and
+                            // keep trying; copying resumes where it stopped.
+                            Err(e) if e.is_connection() => {
+                                *failure.lock() = Some(e.to_string());
+                                std::thread::sleep(REPLICA_WAIT);
+                                continue;
+                            }
+                            Err(e) => Err(e.into()),
+                        };
+                        match copied {
+                            Ok(()) => *failure.lock() = None,
+                            // A frame that does not continue this copy, or
+                            // damage: stop copying (appends report why).
+                            Err(e) => {
+                                *failure.lock() = Some(e.to_string());
+                                return;
+                            }
                         }
                     }
                 })

@@ -576,12 +576,19 @@ pub struct ImportSummary {
 /// last seq + 1 and its header's `prev_sha256` is the line hash of the
 /// store's last event. The whole file is checked before the first append;
 /// then the views are built. See the module doc for what a failure leaves.
+/// The import goes into the store's own log: `options.shared_log` is not
+/// followed here (the CLI's `import --log` fills a shared log through a
+/// staging store).
 pub fn import_file(
     store: &Store,
     options: &StoreOptions,
     path: &Path,
     progress: &dyn Fn(ImportPhase, u64, u64),
 ) -> Result<ImportSummary, ImportError> {
+    let options = &StoreOptions {
+        shared_log: None,
+        ..options.clone()
+    };
     let header = ExportReader::open(path)?.header().clone();
     let continuation = store.has_log();
     let imported = if continuation {
