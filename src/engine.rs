@@ -148,7 +148,8 @@ struct Replication {
     shared: engram_log_postgres::PgLog,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
-    /// Why the copying stopped, when it did (appends then fail saying so).
+    /// Why copying is failing (the server unreachable: retried) or stopped
+    /// (a frame that does not continue this copy); appends fail saying so.
     failure: std::sync::Arc<parking_lot::Mutex<Option<String>>>,
 }
 
@@ -158,18 +159,9 @@ const REPLICA_FRAMES_PER_READ: usize = 256;
 const REPLICA_WAIT: Duration = Duration::from_millis(250);
 
 /// Copies every frame of the shared log past the local log's end.
-fn catch_up(
-    frames_after: &mut dyn FnMut(
-        u64,
-        usize,
-    ) -> Result<
-        Vec<engram_log_postgres::PgFrame>,
-        engram_log_postgres::PgLogError,
-    >,
-    log: &engram_log::Log,
-) -> Result<(), EngineError> {
+fn catch_up(shared: &engram_log_postgres::PgLog, log: &engram_log::Log) -> Result<(), EngineError> {
     loop {
-        let frames = frames_after(log.last_seq(), REPLICA_FRAMES_PER_READ)?;
+        let frames = shared.frames_after(log.last_seq(), REPLICA_FRAMES_PER_READ)?;
         if frames.is_empty() {
             return Ok(());
         }
@@ -189,7 +181,7 @@ impl Replication {
             engram_log_postgres::PgLogConfig::default(),
         )?;
         shared.check_continuity(log.last_seq(), &log.last_hash())?;
-        catch_up(&mut |after, max| shared.frames_after(after, max), log)?;
+        catch_up(&shared, log)?;
         let mut tailer = shared.tailer()?;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let failure = std::sync::Arc::new(parking_lot::Mutex::new(None));
