@@ -14,11 +14,8 @@
 //! `ENGRAM_TEST_REQUIRE_BROWSER=1` (set by CI), where it fails.
 
 use std::ffi::OsStr;
-use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use engram::store::Store;
@@ -27,6 +24,8 @@ use engram_log::{Event, KeySource, Log, LogConfig, ManualClock, MemoryRef};
 use engram_projections::models::review::DAY_MS;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::{Value, json};
+
+use crate::server::Server;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 /// How long any one condition may take to become true.
@@ -97,139 +96,24 @@ fn remember_days_ago(store: &Path, days_ago: u64, texts: &[&str]) -> Vec<u64> {
     ids
 }
 
-/// `engram --store DIR serve` on a free loopback port; killed on drop.
-struct Server {
-    child: Child,
-    base: String,
+/// The ids `GET /api/review` lists as due (`query` like `?at=+1h`).
+fn due_ids(server: &Server, query: &str) -> Vec<u64> {
+    server.get(&format!("/api/review{query}")).ok()["due"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_u64().unwrap())
+        .collect()
 }
 
-impl Server {
-    /// Serves `store`; `home` is the engram home (no model in it: keyword
-    /// recall, nothing slow to load).
-    fn start(store: &Path, home: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_engram"))
-            .arg("--store")
-            .arg(store)
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .env_remove("ENGRAM_HMAC_KEY")
-            .env("ENGRAM_HOME", home)
-            .env_remove("ENGRAM_TOKEN")
-            .env_remove("ENGRAM_MODEL_DIR")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (lines_tx, lines_rx) = mpsc::channel();
-        // Drains stderr for the server's whole life so it never blocks on a
-        // full pipe; the lines show with the test's output.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                eprintln!("serve: {line}");
-                let _ = lines_tx.send(line);
-            }
-        });
-        let mut server = Self {
-            child,
-            base: String::new(),
-        };
-        // The address line follows any warnings (no embedding model, ...).
-        let deadline = Instant::now() + WAIT;
-        let url = loop {
-            let line = lines_rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .unwrap_or_else(|e| panic!("engram serve printed no address within {WAIT:?}: {e}"));
-            if let Some((_, url)) = line
-                .split_once("engram: serving ")
-                .and_then(|(_, rest)| rest.split_once(" at http://"))
-            {
-                break url.to_owned();
-            }
-        };
-        server.base = format!("http://{}", url.trim_end_matches('/'));
-        assert!(
-            server.base.starts_with("http://127.0.0.1:"),
-            "bound address: {}",
-            server.base
-        );
-        server
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The API's answers: status and JSON body (errors included).
-struct Api {
-    agent: ureq::Agent,
-    base: String,
-}
-
-impl Api {
-    fn new(server: &Server) -> Self {
-        let agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(WAIT))
-            .build()
-            .into();
-        Self {
-            agent,
-            base: server.base.clone(),
-        }
-    }
-
-    fn get(&self, path: &str) -> (u16, Value) {
-        let mut response = self
-            .agent
-            .get(format!("{}{path}", self.base))
-            .call()
-            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
-        let status = response.status().as_u16();
-        (status, response.body_mut().read_json().unwrap())
-    }
-
-    fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        let mut response = self
-            .agent
-            .post(format!("{}{path}", self.base))
-            .send_json(body)
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
-        let status = response.status().as_u16();
-        (status, response.body_mut().read_json().unwrap())
-    }
-
-    /// The ids `GET /api/review` lists as due (`query` like `?at=+1h`).
-    fn due(&self, query: &str) -> Vec<u64> {
-        let (status, body) = self.get(&format!("/api/review{query}"));
-        assert_eq!(status, 200, "{body}");
-        body["due"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["id"].as_u64().unwrap())
-            .collect()
-    }
-
-    /// The kinds in a memory's audit history, in seq order.
-    fn audit_kinds(&self, id: u64) -> Vec<String> {
-        let (status, body) = self.get(&format!("/api/memories/{id}/audit"));
-        assert_eq!(status, 200, "{body}");
-        body["history"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap().to_owned())
-            .collect()
-    }
+/// The kinds in a memory's audit history, in seq order.
+fn audit_kinds(server: &Server, id: u64) -> Vec<String> {
+    server.get(&format!("/api/memories/{id}/audit")).ok()["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// Headless Chromium with the test's flags and a fresh profile folder (and
@@ -334,10 +218,13 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
         second["id"].as_u64().unwrap(),
     );
 
-    let server = Server::start(&store, &dir.path().join("home"));
-    let api = Api::new(&server);
-    assert_eq!(api.due(""), [graded, forgotten], "seeded reviews due now");
-    let (_, verdicts) = api.get("/api/verdicts");
+    let server = Server::start(&store, "127.0.0.1:0", &[]);
+    assert_eq!(
+        due_ids(&server, ""),
+        [graded, forgotten],
+        "seeded reviews due now"
+    );
+    let verdicts = server.get("/api/verdicts").ok();
     let open = verdicts["open"].as_array().unwrap();
     assert_eq!(open.len(), 1, "{verdicts}");
     let (kept, lost) = (
@@ -387,11 +274,11 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
     assert!(!page_contains(&tab, GRADED_WORDS), "words shown unasked");
     // A grade of 4 on a first review puts the next one a day later: not due
     // within the hour, while the other seeded memory still is.
-    assert_eq!(api.due("?at=%2B1h"), [forgotten]);
+    assert_eq!(due_ids(&server, "?at=%2B1h"), [forgotten]);
     assert!(
-        api.audit_kinds(graded).contains(&"graded".to_owned()),
+        audit_kinds(&server, graded).contains(&"graded".to_owned()),
         "{:?}",
-        api.audit_kinds(graded)
+        audit_kinds(&server, graded)
     );
     // Once graded, the words may be revealed (verified by the server).
     click(&tab, &format!("{} [data-testid=\"reveal\"]", item(graded)));
@@ -407,11 +294,12 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
     );
 
     // Forget the other memory behind the panel's back, then grade it there.
-    let (status, body) = api.post(
-        &format!("/api/memories/{forgotten}/forget"),
-        &json!({"reason": "behind the panel's back"}),
-    );
-    assert_eq!(status, 200, "{body}");
+    server
+        .post(
+            &format!("/api/memories/{forgotten}/forget"),
+            &json!({"reason": "behind the panel's back"}),
+        )
+        .ok();
     click(
         &tab,
         &format!("{} [data-testid=\"grade-3\"]", item(forgotten)),
@@ -443,9 +331,9 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
         Value::Bool(true),
         "forgotten item left listed"
     );
-    assert!(!api.audit_kinds(forgotten).contains(&"graded".to_owned()));
-    let (status, health) = api.get("/api/health");
-    assert_eq!((status, &health["ok"]), (200, &json!(true)), "{health}");
+    assert!(!audit_kinds(&server, forgotten).contains(&"graded".to_owned()));
+    let health = server.get("/api/health").ok();
+    assert_eq!(health["ok"], true, "{health}");
 
     // Decide the open contradiction from the panel: keep A.
     eval(&tab, "location.hash = '#/verdicts'; true");
@@ -470,18 +358,19 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
             ready("verdicts")
         ),
     );
-    let (_, verdicts) = api.get("/api/verdicts");
+    let verdicts = server.get("/api/verdicts").ok();
     assert_eq!(verdicts["open"], json!([]), "{verdicts}");
     for id in [kept, lost] {
-        let kinds = api.audit_kinds(id);
+        let kinds = audit_kinds(&server, id);
         assert!(
             kinds.contains(&"verdict_recorded".to_owned()),
             "{id}: {kinds:?}"
         );
     }
     // Keep A: only A still comes back from recall.
-    let (status, recalled) = api.post("/api/recall", &json!({"query": "green tea morning"}));
-    assert_eq!(status, 200, "{recalled}");
+    let recalled = server
+        .post("/api/recall", &json!({"query": "green tea morning"}))
+        .ok();
     let hits: Vec<u64> = recalled["hits"]
         .as_array()
         .unwrap()

@@ -23,6 +23,7 @@ mod memory;
 mod memory_safety;
 mod memory_scopes;
 mod process_crash;
+mod server;
 mod shared_log;
 mod tidy;
 mod views;
