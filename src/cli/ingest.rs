@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use engram::api::{ServedStore, Service, parse_ingest};
+use engram::api::parse_ingest;
 use engram::engine::Engram;
 use engram::log::{MemoryRef, Role, SessionEvent, Source};
 use engram::{Content, MemoryMeta, Remember, Subject};
@@ -45,19 +45,11 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     // Parsed before the store is opened: a refused transcript writes nothing.
     let parsed = parse_ingest(&bytes, args.session.as_deref(), args.skip_bad_lines)
         .with_context(|| format!("parsing {}", args.file.display()))?;
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?;
-    let engram = if args.extract {
-        super::model::attach(engram, super::model::load())
+    let service = ctx.own_service(if args.extract {
+        super::model::load()
     } else {
-        engram
-    };
-    let service = Service::new(
-        ServedStore {
-            scope: ctx.scope,
-            engram,
-        },
-        Vec::new(),
-    );
+        None
+    })?;
     let ingested = service
         .ingest_parsed(parsed)
         .with_context(|| format!("ingesting {}", args.file.display()));

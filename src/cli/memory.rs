@@ -7,9 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use engram::api::{
-    BatchItem, BatchRequest, By, RecallRequest, ServedStore, Service, SharedStore, TierName, json,
-};
+use engram::api::{BatchItem, BatchRequest, By, RecallRequest, TierName, json};
 use engram::engine::Engram;
 use engram::log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier};
 use engram::{Content, Hit, MemoryMeta, Outcome, Remember, Subject};
@@ -237,17 +235,7 @@ fn remember_items(
         by: args.by.by(),
         scope: None,
     };
-    let engram = super::model::attach(
-        Engram::open(ctx.store.clone(), &ctx.options())?,
-        super::model::load(),
-    );
-    let service = Service::new(
-        ServedStore {
-            scope: ctx.scope,
-            engram,
-        },
-        Vec::new(),
-    );
+    let service = ctx.own_service(super::model::load())?;
     let answer = service.remember_batch(&request);
     service.close()?;
     let answer = answer?;
@@ -367,21 +355,9 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut with_log = ctx.recall_stores.iter().filter(|(_, s)| s.has_log());
-    let (hits, mode) = match with_log.next() {
-        Some((scope, store)) => {
-            let engram = Engram::open(store.clone(), &ctx.options())
-                .with_context(|| format!("opening the {scope} store {}", store.dir().display()))?;
-            let primary = ServedStore {
-                scope,
-                engram: super::model::attach(engram, model.clone()),
-            };
-            let others = with_log
-                .map(|(scope, store)| {
-                    SharedStore::new(scope, store.clone(), ctx.options(), model.clone())
-                })
-                .collect();
-            let service = Service::new(primary, others);
+    let with_log = ctx.recall_stores.iter().filter(|(_, s)| s.has_log());
+    let (hits, mode) = match ctx.service(with_log, model)? {
+        Some(service) => {
             let recalled = service.recall_hits(&request);
             service.close()?;
             let recalled = recalled?;

@@ -256,10 +256,41 @@ impl Context {
     /// The store in words: `the user store at DIR`, or `the store at DIR`
     /// for a folder given with --store.
     pub fn describe(&self) -> String {
-        match self.scope {
-            "store" => format!("the store at {}", self.store.dir().display()),
-            scope => format!("the {scope} store at {}", self.store.dir().display()),
-        }
+        describe_store(self.scope, &self.store)
+    }
+
+    /// A service over `stores`: the first held open (it takes the writes),
+    /// the others opened per operation, `model` attached to each; `None`
+    /// when there is no store.
+    pub fn service<'a>(
+        &self,
+        mut stores: impl Iterator<Item = &'a (&'static str, Store)>,
+        model: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
+    ) -> anyhow::Result<Option<engram::api::Service>> {
+        let Some((scope, store)) = stores.next() else {
+            return Ok(None);
+        };
+        let engram = engram::engine::Engram::open(store.clone(), &self.options())
+            .with_context(|| format!("opening {}", describe_store(scope, store)))?;
+        let primary = engram::api::ServedStore {
+            scope,
+            engram: model::attach(engram, model.clone()),
+        };
+        let others = stores
+            .map(|(scope, store)| {
+                engram::api::SharedStore::new(scope, store.clone(), self.options(), model.clone())
+            })
+            .collect();
+        Ok(Some(engram::api::Service::new(primary, others)))
+    }
+
+    /// A service over this context's own store alone.
+    pub fn own_service(
+        &self,
+        model: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
+    ) -> anyhow::Result<engram::api::Service> {
+        self.service(self.recall_stores.iter().take(1), model)?
+            .context("no store")
     }
 
     /// Opens the store for a command that only reads or changes what
@@ -278,6 +309,15 @@ impl Context {
             shared_log: self.shared_log.clone(),
             ..StoreOptions::default()
         }
+    }
+}
+
+/// A store in words: `the user store at DIR`, or `the store at DIR` for a
+/// folder given with --store.
+fn describe_store(scope: &str, store: &Store) -> String {
+    match scope {
+        "store" => format!("the store at {}", store.dir().display()),
+        scope => format!("the {scope} store at {}", store.dir().display()),
     }
 }
 

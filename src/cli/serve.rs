@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use engram::api::{ServedStore, Service, SharedStore};
-use engram::engine::Engram;
+use engram::api::Service;
 use engram::http::{AppState, generate_token, router};
 use engram::mcp::McpServer;
 use rmcp::ServiceExt as _;
@@ -37,19 +36,8 @@ pub const MCP_MESSAGE_LIMIT: usize = engram::http::BODY_LIMIT;
 /// recall searches (the user store beside a project store) are opened per
 /// operation, so servers of several projects can share them.
 fn open_service(ctx: &Context) -> anyhow::Result<Service> {
-    let model = super::model::load();
-    let (scope, store) = ctx.recall_stores.first().context("no store to serve")?;
-    let engram = Engram::open(store.clone(), &ctx.options())
-        .with_context(|| format!("opening {}", ctx.describe()))?;
-    let primary = ServedStore {
-        scope,
-        engram: super::model::attach(engram, model.clone()),
-    };
-    let others = ctx.recall_stores[1..]
-        .iter()
-        .map(|(scope, store)| SharedStore::new(scope, store.clone(), ctx.options(), model.clone()))
-        .collect();
-    Ok(Service::new(primary, others))
+    ctx.service(ctx.recall_stores.iter(), super::model::load())?
+        .context("no store to serve")
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
