@@ -5,12 +5,10 @@
 use engram::engine::{EngineError, Engram};
 use engram::flywheel::FlywheelError;
 use engram::log::{Actor, MemoryId, Verdict};
-use engram::store::Store;
 use engram::{MemoryMeta, Outcome, RecallQuery, Remember};
-use engram_projections::OpenOptions;
 use engram_projections::models::review::DAY_MS;
 
-use crate::support::{hit_ids as ids, keyed_options, open_keyed as open};
+use crate::support::{hit_ids as ids, open_keyed as open, open_rebuilt};
 
 fn in_room(text: &str, room: &str) -> Remember {
     Remember {
@@ -358,13 +356,7 @@ fn palace_schedule_and_verdicts_survive_restart_and_rebuild() {
     let engram = open(dir.path());
     assert_eq!(snapshot(&engram), before, "after restart");
     engram.close().unwrap();
-    let engram = Engram::open_with(
-        Store::at(dir.path()),
-        &keyed_options(),
-        OpenOptions { rebuild: true },
-        &|_, _| {},
-    )
-    .unwrap();
+    let engram = open_rebuilt(dir.path());
     assert_eq!(snapshot(&engram), before, "after rebuild");
     engram.close().unwrap();
 }

@@ -10,12 +10,10 @@ use std::sync::Arc;
 
 use engram::engine::Engram;
 use engram::log::Event;
-use engram::store::Store;
 use engram::{RecallMode, RecallQuery, Remember};
 use engram_embed::{BertEmbedder, Embedder};
-use engram_projections::OpenOptions;
 
-use crate::support::{TEST_KEY_HEX, keyed_options, open_keyed};
+use crate::support::{TEST_KEY_HEX, open_keyed, open_rebuilt};
 
 fn open(dir: &Path, model: Option<Arc<dyn Embedder>>) -> Engram {
     let engram = open_keyed(dir);
@@ -69,13 +67,7 @@ fn vectors_are_recorded_at_write_and_replay_needs_no_model() {
 
     // Rebuilt without any model folder: identical views (the vectors come
     // from the events), and recall falls back to keywords.
-    let engram = Engram::open_with(
-        Store::at(dir.path()),
-        &keyed_options(),
-        OpenOptions { rebuild: true },
-        &|_, _| {},
-    )
-    .unwrap();
+    let engram = open_rebuilt(dir.path());
     assert_eq!(views(&engram), with_model);
     assert_eq!(engram.recall_mode(), RecallMode::Keyword);
     let hits = engram.recall(&RecallQuery::new("bread")).unwrap();

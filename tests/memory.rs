@@ -9,11 +9,10 @@ use engram::log::seal::SealError;
 use engram::log::{Event, MemoryId, MemoryRef};
 use engram::store::Store;
 use engram::{Content, MemoryMeta, MemoryProvider, RecallQuery, Remember, Subject};
-use engram_projections::OpenOptions;
 
 use crate::support::{
     TEST_KEY_HEX, engram, hit_ids as ids, json_lines, keyed_options, open_keyed as open,
-    session_event,
+    open_rebuilt, session_event,
 };
 
 fn stdout(out: &std::process::Output) -> String {
@@ -120,13 +119,7 @@ fn a_forgotten_memory_stays_gone_after_restart_and_rebuild_and_the_log_keeps_its
     engram.close().unwrap();
 
     // Rebuild every view from the log.
-    let engram = Engram::open_with(
-        Store::at(dir.path()),
-        &keyed_options(),
-        OpenOptions { rebuild: true },
-        &|_, _| {},
-    )
-    .unwrap();
+    let engram = open_rebuilt(dir.path());
     assert_eq!(
         ids(&engram.recall(&RecallQuery::new("wifi")).unwrap()),
         Vec::<u64>::new()

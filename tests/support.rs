@@ -177,6 +177,17 @@ pub fn open_keyed(dir: &std::path::Path) -> engram::engine::Engram {
     engram::engine::Engram::open(engram::store::Store::at(dir), &keyed_options()).unwrap()
 }
 
+/// [`open_keyed`], every view dropped and rebuilt from the log first.
+pub fn open_rebuilt(dir: &std::path::Path) -> engram::engine::Engram {
+    engram::engine::Engram::open_with(
+        engram::store::Store::at(dir),
+        &keyed_options(),
+        engram_projections::OpenOptions { rebuild: true },
+        &|_, _| {},
+    )
+    .unwrap()
+}
+
 /// The ids of recall hits, in order.
 pub fn hit_ids(hits: &[engram::Hit]) -> Vec<u64> {
     hits.iter().map(|h| h.id).collect()
