@@ -6,7 +6,7 @@
 //!
 //! | category | rule |
 //! | --- | --- |
-//! | `file` | a word with a `/` path separator, or ending in a known file extension (`main.rs`, `docs/design.md`) |
+//! | `file` | a word of path characters (letters, digits, `._-~+@:/`) with a `/` separator, or ending in a known file extension (`main.rs`, `docs/design.md`); markup such as `<b>x</b>` is not a path |
 //! | `tool` | a known tool or language from [`TOOLS`] (with aliases: `nodejs`, `node` -> `node.js`; `k8s` -> `kubernetes`; `postgresql` -> `postgres`) |
 //! | `organisation` | capitalised words ending in `Inc`, `Ltd`, `Corp`, `GmbH`, `LLC`, `Foundation`, `University`; Chinese names ending in 公司, 集团, 大学 |
 //! | `place` | a known place from [`PLACES`] (English and Chinese) |
@@ -137,6 +137,14 @@ fn tool_key(word: &str) -> Option<&'static str> {
 
 fn is_file(word: &str) -> bool {
     if word.len() < 3 || word.starts_with("http") {
+        return false;
+    }
+    // Markup and code (`<b>bold</b>`, `f(a/b)`) have slashes too; a path
+    // is made of name characters and separators only (`:` for a line
+    // number, as in `src/main.rs:42`).
+    let path_char =
+        |c: char| c.is_alphanumeric() || matches!(c, '.' | '/' | '_' | '-' | '~' | '+' | '@' | ':');
+    if !word.chars().all(path_char) {
         return false;
     }
     let has_path = word.contains('/') && word.chars().any(char::is_alphabetic);
@@ -310,6 +318,36 @@ mod tests {
             assert!(
                 got.contains(&(expected.0, expected.1.to_owned())),
                 "{expected:?} not in {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn markup_and_code_are_not_files() {
+        for text in [
+            "<script>alert(1)</script>",
+            "<b>bold</b> text",
+            "call f(a/b) twice",
+            "see [docs](docs/x) <img src=x/y>",
+        ] {
+            let files: Vec<_> = found(text)
+                .into_iter()
+                .filter(|(category, _)| *category == "file")
+                .collect();
+            assert!(files.is_empty(), "{text:?} gave {files:?}");
+        }
+        // Paths keep being found when punctuation only surrounds them.
+        let got =
+            found("Edit (src/main.rs), /etc/hosts, log/src/seal.rs:42 and build/out-1.2/app.");
+        for path in [
+            "src/main.rs",
+            "/etc/hosts",
+            "log/src/seal.rs:42",
+            "build/out-1.2/app",
+        ] {
+            assert!(
+                got.contains(&("file", path.to_owned())),
+                "{path} not in {got:?}"
             );
         }
     }
