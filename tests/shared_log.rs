@@ -10,7 +10,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support::{TEST_KEY_HEX, dir_files};
+use crate::support::{TEST_KEY_HEX, dir_files, json_lines};
 
 /// A fresh schema on the test server, dropped at the end.
 struct Schema {
@@ -354,4 +354,54 @@ fn a_store_moves_onto_the_shared_log_and_back_with_identical_views() {
         hits(&json(&engram(&back, None, &query))),
         hits(&json(&engram(&files, None, &query)))
     );
+}
+
+#[test]
+fn log_and_export_on_a_stale_replica_show_what_another_machine_appended() {
+    let Some(schema) = Schema::new("stale") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    json(&engram(
+        &first,
+        Some(&schema.url),
+        &[
+            "remember",
+            "The lighthouse lamp is serviced in March.",
+            "--json",
+        ],
+    ));
+    // The second machine's replica is made now, then falls behind.
+    json(&engram(&second, Some(&schema.url), &["stats", "--json"]));
+    json(&engram(
+        &first,
+        Some(&schema.url),
+        &[
+            "remember",
+            "The ferry timetable changes in October.",
+            "--json",
+        ],
+    ));
+    let stale = engram(&second, None, &["log", "--json"]);
+    assert!(stale.status.success());
+    assert!(!String::from_utf8_lossy(&stale.stdout).contains("ferry"));
+
+    let on_first = engram(&first, Some(&schema.url), &["log", "--json"]);
+    let on_second = engram(&second, Some(&schema.url), &["log", "--json"]);
+    assert!(
+        on_second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&on_second.stderr)
+    );
+    assert_eq!(
+        json_lines(&on_second.stdout),
+        json_lines(&on_first.stdout),
+        "the replica's log caught up before printing"
+    );
+    assert!(String::from_utf8_lossy(&on_second.stdout).contains("ferry timetable"));
+    let export_first = engram(&first, Some(&schema.url), &["export"]);
+    let export_second = engram(&second, Some(&schema.url), &["export"]);
+    assert!(export_second.status.success());
+    assert_eq!(export_second.stdout, export_first.stdout);
 }

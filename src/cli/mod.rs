@@ -303,6 +303,16 @@ impl Context {
         )?)
     }
 
+    /// Brings a replica's copy of the shared log (`--log`) up to date, so
+    /// a command reading the local log sees every event committed before it
+    /// ran; nothing to do for a store that keeps its own log.
+    pub fn catch_up_replica(&self) -> anyhow::Result<()> {
+        if self.shared_log.is_some() {
+            self.open_existing()?.close()?;
+        }
+        Ok(())
+    }
+
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             key: self.key.clone(),

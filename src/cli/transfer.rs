@@ -32,10 +32,7 @@ pub struct ImportArgs {
 
 pub fn export(ctx: &Context, args: &ExportArgs) -> anyhow::Result<ExitCode> {
     ctx.require_log()?;
-    if ctx.shared_log.is_some() {
-        // Bring this store's copy of the shared log up to date first.
-        ctx.open_existing()?.close()?;
-    }
+    ctx.catch_up_replica()?;
     let reader = ctx
         .store
         .open_reader(&ctx.key)?
