@@ -3,6 +3,7 @@
 
 mod support;
 
+mod api_log;
 mod browser;
 mod cli;
 mod cli_snapshots;

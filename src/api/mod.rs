@@ -32,6 +32,17 @@ use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject
 /// Turns appended per batch when ingesting a transcript.
 const INGEST_BATCH_EVENTS: usize = 1024;
 
+/// Events read per step when [`Service::log`] walks the log back from its
+/// end: a latest-events page reads about this much past what it shows.
+const LOG_WALK_CHUNK: u64 = 256;
+
+/// Whether a walk over the log goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    On,
+    Stop,
+}
+
 /// The stable error codes of the interfaces (the `error` field of an HTTP
 /// error body, the first word of an MCP tool error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1096,7 +1107,7 @@ impl Service {
         let from = q.from.unwrap_or(1).max(1);
         let to = q.to.unwrap_or(last).min(last);
         // The audit index names the seqs of one memory or one session; a
-        // kind or time filter alone scans the range.
+        // kind or time filter alone walks the range.
         let indexed: Option<Vec<u64>> = match (&q.memory, &q.session) {
             (Some(memory), session) => {
                 let mut seqs = engram.views().memory_seqs(*memory)?;
@@ -1109,45 +1120,63 @@ impl Service {
             (None, Some(session)) => Some(engram.views().session_seqs(session)?),
             (None, None) => None,
         };
-        let mut events = std::collections::VecDeque::new();
-        let mut keep = |logged: &engram_log::LoggedEvent| -> Result<(), ApiError> {
+        // Newest first, so the walk stops at the limit, and at `since`:
+        // commit times never go back along the seqs.
+        let mut newest_first = Vec::new();
+        let mut keep = |logged: &engram_log::LoggedEvent| -> Result<Walk, ApiError> {
+            if since.is_some_and(|s| logged.ts_ms < s) {
+                return Ok(Walk::Stop);
+            }
             let kind_ok = q.kind.as_deref().is_none_or(|k| k == logged.event.kind());
-            let time_ok =
-                since.is_none_or(|s| logged.ts_ms >= s) && until.is_none_or(|u| logged.ts_ms <= u);
+            let time_ok = until.is_none_or(|u| logged.ts_ms <= u);
             if kind_ok && time_ok {
-                if events.len() == limit {
-                    events.pop_front();
-                }
-                events.push_back(
+                newest_first.push(
                     json::logged_event(logged)
                         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?,
                 );
             }
-            Ok(())
+            Ok(if newest_first.len() == limit {
+                Walk::Stop
+            } else {
+                Walk::On
+            })
         };
-        let read_error =
-            |e: engram_log::ReadError| ApiError::new(ErrorCode::Internal, e.to_string());
+        let read = |range: std::ops::RangeInclusive<u64>| {
+            engram
+                .log()
+                .read(range)
+                .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))
+        };
         if from <= to {
             match indexed {
                 Some(seqs) => {
-                    for seq in seqs.into_iter().filter(|s| (from..=to).contains(s)) {
-                        for logged in engram.log().read(seq..=seq).map_err(read_error)? {
-                            keep(&logged)?;
+                    'seqs: for &seq in seqs.iter().rev().filter(|s| (from..=to).contains(*s)) {
+                        for logged in read(seq..=seq)? {
+                            if keep(&logged)? == Walk::Stop {
+                                break 'seqs;
+                            }
                         }
                     }
                 }
                 None => {
-                    for logged in engram.log().replay(from) {
-                        let logged = logged.map_err(read_error)?;
-                        if logged.seq > to {
+                    let mut high = to;
+                    'chunks: loop {
+                        let low = high.saturating_sub(LOG_WALK_CHUNK - 1).max(from);
+                        for logged in read(low..=high)?.iter().rev() {
+                            if keep(logged)? == Walk::Stop {
+                                break 'chunks;
+                            }
+                        }
+                        if low == from {
                             break;
                         }
-                        keep(&logged)?;
+                        high = low - 1;
                     }
                 }
             }
         }
-        Ok(json!({"events": Vec::from(events), "last_seq": last}))
+        newest_first.reverse();
+        Ok(json!({"events": newest_first, "last_seq": last}))
     }
 
     /// Records a parsed transcript as one session's turns, redacted.
