@@ -26,6 +26,7 @@ use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::{Value, json};
 
 use crate::server::Server;
+use crate::support::skip_unless_required;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 /// How long any one condition may take to become true.
@@ -54,12 +55,12 @@ fn chromium() -> Option<PathBuf> {
     if path.exists() {
         return Some(path.to_path_buf());
     }
-    assert!(
-        std::env::var_os("ENGRAM_TEST_REQUIRE_BROWSER").is_none_or(|v| v != "1"),
-        "ENGRAM_TEST_REQUIRE_BROWSER=1 but there is no Chromium at {CHROMIUM}: install Debian's \
-         `chromium` package (.ci/run does)"
+    skip_unless_required(
+        "ENGRAM_TEST_REQUIRE_BROWSER",
+        &format!(
+            "there is no Chromium at {CHROMIUM}: install Debian's `chromium` package (.ci/run does)"
+        ),
     );
-    eprintln!("skipped: no Chromium at {CHROMIUM} (set ENGRAM_TEST_REQUIRE_BROWSER=1 to fail)");
     None
 }
 

@@ -13,7 +13,7 @@ use engram::log::Event;
 use engram::{RecallMode, RecallQuery, Remember};
 use engram_embed::{BertEmbedder, Embedder};
 
-use crate::support::{TEST_KEY_HEX, open_keyed, open_rebuilt};
+use crate::support::{TEST_KEY_HEX, open_keyed, open_rebuilt, skip_unless_required};
 
 fn open(dir: &Path, model: Option<Arc<dyn Embedder>>) -> Engram {
     let engram = open_keyed(dir);
@@ -240,14 +240,13 @@ fn the_cli_reports_the_mode_and_runs_without_a_model() {
 
 /// The published weights, when present (required in CI).
 fn minilm() -> Option<Arc<dyn Embedder>> {
-    match std::env::var_os("ENGRAM_TEST_MINILM_DIR") {
+    match std::env::var_os("ENGRAM_TEST_MINILM_DIR").filter(|dir| !dir.is_empty()) {
         Some(dir) => Some(Arc::new(BertEmbedder::load(Path::new(&dir)).unwrap())),
         None => {
-            assert!(
-                std::env::var_os("ENGRAM_TEST_REQUIRE_MINILM").is_none(),
-                "ENGRAM_TEST_REQUIRE_MINILM is set but ENGRAM_TEST_MINILM_DIR is not"
+            skip_unless_required(
+                "ENGRAM_TEST_REQUIRE_MINILM",
+                "ENGRAM_TEST_MINILM_DIR is not set: run embed/fetch-minilm.sh DIR and point it at DIR",
             );
-            eprintln!("skipped: ENGRAM_TEST_MINILM_DIR unset");
             None
         }
     }

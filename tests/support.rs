@@ -161,6 +161,18 @@ pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// An optional test's prerequisite is missing (`what`): prints a skip
+/// notice, or fails when `require_env` is `1`, as CI sets it, so that a
+/// skip there is a failure rather than a silent pass.
+#[track_caller]
+pub fn skip_unless_required(require_env: &str, what: &str) {
+    assert!(
+        std::env::var_os(require_env).is_none_or(|v| v != "1"),
+        "{require_env}=1 but {what}"
+    );
+    eprintln!("skipped: {what} (set {require_env}=1 to make this a failure)");
+}
+
 /// [`test_key`] as hex, for `ENGRAM_HMAC_KEY` and `KeySource::Hex`.
 pub const TEST_KEY_HEX: &str = "4242424242424242424242424242424242424242424242424242424242424242";
 
