@@ -254,8 +254,18 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
         server.get("/api/log?until=2000-01-01T00:00:00Z").ok()["events"],
         json!([])
     );
+    // Offsets count from now, back (`-`) or forward (`+`).
+    assert_eq!(
+        server.get("/api/log?since=-1h&limit=2").ok()["events"],
+        last_two["events"]
+    );
+    assert_eq!(server.get("/api/log?until=-1h").ok()["events"], json!([]));
+    assert_eq!(server.get("/api/log?since=%2B1h").ok()["events"], json!([]));
     server
         .get("/api/log?since=yesterday")
+        .assert_error(400, "bad_request");
+    server
+        .get("/api/log?since=-forever")
         .assert_error(400, "bad_request");
 
     // Forget: gone from recall, 410 on expand, audit still expands.

@@ -153,20 +153,30 @@ impl From<engram_projections::ViewError> for ApiError {
 }
 
 /// Parses a time: RFC 3339 (`2026-12-01T09:00:00Z`) or an offset from `now`
-/// (`+2d`, `+12h`), as unix milliseconds.
+/// into the future (`+2d`, `+12h`) or the past (`-1h`, `-30m`), as unix
+/// milliseconds.
 ///
 /// # Errors
 /// `bad_request` naming the text when it is neither.
 pub fn parse_time(text: &str, now: u64) -> Result<u64, ApiError> {
-    if let Some(offset) = text.strip_prefix('+') {
+    if let Some((sign, offset)) = text
+        .strip_prefix('+')
+        .map(|o| ('+', o))
+        .or_else(|| text.strip_prefix('-').map(|o| ('-', o)))
+    {
         let duration = humantime::parse_duration(offset).map_err(|_| {
-            ApiError::bad_request(format!("{text:?}: an offset is like +2d or +12h"))
+            ApiError::bad_request(format!("{text:?}: an offset is like +2d, +12h or -30m"))
         })?;
-        return Ok(now.saturating_add(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)));
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        return Ok(if sign == '+' {
+            now.saturating_add(millis)
+        } else {
+            now.saturating_sub(millis)
+        });
     }
     let time = humantime::parse_rfc3339_weak(text).map_err(|_| {
         ApiError::bad_request(format!(
-            "{text:?}: give RFC 3339 (2026-12-01T09:00:00Z) or an offset (+2d)"
+            "{text:?}: give RFC 3339 (2026-12-01T09:00:00Z) or an offset (+2d, -1h)"
         ))
     })?;
     Ok(time

@@ -16,7 +16,7 @@ use engram::api::{json, parse_time};
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
     /// When: RFC 3339 (`2026-12-01T09:00:00Z`) or an offset from now
-    /// (`+2d`, `+12h`). Default: now.
+    /// (`+2d`, `+12h`, `-1h`). Default: now.
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
     /// Print one JSON object: {"due": [{"id", "coordinate", "cues"}]}.
