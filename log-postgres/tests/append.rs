@@ -210,3 +210,68 @@ fn concurrent_first_connects_create_the_schema_once() {
     assert_eq!(logs[0].last_seq().unwrap(), 4);
     assert!(logs[3].verify().unwrap().is_ok());
 }
+
+#[test]
+fn a_commit_made_while_waiting_for_the_head_lock_is_not_taken_for_damage() {
+    // Two writers queue behind a transaction holding the head lock. When
+    // it ends, one commits; the other then finds the head moved by a
+    // commit its first statement began before, whose rows that statement
+    // does not see: it must append after them, not report the rows the
+    // head names as missing.
+    let Some(db) = TestDb::new("lock_queue") else {
+        return;
+    };
+    let first = Arc::new(db.log(PgLogConfig::default()));
+    let second = Arc::new(db.log(PgLogConfig::default()));
+    first.append(&[turn("q", 0)]).unwrap();
+    second.append(&[turn("q", 1)]).unwrap();
+    let mut holder = db.admin();
+    let mut txn = holder.transaction().unwrap();
+    let holder_pid: i32 = txn
+        .query_one("SELECT pg_backend_pid()", &[])
+        .unwrap()
+        .get(0);
+    txn.execute("SELECT 1 FROM engram_head FOR UPDATE", &[])
+        .unwrap();
+    let appends: Vec<_> = [(&first, 2), (&second, 3)]
+        .into_iter()
+        .map(|(log, n)| {
+            let log = Arc::clone(log);
+            std::thread::spawn(move || log.append(&[turn("q", n)]))
+        })
+        .collect();
+    // Both wait, on the holder or on each other.
+    let mut watcher = db.admin();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let waiting: i64 = watcher
+            .query_one(
+                "WITH RECURSIVE w(pid) AS ( \
+                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) \
+                 UNION SELECT a.pid FROM pg_stat_activity a, w WHERE w.pid = ANY(pg_blocking_pids(a.pid))) \
+                 SELECT count(*) FROM w",
+                &[&holder_pid],
+            )
+            .unwrap()
+            .get(0);
+        if waiting == 2 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{waiting} writers wait"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    txn.rollback().unwrap();
+    let mut acks: Vec<_> = appends
+        .into_iter()
+        .map(|a| a.join().unwrap().unwrap())
+        .map(|a| (a.first_seq, a.last_seq))
+        .collect();
+    acks.sort_unstable();
+    assert_eq!(acks, [(3, 3), (4, 4)]);
+    let report = first.verify().unwrap();
+    assert!(report.is_ok(), "{report:?}");
+    assert_eq!(report.last_seq, 4);
+}

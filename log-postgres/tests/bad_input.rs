@@ -176,3 +176,59 @@ fn damaged_tables_are_refused() {
         "{refused:?}"
     );
 }
+
+#[test]
+fn tables_damaged_after_connecting_are_refused_at_append() {
+    let Some(db) = TestDb::new("damaged_at_append") else {
+        return;
+    };
+    let log = db.log(PgLogConfig::default());
+    log.append(&[turn("d", 0)]).unwrap();
+    let mut admin = db.admin();
+    // A column the append reads changed type: refused as the wrong type,
+    // and appending works again once the type is back.
+    admin
+        .execute(
+            "ALTER TABLE engram_head ALTER COLUMN last_ts_ms TYPE numeric",
+            &[],
+        )
+        .unwrap();
+    let refused = log.append(&[turn("d", 1)]);
+    match &refused {
+        Err(PgLogError::SchemaDamaged { reason }) => {
+            assert!(reason.contains("wrong type"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    admin
+        .execute(
+            "ALTER TABLE engram_head ALTER COLUMN last_ts_ms TYPE bigint",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(log.append(&[turn("d", 1)]).unwrap().first_seq, 2);
+    // The head row gone.
+    admin.execute("DELETE FROM engram_head", &[]).unwrap();
+    let refused = log.append(&[turn("d", 2)]);
+    match &refused {
+        Err(PgLogError::SchemaDamaged { reason }) => {
+            assert!(reason.contains("engram_head holds 0 rows"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The events table gone.
+    admin
+        .execute(
+            "INSERT INTO engram_head (last_seq, last_hash, last_ts_ms) SELECT 2, frame_hash, ts_ms FROM engram_events WHERE seq = 2",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(log.append(&[turn("d", 2)]).unwrap().first_seq, 3);
+    admin.execute("DROP TABLE engram_events", &[]).unwrap();
+    let refused = log.append(&[turn("d", 3)]);
+    assert!(
+        matches!(refused, Err(PgLogError::SchemaDamaged { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(log.last_seq().unwrap(), 3);
+}

@@ -229,6 +229,92 @@ fn a_truncated_table_is_refused_before_anything_is_written() {
 }
 
 #[test]
+fn an_append_after_rows_deleted_at_the_end_is_refused() {
+    // Connected before the rows went: the append itself must tell.
+    let Some(db) = TestDb::new("trimmed_append") else {
+        return;
+    };
+    let log = log_of(&db, 5);
+    let mut admin = db.admin();
+    admin
+        .execute("DELETE FROM engram_events WHERE seq > 3", &[])
+        .unwrap();
+    let append = log.append(&[turn("t", 5)]);
+    match &append {
+        Err(PgLogError::Truncated {
+            head_last_seq: 5,
+            found,
+        }) => assert!(found.contains("end at seq 3"), "{found}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(db.n_rows(), 3);
+    assert_eq!(log.last_seq().unwrap(), 5);
+    // The head's row gone from between others (a stray row after it).
+    admin
+        .execute(
+            "INSERT INTO engram_events SELECT 7, ts_ms, event, 7, 7, format_version, frame_prev_hash, frame_hash, frame_mac FROM engram_events WHERE seq = 3",
+            &[],
+        )
+        .unwrap();
+    let append = log.append(&[turn("t", 5)]);
+    match &append {
+        Err(PgLogError::Truncated {
+            head_last_seq: 5,
+            found,
+        }) => assert_eq!(found, "no row holds seq 5"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(db.n_rows(), 4);
+}
+
+#[test]
+fn an_append_after_a_head_that_names_the_wrong_frame_is_refused() {
+    let Some(db) = TestDb::new("wrong_head") else {
+        return;
+    };
+    let log = log_of(&db, 5);
+    let mut admin = db.admin();
+    // The head's hash is another frame's.
+    admin
+        .execute(
+            "UPDATE engram_head SET last_hash = (SELECT frame_hash FROM engram_events WHERE seq = 4)",
+            &[],
+        )
+        .unwrap();
+    let append = log.append(&[turn("t", 5)]);
+    match &append {
+        Err(PgLogError::Corrupted { seq: 5, reason }) => {
+            assert!(reason.contains("head's last hash"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(db.n_rows(), 5);
+    // The head names a row, with its frame's hash, that does not end
+    // its frame.
+    admin
+        .execute(
+            "INSERT INTO engram_events SELECT 6, ts_ms, event, 6, 7, format_version, frame_prev_hash, frame_hash, frame_mac FROM engram_events WHERE seq = 5",
+            &[],
+        )
+        .unwrap();
+    admin
+        .execute(
+            "UPDATE engram_head SET last_seq = 6, last_hash = (SELECT frame_hash FROM engram_events WHERE seq = 6)",
+            &[],
+        )
+        .unwrap();
+    let append = log.append(&[turn("t", 5)]);
+    match &append {
+        Err(PgLogError::Corrupted { seq: 6, reason }) => {
+            assert!(reason.contains("head's last hash"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(db.n_rows(), 6);
+    assert_eq!(log.last_seq().unwrap(), 6);
+}
+
+#[test]
 fn a_rewound_log_is_refused_by_a_process_that_saw_more() {
     // The table restored from an older copy (rows and head consistent,
     // just shorter): a new connect cannot tell, but a process that has
