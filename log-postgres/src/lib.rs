@@ -184,7 +184,7 @@ impl PgLog {
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
         let writer = Writer {
             connector: connector.clone(),
-            client: None,
+            session: None,
             key: key.clone(),
             clock: Arc::clone(&config.clock),
             channel: info.channel.clone(),
@@ -286,7 +286,7 @@ impl PgLog {
 
     /// Where the shared log ends now.
     pub fn head(&self) -> Result<PgHead, PgLogError> {
-        let head = self.with_reader(|client, target| rows::read_head(client, target, false))?;
+        let head = self.with_reader(rows::read_head)?;
         self.saw(head.last_seq);
         Ok(head.into())
     }

@@ -112,7 +112,7 @@ pub(crate) fn frames_after(
     after_seq: u64,
     max_frames: usize,
 ) -> Result<(Head, Vec<PgFrame>), PgLogError> {
-    let head = read_head(client, target, false)?;
+    let head = read_head(client, target)?;
     if head.last_seq < after_seq {
         return Err(PgLogError::Rewound {
             shared_last_seq: head.last_seq,
@@ -146,7 +146,7 @@ pub(crate) fn read(
     if first > last {
         return Err(PgLogError::EmptyRange { first, last });
     }
-    let head = read_head(client, target, false)?;
+    let head = read_head(client, target)?;
     if last > head.last_seq {
         return Err(PgLogError::PastEnd {
             requested: last,
@@ -173,7 +173,7 @@ pub(crate) fn check_continuity(
     local_last_seq: u64,
     local_last_hash: &Hash,
 ) -> Result<Head, PgLogError> {
-    let head = read_head(client, target, false)?;
+    let head = read_head(client, target)?;
     if local_last_seq == 0 {
         return Ok(head);
     }

@@ -18,8 +18,7 @@ use engram_log::format::{
 };
 use engram_log::limits::FRAME_PAYLOAD_BYTES_MAX;
 use engram_log::{HmacKey, LoggedEvent, codec};
-use postgres::GenericClient;
-use postgres::Row;
+use postgres::{GenericClient, Row, ToStatement};
 
 use crate::error::PgLogError;
 use crate::schema::{damaged_or, hash_from};
@@ -36,22 +35,33 @@ pub(crate) struct Head {
     pub(crate) last_ts_ms: u64,
 }
 
-/// Reads the head row, locking it `FOR UPDATE` when `lock`.
-pub(crate) fn read_head(
-    client: &mut impl GenericClient,
-    target: &str,
-    lock: bool,
-) -> Result<Head, PgLogError> {
+/// The query that reads the row the head names (see [`check_head_row`]).
+pub(crate) const HEAD_ROW_QUERY: &str =
+    "SELECT frame_last_seq, frame_hash FROM engram_events WHERE seq = $1";
+
+/// Reads the head row (the writer reads it locked, with the row it names:
+/// see `writer`).
+pub(crate) fn read_head(client: &mut impl GenericClient, target: &str) -> Result<Head, PgLogError> {
     let op = "reading the shared log's head";
-    let query = if lock {
-        "SELECT last_seq, last_hash, last_ts_ms FROM engram_head FOR UPDATE"
-    } else {
-        "SELECT last_seq, last_hash, last_ts_ms FROM engram_head"
-    };
     let rows = client
-        .query(query, &[])
+        .query(
+            "SELECT last_seq, last_hash, last_ts_ms FROM engram_head",
+            &[],
+        )
         .map_err(|e| damaged_or(target, op, &e))?;
-    let [row] = rows.as_slice() else {
+    head_from_rows(&rows, target).map(|(head, _)| head)
+}
+
+/// The head in the first three columns (`last_seq, last_hash,
+/// last_ts_ms`) of what a query of `engram_head` returned, checked: one
+/// row, no negative seq or time, a 32-byte hash. Returns the row too, for
+/// the columns a query reads beside the head.
+pub(crate) fn head_from_rows<'r>(
+    rows: &'r [Row],
+    target: &str,
+) -> Result<(Head, &'r Row), PgLogError> {
+    let op = "reading the shared log's head";
+    let [row] = rows else {
         return Err(PgLogError::SchemaDamaged {
             reason: format!("engram_head holds {} rows, expected 1", rows.len()),
         });
@@ -62,11 +72,12 @@ pub(crate) fn read_head(
     let damaged = |what: &str| PgLogError::SchemaDamaged {
         reason: format!("engram_head holds {what}"),
     };
-    Ok(Head {
+    let head = Head {
         last_seq: u64::try_from(last_seq).map_err(|_| damaged("a negative last_seq"))?,
         last_hash: hash_from(&last_hash).ok_or_else(|| damaged("a last_hash not 32 bytes long"))?,
         last_ts_ms: u64::try_from(last_ts_ms).map_err(|_| damaged("a negative last_ts_ms"))?,
-    })
+    };
+    Ok((head, row))
 }
 
 /// Checks that the row the head names is there and ends a frame whose
@@ -77,16 +88,24 @@ pub(crate) fn check_head_row(
     target: &str,
     head: &Head,
 ) -> Result<(), PgLogError> {
+    check_head_row_with(client, HEAD_ROW_QUERY, target, head)
+}
+
+/// [`check_head_row`] reading the row with `row_query`: [`HEAD_ROW_QUERY`]
+/// or a statement prepared from it.
+pub(crate) fn check_head_row_with<Q: ToStatement + ?Sized>(
+    client: &mut impl GenericClient,
+    row_query: &Q,
+    target: &str,
+    head: &Head,
+) -> Result<(), PgLogError> {
     if head.last_seq == 0 {
         return Ok(());
     }
     let op = "reading the shared log's last row";
     let seq = to_i64(head.last_seq);
     let row = client
-        .query_opt(
-            "SELECT frame_last_seq, frame_hash FROM engram_events WHERE seq = $1",
-            &[&seq],
-        )
+        .query_opt(row_query, &[&seq])
         .map_err(|e| damaged_or(target, op, &e))?;
     let Some(row) = row else {
         let last_row: Option<i64> = client
@@ -104,7 +123,7 @@ pub(crate) fn check_head_row(
     };
     let frame_last: i64 = row.try_get(0).map_err(|e| damaged_or(target, op, &e))?;
     let frame_hash: Vec<u8> = row.try_get(1).map_err(|e| damaged_or(target, op, &e))?;
-    if frame_last != seq || frame_hash != head.last_hash {
+    if !ends_head_frame(head, Some(frame_last), Some(frame_hash.as_slice())) {
         return Err(PgLogError::Corrupted {
             seq: head.last_seq,
             reason: "the head's last hash is not the hash of the frame ending at its last seq"
@@ -112,6 +131,17 @@ pub(crate) fn check_head_row(
         });
     }
     Ok(())
+}
+
+/// Whether the row the head names, read as `frame_last_seq, frame_hash`
+/// (`None` when there is no such row), ends a frame whose hash the head
+/// holds: what [`check_head_row`] accepts.
+pub(crate) fn ends_head_frame(
+    head: &Head,
+    frame_last_seq: Option<i64>,
+    frame_hash: Option<&[u8]>,
+) -> bool {
+    frame_last_seq == Some(to_i64(head.last_seq)) && frame_hash == Some(&head.last_hash[..])
 }
 
 /// A seq as the database stores it. Seqs stay far below `i64::MAX`.

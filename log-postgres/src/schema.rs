@@ -147,7 +147,7 @@ pub(crate) fn ensure(
         created = true;
     }
     check_meta(&mut txn, target, key)?;
-    let head = read_head(&mut txn, target, false)?;
+    let head = read_head(&mut txn, target)?;
     crate::rows::check_head_row(&mut txn, target, &head)?;
     txn.commit().map_err(err)?;
     Ok(SchemaInfo {

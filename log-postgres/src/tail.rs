@@ -73,9 +73,7 @@ impl Tailer {
     /// The shared log's last seq.
     pub fn last_seq(&mut self) -> Result<u64, PgLogError> {
         let target = self.connector.target().to_owned();
-        let head = self
-            .client()
-            .and_then(|client| read_head(client, &target, false));
+        let head = self.client().and_then(|client| read_head(client, &target));
         let head = self.forget_on(head)?;
         self.seen.fetch_max(head.last_seq, Ordering::SeqCst);
         Ok(head.last_seq)

@@ -70,7 +70,7 @@ pub(crate) fn verify(
         .read_only(true)
         .start()
         .map_err(err)?;
-    let head = read_head(&mut txn, target, false)?;
+    let head = read_head(&mut txn, target)?;
     let mut report = PgVerifyReport {
         head_last_seq: head.last_seq,
         ..PgVerifyReport::default()

@@ -7,21 +7,33 @@
 //! one frame in one transaction. A batch appended at a given seq and time
 //! (`PgLog::append_at`, for import) gets a transaction of its own.
 //!
-//! The append transaction:
+//! The append transaction, in four round trips (five when step 3 reads
+//! the row again), each statement prepared once per connection (again
+//! when the writer reconnects):
 //!
-//! 1. `SELECT .. FROM engram_head FOR UPDATE`: the one-row lock that
-//!    serializes appends from every process, so seqs stay contiguous and
-//!    commits happen in seq order.
-//! 2. Checks: the head is not behind a seq this process has seen (a
+//! 1. `BEGIN`.
+//! 2. One query reads `engram_head` `FOR UPDATE` and, by its key, the
+//!    events row the head names: the one-row lock serializes appends from
+//!    every process, so seqs stay contiguous and commits happen in seq
+//!    order.
+//! 3. Checks: the head is not behind a seq this process has seen (a
 //!    rewound table), the row the head names is there with the head's
 //!    hash (a truncated table); a stamped batch lands exactly at the next
-//!    seq and not before the last commit time.
-//! 3. Frames the events exactly as `format::write_frame` does, with the
+//!    seq and not before the last commit time. When the row read with the
+//!    head is missing or does not match, it is read again in a statement
+//!    of its own (`rows::check_head_row`), which decides and names the
+//!    error: after waiting for the lock, step 2 sees the head another
+//!    process just committed but not that process's rows (a statement
+//!    reads the rows as they were when it began), so only a statement
+//!    begun after the lock was taken tells a truncated table from a
+//!    concurrent commit.
+//! 4. Frames the events exactly as `format::write_frame` does, with the
 //!    commit time `max(clock, head's last time)` and the head's hash as
 //!    the chain link, and parses the frame back (the check before the
 //!    write).
-//! 4. Inserts one row per event, moves the head, `pg_notify`s the log's
-//!    channel (delivered at commit), and commits.
+//! 5. One statement inserts one row per event, moves the head, and
+//!    `pg_notify`s the log's channel (queued, delivered at commit).
+//! 6. `COMMIT`.
 //!
 //! **Invariant:** a caller is acknowledged only after COMMIT returned, which
 //! with `synchronous_commit` at least `local` means the WAL record is
@@ -37,11 +49,12 @@ use crossbeam_channel::{Receiver, Sender};
 use engram_log::format::{FRAME_HEADER_LEN, parse_frame, write_frame};
 use engram_log::limits::FRAME_PAYLOAD_BYTES_TARGET;
 use engram_log::{AppendError, Appended, Clock, HmacKey};
-use postgres::Client;
+use postgres::{Client, Statement};
 
 use crate::connect::Connector;
 use crate::error::{PgLogError, breaks_connection, classify, full_text};
-use crate::rows::{check_head_row, read_head, to_i64};
+use crate::rows::{HEAD_ROW_QUERY, check_head_row_with, ends_head_frame, head_from_rows, to_i64};
+use crate::schema::damaged_or;
 
 /// Where and when a stamped batch must land.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +75,7 @@ pub(crate) struct Request {
 /// The writer thread's state.
 pub(crate) struct Writer {
     pub(crate) connector: Connector,
-    pub(crate) client: Option<Client>,
+    pub(crate) session: Option<Session>,
     pub(crate) key: HmacKey,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) channel: String,
@@ -71,12 +84,46 @@ pub(crate) struct Writer {
     pub(crate) rx: Receiver<Request>,
 }
 
-/// The SQL of step 4: one row per event from arrays, in one statement.
-const INSERT_FRAME: &str = "INSERT INTO engram_events \
+/// The writer's connection and the transaction's statements, prepared on
+/// it once.
+pub(crate) struct Session {
+    client: Client,
+    /// Step 2: [`LOCK_HEAD`].
+    lock_head: Statement,
+    /// Step 3 when the row read with the head does not match:
+    /// [`HEAD_ROW_QUERY`].
+    head_row: Statement,
+    /// Step 5: [`APPEND_FRAME`].
+    append_frame: Statement,
+}
+
+/// The SQL of step 2: the head, locked, and the `frame_last_seq,
+/// frame_hash` of the row it names (NULL when there is none, as at seq 0).
+/// The row is looked up by seq through a lateral subquery that `OFFSET 0`
+/// keeps from being flattened into a join: a statement prepared once is
+/// planned once, often on a fresh log whose tables were never analyzed,
+/// and a join planned there scans the whole events table on every append.
+const LOCK_HEAD: &str = "SELECT h.last_seq, h.last_hash, h.last_ts_ms, \
+     e.frame_last_seq, e.frame_hash \
+     FROM engram_head h LEFT JOIN LATERAL ( \
+     SELECT frame_last_seq, frame_hash FROM engram_events \
+     WHERE seq = h.last_seq OFFSET 0 \
+     ) e ON true \
+     FOR UPDATE OF h";
+
+/// The SQL of step 5, in one statement: one row per event from arrays,
+/// the head moved to the frame's end, and the notification (its payload
+/// the new last seq), queued until COMMIT.
+const APPEND_FRAME: &str = "WITH inserted AS ( \
+     INSERT INTO engram_events \
      (seq, ts_ms, event, frame_first_seq, frame_last_seq, format_version, \
       frame_prev_hash, frame_hash, frame_mac) \
      SELECT $1::bigint + t.o - 1, $2, t.e, $1, $3, $4, $5, $6, $7 \
-     FROM unnest($8::bytea[]) WITH ORDINALITY AS t(e, o)";
+     FROM unnest($8::bytea[]) WITH ORDINALITY AS t(e, o) \
+     ), moved AS ( \
+     UPDATE engram_head SET last_seq = $3, last_hash = $6, last_ts_ms = $2 \
+     ) \
+     SELECT pg_notify($9, $10)";
 
 impl Writer {
     pub(crate) fn run(mut self) {
@@ -94,9 +141,9 @@ impl Writer {
             }
             self.commit(group);
         }
-        if let Some(client) = self.client.take() {
+        if let Some(session) = self.session.take() {
             // Closing politely; a failure here changes nothing.
-            let _ = client.close();
+            let _ = session.client.close();
         }
     }
 
@@ -144,17 +191,33 @@ impl Writer {
         }
     }
 
-    /// The writer's connection, made (again) when there is none.
-    fn client(&mut self) -> Result<&mut Client, PgLogError> {
-        let client = match self.client.take() {
-            Some(client) if !client.is_closed() => client,
+    /// The writer's session, connected and prepared (again) when there is
+    /// none.
+    fn session(&mut self) -> Result<&mut Session, PgLogError> {
+        let session = match self.session.take() {
+            Some(session) if !session.client.is_closed() => session,
             _ => {
+                let target = self.connector.target();
                 let mut client = self.connector.connect()?;
-                prepare_session(&mut client, self.connector.target())?;
-                client
+                prepare_session(&mut client, target)?;
+                let op = "preparing the writer's statements";
+                let mut prepare = |query: &str| {
+                    client
+                        .prepare(query)
+                        .map_err(|e| damaged_or(target, op, &e))
+                };
+                let lock_head = prepare(LOCK_HEAD)?;
+                let head_row = prepare(HEAD_ROW_QUERY)?;
+                let append_frame = prepare(APPEND_FRAME)?;
+                Session {
+                    client,
+                    lock_head,
+                    head_row,
+                    append_frame,
+                }
             }
         };
-        Ok(self.client.insert(client))
+        Ok(self.session.insert(session))
     }
 
     /// Runs one append transaction; returns the frame's first seq.
@@ -171,15 +234,21 @@ impl Writer {
             let Err((error, broken)) = result else {
                 return result.map_err(|(error, _)| error);
             };
-            if broken {
-                // The session is gone or unusable: reconnect next time.
-                self.client = None;
+            if broken || stale_statement(&error) {
+                // The session is gone or unusable, or holds a statement
+                // the server no longer runs as prepared: reconnect (and
+                // prepare again) next time.
+                self.session = None;
             }
             // A connection lost before COMMIT was sent leaves nothing
             // behind (the server rolls the transaction back), so one retry
             // on a new connection is safe: it heals a session the server
-            // ended while idle. Never after COMMIT was sent.
-            if matches!(error, PgLogError::ConnectionLost { .. }) && !retried {
+            // ended while idle. Never after COMMIT was sent. A statement
+            // refused as stale rolled the transaction back too: prepared
+            // again, it runs, or fails telling what changed.
+            if (matches!(error, PgLogError::ConnectionLost { .. }) || stale_statement(&error))
+                && !retried
+            {
                 retried = true;
                 continue;
             }
@@ -200,7 +269,12 @@ impl Writer {
         let clock_ms = self.clock.unix_ms();
         let seen = self.seen.load(Ordering::SeqCst);
         let channel = self.channel.clone();
-        let client = self.client().map_err(|e| (e, true))?;
+        let Session {
+            client,
+            lock_head,
+            head_row,
+            append_frame,
+        } = self.session().map_err(|e| (e, true))?;
         let op = "appending to the shared log";
         let pg = |e: postgres::Error| {
             let broken = breaks_connection(&e);
@@ -211,14 +285,29 @@ impl Writer {
             (e, broken)
         };
         let mut txn = client.transaction().map_err(pg)?;
-        let head = read_head(&mut txn, target, true).map_err(kept)?;
+        let rows = txn
+            .query(&*lock_head, &[])
+            .map_err(|e| kept(damaged_or(target, "reading the shared log's head", &e)))?;
+        let (head, row) = head_from_rows(&rows, target).map_err(kept)?;
         if head.last_seq < seen {
             return Err(kept(PgLogError::Rewound {
                 shared_last_seq: head.last_seq,
                 seen_last_seq: seen,
             }));
         }
-        check_head_row(&mut txn, target, &head).map_err(kept)?;
+        let row_matches = head.last_seq != 0 && {
+            let op = "reading the shared log's last row";
+            let frame_last: Option<i64> = row
+                .try_get(3)
+                .map_err(|e| kept(damaged_or(target, op, &e)))?;
+            let frame_hash: Option<&[u8]> = row
+                .try_get(4)
+                .map_err(|e| kept(damaged_or(target, op, &e)))?;
+            ends_head_frame(&head, frame_last, frame_hash)
+        };
+        if !row_matches {
+            check_head_row_with(&mut txn, &*head_row, target, &head).map_err(kept)?;
+        }
         let first_seq = head.last_seq + 1;
         let ts_ms = match stamp {
             None => clock_ms.max(head.last_ts_ms),
@@ -267,7 +356,7 @@ impl Writer {
         assert_eq!(events.len(), n_events as usize, "a frame holds its batch");
         let version = i16::try_from(parsed.header.version).unwrap_or(i16::MAX);
         txn.execute(
-            INSERT_FRAME,
+            &*append_frame,
             &[
                 &to_i64(first_seq),
                 &to_i64(ts_ms),
@@ -277,17 +366,9 @@ impl Writer {
                 &&hash[..],
                 &&parsed.mac[..],
                 &events,
+                &channel,
+                &last_seq.to_string(),
             ],
-        )
-        .map_err(pg)?;
-        txn.execute(
-            "UPDATE engram_head SET last_seq = $1, last_hash = $2, last_ts_ms = $3",
-            &[&to_i64(last_seq), &&hash[..], &to_i64(ts_ms)],
-        )
-        .map_err(pg)?;
-        txn.execute(
-            "SELECT pg_notify($1, $2)",
-            &[&channel, &last_seq.to_string()],
         )
         .map_err(pg)?;
         txn.commit().map_err(|e| {
@@ -310,6 +391,15 @@ impl Writer {
     }
 }
 
+/// Whether `error` is the server refusing to run a prepared statement as
+/// prepared: SQLSTATE 0A000 (feature_not_supported), "cached plan must not
+/// change result type", raised when a column the statement returns
+/// changed type since it was prepared. The statement failed, so the
+/// transaction rolled back.
+fn stale_statement(error: &PgLogError) -> bool {
+    matches!(error, PgLogError::Database { code, .. } if code == "0A000")
+}
+
 /// Session settings of a writer connection: acknowledged means flushed
 /// (`synchronous_commit` raised from `off`), and a transaction left idle
 /// by a stalled process is ended by the server, releasing the head lock.
@@ -328,4 +418,51 @@ fn prepare_session(client: &mut Client, target: &str) -> Result<(), PgLogError> 
         .batch_execute("SET idle_in_transaction_session_timeout TO '60s'")
         .map_err(|e| classify(target, op, &e))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// The head query is prepared once per connection, so planned once,
+    /// often on a fresh log: its plan there must find the row the head
+    /// names through the events table's key, not by scanning the table.
+    #[test]
+    fn the_head_query_finds_the_row_by_key_on_a_fresh_log() {
+        let Ok(url) = std::env::var("ENGRAM_TEST_POSTGRES_URL") else {
+            assert!(
+                std::env::var("ENGRAM_TEST_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "ENGRAM_TEST_REQUIRE_POSTGRES=1 but ENGRAM_TEST_POSTGRES_URL is not set"
+            );
+            eprintln!("skipped: set ENGRAM_TEST_POSTGRES_URL to run it");
+            return;
+        };
+        let mut client = Client::connect(&url, postgres::NoTls).unwrap();
+        let schema = format!("t_writer_plan_{}", std::process::id());
+        client
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}; \
+                 SET search_path TO {schema}"
+            ))
+            .unwrap();
+        let key = HmacKey::from_bytes([1; 32]);
+        crate::schema::ensure(&mut client, "test", &key, 0, Duration::from_secs(10)).unwrap();
+        let plan: Vec<String> = client
+            .query(&format!("EXPLAIN {LOCK_HEAD}"), &[])
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        client
+            .batch_execute(&format!("DROP SCHEMA {schema} CASCADE"))
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("Index Scan using engram_events_pkey"),
+            "{plan}"
+        );
+        assert!(!plan.contains("Seq Scan on engram_events"), "{plan}");
+    }
 }
