@@ -279,13 +279,23 @@ impl Writer {
         let mut chain = Some(self.prev_hash);
         let mut requests = group.into_iter();
         while let Some(request) = requests.next() {
-            match request {
-                Request::Append {
-                    payload,
-                    n_events,
-                    stamp,
-                    ack,
-                } => {
+            match (request, chain) {
+                // A frame after a batch of this round: its link is known
+                // once the batch is framed, in the next round.
+                (request @ Request::Frame { .. }, None) => {
+                    deferred.push(request);
+                    deferred.extend(requests);
+                    break;
+                }
+                (
+                    Request::Append {
+                        payload,
+                        n_events,
+                        stamp,
+                        ack,
+                    },
+                    _,
+                ) => {
                     let ts_ms = match stamp {
                         None => clock_ts.max(last_ts),
                         Some(stamp) => {
@@ -306,28 +316,18 @@ impl Writer {
                         ack,
                     });
                 }
-                Request::Frame {
-                    bytes,
-                    first_seq,
-                    n_events,
-                    ts_ms,
-                    prev_hash,
-                    hash,
-                    ack,
-                } => {
-                    let Some(chain_hash) = chain else {
-                        deferred.push(Request::Frame {
-                            bytes,
-                            first_seq,
-                            n_events,
-                            ts_ms,
-                            prev_hash,
-                            hash,
-                            ack,
-                        });
-                        deferred.extend(requests);
-                        break;
-                    };
+                (
+                    Request::Frame {
+                        bytes,
+                        first_seq,
+                        n_events,
+                        ts_ms,
+                        prev_hash,
+                        hash,
+                        ack,
+                    },
+                    Some(chain_hash),
+                ) => {
                     let stamp = Stamp { first_seq, ts_ms };
                     let admitted = admit(stamp, next_seq, last_ts).and_then(|()| {
                         if prev_hash == chain_hash {
@@ -350,7 +350,7 @@ impl Writer {
                         ack,
                     });
                 }
-                Request::Sync { ack } => syncs.push(ack),
+                (Request::Sync { ack }, _) => syncs.push(ack),
             }
         }
         if appends.is_empty() && syncs.is_empty() {
