@@ -236,7 +236,30 @@ impl PgLog {
     ) -> Result<Appended, PgLogError> {
         self.send(
             EncodedBatch::encode(events)?,
-            Some(Stamp { first_seq, ts_ms }),
+            Some(Stamp {
+                first_seq,
+                ts_ms: Some(ts_ms),
+            }),
+        )
+    }
+
+    /// Appends `events` as seqs `first_seq..` at the clock's commit time,
+    /// in a transaction of their own, or refuses them with nothing written
+    /// (`engram_log::AppendError::SeqMismatch` inside
+    /// [`PgLogError::Batch`]) when another append took `first_seq` first:
+    /// for a batch whose events name each other by seq, built again for
+    /// the next seq when refused.
+    pub fn append_expecting(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<Appended, PgLogError> {
+        self.send(
+            EncodedBatch::encode(events)?,
+            Some(Stamp {
+                first_seq,
+                ts_ms: None,
+            }),
         )
     }
 

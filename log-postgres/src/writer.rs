@@ -56,11 +56,12 @@ use crate::error::{PgLogError, breaks_connection, classify, full_text};
 use crate::rows::{HEAD_ROW_QUERY, check_head_row_with, ends_head_frame, head_from_rows, to_i64};
 use crate::schema::damaged_or;
 
-/// Where and when a stamped batch must land.
+/// Where a stamped batch must land, and when: at the commit time it
+/// carries (`append_at`), or the clock's (`append_expecting`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stamp {
     pub(crate) first_seq: u64,
-    pub(crate) ts_ms: u64,
+    pub(crate) ts_ms: Option<u64>,
 }
 
 /// One caller's batch.
@@ -318,13 +319,16 @@ impl Writer {
                         expected: first_seq,
                     })));
                 }
-                if stamp.ts_ms < head.last_ts_ms {
-                    return Err(kept(PgLogError::Batch(AppendError::TimeBackwards {
-                        ts_ms: stamp.ts_ms,
-                        last_ts_ms: head.last_ts_ms,
-                    })));
+                match stamp.ts_ms {
+                    Some(ts_ms) if ts_ms < head.last_ts_ms => {
+                        return Err(kept(PgLogError::Batch(AppendError::TimeBackwards {
+                            ts_ms,
+                            last_ts_ms: head.last_ts_ms,
+                        })));
+                    }
+                    Some(ts_ms) => ts_ms,
+                    None => clock_ms.max(head.last_ts_ms),
                 }
-                stamp.ts_ms
             }
         };
         let last_seq = first_seq + u64::from(n_events) - 1;

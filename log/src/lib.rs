@@ -467,8 +467,73 @@ impl Log {
     ) -> Result<Appended, AppendError> {
         self.send_batch(
             EncodedBatch::encode(events)?,
-            Some(writer::Stamp { first_seq, ts_ms }),
+            Some(writer::Stamp {
+                first_seq,
+                ts_ms: Some(ts_ms),
+            }),
         )
+    }
+
+    /// Appends `events` atomically as seqs `first_seq..`, stamped with the
+    /// clock's commit time like [`Log::append`], or refuses them with
+    /// [`AppendError::SeqMismatch`] (nothing written, the log still usable)
+    /// when another append took `first_seq` first.
+    ///
+    /// For a batch whose events name each other by seq (a memory's seal
+    /// names the seq of the note it seals; its links name the memory): the
+    /// caller builds it for the seq it expects, and builds it again for the
+    /// next one when refused. The batch shares a commit group and a frame
+    /// with others; it is never split across frames.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use engram_log::{AppendError, Event, HmacKey, Log, LogConfig, MemStorage, Role, SessionEvent};
+    ///
+    /// let log = Log::open(Arc::new(MemStorage::new()), LogConfig::new(HmacKey::from_bytes([7; 32])))?;
+    /// let turn = Event::Session(SessionEvent {
+    ///     session: "s1".into(),
+    ///     turn: 0,
+    ///     role: Role::User,
+    ///     content: "I prefer tea.".into(),
+    /// });
+    /// assert_eq!(log.append_expecting(log.last_seq() + 1, &[turn.clone()])?.first_seq, 1);
+    /// let late = log.append_expecting(1, &[turn]);
+    /// assert!(matches!(late, Err(AppendError::SeqMismatch { expected: 2, .. })));
+    /// # Ok::<(), engram_log::Error>(())
+    /// ```
+    pub fn append_expecting(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<Appended, AppendError> {
+        self.send_batch(
+            EncodedBatch::encode(events)?,
+            Some(writer::Stamp {
+                first_seq,
+                ts_ms: None,
+            }),
+        )
+    }
+
+    /// Queues `events` for the next commit group and returns without
+    /// waiting for it: for events a read records (a recall's evidence, an
+    /// expand), which become durable with the next group commit. A crash
+    /// before that commit loses them; a later [`Log::append`],
+    /// [`Log::sync`] or [`Log::close`] returns only once they are written,
+    /// since the writer takes requests in order. Encoding and limit errors
+    /// are returned; a failure of the write itself poisons the log, and the
+    /// next waiting append reports it.
+    pub fn append_queued(&self, events: &[Event]) -> Result<(), AppendError> {
+        let batch = EncodedBatch::encode(events)?;
+        // Nobody waits on the acknowledgement: the writer's send to a
+        // dropped receiver is ignored.
+        let (ack, _) = crossbeam_channel::bounded(1);
+        self.send(Request::Append {
+            payload: batch.payload,
+            n_events: batch.n_events,
+            stamp: None,
+            ack,
+        })
     }
 
     /// Appends a whole frame made elsewhere, byte for byte: for a replica

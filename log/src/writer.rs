@@ -62,12 +62,13 @@ pub struct Appended {
     pub last_seq: u64,
 }
 
-/// Where and when a batch must land (`Log::append_at`): its first seq and
-/// the commit time it is stamped with instead of the clock's.
+/// Where a batch must land: its first seq, and the commit time it is
+/// stamped with instead of the clock's (`Log::append_at`), or the clock's
+/// (`Log::append_expecting`: only the seq is asked for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Stamp {
     pub(crate) first_seq: u64,
-    pub(crate) ts_ms: u64,
+    pub(crate) ts_ms: Option<u64>,
 }
 
 pub(crate) enum Request {
@@ -303,7 +304,7 @@ impl Writer {
                                 let _ = ack.send(Err(refusal));
                                 continue;
                             }
-                            stamp.ts_ms
+                            stamp.ts_ms.unwrap_or(clock_ts.max(last_ts))
                         }
                     };
                     next_seq += u64::from(n_events);
@@ -328,7 +329,10 @@ impl Writer {
                     },
                     Some(chain_hash),
                 ) => {
-                    let stamp = Stamp { first_seq, ts_ms };
+                    let stamp = Stamp {
+                        first_seq,
+                        ts_ms: Some(ts_ms),
+                    };
                     let admitted = admit(stamp, next_seq, last_ts).and_then(|()| {
                         if prev_hash == chain_hash {
                             Ok(())
@@ -646,9 +650,11 @@ fn admit(stamp: Stamp, next_seq: u64, last_ts: u64) -> Result<(), AppendError> {
             expected: next_seq,
         });
     }
-    if stamp.ts_ms < last_ts {
+    if let Some(ts_ms) = stamp.ts_ms
+        && ts_ms < last_ts
+    {
         return Err(AppendError::TimeBackwards {
-            ts_ms: stamp.ts_ms,
+            ts_ms,
             last_ts_ms: last_ts,
         });
     }
