@@ -41,6 +41,10 @@ pub enum EngineError {
     Forgotten { id: MemoryId, seq: u64 },
     #[error("the save was discarded ({reason}): there is no memory")]
     Discarded { reason: String },
+    #[error(
+        "the log moved on {tries} times while a save waited to append: too many writers at once; try again"
+    )]
+    Contended { tries: usize },
     #[error(transparent)]
     Flywheel(#[from] crate::flywheel::FlywheelError),
     #[error(transparent)]
@@ -237,6 +241,14 @@ impl Replication {
         })
     }
 
+    /// Refuses appends while copying the shared log is failing.
+    fn check(&self) -> Result<(), EngineError> {
+        match self.failure.lock().clone() {
+            Some(reason) => Err(EngineError::Replica { reason }),
+            None => Ok(()),
+        }
+    }
+
     fn stop(&mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
@@ -311,7 +323,32 @@ impl Engram {
         view_options: OpenOptions,
         progress: &dyn Fn(u64, u64),
     ) -> Result<Self, EngineError> {
-        let log = std::sync::Arc::new(store.open_log(options)?);
+        let log = store.open_log(options)?;
+        Self::assemble(store, log, options, view_options, progress)
+    }
+
+    /// Opens the engine over a log already open, with the views in `store`'s
+    /// folder: for a log on another storage, such as the fault-injecting
+    /// one crash tests use. The log must be the store's own (its views are
+    /// checked against it as on any open).
+    pub fn open_on_log(store: Store, log: engram_log::Log) -> Result<Self, EngineError> {
+        Self::assemble(
+            store,
+            log,
+            &StoreOptions::default(),
+            OpenOptions::default(),
+            &|_, _| {},
+        )
+    }
+
+    fn assemble(
+        store: Store,
+        log: engram_log::Log,
+        options: &StoreOptions,
+        view_options: OpenOptions,
+        progress: &dyn Fn(u64, u64),
+    ) -> Result<Self, EngineError> {
+        let log = std::sync::Arc::new(log);
         let replication = match &options.shared_log {
             Some(url) => Some(Replication::start(url, &log)?),
             None => None,
@@ -380,16 +417,71 @@ impl Engram {
     /// Appends `events` atomically and returns once every view applied them.
     /// With a shared log the events go there, and the store's copy and its
     /// views catch up before this returns (read-your-writes).
+    ///
+    /// Writes the events as given: no redaction and no gates. The memory
+    /// commands ([`Engram::remember`], [`Engram::record_turns`], ...) are
+    /// the public way in; this is for the engine's own handlers, tools that
+    /// write synthetic logs (benchmarks) and tests.
+    #[doc(hidden)]
     pub fn append(&self, events: &[Event]) -> Result<Appended, EngineError> {
         let appended = match &self.replication {
             None => self.log.append(events)?,
             Some(replication) => {
-                if let Some(reason) = replication.failure.lock().clone() {
-                    return Err(EngineError::Replica { reason });
-                }
+                replication.check()?;
                 replication.shared.append(events)?
             }
         };
+        self.wait_for_views(appended)
+    }
+
+    /// Appends `events` as seqs `first_seq..` and waits for the views, or
+    /// says where the log is when another append took `first_seq` first.
+    pub(crate) fn append_expecting(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<engram_commands::save::Expecting, EngineError> {
+        use engram_commands::save::Expecting;
+        let appended = match &self.replication {
+            None => match self.log.append_expecting(first_seq, events) {
+                Err(AppendError::SeqMismatch { expected, .. }) => {
+                    return Ok(Expecting::Moved { next_seq: expected });
+                }
+                other => other?,
+            },
+            Some(replication) => {
+                replication.check()?;
+                match replication.shared.append_expecting(first_seq, events) {
+                    Err(engram_log_postgres::PgLogError::Batch(AppendError::SeqMismatch {
+                        expected,
+                        ..
+                    })) => return Ok(Expecting::Moved { next_seq: expected }),
+                    other => other?,
+                }
+            }
+        };
+        Ok(Expecting::Appended(self.wait_for_views(appended)?))
+    }
+
+    /// Records what a read did (`Recalled`, `Expanded`) without waiting for
+    /// an fsync or for the views: the events are queued for the next group
+    /// commit and become durable with it. A crash before that commit loses
+    /// them (the loss window of a read's evidence); a later write, `sync`
+    /// or `close` returns only once they are written. With a shared log
+    /// they are sent there and the call returns once it committed, without
+    /// waiting for this store's copy.
+    pub(crate) fn record_read(&self, event: Event) -> Result<(), EngineError> {
+        match &self.replication {
+            None => self.log.append_queued(std::slice::from_ref(&event))?,
+            Some(replication) => {
+                replication.check()?;
+                replication.shared.append(std::slice::from_ref(&event))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn wait_for_views(&self, appended: Appended) -> Result<Appended, EngineError> {
         let waited = self
             .views
             .wait_for(appended.last_seq, READ_YOUR_WRITES_TIMEOUT);

@@ -6,129 +6,29 @@
 //! Every append waits for the views, so a recall right after a remember
 //! finds it (read-your-writes).
 //!
-//! A save is several appends, each atomic, in this order: the `note`
-//! session event (plain content), then the `Remembered` event sealing the
-//! words as the log holds them, then what names the new memory by its id
-//! (`EntityLinked`, `TtlSet`, `ContradictionFlagged`): an id is a seq, known
-//! only once appended. A crash between appends leaves a note no memory
-//! references, or a memory without some of its links; never a memory that
-//! does not verify. The caller saw an error and may retry (a retry of the
-//! same words reinforces the memory).
+//! A save is one atomic append, run by the save handler
+//! (`engram_commands::save`) over the engine: the `note` session event
+//! (plain content), the `Remembered` sealing it, and the events that name
+//! the new memory (`EntityLinked`, `TtlSet`, `ContradictionFlagged`). A
+//! crash leaves all of a save or none of it.
+//!
+//! Reads record what they did (`Recalled`, `Expanded`) without waiting for
+//! an fsync: see [`Engram::recall`].
 
-use engram_commands::decide::{Decision, Neighbour, Outcome as DecidedOutcome, decide};
 use engram_commands::gate::{Action, Object, Subject};
-use engram_commands::memory::{
-    self, InputError, MemoryMeta, NOTES_SESSION, clean_subject, content_bytes, note_event,
-};
-use engram_log::seal::{self, SealError};
+use engram_commands::memory::{self, InputError, clean_subject};
+use engram_commands::save::{self, CommandStore, Expecting, SaveError};
+use engram_log::seal;
 use engram_log::{
-    Event, Expanded, LoggedEvent, MemoryId, MemoryRef, RecallFilters, RecallHit, Recalled, Role,
+    Event, Expanded, LoggedEvent, MemoryId, RecallFilters, RecallHit, Recalled, Role,
 };
 use engram_projections::models::{MemoryEntry, MemoryStatus};
 use engram_queries::{Hit, QueryVector, RecallMode, RecallQuery};
 use engram_text::redact::redact;
-use engram_text::tokenize::query_terms;
-use sha2::Digest as _;
-
-/// Neighbours a save is compared with.
-const DECIDE_NEIGHBOURS: usize = 10;
-/// Query terms a save's neighbours are searched with (long texts are cut).
-const DECIDE_QUERY_TERMS_MAX: usize = 64;
 
 use crate::engine::{EngineError, Engram};
 
-/// What to remember.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Content {
-    /// Plain words, recorded as a `note` turn of `session` (default
-    /// [`NOTES_SESSION`]) and then referenced.
-    Text {
-        text: String,
-        session: Option<String>,
-    },
-    /// Turns already in the session log.
-    Reference(MemoryRef),
-}
-
-/// A remember request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Remember {
-    pub content: Content,
-    pub meta: MemoryMeta,
-    pub subject: Subject,
-}
-
-impl Remember {
-    /// The user remembering plain `text` with default metadata.
-    #[must_use]
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: Content::Text {
-                text: text.into(),
-                session: None,
-            },
-            meta: MemoryMeta::default(),
-            subject: Subject::user(),
-        }
-    }
-}
-
-/// How a save ended (decided before anything is appended; see
-/// `engram_commands::decide`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// A new memory (`Remembered`).
-    New,
-    /// A restatement of `related`: `Reinforced`, no new slot.
-    Reinforced,
-    /// A new memory that disagrees with `related`: `Remembered` and a
-    /// `ContradictionFlagged` edge.
-    Contradiction,
-    /// Low entropy: `Discarded`, no memory.
-    Discarded,
-}
-
-impl Outcome {
-    /// The outcome's name in JSON output.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::New => "new",
-            Outcome::Reinforced => "reinforced",
-            Outcome::Contradiction => "contradiction",
-            Outcome::Discarded => "discarded",
-        }
-    }
-}
-
-/// What remember did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Receipt {
-    pub outcome: Outcome,
-    /// The memory the save ended in: the new one (new, contradiction), the
-    /// restated one (reinforced); `None` when discarded.
-    pub id: Option<MemoryId>,
-    /// The palace coordinate of `id`.
-    pub coordinate: Option<String>,
-    /// The existing memory a reinforcement or contradiction concerns.
-    pub related: Option<MemoryId>,
-    /// Why it was discarded or contradicts.
-    pub reason: Option<String>,
-    /// The session turns the save recorded or referenced; `None` when
-    /// discarded (a discarded text is not recorded).
-    pub reference: Option<MemoryRef>,
-    /// Uniqueness score decided at write, 0..=1000.
-    pub uniqueness_permille: u16,
-}
-
-impl Receipt {
-    /// The memory id of a save that made or reinforced one.
-    pub fn memory(&self) -> Result<MemoryId, EngineError> {
-        self.id.ok_or_else(|| EngineError::Discarded {
-            reason: self.reason.clone().unwrap_or_default(),
-        })
-    }
-}
+pub use engram_commands::save::{Content, DiscardedSave, Outcome, Receipt, Remember};
 
 /// One turn of an expanded memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,138 +116,11 @@ impl Engram {
         Ok(())
     }
 
-    /// Records a save: validate, redact, gate, decide, append (see the
-    /// module docs). The receipt says which of the four outcomes it was.
+    /// Records a save: validate, redact, gate, decide, then one atomic
+    /// append (see the module docs). The receipt says which of the four
+    /// outcomes it was.
     pub fn remember(&self, request: &Remember) -> Result<Receipt, EngineError> {
-        let meta = request.meta.cleaned()?;
-        let subject = clean_subject(&request.subject)?;
-        let _writer = self.write_lock();
-        // What the save says, redacted, and the turns it will reference
-        // (`None`: a note not yet recorded).
-        let (text, recorded) = match &request.content {
-            Content::Text { text, session } => {
-                // Numbered in the session as the log names it (redacted).
-                let session =
-                    memory::clean_name("session", session.as_deref().unwrap_or(NOTES_SESSION))?;
-                let turn = self.core().sessions.read().state.next_turn(&session);
-                let note = note_event(&session, turn, text)?;
-                let object = Object::Content {
-                    bytes: note.content.len(),
-                    events: 1,
-                    source: meta.source,
-                    scope: &meta.scope,
-                };
-                self.gate(&subject, Action::Remember, &object)?;
-                (note.content.clone(), Err(note))
-            }
-            Content::Reference(reference) => {
-                let events = seal::read_reference(self.log().reader(), reference)?;
-                let object = Object::Content {
-                    bytes: content_bytes(&events),
-                    events: events.len() as u64,
-                    source: meta.source,
-                    scope: &meta.scope,
-                };
-                self.gate(&subject, Action::Remember, &object)?;
-                (
-                    memory::source_text(&events),
-                    Ok((reference.clone(), events)),
-                )
-            }
-        };
-        let decision = self.decide(&text, &meta);
-        if let DecidedOutcome::Discarded { reason } = &decision.outcome {
-            let content_sha256 = engram_log::Digest(sha2::Sha256::digest(text.as_bytes()).into());
-            self.append(&[Event::Discarded(engram_log::Discarded {
-                content_sha256,
-                reason: reason.clone(),
-            })])?;
-            return Ok(Receipt {
-                outcome: Outcome::Discarded,
-                id: None,
-                coordinate: None,
-                related: None,
-                reason: Some(reason.clone()),
-                reference: None,
-                uniqueness_permille: decision.uniqueness_permille,
-            });
-        }
-        let (reference, events) = match recorded {
-            Ok(referenced) => referenced,
-            Err(note) => {
-                let session = note.session.clone();
-                let seq = self.append(&[Event::Session(note)])?.first_seq;
-                let reference = MemoryRef {
-                    session,
-                    first_seq: seq,
-                    last_seq: seq,
-                };
-                let logged = self.log().read(seq..=seq).map_err(SealError::Read)?;
-                (reference, logged)
-            }
-        };
-        let receipt = |outcome, id: MemoryId, related, reason| Receipt {
-            outcome,
-            id: Some(id),
-            coordinate: Some(self.coordinate(id)),
-            related,
-            reason,
-            reference: Some(reference.clone()),
-            uniqueness_permille: decision.uniqueness_permille,
-        };
-        if let DecidedOutcome::Reinforced { memory } = decision.outcome {
-            self.append(&[Event::Reinforced(engram_log::Reinforced {
-                memory,
-                evidence: Some(reference.clone()),
-                source: meta.source,
-            })])?;
-            return Ok(receipt(Outcome::Reinforced, memory, Some(memory), None));
-        }
-        let ttl_ms = meta.ttl_ms;
-        let meta = MemoryMeta {
-            room: Some(decision.room.clone()),
-            ..meta
-        };
-        let mut remembered =
-            memory::remembered(self.log().key(), reference.clone(), &events, meta)?;
-        remembered.uniqueness_permille = decision.uniqueness_permille;
-        // Computed now and recorded, so replay never runs a model.
-        remembered.embedding = self.embedding_of(&text);
-        let summary = remembered.summary.clone();
-        let appended = self.append(&[Event::Remembered(remembered)])?;
-        let id = appended.first_seq;
-        self.link_entities(id, &text, summary.as_deref())?;
-        if let Some(ttl_ms) = ttl_ms {
-            // The commit time of the memory plus its time to live.
-            let created = self
-                .log()
-                .read(id..=id)
-                .map_err(SealError::Read)?
-                .first()
-                .map_or(0, |e| e.ts_ms);
-            self.append(&[Event::TtlSet(engram_log::TtlSet {
-                memory: id,
-                expires_at_ms: created.saturating_add(ttl_ms),
-            })])?;
-        }
-        match decision.outcome {
-            DecidedOutcome::Contradiction { memory, reason } => {
-                self.append(&[Event::ContradictionFlagged(
-                    engram_log::ContradictionFlagged {
-                        memory: id,
-                        other: memory,
-                        reason: reason.clone(),
-                    },
-                )])?;
-                Ok(receipt(
-                    Outcome::Contradiction,
-                    id,
-                    Some(memory),
-                    Some(reason),
-                ))
-            }
-            _ => Ok(receipt(Outcome::New, id, None, None)),
-        }
+        save::remember(self, request).map_err(EngineError::from)
     }
 
     /// Extracts the entities `text` (and the summary) names and links them
@@ -386,68 +159,16 @@ impl Engram {
         Ok(())
     }
 
-    /// The decision for a save of `text`: its nearest live memories from
-    /// the text index, the palace's rooms, then `engram_commands::decide`.
-    fn decide(&self, text: &str, meta: &MemoryMeta) -> Decision {
-        let core = self.core();
-        let table = core.memory_table.read();
-        let index = core.text_index.read();
-        let palace = core.palace.read();
-        let mut terms = query_terms(text);
-        terms.truncate(DECIDE_QUERY_TERMS_MAX);
-        let corridor_of = |id: MemoryId| {
-            palace
-                .state
-                .coordinate(id)
-                .map(|c| palace.state.corridor_of(&c.room).to_owned())
-                .unwrap_or_default()
-        };
-        let neighbours: Vec<Neighbour> = index
-            .state
-            .search(&terms, DECIDE_NEIGHBOURS, |id| {
-                table
-                    .state
-                    .get(id)
-                    .is_some_and(|e| e.status == MemoryStatus::Live)
-            })
-            .into_iter()
-            .filter_map(|hit| {
-                let entry = table.state.get(hit.memory)?;
-                Some(Neighbour {
-                    id: hit.memory,
-                    text: index.state.text(hit.memory)?.to_owned(),
-                    corridor: corridor_of(hit.memory),
-                    tags: entry.tags.clone(),
-                })
-            })
-            .collect();
-        let room_texts = |corridor: &str| -> Vec<String> {
-            let corridor = palace.state.corridor_of(corridor);
-            palace
-                .state
-                .corridor(corridor)
-                .last()
-                .and_then(|room| palace.state.room(room))
-                .map(|room| {
-                    room.slots
-                        .iter()
-                        .filter_map(|id| index.state.text(*id).map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        decide(
-            text,
-            &meta.tags,
-            meta.room.as_deref(),
-            &neighbours,
-            &room_texts,
-        )
-    }
-
-    /// Saves each item in order, each through the four outcomes; one
-    /// result per item (an item's error does not stop the others).
-    pub fn remember_batch(&self, items: &[Remember]) -> Vec<Result<Receipt, EngineError>> {
+    /// Saves `items` in order as one atomic append (split only past the
+    /// log's batch limits, at item boundaries): each item is decided
+    /// against the views and the items before it. One result per item: an
+    /// item with bad input, or one a gate denies, fails alone and the
+    /// others are saved. The outer error is a failure of the store, after
+    /// which the items of the part that failed were not saved.
+    pub fn remember_batch(
+        &self,
+        items: &[Remember],
+    ) -> Result<Vec<Result<Receipt, EngineError>>, EngineError> {
         let texts: Vec<String> = items
             .iter()
             .filter_map(|item| match &item.content {
@@ -456,9 +177,12 @@ impl Engram {
             })
             .collect();
         self.prefetch_embeddings(&texts);
-        let results = items.iter().map(|item| self.remember(item)).collect();
+        let results = save::remember_batch(self, items);
         self.clear_prefetched();
-        results
+        Ok(results?
+            .into_iter()
+            .map(|r| r.map_err(EngineError::from))
+            .collect())
     }
 
     /// The palace coordinate of memory `id` (empty when unknown).
@@ -519,7 +243,9 @@ impl Engram {
                 .collect(),
             mode: mode.as_str().to_owned(),
         };
-        self.append(&[Event::Recalled(event)])?;
+        // Evidence of the read, durable with the next group commit: a
+        // recall never waits for an fsync.
+        self.record_read(Event::Recalled(event))?;
         *self.last_recall_mode.lock() = mode;
         Ok(hits)
     }
@@ -671,7 +397,7 @@ impl Engram {
             &entry.content_sha256,
             &entry.mac,
         )?;
-        self.append(&[Event::Expanded(Expanded { memory: id, audit })])?;
+        self.record_read(Event::Expanded(Expanded { memory: id, audit }))?;
         Ok(Expansion {
             id,
             turns: events.iter().filter_map(turn_of).collect(),
@@ -783,6 +509,64 @@ impl MemoryProvider for Engram {
         reason: &str,
     ) -> Result<Forgetting, EngineError> {
         Engram::forget(self, id, subject, reason)
+    }
+}
+
+impl CommandStore for Engram {
+    type Error = EngineError;
+
+    fn views(&self) -> &engram_projections::CoreViews {
+        self.core()
+    }
+
+    fn reader(&self) -> &engram_log::LogReader {
+        self.log().reader()
+    }
+
+    fn key(&self) -> &engram_log::HmacKey {
+        self.log().key()
+    }
+
+    fn gates(&self) -> &engram_commands::gate::GateChain {
+        Engram::gates(self)
+    }
+
+    fn write_lock(&self) -> parking_lot::MutexGuard<'_, ()> {
+        Engram::write_lock(self)
+    }
+
+    fn next_seq(&self) -> u64 {
+        self.log().last_seq() + 1
+    }
+
+    fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, EngineError> {
+        Engram::append_expecting(self, first_seq, events)
+    }
+
+    fn embedding_of(&self, text: &str) -> Option<engram_log::Embedding> {
+        Engram::embedding_of(self, text)
+    }
+
+    fn now_ms(&self) -> u64 {
+        crate::engine::now_ms()
+    }
+}
+
+impl From<SaveError<EngineError>> for EngineError {
+    fn from(e: SaveError<EngineError>) -> Self {
+        match e {
+            SaveError::Input(e) => EngineError::Input(e),
+            SaveError::Denied(denial) => EngineError::Denied(denial),
+            SaveError::Seal(e) => EngineError::Seal(e),
+            SaveError::Store(e) => e,
+            SaveError::Contended { tries } => EngineError::Contended { tries },
+        }
+    }
+}
+
+impl From<DiscardedSave> for EngineError {
+    fn from(e: DiscardedSave) -> Self {
+        EngineError::Discarded { reason: e.reason }
     }
 }
 

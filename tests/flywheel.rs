@@ -164,7 +164,7 @@ fn the_four_outcomes_in_english_and_chinese() {
     assert_eq!(discarded.outcome, Outcome::Discarded);
     assert_eq!(discarded.id, None);
     assert!(matches!(
-        discarded.memory(),
+        discarded.memory().map_err(EngineError::from),
         Err(EngineError::Discarded { .. })
     ));
 

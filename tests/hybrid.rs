@@ -73,6 +73,9 @@ fn vectors_are_recorded_at_write_and_replay_needs_no_model() {
     let hits = engram.recall(&RecallQuery::new("bread")).unwrap();
     assert_eq!(hits.first().map(|h| h.id), Some(id));
     assert_eq!(engram.last_recall_mode(), RecallMode::Keyword);
+    // A recall's evidence is queued for the next group commit; a sync
+    // waits for it.
+    engram.log().sync().unwrap();
     let modes: Vec<String> = engram
         .log()
         .replay(1)
@@ -101,6 +104,7 @@ fn a_batch_save_embeds_in_one_pass_with_the_same_vectors() {
             let items: Vec<Remember> = texts.iter().map(|t| Remember::text(*t)).collect();
             engram
                 .remember_batch(&items)
+                .unwrap()
                 .into_iter()
                 .map(|r| r.unwrap().id.unwrap())
                 .collect()

@@ -344,6 +344,8 @@ fn filters_narrow_recall_by_room_tier_and_tags() {
     one.limit = 1;
     assert_eq!(engram.recall(&one).unwrap().len(), 1);
     // Each recall is evidence in the log.
+    // (queued for the next group commit: a sync waits for it).
+    engram.log().sync().unwrap();
     let recalls = engram
         .log()
         .replay(1)

@@ -24,6 +24,7 @@ mod memory;
 mod memory_safety;
 mod memory_scopes;
 mod process_crash;
+mod save_atomic;
 mod server;
 mod shared_log;
 mod tidy;

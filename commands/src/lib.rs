@@ -4,6 +4,9 @@
 //! - [`memory`]: the pure steps of remember, forget and confirm (validate,
 //!   redact, seal, build the events).
 //! - [`gate`]: the policy chain every memory command passes.
+//! - [`save`]: the save handler (remember one, or a batch) over
+//!   [`save::CommandStore`], the seam the engine implements; a save is one
+//!   atomic append.
 //!
 //! The engine (`engram::Engram`) runs these steps around the log.
 //!
@@ -18,3 +21,4 @@ pub mod gate;
 pub mod ingest;
 pub mod maintain;
 pub mod memory;
+pub mod save;

@@ -737,9 +737,9 @@ impl Service {
             })
             .collect();
         let (scope, results) = match r.scope.as_deref() {
-            None => (self.scope(), self.engram().remember_batch(&requests)),
+            None => (self.scope(), self.engram().remember_batch(&requests)?),
             Some(scope) if scope == self.scope() => {
-                (scope, self.engram().remember_batch(&requests))
+                (scope, self.engram().remember_batch(&requests)?)
             }
             Some(scope) => {
                 let Some(other) = self.others.iter().find(|s| s.scope == scope) else {
@@ -752,6 +752,7 @@ impl Service {
                 };
                 let results = other
                     .with(true, |engram| engram.remember_batch(&requests))?
+                    .transpose()?
                     .unwrap_or_default();
                 (other.scope, results)
             }

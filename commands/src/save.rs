@@ -1,0 +1,897 @@
+//! The save handler: remember (plain text, a reference to turns already in
+//! the log, or a batch of either) as validate -> redact -> gate -> decide
+//! -> append, written once over [`CommandStore`].
+//!
+//! **A save is one atomic append.** The `note` turn that records plain
+//! words, the `Remembered` that seals them, and the events that name the
+//! new memory (`EntityLinked`, `TtlSet`, `ContradictionFlagged`) go to the
+//! log in one batch: one fsync, and after a crash the log holds all of a
+//! save or none of it. The seal names the seq of the note and the links
+//! name the memory's seq, so the batch is built for the seq the log is
+//! expected to give it ([`CommandStore::append_expecting`]) and built again
+//! for the next one when another append came first.
+//!
+//! **A batch of saves is one append too.** Every item is decided in order
+//! against the views and against the items before it in the same batch (a
+//! restatement of an earlier item reinforces it), then all of them go to
+//! the log together. Only a batch over the log's batch limits is split, at
+//! item boundaries, each part atomic. An item with bad input is reported by
+//! its index and appends nothing; an item a gate denies appends its
+//! `GateDenied` with the others; the other items are saved.
+//!
+//! **Invariant:** the caller holds no view lock across `append_expecting`
+//! (the store waits there until every view applied the batch), and the
+//! handler holds the store's write lock from the first read of the views
+//! to the last append, so two saves never decide on the same state.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use engram_log::seal::{self, SealError};
+use engram_log::{
+    Appended, ContradictionFlagged, Digest, Discarded, Embedding, EntityLinked, Event, HmacKey,
+    LogReader, MemoryId, MemoryRef, Reinforced, Remembered, SessionEvent, TtlSet,
+};
+use engram_projections::CoreViews;
+use engram_projections::models::MemoryStatus;
+use engram_text::tokenize::query_terms;
+use sha2::Digest as _;
+
+use crate::decide::{self, Decision, Neighbour, Outcome as Decided};
+use crate::gate::{Action, Denial, GateChain, Object, Subject};
+use crate::memory::{
+    self, InputError, MemoryMeta, NOTES_SESSION, clean_subject, content_bytes, note_event,
+};
+
+/// Neighbours a save is compared with.
+const DECIDE_NEIGHBOURS: usize = 10;
+/// Query terms a save's neighbours are searched with (long texts are cut).
+const DECIDE_QUERY_TERMS_MAX: usize = 64;
+/// Times a batch is built again because another append took its seq
+/// first, before the save gives up. Each refusal names the seq the log
+/// is at, so a retry fails again only when yet another append came first.
+const APPEND_TRIES_MAX: usize = 64;
+/// Events in one appended part of a batch: well under the log's
+/// `BATCH_EVENTS_MAX`, so a part is never refused for its count.
+const PART_EVENTS_MAX: usize = 16_384;
+/// Estimated bytes in one appended part of a batch: half the log's
+/// `BATCH_BYTES_MAX`, leaving room for the codec's framing.
+const PART_BYTES_MAX: usize = 8 * 1024 * 1024;
+
+/// What the engine offers the command handlers: the views, the log, the
+/// key, the gates and an append. The engine (`engram::Engram`) implements
+/// it; a test double can too.
+pub trait CommandStore {
+    /// The store's own failure (I/O, a view that fell behind, ...).
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// The live views, current up to the last append made through this store.
+    fn views(&self) -> &CoreViews;
+    /// The log, for reading referenced turns.
+    fn reader(&self) -> &LogReader;
+    /// The key memories are sealed with.
+    fn key(&self) -> &HmacKey;
+    /// The gate chain every write passes.
+    fn gates(&self) -> &GateChain;
+    /// Serializes read-decide-append commands.
+    fn write_lock(&self) -> parking_lot::MutexGuard<'_, ()>;
+    /// The seq the next append takes unless another comes first.
+    fn next_seq(&self) -> u64;
+    /// Appends `events` as seqs `first_seq..` and returns once every view
+    /// applied them, or says where the log is now when another append took
+    /// `first_seq` first (nothing written).
+    fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, Self::Error>;
+    /// The vector of a memory's words, when a model is configured.
+    fn embedding_of(&self, text: &str) -> Option<Embedding>;
+    /// The wall clock in unix milliseconds (a time to live starts there).
+    fn now_ms(&self) -> u64;
+}
+
+/// The answer of [`CommandStore::append_expecting`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expecting {
+    Appended(Appended),
+    /// Another append came first: the log's next seq is now `next_seq`.
+    Moved {
+        next_seq: u64,
+    },
+}
+
+/// What to remember.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Content {
+    /// Plain words, recorded as a `note` turn of `session` (default
+    /// [`NOTES_SESSION`]) and then referenced.
+    Text {
+        text: String,
+        session: Option<String>,
+    },
+    /// Turns already in the session log.
+    Reference(MemoryRef),
+}
+
+/// A remember request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remember {
+    pub content: Content,
+    pub meta: MemoryMeta,
+    pub subject: Subject,
+}
+
+impl Remember {
+    /// The user remembering plain `text` with default metadata.
+    #[must_use]
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: Content::Text {
+                text: text.into(),
+                session: None,
+            },
+            meta: MemoryMeta::default(),
+            subject: Subject::user(),
+        }
+    }
+}
+
+/// How a save ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A new memory (`Remembered`).
+    New,
+    /// A restatement of `related`: `Reinforced`, no new slot.
+    Reinforced,
+    /// A new memory that disagrees with `related`: `Remembered` and a
+    /// `ContradictionFlagged` edge.
+    Contradiction,
+    /// Low entropy: `Discarded`, no memory.
+    Discarded,
+}
+
+impl Outcome {
+    /// The outcome's name in JSON output.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::New => "new",
+            Outcome::Reinforced => "reinforced",
+            Outcome::Contradiction => "contradiction",
+            Outcome::Discarded => "discarded",
+        }
+    }
+}
+
+/// What remember did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Receipt {
+    pub outcome: Outcome,
+    /// The memory the save ended in: the new one (new, contradiction), the
+    /// restated one (reinforced); `None` when discarded.
+    pub id: Option<MemoryId>,
+    /// The palace coordinate of `id`.
+    pub coordinate: Option<String>,
+    /// The existing memory a reinforcement or contradiction concerns.
+    pub related: Option<MemoryId>,
+    /// Why it was discarded or contradicts.
+    pub reason: Option<String>,
+    /// The session turns the save recorded or referenced; `None` when
+    /// discarded (a discarded text is not recorded).
+    pub reference: Option<MemoryRef>,
+    /// Uniqueness score decided at write, 0..=1000.
+    pub uniqueness_permille: u16,
+}
+
+/// A save that ended in no memory.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the save was discarded ({reason}): there is no memory")]
+pub struct DiscardedSave {
+    pub reason: String,
+}
+
+impl Receipt {
+    /// The memory id of a save that made or reinforced one.
+    pub fn memory(&self) -> Result<MemoryId, DiscardedSave> {
+        self.id.ok_or_else(|| DiscardedSave {
+            reason: self.reason.clone().unwrap_or_default(),
+        })
+    }
+}
+
+/// Why one save failed. Nothing of it was written, but for a denial's
+/// `GateDenied`. Exhaustive: the engine maps each case to its own error.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError<E: std::error::Error + 'static> {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A gate refused it; the `GateDenied` event was appended.
+    #[error("{0}")]
+    Denied(Denial),
+    /// The reference does not name turns of one session, or they do not
+    /// verify.
+    #[error(transparent)]
+    Seal(#[from] SealError),
+    /// The store failed (the whole batch failed with it).
+    #[error(transparent)]
+    Store(E),
+    /// Other appends kept taking the seq the batch was built for.
+    #[error(
+        "the log moved on {tries} times while this save waited to append: too many writers at once; try again"
+    )]
+    Contended { tries: usize },
+}
+
+/// One item's answer in a batch.
+pub type ItemResult<E> = Result<Receipt, SaveError<E>>;
+
+/// Saves `request` (see the module documentation).
+pub fn remember<S: CommandStore>(
+    store: &S,
+    request: &Remember,
+) -> Result<Receipt, SaveError<S::Error>> {
+    let mut results = remember_batch(store, std::slice::from_ref(request))?;
+    debug_assert_eq!(results.len(), 1);
+    results
+        .pop()
+        .unwrap_or(Err(SaveError::Contended { tries: 0 }))
+}
+
+/// Saves `items` in order, as one atomic append (see the module
+/// documentation). One result per item; the outer error is a failure of
+/// the store, after which no item of the failed part was saved.
+pub fn remember_batch<S: CommandStore>(
+    store: &S,
+    items: &[Remember],
+) -> Result<Vec<ItemResult<S::Error>>, SaveError<S::Error>> {
+    let _writer = store.write_lock();
+    let mut planner = Planner::new(store);
+    let mut results: Vec<Option<ItemResult<S::Error>>> = Vec::new();
+    let mut plans: Vec<(usize, Plan)> = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        match planner.plan(item) {
+            Ok(plan) => {
+                results.push(None);
+                plans.push((index, plan));
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    // Ids of the memories the batch made, by item index, as parts land.
+    let mut made: BTreeMap<usize, MemoryId> = BTreeMap::new();
+    let mut references: BTreeMap<usize, MemoryRef> = BTreeMap::new();
+    for part in parts(&plans) {
+        let appended = append_part(store, part, &mut made, &mut references)?;
+        debug_assert!(appended.last_seq >= appended.first_seq);
+    }
+    let palace = store.views().palace.read();
+    for (index, plan) in plans {
+        let coordinate = |id: MemoryId| {
+            Some(
+                palace
+                    .state
+                    .coordinate(id)
+                    .map_or_else(String::new, |c| c.to_string()),
+            )
+        };
+        let resolve = |target: Target| match target {
+            Target::Existing(id) => Some(id),
+            Target::Pending(earlier) => made.get(&earlier).copied(),
+        };
+        let result = match plan.kind {
+            Kind::Denied { denial } => Err(SaveError::Denied(denial)),
+            Kind::Discarded { reason, .. } => Ok(Receipt {
+                outcome: Outcome::Discarded,
+                id: None,
+                coordinate: None,
+                related: None,
+                reason: Some(reason),
+                reference: None,
+                uniqueness_permille: plan.uniqueness_permille,
+            }),
+            Kind::Reinforced { memory, .. } => {
+                let id = resolve(memory);
+                Ok(Receipt {
+                    outcome: Outcome::Reinforced,
+                    id,
+                    coordinate: id.and_then(coordinate),
+                    related: id,
+                    reason: None,
+                    reference: references.get(&index).cloned(),
+                    uniqueness_permille: plan.uniqueness_permille,
+                })
+            }
+            Kind::Remembered { contradiction, .. } => {
+                let id = made.get(&index).copied();
+                let (outcome, related, reason) = match contradiction {
+                    Some((other, reason)) => (Outcome::Contradiction, resolve(other), Some(reason)),
+                    None => (Outcome::New, None, None),
+                };
+                Ok(Receipt {
+                    outcome,
+                    id,
+                    coordinate: id.and_then(coordinate),
+                    related,
+                    reason,
+                    reference: references.get(&index).cloned(),
+                    uniqueness_permille: plan.uniqueness_permille,
+                })
+            }
+        };
+        if let Some(slot) = results.get_mut(index) {
+            *slot = Some(result);
+        }
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| r.unwrap_or(Err(SaveError::Contended { tries: 0 })))
+        .collect())
+}
+
+/// A memory a decision names: one in the views, or one made by an earlier
+/// item of the same batch (by its index), whose id is known once appended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Existing(MemoryId),
+    Pending(usize),
+}
+
+/// The words a save stands for, as they will be in the log.
+#[derive(Debug, Clone)]
+enum Words {
+    /// A note to record in this batch, its seal hash computed.
+    Note {
+        note: SessionEvent,
+        content_sha256: Digest,
+    },
+    /// Turns already in the log.
+    Referenced {
+        reference: MemoryRef,
+        content_sha256: Digest,
+    },
+}
+
+/// One item, decided; everything but seqs known.
+#[derive(Debug, Clone)]
+struct Plan {
+    kind: Kind,
+    uniqueness_permille: u16,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Denied {
+        denial: Denial,
+    },
+    Discarded {
+        reason: String,
+        content_sha256: Digest,
+    },
+    Reinforced {
+        words: Words,
+        memory: Target,
+        source: engram_log::Source,
+    },
+    Remembered {
+        words: Words,
+        remembered: Box<Remembered>,
+        entities: Vec<(String, String)>,
+        ttl_ms: Option<u64>,
+        contradiction: Option<(Target, String)>,
+    },
+}
+
+impl Kind {
+    /// Events this plan appends, for splitting a batch into parts.
+    fn n_events(&self) -> usize {
+        match self {
+            Kind::Denied { .. } | Kind::Discarded { .. } => 1,
+            Kind::Reinforced { words, .. } => 1 + usize::from(matches!(words, Words::Note { .. })),
+            Kind::Remembered {
+                words,
+                entities,
+                ttl_ms,
+                contradiction,
+                ..
+            } => {
+                1 + usize::from(matches!(words, Words::Note { .. }))
+                    + entities.len()
+                    + usize::from(ttl_ms.is_some())
+                    + usize::from(contradiction.is_some())
+            }
+        }
+    }
+
+    /// A generous estimate of the plan's encoded bytes.
+    fn n_bytes(&self) -> usize {
+        const EVENT_OVERHEAD: usize = 256;
+        let note = |words: &Words| match words {
+            Words::Note { note, .. } => note.content.len() + EVENT_OVERHEAD,
+            Words::Referenced { .. } => 0,
+        };
+        let body = match self {
+            Kind::Denied { denial } => denial.event.reason.len() + denial.event.object.len(),
+            Kind::Discarded { reason, .. } => reason.len(),
+            Kind::Reinforced { words, .. } => note(words),
+            Kind::Remembered {
+                words,
+                remembered,
+                entities,
+                ..
+            } => {
+                note(words)
+                    + remembered.summary.as_ref().map_or(0, String::len)
+                    + remembered.tags.iter().map(String::len).sum::<usize>()
+                    + remembered
+                        .embedding
+                        .as_ref()
+                        .map_or(0, |e| e.values.len() + e.model.len())
+                    + entities
+                        .iter()
+                        .map(|(k, c)| k.len() + c.len() + EVENT_OVERHEAD)
+                        .sum::<usize>()
+            }
+        };
+        body + self.n_events() * EVENT_OVERHEAD
+    }
+}
+
+/// The items of a batch decided so far, searchable by term, so a later
+/// item can restate or contradict an earlier one.
+struct Planner<'a, S: CommandStore> {
+    store: &'a S,
+    /// Next turn number per session, for notes recorded in this batch.
+    turns: BTreeMap<String, u32>,
+    /// Memories this batch makes, in order: (item index, text, corridor, tags).
+    pending: Vec<(usize, String, String, Vec<String>)>,
+    /// Term -> positions in `pending`.
+    pending_terms: BTreeMap<String, Vec<usize>>,
+    n_planned: usize,
+}
+
+impl<'a, S: CommandStore> Planner<'a, S> {
+    fn new(store: &'a S) -> Self {
+        Self {
+            store,
+            turns: BTreeMap::new(),
+            pending: Vec::new(),
+            pending_terms: BTreeMap::new(),
+            n_planned: 0,
+        }
+    }
+
+    fn deny(&self, subject: &Subject, object: &Object<'_>) -> Option<Denial> {
+        self.store
+            .gates()
+            .check(subject, Action::Remember, object)
+            .err()
+    }
+
+    fn plan(&mut self, request: &Remember) -> Result<Plan, SaveError<S::Error>> {
+        let index = self.n_planned;
+        self.n_planned += 1;
+        let meta = request.meta.cleaned()?;
+        let subject = clean_subject(&request.subject)?;
+        let (text, words, events) = match &request.content {
+            Content::Text { text, session } => {
+                let session =
+                    memory::clean_name("session", session.as_deref().unwrap_or(NOTES_SESSION))?;
+                let turn = match self.turns.get(&session) {
+                    Some(turn) => *turn,
+                    None => self.store.views().sessions.read().state.next_turn(&session),
+                };
+                let note = note_event(&session, turn, text)?;
+                let object = Object::Content {
+                    bytes: note.content.len(),
+                    events: 1,
+                    source: meta.source,
+                    scope: &meta.scope,
+                };
+                if let Some(denial) = self.deny(&subject, &object) {
+                    return Ok(Plan {
+                        kind: Kind::Denied { denial },
+                        uniqueness_permille: 0,
+                    });
+                }
+                self.turns.insert(session, turn.saturating_add(1));
+                let event = Event::Session(note.clone());
+                let content_sha256 = seal::content_sha256(std::iter::once(&event))
+                    .map_err(|e| seal_failure(&note.session, &e))?;
+                let text = note.content.clone();
+                (
+                    text,
+                    Words::Note {
+                        note,
+                        content_sha256,
+                    },
+                    1,
+                )
+            }
+            Content::Reference(reference) => {
+                let logged = seal::read_reference(self.store.reader(), reference)?;
+                let object = Object::Content {
+                    bytes: content_bytes(&logged),
+                    events: logged.len() as u64,
+                    source: meta.source,
+                    scope: &meta.scope,
+                };
+                if let Some(denial) = self.deny(&subject, &object) {
+                    return Ok(Plan {
+                        kind: Kind::Denied { denial },
+                        uniqueness_permille: 0,
+                    });
+                }
+                let content_sha256 = seal::content_sha256(logged.iter().map(|e| &e.event))
+                    .map_err(|e| seal_failure(&reference.session, &e))?;
+                (
+                    memory::source_text(&logged),
+                    Words::Referenced {
+                        reference: reference.clone(),
+                        content_sha256,
+                    },
+                    logged.len(),
+                )
+            }
+        };
+        debug_assert!(events >= 1);
+        let (decision, pending_of) = self.decide(&text, &meta);
+        let target = |id: MemoryId| match pending_of.get(&id) {
+            Some(earlier) => Target::Pending(*earlier),
+            None => Target::Existing(id),
+        };
+        let uniqueness_permille = decision.uniqueness_permille;
+        let kind = match decision.outcome {
+            Decided::Discarded { reason } => Kind::Discarded {
+                reason,
+                content_sha256: Digest(sha2::Sha256::digest(text.as_bytes()).into()),
+            },
+            Decided::Reinforced { memory } => Kind::Reinforced {
+                words,
+                memory: target(memory),
+                source: meta.source,
+            },
+            outcome @ (Decided::New | Decided::Contradiction { .. }) => {
+                let contradiction = match outcome {
+                    Decided::Contradiction { memory, reason } => Some((target(memory), reason)),
+                    _ => None,
+                };
+                let ttl_ms = meta.ttl_ms;
+                let summary = meta.summary.clone();
+                let remembered = Remembered {
+                    // Sealed for real once the seqs are known (`seal_at`).
+                    reference: MemoryRef {
+                        session: String::new(),
+                        first_seq: 0,
+                        last_seq: 0,
+                    },
+                    content_sha256: Digest([0; 32]),
+                    mac: Digest([0; 32]),
+                    summary: meta.summary,
+                    tags: meta.tags.clone(),
+                    tier: meta.tier,
+                    room: Some(decision.room.clone()),
+                    uniqueness_permille,
+                    source: meta.source,
+                    scope: meta.scope,
+                    // Computed now and recorded, so replay never runs a model.
+                    embedding: self.store.embedding_of(&text),
+                };
+                let entities = entities_of(&text, summary.as_deref());
+                self.remember_pending(index, &text, &decision.room, meta.tags);
+                Kind::Remembered {
+                    words,
+                    remembered: Box::new(remembered),
+                    entities,
+                    ttl_ms,
+                    contradiction,
+                }
+            }
+        };
+        Ok(Plan {
+            kind,
+            uniqueness_permille,
+        })
+    }
+
+    /// Makes the memory item `index` will make findable by later items.
+    fn remember_pending(&mut self, index: usize, text: &str, room: &str, tags: Vec<String>) {
+        let position = self.pending.len();
+        let terms: BTreeSet<String> = query_terms(text)
+            .into_iter()
+            .take(DECIDE_QUERY_TERMS_MAX)
+            .collect();
+        for term in terms {
+            self.pending_terms.entry(term).or_default().push(position);
+        }
+        self.pending
+            .push((index, text.to_owned(), room.to_owned(), tags));
+    }
+
+    /// The decision for a save of `text`: its nearest live memories from
+    /// the text index and from the batch's earlier items, the palace's
+    /// rooms, then [`decide::decide`]. Returns the decision and, for the
+    /// batch's own memories among the neighbours, their stand-in ids.
+    fn decide(&self, text: &str, meta: &MemoryMeta) -> (Decision, BTreeMap<MemoryId, usize>) {
+        let views = self.store.views();
+        let table = views.memory_table.read();
+        let index = views.text_index.read();
+        let palace = views.palace.read();
+        let mut terms = query_terms(text);
+        terms.truncate(DECIDE_QUERY_TERMS_MAX);
+        let corridor_of = |id: MemoryId| {
+            palace
+                .state
+                .coordinate(id)
+                .map(|c| palace.state.corridor_of(&c.room).to_owned())
+                .unwrap_or_default()
+        };
+        let mut neighbours: Vec<Neighbour> = index
+            .state
+            .search(&terms, DECIDE_NEIGHBOURS, |id| {
+                table
+                    .state
+                    .get(id)
+                    .is_some_and(|e| e.status == MemoryStatus::Live)
+            })
+            .into_iter()
+            .filter_map(|hit| {
+                let entry = table.state.get(hit.memory)?;
+                Some(Neighbour {
+                    id: hit.memory,
+                    text: index.state.text(hit.memory)?.to_owned(),
+                    corridor: corridor_of(hit.memory),
+                    tags: entry.tags.clone(),
+                })
+            })
+            .collect();
+        // The batch's own memories: those sharing the most terms, the
+        // latest first on ties. Their stand-in ids lie past any seq the
+        // views know (a seq never reaches 2^63).
+        let mut shared: BTreeMap<usize, usize> = BTreeMap::new();
+        for term in terms.iter().collect::<BTreeSet<_>>() {
+            for position in self.pending_terms.get(term.as_str()).into_iter().flatten() {
+                *shared.entry(*position).or_default() += 1;
+            }
+        }
+        let mut ranked: Vec<(usize, usize)> = shared.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        let mut pending_of = BTreeMap::new();
+        for (position, _) in ranked.into_iter().take(DECIDE_NEIGHBOURS) {
+            let Some((item, text, corridor, tags)) = self.pending.get(position) else {
+                continue;
+            };
+            let stand_in = PENDING_ID_BASE + position as u64;
+            pending_of.insert(stand_in, *item);
+            neighbours.push(Neighbour {
+                id: stand_in,
+                text: text.clone(),
+                corridor: corridor.clone(),
+                tags: tags.clone(),
+            });
+        }
+        let room_texts = |corridor: &str| -> Vec<String> {
+            let corridor = palace.state.corridor_of(corridor);
+            palace
+                .state
+                .corridor(corridor)
+                .last()
+                .and_then(|room| palace.state.room(room))
+                .map(|room| {
+                    room.slots
+                        .iter()
+                        .filter_map(|id| index.state.text(*id).map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let decision = decide::decide(
+            text,
+            &meta.tags,
+            meta.room.as_deref(),
+            &neighbours,
+            &room_texts,
+        );
+        (decision, pending_of)
+    }
+}
+
+/// Where the stand-in ids of a batch's own memories start.
+const PENDING_ID_BASE: u64 = 1 << 63;
+
+fn seal_failure(session: &str, e: &engram_log::codec::CodecError) -> SealError {
+    SealError::BadReference {
+        session: session.to_owned(),
+        first_seq: 0,
+        last_seq: 0,
+        reason: e.to_string(),
+    }
+}
+
+/// The entities `text` and the summary name, as (key, category), each once.
+fn entities_of(text: &str, summary: Option<&str>) -> Vec<(String, String)> {
+    let mut found = engram_text::entities::extract(text);
+    if let Some(summary) = summary {
+        for entity in engram_text::entities::extract(summary) {
+            if !found
+                .iter()
+                .any(|e| e.category == entity.category && e.key == entity.key)
+            {
+                found.push(entity);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|e| (e.key, e.category.to_owned()))
+        .collect()
+}
+
+/// Splits the plans into parts that each fit one append.
+fn parts(plans: &[(usize, Plan)]) -> Vec<&[(usize, Plan)]> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let (mut n_events, mut n_bytes) = (0, 0);
+    for (position, (_, plan)) in plans.iter().enumerate() {
+        let (events, bytes) = (plan.kind.n_events(), plan.kind.n_bytes());
+        if position > start
+            && (n_events + events > PART_EVENTS_MAX || n_bytes + bytes > PART_BYTES_MAX)
+        {
+            parts.push(&plans[start..position]);
+            start = position;
+            n_events = 0;
+            n_bytes = 0;
+        }
+        n_events += events;
+        n_bytes += bytes;
+    }
+    if start < plans.len() {
+        parts.push(&plans[start..]);
+    }
+    parts
+}
+
+/// Builds `part` for the seq the log expects and appends it, building it
+/// again when another append came first. Records the ids and references
+/// the part's items got.
+fn append_part<S: CommandStore>(
+    store: &S,
+    part: &[(usize, Plan)],
+    made: &mut BTreeMap<usize, MemoryId>,
+    references: &mut BTreeMap<usize, MemoryRef>,
+) -> Result<Appended, SaveError<S::Error>> {
+    let mut first_seq = store.next_seq();
+    for _ in 0..APPEND_TRIES_MAX {
+        let built = build(store.key(), store.now_ms(), first_seq, part, made);
+        match store
+            .append_expecting(first_seq, &built.events)
+            .map_err(SaveError::Store)?
+        {
+            Expecting::Appended(appended) => {
+                assert_eq!(
+                    appended.first_seq, first_seq,
+                    "the log appended a batch built for another seq"
+                );
+                made.extend(built.made);
+                references.extend(built.references);
+                return Ok(appended);
+            }
+            Expecting::Moved { next_seq } => first_seq = next_seq,
+        }
+    }
+    Err(SaveError::Contended {
+        tries: APPEND_TRIES_MAX,
+    })
+}
+
+/// A part's events for one first seq, and the ids and references they give.
+struct Built {
+    events: Vec<Event>,
+    made: BTreeMap<usize, MemoryId>,
+    references: BTreeMap<usize, MemoryRef>,
+}
+
+fn build(
+    key: &HmacKey,
+    now_ms: u64,
+    first_seq: u64,
+    part: &[(usize, Plan)],
+    made_before: &BTreeMap<usize, MemoryId>,
+) -> Built {
+    let mut events = Vec::new();
+    let mut made = BTreeMap::new();
+    let mut references = BTreeMap::new();
+    let next = |events: &Vec<Event>| first_seq + events.len() as u64;
+    let resolve = |made: &BTreeMap<usize, MemoryId>, target: Target| match target {
+        Target::Existing(id) => id,
+        Target::Pending(item) => *made
+            .get(&item)
+            .or_else(|| made_before.get(&item))
+            .unwrap_or_else(|| panic!("item {item} is decided against before it is made")),
+    };
+    for (index, plan) in part {
+        // The words' reference: a note takes the next seq.
+        let words_of = |events: &mut Vec<Event>, words: &Words| match words {
+            Words::Note {
+                note,
+                content_sha256,
+            } => {
+                let seq = next(events);
+                events.push(Event::Session(note.clone()));
+                (
+                    MemoryRef {
+                        session: note.session.clone(),
+                        first_seq: seq,
+                        last_seq: seq,
+                    },
+                    *content_sha256,
+                )
+            }
+            Words::Referenced {
+                reference,
+                content_sha256,
+            } => (reference.clone(), *content_sha256),
+        };
+        match &plan.kind {
+            Kind::Denied { denial } => events.push(Event::GateDenied(denial.event.clone())),
+            Kind::Discarded {
+                reason,
+                content_sha256,
+            } => events.push(Event::Discarded(Discarded {
+                content_sha256: *content_sha256,
+                reason: reason.clone(),
+            })),
+            Kind::Reinforced {
+                words,
+                memory,
+                source,
+            } => {
+                let (reference, _) = words_of(&mut events, words);
+                let memory = resolve(&made, *memory);
+                events.push(Event::Reinforced(Reinforced {
+                    memory,
+                    evidence: Some(reference.clone()),
+                    source: *source,
+                }));
+                references.insert(*index, reference);
+            }
+            Kind::Remembered {
+                words,
+                remembered,
+                entities,
+                ttl_ms,
+                contradiction,
+            } => {
+                let (reference, content_sha256) = words_of(&mut events, words);
+                let id = next(&events);
+                let mut remembered = (**remembered).clone();
+                remembered.mac = seal::reference_mac(key, &reference, &content_sha256);
+                remembered.content_sha256 = content_sha256;
+                remembered.reference = reference.clone();
+                events.push(Event::Remembered(remembered));
+                for (entity, category) in entities {
+                    events.push(Event::EntityLinked(EntityLinked {
+                        memory: id,
+                        entity: entity.clone(),
+                        category: category.clone(),
+                    }));
+                }
+                if let Some(ttl_ms) = ttl_ms {
+                    events.push(Event::TtlSet(TtlSet {
+                        memory: id,
+                        expires_at_ms: now_ms.saturating_add(*ttl_ms),
+                    }));
+                }
+                if let Some((other, reason)) = contradiction {
+                    let other = resolve(&made, *other);
+                    events.push(Event::ContradictionFlagged(ContradictionFlagged {
+                        memory: id,
+                        other,
+                        reason: reason.clone(),
+                    }));
+                }
+                made.insert(*index, id);
+                references.insert(*index, reference);
+            }
+        }
+    }
+    Built {
+        events,
+        made,
+        references,
+    }
+}

@@ -1,0 +1,271 @@
+//! A save is one atomic append: the note, the `Remembered` sealing it and
+//! the events naming the new memory (entities, TTL, contradiction) reach the
+//! log together, with one fsync, or not at all.
+//!
+//! The story: a save used to be two to five appends, each with its own
+//! fsync, so a crash between them left a note no memory referenced, or a
+//! memory without its entity links or its time to live; and a batch of
+//! 100,000 saves paid 100,000 x 2-5 fsyncs. Here a save runs on the
+//! fault-injecting storage, which counts syncs and crashes at any one of
+//! them.
+
+use std::collections::BTreeMap;
+
+use engram::engine::Engram;
+use engram::log::{Event, FaultyStorage, Log, LogConfig, LoggedEvent, Tear};
+use engram::store::Store;
+use engram::{Content, MemoryMeta, Remember, Subject};
+
+use crate::support::{arc, replay_all, test_key};
+
+/// One step of the script: a save, or a batch of saves.
+enum Step {
+    One(Remember),
+    Batch(Vec<Remember>),
+}
+
+fn text(words: &str) -> Remember {
+    Remember::text(words)
+}
+
+fn with_ttl(words: &str, ttl_ms: u64) -> Remember {
+    Remember {
+        meta: MemoryMeta {
+            ttl_ms: Some(ttl_ms),
+            ..MemoryMeta::default()
+        },
+        ..Remember::text(words)
+    }
+}
+
+/// Saves of every shape: plain, with a TTL and entities, one that a later
+/// save contradicts, one that a later save restates, a discarded one, and a
+/// batch whose items restate each other.
+fn script() -> Vec<Step> {
+    vec![
+        Step::One(with_ttl(
+            "kumquat alpha: deploys happen on Thursdays, see src/deploy.rs and ops@example.org",
+            86_400_000,
+        )),
+        Step::One(text(
+            "kumquat bravo: the billing service listens on port 8080",
+        )),
+        Step::One(text("kumquat charlie: the user prefers tabs over spaces")),
+        Step::Batch(vec![
+            text("kumquat delta: the staging database lives in eu-west-1"),
+            text("kumquat echo: releases are tagged from the main branch in /srv/release"),
+            text("kumquat delta: the staging database lives in eu-west-1"),
+            with_ttl(
+                "kumquat foxtrot: the office wifi is called lighthouse",
+                3_600_000,
+            ),
+        ]),
+        Step::One(text("kumquat charlie: the user prefers spaces over tabs")),
+        Step::One(text(
+            "kumquat bravo: the billing service listens on port 8080",
+        )),
+        Step::One(text("ok")),
+        Step::One(Remember {
+            content: Content::Text {
+                text: "kumquat golf: the team standup is at 9:30 in room 4".into(),
+                session: Some("standup".into()),
+            },
+            meta: MemoryMeta::default(),
+            subject: Subject::user(),
+        }),
+    ]
+}
+
+fn open(storage: &FaultyStorage, views: &std::path::Path) -> Engram {
+    let log = Log::open(arc(storage.clone()), LogConfig::new(test_key())).unwrap();
+    Engram::open_on_log(Store::at(views), log).unwrap()
+}
+
+/// Runs the script until the first failure; returns how many steps were
+/// acknowledged.
+fn run(engram: &Engram, steps: &[Step]) -> usize {
+    for (done, step) in steps.iter().enumerate() {
+        let ok = match step {
+            Step::One(request) => engram.remember(request).is_ok(),
+            Step::Batch(items) => engram
+                .remember_batch(items)
+                .is_ok_and(|results| results.iter().all(Result::is_ok)),
+        };
+        if !ok {
+            return done;
+        }
+    }
+    steps.len()
+}
+
+/// The kinds of events each note's save wrote, keyed by the note's words:
+/// the note, what seals or reinforces it, and what names the memory it made.
+fn saves_by_note(events: &[LoggedEvent]) -> BTreeMap<String, Vec<&'static str>> {
+    let mut note_words: BTreeMap<u64, String> = BTreeMap::new();
+    let mut memory_note: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut saves: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
+    let mut add = |words: &String, kind: &'static str, seq: u64| {
+        saves
+            .entry(format!("{seq:06} {words}"))
+            .or_default()
+            .push(kind);
+    };
+    for logged in events {
+        let event = &logged.event;
+        match event {
+            Event::Session(turn) => {
+                note_words.insert(logged.seq, turn.content.clone());
+                add(&turn.content, event.kind(), logged.seq);
+            }
+            Event::Remembered(r) => {
+                let note = r.reference.first_seq;
+                let words = note_words.get(&note).unwrap_or_else(|| {
+                    panic!("memory {} seals seq {note}, not a note", logged.seq)
+                });
+                memory_note.insert(logged.seq, note);
+                add(words, event.kind(), note);
+            }
+            Event::Reinforced(r) => {
+                let note = r.evidence.as_ref().map(|e| e.first_seq).unwrap();
+                add(&note_words[&note], event.kind(), note);
+            }
+            Event::EntityLinked(engram::log::EntityLinked { memory, .. })
+            | Event::TtlSet(engram::log::TtlSet { memory, .. })
+            | Event::ContradictionFlagged(engram::log::ContradictionFlagged { memory, .. }) => {
+                let note = *memory_note.get(memory).unwrap_or_else(|| {
+                    panic!("seq {} names memory {memory}, not in the log", logged.seq)
+                });
+                add(&note_words[&note], event.kind(), note);
+            }
+            _ => {}
+        }
+    }
+    saves
+}
+
+#[test]
+fn a_save_and_a_batch_each_cost_exactly_one_fsync() {
+    let storage = FaultyStorage::new();
+    let views = tempfile::tempdir().unwrap();
+    let engram = open(&storage, views.path());
+    // The first append creates the first segment (its own syncs).
+    engram.remember(&text("warm up the log")).unwrap();
+    for step in script() {
+        let before = storage.n_syncs();
+        match &step {
+            Step::One(request) => {
+                engram.remember(request).unwrap();
+            }
+            Step::Batch(items) => {
+                let results = engram.remember_batch(items).unwrap();
+                assert!(results.iter().all(Result::is_ok));
+            }
+        }
+        assert_eq!(
+            storage.n_syncs() - before,
+            1,
+            "a save (or a batch of saves) is one append with one fsync"
+        );
+    }
+    let events = replay_all(engram.log().reader());
+    let saves = saves_by_note(&events);
+    // The saves of every shape were exercised.
+    let kinds: Vec<&str> = saves.values().flatten().copied().collect();
+    for kind in ["remembered", "entity_linked", "ttl_set", "reinforced"] {
+        assert!(kinds.contains(&kind), "no {kind} event in {saves:#?}");
+    }
+    assert!(events.iter().any(|e| e.event.kind() == "discarded"));
+    engram.close().unwrap();
+}
+
+#[test]
+fn a_crash_at_every_sync_of_a_save_keeps_all_of_it_or_none() {
+    // The reference run, uncrashed.
+    let reference = {
+        let storage = FaultyStorage::new();
+        let views = tempfile::tempdir().unwrap();
+        let engram = open(&storage, views.path());
+        let opened = storage.n_syncs();
+        assert_eq!(run(&engram, &script()), script().len());
+        let saves = saves_by_note(&replay_all(engram.log().reader()));
+        let n_syncs = storage.n_syncs() - opened;
+        engram.close().unwrap();
+        (saves, n_syncs)
+    };
+    let (complete, n_syncs) = reference;
+    assert!(complete.len() >= 9, "{complete:#?}");
+    let mut n_partial_runs = 0;
+    for crash_at in 1..=n_syncs {
+        for tear in [
+            Tear::LoseUnsynced,
+            Tear::KeepPrefix(1 << 20),
+            Tear::KeepPrefix(97),
+            Tear::Garbage(64),
+        ] {
+            let storage = FaultyStorage::new();
+            let views = tempfile::tempdir().unwrap();
+            let engram = open(&storage, views.path());
+            // The nth sync of the saves (opening synced the new segment).
+            storage.crash_at_sync(crash_at);
+            let acknowledged = run(&engram, &script());
+            assert!(storage.crashed(), "sync {crash_at} of {n_syncs} never came");
+            drop(engram);
+
+            let image = storage.crash_image(tear);
+            let log = Log::open(arc(image), LogConfig::new(test_key()))
+                .unwrap_or_else(|e| panic!("sync {crash_at}, {tear:?}: reopening failed: {e}"));
+            let report = log.verify().unwrap();
+            assert!(
+                report.is_ok(),
+                "sync {crash_at}, {tear:?}: {:?}",
+                report.problem
+            );
+            let saves = saves_by_note(&replay_all(log.reader()));
+            // Every save the log holds is whole, exactly as the uncrashed
+            // run wrote it.
+            for (note, kinds) in &saves {
+                assert_eq!(
+                    Some(kinds),
+                    complete.get(note),
+                    "sync {crash_at}, {tear:?}: the save of {note:?} is partial"
+                );
+            }
+            // Every acknowledged step survived: its saves are a prefix of
+            // the reference run's, in the same order.
+            let kept: Vec<&String> = saves.keys().collect();
+            let all: Vec<&String> = complete.keys().collect();
+            assert!(all.starts_with(&kept) || kept.is_empty());
+            let acknowledged_saves: usize = script()
+                .iter()
+                .take(acknowledged)
+                .map(|step| match step {
+                    // The discarded save records no note.
+                    Step::One(r) if matches!(&r.content, Content::Text { text, .. } if text == "ok") => 0,
+                    Step::One(_) => 1,
+                    Step::Batch(items) => items.len(),
+                })
+                .sum();
+            assert!(
+                saves.len() >= acknowledged_saves,
+                "sync {crash_at}, {tear:?}: {} saves acknowledged, {} kept",
+                acknowledged_saves,
+                saves.len()
+            );
+            if saves.len() < complete.len() {
+                n_partial_runs += 1;
+            }
+            // The memories it holds verify.
+            let views = tempfile::tempdir().unwrap();
+            let engram = Engram::open_on_log(Store::at(views.path()), log).unwrap();
+            for entry in engram.core().memory_table.read().state.iter() {
+                engram
+                    .expand_as(entry.id, &Subject::user(), false)
+                    .unwrap_or_else(|e| {
+                        panic!("sync {crash_at}, {tear:?}: memory {}: {e}", entry.id)
+                    });
+            }
+            engram.close().unwrap();
+        }
+    }
+    assert!(n_partial_runs > 0, "no crash cut the script short");
+}
