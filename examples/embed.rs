@@ -12,18 +12,9 @@
 use std::path::PathBuf;
 
 use engram::engine::Engram;
-use engram::log::{Event, MemoryRef, Role, SessionEvent};
+use engram::log::{MemoryRef, Role};
 use engram::store::{Store, StoreOptions};
-use engram::{Content, MemoryMeta, RecallQuery, Remember, Subject, context_block};
-
-fn turn(session: &str, turn: u32, role: Role, content: &str) -> Event {
-    Event::Session(SessionEvent {
-        session: session.to_owned(),
-        turn,
-        role,
-        content: content.to_owned(),
-    })
-}
+use engram::{Content, MemoryMeta, RecallQuery, Remember, Subject, Turn, context_block};
 
 fn main() -> anyhow::Result<()> {
     let scratch = tempfile::tempdir()?;
@@ -31,28 +22,27 @@ fn main() -> anyhow::Result<()> {
         .nth(1)
         .map_or_else(|| scratch.path().join("store"), PathBuf::from);
 
-    // Session 1: the conversation is recorded as it happens.
+    // Session 1: the conversation is recorded as it happens, redacted and
+    // gated like every write.
     let engram = Engram::open(Store::at(&dir), &StoreOptions::default())?;
-    let said = engram.append(&[
-        turn(
-            "monday",
-            0,
-            Role::User,
-            "Please always run the data analysis in Python, not Node.js.",
-        ),
-        turn(
-            "monday",
-            1,
-            Role::Assistant,
-            "Understood: Python for data analysis from now on.",
-        ),
-        turn(
-            "monday",
-            2,
-            Role::User,
-            "用户偏好使用 Python 而非 Node.js 处理数据分析。",
-        ),
-    ])?;
+    let said = engram.record_turns(
+        "monday",
+        &[
+            Turn::new(
+                Role::User,
+                "Please always run the data analysis in Python, not Node.js.",
+            ),
+            Turn::new(
+                Role::Assistant,
+                "Understood: Python for data analysis from now on.",
+            ),
+            Turn::new(
+                Role::User,
+                "用户偏好使用 Python 而非 Node.js 处理数据分析。",
+            ),
+        ],
+        &Subject::user(),
+    )?;
     // The harness decides the three turns are worth remembering: a reference, so
     // the memory can always be expanded to the exact words.
     let preference = engram

@@ -41,6 +41,9 @@ pub enum EngineError {
     Forgotten { id: MemoryId, seq: u64 },
     #[error("the save was discarded ({reason}): there is no memory")]
     Discarded { reason: String },
+    /// Bad input to recording session turns (none, or too many).
+    #[error("{0}")]
+    Record(String),
     #[error(
         "the log moved on {tries} times while a save waited to append: too many writers at once; try again"
     )]

@@ -8,19 +8,18 @@
 //!
 //! ```
 //! # let dir = tempfile::tempdir()?;
-//! use engram::log::{Event, MemoryRef, Role, SessionEvent};
+//! use engram::log::{MemoryRef, Role};
 //! use engram::store::{Store, StoreOptions};
-//! use engram::{Content, Engram, MemoryMeta, RecallQuery, Remember, Subject, context_block};
+//! use engram::{Content, Engram, MemoryMeta, RecallQuery, Remember, Subject, Turn, context_block};
 //!
 //! let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
-//! // Record the conversation as it happens (redact first when the text is
-//! // not already redacted: `remember` does it for you).
-//! let turns = engram.append(&[Event::Session(SessionEvent {
-//!     session: "s1".into(),
-//!     turn: 0,
-//!     role: Role::User,
-//!     content: "Deploys happen on Fridays after 5pm.".into(),
-//! })])?;
+//! // Record the conversation as it happens: redacted and gated like every
+//! // write (a secret in a turn never reaches the log).
+//! let turns = engram.record_turns(
+//!     "s1",
+//!     &[Turn::new(Role::User, "Deploys happen on Fridays after 5pm.")],
+//!     &Subject::user(),
+//! )?;
 //! // Remember the turn by reference.
 //! let memory = engram.remember(&Remember {
 //!     content: Content::Reference(MemoryRef {
@@ -63,6 +62,7 @@ pub mod transfer;
 pub use engine::{AsOf, EngineError, Engram, Stats};
 pub use engram_commands::gate::{Action, GateChain, Subject};
 pub use engram_commands::memory::MemoryMeta;
+pub use engram_commands::record::Turn;
 pub use engram_queries::{Hit, RecallMode, RecallQuery, context_block};
 pub use memory::{
     Confirmation, Content, Expansion, Forgetting, MemoryProvider, Outcome, Receipt, Remember,

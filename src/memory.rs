@@ -17,6 +17,7 @@
 
 use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory::{self, InputError, clean_subject};
+use engram_commands::record::{self, RecordError, Turn};
 use engram_commands::save::{self, CommandStore, Expecting, SaveError};
 use engram_log::seal;
 use engram_log::{
@@ -157,6 +158,19 @@ impl Engram {
             .collect();
         self.append(&events)?;
         Ok(())
+    }
+
+    /// Records `turns` as the next turns of `session` (the raw session log
+    /// memories reference), redacted and gated like every write, in one
+    /// atomic append; returns their seqs. A model may not record a turn as
+    /// the user's.
+    pub fn record_turns(
+        &self,
+        session: &str,
+        turns: &[Turn],
+        subject: &Subject,
+    ) -> Result<engram_log::Appended, EngineError> {
+        record::record_turns(self, session, turns, subject).map_err(EngineError::from)
     }
 
     /// Saves `items` in order as one atomic append (split only past the
@@ -539,6 +553,10 @@ impl CommandStore for Engram {
         self.log().last_seq() + 1
     }
 
+    fn append(&self, events: &[Event]) -> Result<engram_log::Appended, EngineError> {
+        Engram::append(self, events)
+    }
+
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, EngineError> {
         Engram::append_expecting(self, first_seq, events)
     }
@@ -560,6 +578,19 @@ impl From<SaveError<EngineError>> for EngineError {
             SaveError::Seal(e) => EngineError::Seal(e),
             SaveError::Store(e) => e,
             SaveError::Contended { tries } => EngineError::Contended { tries },
+        }
+    }
+}
+
+impl From<RecordError<EngineError>> for EngineError {
+    fn from(e: RecordError<EngineError>) -> Self {
+        match e {
+            RecordError::Input(e) => EngineError::Input(e),
+            RecordError::Denied { denial, .. } => EngineError::Denied(denial),
+            RecordError::Store(e) => e,
+            e @ (RecordError::NoTurns | RecordError::TooManyTurns { .. }) => {
+                EngineError::Record(e.to_string())
+            }
         }
     }
 }

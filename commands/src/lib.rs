@@ -7,6 +7,7 @@
 //! - [`save`]: the save handler (remember one, or a batch) over
 //!   [`save::CommandStore`], the seam the engine implements; a save is one
 //!   atomic append.
+//! - [`record`]: raw session turns, redacted and gated.
 //!
 //! The engine (`engram::Engram`) runs these steps around the log.
 //!
@@ -21,4 +22,5 @@ pub mod gate;
 pub mod ingest;
 pub mod maintain;
 pub mod memory;
+pub mod record;
 pub mod save;

@@ -75,6 +75,8 @@ pub trait CommandStore {
     fn write_lock(&self) -> parking_lot::MutexGuard<'_, ()>;
     /// The seq the next append takes unless another comes first.
     fn next_seq(&self) -> u64;
+    /// Appends `events` and returns once every view applied them.
+    fn append(&self, events: &[Event]) -> Result<Appended, Self::Error>;
     /// Appends `events` as seqs `first_seq..` and returns once every view
     /// applied them, or says where the log is now when another append took
     /// `first_seq` first (nothing written).
