@@ -9,7 +9,7 @@ use crate::support::{open_keyed, session_event};
 
 /// A store with well over one walk chunk of events: sessions, memories
 /// (one of them forgotten), recalls.
-fn service(dir: &std::path::Path) -> (Service, Vec<u64>) {
+fn service(dir: &std::path::Path) -> (Service, Vec<String>) {
     let service = Service::new(
         ServedStore {
             scope: "store",
@@ -38,12 +38,12 @@ fn service(dir: &std::path::Path) -> (Service, Vec<u64>) {
                     .unwrap(),
                 )
                 .unwrap();
-            let id = remembered["id"].as_u64().unwrap();
-            memories.push(id);
+            let id = remembered["id"].as_str().unwrap().to_owned();
+            memories.push(id.clone());
             if batch == 30 {
                 service
                     .forget(
-                        id,
+                        id.parse().unwrap(),
                         &serde_json::from_value(json!({"reason": "moved"})).unwrap(),
                     )
                     .unwrap();
@@ -120,7 +120,7 @@ fn every_filter_and_limit_answers_the_last_matches_of_the_whole_log() {
         queries.push(json!({"limit": limit, "session": "s2", "from": 100, "to": 400}));
     }
     assert_eq!(memories.len(), 7);
-    for &memory in &memories {
+    for memory in &memories {
         queries.push(json!({"memory": memory}));
         queries.push(json!({"memory": memory, "limit": 1}));
         queries.push(json!({"memory": memory, "kind": "recalled", "limit": 2}));

@@ -103,8 +103,16 @@ fn due_ids(server: &Server, query: &str) -> Vec<u64> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| d["id"].as_u64().unwrap())
+        .map(|d| seq(&d["id"]))
         .collect()
+}
+
+/// The seq of a memory id the server hands out (`s:7` for a --store folder).
+fn seq(id: &Value) -> u64 {
+    id.as_str()
+        .and_then(|id| id.strip_prefix("s:"))
+        .and_then(|seq| seq.parse().ok())
+        .unwrap_or_else(|| panic!("not a store id: {id}"))
 }
 
 /// The kinds in a memory's audit history, in seq order.
@@ -214,10 +222,7 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
     let second = remember_cli(&store, "The user does not like green tea in the morning.");
     assert_eq!(second["outcome"], "contradiction", "{second}");
     assert_eq!(second["related"], first["id"], "{second}");
-    let (a, b) = (
-        first["id"].as_u64().unwrap(),
-        second["id"].as_u64().unwrap(),
-    );
+    let (a, b) = (seq(&first["id"]), seq(&second["id"]));
 
     let server = Server::start(&store, "127.0.0.1:0", &[]);
     assert_eq!(
@@ -228,10 +233,7 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
     let verdicts = server.get("/api/verdicts").ok();
     let open = verdicts["open"].as_array().unwrap();
     assert_eq!(open.len(), 1, "{verdicts}");
-    let (kept, lost) = (
-        open[0]["a"].as_u64().unwrap(),
-        open[0]["b"].as_u64().unwrap(),
-    );
+    let (kept, lost) = (seq(&open[0]["a"]), seq(&open[0]["b"]));
     let mut pair = [kept, lost];
     pair.sort_unstable();
     assert_eq!(pair, [a, b], "{verdicts}");
@@ -243,7 +245,7 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
         .wait_until_navigated()
         .unwrap();
     wait_until(&tab, "Today to load", &ready("today"));
-    let item = |id: u64| format!("[data-testid=\"review-item\"][data-id=\"{id}\"]");
+    let item = |id: u64| format!("[data-testid=\"review-item\"][data-id=\"s:{id}\"]");
     for id in [graded, forgotten] {
         let due_item = format!("{}[data-state=\"due\"]", item(id));
         let js = format!("document.querySelector({}) !== null", json!(due_item));
@@ -338,7 +340,7 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
 
     // Decide the open contradiction from the panel: keep A.
     eval(&tab, "location.hash = '#/verdicts'; true");
-    let row = format!("[data-testid=\"verdict\"][data-a=\"{kept}\"][data-b=\"{lost}\"]");
+    let row = format!("[data-testid=\"verdict\"][data-a=\"s:{kept}\"][data-b=\"s:{lost}\"]");
     wait_until(
         &tab,
         "the open contradiction to be listed",
@@ -376,7 +378,7 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|h| h["id"].as_u64().unwrap())
+        .map(|h| seq(&h["id"]))
         .collect();
     assert_eq!(hits, [kept], "{recalled}");
     drop(browser);

@@ -160,8 +160,8 @@ fn json_output_of_every_command_keeps_its_shape() {
     insta::assert_json_snapshot!("verdicts", run(&["verdicts", "--json"]));
     let open = run(&["verdicts", "--json"]);
     let (a, b) = (
-        open["open"][0]["a"].to_string(),
-        open["open"][0]["b"].to_string(),
+        open["open"][0]["a"].as_str().unwrap().to_owned(),
+        open["open"][0]["b"].as_str().unwrap().to_owned(),
     );
     insta::assert_json_snapshot!(
         "verdict",
@@ -181,7 +181,7 @@ fn json_output_of_every_command_keeps_its_shape() {
             "distill",
             "apply",
             "--members",
-            &format!("3,{}", postgres15["id"]),
+            &format!("3,{}", postgres15["id"].as_str().unwrap()),
             "--rule",
             "Release rules live in ops.",
             "--json"
@@ -191,7 +191,10 @@ fn json_output_of_every_command_keeps_its_shape() {
         "maintain",
         run(&["maintain", "--at", "+60d", "--dry-run", "--json"])
     );
-    let deploys = run(&["recall", "deploys", "--json"])["hits"][0]["id"].to_string();
+    let deploys = run(&["recall", "deploys", "--json"])["hits"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     insta::assert_json_snapshot!(
         "forget",
         run(&["forget", &deploys, "--reason", "old", "--json"])

@@ -34,7 +34,7 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
         .ok();
     assert_eq!(saved["outcome"], "new");
     assert_eq!(saved["coordinate"], "ops#1");
-    let id = saved["id"].as_u64().unwrap();
+    let id = saved["id"].as_str().unwrap().to_owned();
     let recalled = server
         .post("/api/recall", &json!({"query": "when do deploys happen"}))
         .ok();
@@ -71,7 +71,7 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
             &json!({"session": "s1", "first_seq": first, "last_seq": first}),
         )
         .ok();
-    let db = by_reference["id"].as_u64().unwrap();
+    let db = by_reference["id"].as_str().unwrap().to_owned();
     assert_eq!(by_reference["session"], "s1");
     let contradiction = server
         .post(
@@ -81,7 +81,7 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
         .ok();
     assert_eq!(contradiction["outcome"], "contradiction");
     assert_eq!(contradiction["related"], db);
-    let db16 = contradiction["id"].as_u64().unwrap();
+    let db16 = contradiction["id"].as_str().unwrap().to_owned();
     let batch = server
         .post(
             "/api/remember/batch",
@@ -139,13 +139,13 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
     let verdicts = server.get("/api/verdicts").ok();
     let pair = [&verdicts["open"][0]["a"], &verdicts["open"][0]["b"]];
     assert!(
-        pair.contains(&&json!(db)) && pair.contains(&&json!(db16)),
+        pair.contains(&&json!(&db)) && pair.contains(&&json!(&db16)),
         "{verdicts}"
     );
     let decided = server
         .post(
             "/api/verdict",
-            &json!({"a": db, "b": db16, "verdict": "keep-b", "reason": "upgraded"}),
+            &json!({"a": &db, "b": &db16, "verdict": "keep-b", "reason": "upgraded"}),
         )
         .ok();
     assert_eq!(decided["verdict"], "keep-b");
@@ -153,13 +153,13 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
     server
         .post(
             "/api/verdict",
-            &json!({"a": db, "b": id, "verdict": "keep-a"}),
+            &json!({"a": &db, "b": &id, "verdict": "keep-a"}),
         )
         .assert_error(404, "not_found");
     server
         .post(
             "/api/verdict",
-            &json!({"a": db, "b": db16, "verdict": "keep-all"}),
+            &json!({"a": &db, "b": &db16, "verdict": "keep-all"}),
         )
         .assert_error(400, "bad_request");
 
@@ -201,12 +201,12 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
     let rule = server
         .post(
             "/api/distill",
-            &json!({"members": [id, db16], "rule": "Infrastructure facts live in the ops room."}),
+            &json!({"members": [&id, &db16], "rule": "Infrastructure facts live in the ops room."}),
         )
         .ok();
-    assert_eq!(rule["members"], json!([id, db16]));
+    assert_eq!(rule["members"], json!([&id, &db16]));
     server
-        .post("/api/distill", &json!({"members": [id], "rule": "x"}))
+        .post("/api/distill", &json!({"members": [&id], "rule": "x"}))
         .assert_error(400, "bad_request");
     let maintained = server.post("/api/maintain", &json!({"dry_run": true})).ok();
     assert_eq!(maintained["dry_run"], true);
@@ -431,8 +431,9 @@ fn bad_input_gets_a_stable_error_and_the_server_stays_up_with_nothing_lost() {
             &json!({"content": "The cafeteria serves ramen on Wednesdays."}),
         )
         .ok()["id"]
-        .as_u64()
-        .unwrap();
+        .as_str()
+        .unwrap()
+        .to_owned();
     let json_type = [("Content-Type", "application/json")];
 
     server
@@ -555,7 +556,7 @@ fn concurrent_clients_each_read_their_own_writes() {
                     &[("Content-Type", "application/json")],
                     body.to_string().as_bytes(),
                 );
-                let id = saved.ok()["id"].as_u64().unwrap();
+                let id = saved.ok()["id"].as_str().unwrap().to_owned();
                 let query = json!({"query": word}).to_string();
                 let found = send(
                     &addr,

@@ -243,7 +243,7 @@ fn extraction_proposes_memories_that_reference_their_turn_and_reinforce_on_repea
     );
     // Each proposal is a memory whose source is exactly its turn.
     for e in extracted {
-        let id = e["id"].as_u64().unwrap().to_string();
+        let id = e["id"].as_str().unwrap().to_owned();
         let out = engram(&store, &["expand", &id, "--json"]);
         let expanded = &crate::support::json_lines(&out.stdout)[0];
         assert_eq!(expanded["verified"], true);

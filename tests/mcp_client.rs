@@ -154,9 +154,9 @@ fn the_official_python_sdk_drives_the_memory_tools() {
 
     // What the SDK did is in the store: the forgotten memory is gone from
     // recall (its tombstone in the audit trail), the saved one is found.
-    let forgotten = summary["remembered"].as_u64().unwrap();
-    let saved = summary["saved"].as_u64().unwrap();
-    let out = crate::support::engram(&store, &["audit", &forgotten.to_string(), "--json"]);
+    let forgotten = summary["remembered"].as_str().unwrap();
+    let saved = summary["saved"].as_str().unwrap();
+    let out = crate::support::engram(&store, &["audit", forgotten, "--json"]);
     assert_eq!(
         out.status.code(),
         Some(0),

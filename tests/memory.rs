@@ -38,7 +38,7 @@ fn remember_in_one_session_recall_in_another_expand_to_the_original_words() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let saved = &json_lines(&out.stdout)[0];
     assert_eq!(saved["outcome"], "new");
-    let id = saved["id"].as_u64().unwrap();
+    let id = saved["id"].as_str().unwrap().to_owned();
     assert!(saved["coordinate"].as_str().unwrap().contains('#'));
 
     // Session B (another process, after a restart): recall by other words.
@@ -48,7 +48,7 @@ fn remember_in_one_session_recall_in_another_expand_to_the_original_words() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let hits = &json_lines(&out.stdout)[0]["hits"];
-    assert_eq!(hits[0]["id"].as_u64(), Some(id));
+    assert_eq!(hits[0]["id"].as_str(), Some(id.as_str()));
     assert_eq!(hits[0]["status"], "relevant");
     assert_eq!(hits[0]["text"], words);
     for field in ["id", "coordinate", "score", "text", "trust", "status"] {
@@ -60,13 +60,14 @@ fn remember_in_one_session_recall_in_another_expand_to_the_original_words() {
     }
 
     // Expand: the original words, verified.
-    let out = engram(Path::new(store), &["expand", &id.to_string(), "--json"]);
+    let out = engram(Path::new(store), &["expand", &id, "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let expanded = &json_lines(&out.stdout)[0];
     assert_eq!(expanded["verified"], true);
     assert_eq!(expanded["events"][0]["content"], words);
     assert_eq!(expanded["events"][0]["role"], "note");
-    assert_eq!(expanded["events"][0]["seq"].as_u64(), Some(id - 1));
+    let seq: u64 = id.strip_prefix("s:").unwrap().parse().unwrap();
+    assert_eq!(expanded["events"][0]["seq"].as_u64(), Some(seq - 1));
 
     // Nothing found is exit 1, not an error.
     let out = engram(Path::new(store), &["recall", "zebra crossing", "--json"]);

@@ -309,7 +309,7 @@ fn no_secret_from_any_memory_command_reaches_any_file_of_the_store() {
         // A record restating an earlier one reinforces it (no new memory);
         // a discarded one has no id. Both still went through redaction.
         let outcome = saved["outcome"].as_str().unwrap().to_owned();
-        if let Some(id) = saved["id"].as_u64() {
+        if let Some(id) = saved["id"].as_str().map(str::to_owned) {
             ids.push((id, outcome));
         }
     }
@@ -389,7 +389,7 @@ fn no_secret_from_any_memory_command_reaches_any_file_of_the_store() {
     // A memory reinforced twice is forgotten once.
     let distinct_ids = ids
         .iter()
-        .map(|(id, _)| *id)
+        .map(|(id, _)| id.as_str())
         .collect::<std::collections::BTreeSet<_>>()
         .len();
     for (kind, field, at_least) in [
@@ -440,7 +440,9 @@ fn secrets_in_recall_filters_and_caller_sessions_never_reach_the_disk() {
             "--json",
         ],
     )["id"]
-        .to_string();
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     let tags = format!("--tags={tag}");
     let out = engram(
@@ -491,7 +493,7 @@ fn bad_input_is_a_clear_error_and_loses_nothing() {
         store,
         &["remember", "the build uses cargo nextest", "--json"],
     );
-    let fact_id = fact["id"].to_string();
+    let fact_id = fact["id"].as_str().unwrap().to_owned();
     let transcript = dir.path().join("a.jsonl");
     std::fs::write(
         &transcript,
@@ -634,7 +636,10 @@ fn bad_input_is_a_clear_error_and_loses_nothing() {
 fn a_model_cannot_forget_what_the_user_said() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
-    let user = run_json(store, &["remember", "I prefer rust over go", "--json"])["id"].to_string();
+    let user = run_json(store, &["remember", "I prefer rust over go", "--json"])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let model = run_json(
         store,
         &[
@@ -645,7 +650,9 @@ fn a_model_cannot_forget_what_the_user_said() {
             "--json",
         ],
     )["id"]
-        .to_string();
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     let denied = assert_denied(
         store,
@@ -654,7 +661,11 @@ fn a_model_cannot_forget_what_the_user_said() {
         "forget",
     );
     assert_eq!(denied["subject"], "model");
-    assert_eq!(denied["object"], format!("memory {user}"));
+    // The log's own events name a memory by its seq in the store.
+    assert_eq!(
+        denied["object"],
+        format!("memory {}", user.trim_start_matches("s:"))
+    );
 
     // The user's memory is still recalled, live; no tombstone was written.
     let hits = run_json(store, &["recall", "prefer rust", "--json"]);
@@ -663,7 +674,7 @@ fn a_model_cannot_forget_what_the_user_said() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|h| h["id"].as_u64() == user.parse().ok() && h["text"] == "I prefer rust over go"),
+            .any(|h| h["id"] == user.as_str() && h["text"] == "I prefer rust over go"),
         "{hits}"
     );
     assert!(!kinds(&log(store)).contains(&"forgotten"));
@@ -679,8 +690,10 @@ fn a_model_cannot_forget_what_the_user_said() {
 fn a_session_only_memory_stays_in_its_session() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path();
-    let everyone =
-        run_json(store, &["remember", "the office plan is shared", "--json"])["id"].to_string();
+    let everyone = run_json(store, &["remember", "the office plan is shared", "--json"])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let private = run_json(
         store,
         &[
@@ -692,7 +705,9 @@ fn a_session_only_memory_stays_in_its_session() {
             "--json",
         ],
     )["id"]
-        .to_string();
+        .as_str()
+        .unwrap()
+        .to_owned();
     let recall_ids = |args: &[&str], code: i32| -> Vec<String> {
         let out = run(store, args, code);
         let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -700,7 +715,7 @@ fn a_session_only_memory_stays_in_its_session() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|h| h["id"].to_string())
+            .map(|h| h["id"].as_str().unwrap().to_owned())
             .collect()
     };
 
@@ -735,7 +750,10 @@ fn a_session_only_memory_stays_in_its_session() {
         (vec!["forget", &private], "forget"),
     ] {
         let denied = assert_denied(store, &args, "scope_isolation", action);
-        assert_eq!(denied["object"], format!("memory {private}"));
+        assert_eq!(
+            denied["object"],
+            format!("memory {}", private.trim_start_matches("s:"))
+        );
     }
     // From inside the session it works.
     let expanded = run_json(store, &["expand", &private, "--session", "s1", "--json"]);

@@ -14,14 +14,14 @@ use crate::support::json_lines;
 
 /// An engram home and folders to run commands in, under a temp dir that is
 /// inside no git repository.
-struct World {
+pub(crate) struct World {
     _tmp: tempfile::TempDir,
-    home: PathBuf,
+    pub(crate) home: PathBuf,
     root: PathBuf,
 }
 
 impl World {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(tmp.path()).unwrap();
         assert!(
@@ -38,7 +38,7 @@ impl World {
     }
 
     /// A fake git repository at `name` whose origin is `url`.
-    fn repo(&self, name: &str, url: &str) -> PathBuf {
+    pub(crate) fn repo(&self, name: &str, url: &str) -> PathBuf {
         let dir = self.root.join(name);
         std::fs::create_dir_all(dir.join(".git")).unwrap();
         std::fs::write(
@@ -53,14 +53,14 @@ impl World {
     }
 
     /// A folder outside any repository.
-    fn plain(&self, name: &str) -> PathBuf {
+    pub(crate) fn plain(&self, name: &str) -> PathBuf {
         let dir = self.root.join(name);
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }
 
     /// `engram args` run in `cwd`, with ENGRAM_HOME and no key from the environment.
-    fn engram(&self, cwd: &Path, args: &[&str]) -> Output {
+    pub(crate) fn engram(&self, cwd: &Path, args: &[&str]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_engram"))
             .args(args)
             .current_dir(cwd)
@@ -71,7 +71,7 @@ impl World {
     }
 
     /// As [`World::engram`], asserting exit status `code`.
-    fn run(&self, cwd: &Path, args: &[&str], code: i32) -> Output {
+    pub(crate) fn run(&self, cwd: &Path, args: &[&str], code: i32) -> Output {
         let out = self.engram(cwd, args);
         assert_eq!(
             out.status.code(),
@@ -85,18 +85,18 @@ impl World {
     }
 
     /// Runs `args` in `cwd` expecting exit 0 and one JSON object.
-    fn json(&self, cwd: &Path, args: &[&str]) -> Value {
+    pub(crate) fn json(&self, cwd: &Path, args: &[&str]) -> Value {
         serde_json::from_slice(&self.run(cwd, args, 0).stdout).unwrap()
     }
 
     /// `remember TEXT --json` (plus `extra`) in `cwd`: the memory's id and
     /// the scope the output names.
-    fn remember(&self, cwd: &Path, text: &str, extra: &[&str]) -> (u64, String) {
+    fn remember(&self, cwd: &Path, text: &str, extra: &[&str]) -> (String, String) {
         let mut args = vec!["remember", text, "--json"];
         args.extend_from_slice(extra);
         let out = self.json(cwd, &args);
         (
-            out["id"].as_u64().unwrap(),
+            out["id"].as_str().unwrap().to_owned(),
             out["scope"].as_str().unwrap().to_owned(),
         )
     }

@@ -96,14 +96,14 @@ fn state(stats: &Value) -> Value {
 }
 
 /// Recall hits without their scores' last digits noise: id, coordinate, text.
-fn hits(recall: &Value) -> Vec<(u64, String, String)> {
+fn hits(recall: &Value) -> Vec<(String, String, String)> {
     recall["hits"]
         .as_array()
         .unwrap()
         .iter()
         .map(|h| {
             (
-                h["id"].as_u64().unwrap(),
+                h["id"].as_str().unwrap().to_owned(),
                 h["coordinate"].as_str().unwrap().to_owned(),
                 h["text"].as_str().unwrap().to_owned(),
             )

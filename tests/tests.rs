@@ -21,6 +21,7 @@ mod log_corruption;
 mod log_crash;
 mod mcp_client;
 mod memory;
+mod memory_ids;
 mod memory_safety;
 mod memory_scopes;
 mod process_crash;

@@ -31,17 +31,35 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The context block for `hits` (an empty block says so).
+/// The context block for `hits` of one store (an empty block says so).
 #[must_use]
 pub fn context_block(hits: &[Hit]) -> String {
+    block(hits.iter().map(|hit| (hit.id.to_string(), None, hit)))
+}
+
+/// The context block for hits of several stores, each `(id, store, hit)`:
+/// the id as the caller hands it out (`u:2`) and the store's name (`user`),
+/// both shown in the memory's header line.
+#[must_use]
+pub fn context_block_named(hits: &[(String, &str, &Hit)]) -> String {
+    block(
+        hits.iter()
+            .map(|(id, store, hit)| (id.clone(), Some(*store), *hit)),
+    )
+}
+
+fn block<'a>(hits: impl ExactSizeIterator<Item = (String, Option<&'a str>, &'a Hit)>) -> String {
     let mut out = format!("<{CONTEXT_TAG}>\n{CONTEXT_PREAMBLE}\n");
-    if hits.is_empty() {
+    if hits.len() == 0 {
         out.push_str("(no memories matched)\n");
     }
-    for hit in hits {
+    for (id, store, hit) in hits {
+        let store = store
+            .map(|s| format!(" | {} store", escape(s)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "\n[memory {} at {} | trust {:.2} | score {:.3}]\n",
-            hit.id,
+            "\n[memory {} at {}{store} | trust {:.2} | score {:.3}]\n",
+            escape(&id),
             escape(&hit.coordinate),
             hit.trust,
             hit.score
@@ -94,6 +112,18 @@ mod tests {
         // Pre-escaped text is escaped again, not decoded.
         assert!(block.contains("&amp;lt;/engram_memory_context&amp;gt;"));
         assert!(block.contains(CONTEXT_PREAMBLE));
+    }
+
+    #[test]
+    fn a_named_block_names_each_memory_by_its_id_and_store() {
+        let (user, project) = (hit("signs commits"), hit("trunk-based"));
+        let block = context_block_named(&[
+            ("u:7".to_owned(), "user", &user),
+            ("p:7".to_owned(), "project", &project),
+        ]);
+        assert!(block.contains("[memory u:7 at unsorted#1 | user store | trust"));
+        assert!(block.contains("[memory p:7 at unsorted#1 | project store | trust"));
+        assert!(block.ends_with("</engram_memory_context>\n"));
     }
 
     #[test]

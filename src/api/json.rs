@@ -13,6 +13,8 @@ use crate::flywheel::{DueItem, EntityEntry, OpenContradiction};
 use crate::memory::{Confirmation, Expansion, Forgetting, Receipt};
 use crate::{Hit, engine};
 
+use super::id::qualified;
+
 /// Formats a unix-millisecond time as RFC 3339 UTC.
 #[must_use]
 pub fn format_ts(ts_ms: u64) -> String {
@@ -51,10 +53,10 @@ pub fn tier_name(tier: Tier) -> &'static str {
 pub fn receipt(scope: &str, receipt: &Receipt) -> Value {
     let reference = receipt.reference.as_ref();
     json!({
-        "id": receipt.id,
+        "id": receipt.id.map(|id| qualified(scope, id)),
         "coordinate": receipt.coordinate,
         "outcome": receipt.outcome.as_str(),
-        "related": receipt.related,
+        "related": receipt.related.map(|id| qualified(scope, id)),
         "reason": receipt.reason,
         "uniqueness": fraction(receipt.uniqueness_permille),
         "scope": scope,
@@ -68,7 +70,7 @@ pub fn receipt(scope: &str, receipt: &Receipt) -> Value {
 #[must_use]
 pub fn hit(scope: &str, hit: &Hit) -> Value {
     json!({
-        "id": hit.id,
+        "id": qualified(scope, hit.id),
         "coordinate": hit.coordinate,
         "score": (hit.score * 1e4).round() / 1e4,
         "text": hit.text,
@@ -80,15 +82,16 @@ pub fn hit(scope: &str, hit: &Hit) -> Value {
         "tags": hit.tags,
         "summary": hit.summary,
         "cues": hit.cues.iter().map(|c| json!({
-            "id": c.id,
+            "id": qualified(scope, c.id),
             "coordinate": c.coordinate,
             "label": c.label,
         })).collect::<Vec<_>>(),
     })
 }
 
+/// An expansion of a memory of `scope`'s store.
 #[must_use]
-pub fn expansion(expansion: &Expansion) -> Value {
+pub fn expansion(scope: &str, expansion: &Expansion) -> Value {
     let events: Vec<Value> = expansion
         .turns
         .iter()
@@ -104,7 +107,7 @@ pub fn expansion(expansion: &Expansion) -> Value {
         })
         .collect();
     json!({
-        "id": expansion.id,
+        "id": qualified(scope, expansion.id),
         "events": events,
         "verified": expansion.verified,
         "status": format!("{:?}", expansion.status).to_lowercase(),
@@ -112,14 +115,14 @@ pub fn expansion(expansion: &Expansion) -> Value {
 }
 
 #[must_use]
-pub fn forgetting(forgetting: &Forgetting) -> Value {
-    json!({"id": forgetting.id, "seq": forgetting.seq, "already": forgetting.already})
+pub fn forgetting(scope: &str, forgetting: &Forgetting) -> Value {
+    json!({"id": qualified(scope, forgetting.id), "seq": forgetting.seq, "already": forgetting.already})
 }
 
 #[must_use]
-pub fn confirmation(confirmation: &Confirmation) -> Value {
+pub fn confirmation(scope: &str, confirmation: &Confirmation) -> Value {
     json!({
-        "id": confirmation.id,
+        "id": qualified(scope, confirmation.id),
         "seq": confirmation.seq,
         "valid": confirmation.valid,
         "trust": confirmation.trust,
@@ -127,12 +130,12 @@ pub fn confirmation(confirmation: &Confirmation) -> Value {
 }
 
 #[must_use]
-pub fn due(due: &[DueItem]) -> Value {
+pub fn due(scope: &str, due: &[DueItem]) -> Value {
     let due: Vec<Value> = due
         .iter()
         .map(|d| {
             json!({
-                "id": d.id,
+                "id": qualified(scope, d.id),
                 "coordinate": d.coordinate,
                 "due": format_ts(d.due_ms),
                 "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
@@ -144,12 +147,13 @@ pub fn due(due: &[DueItem]) -> Value {
 
 #[must_use]
 pub fn schedule(
+    scope: &str,
     id: MemoryId,
     grade: u8,
     s: &engram_projections::models::review::Schedule,
 ) -> Value {
     json!({
-        "id": id,
+        "id": qualified(scope, id),
         "grade": grade,
         "due": format_ts(s.due_ms),
         "interval_days": s.interval_days,
@@ -158,55 +162,59 @@ pub fn schedule(
     })
 }
 
-fn contradiction(c: &OpenContradiction) -> Value {
-    json!({"a": c.a, "b": c.b, "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
+fn contradiction(scope: &str, c: &OpenContradiction) -> Value {
+    json!({"a": qualified(scope, c.a), "b": qualified(scope, c.b), "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
 }
 
 #[must_use]
-pub fn contradictions(open: &[OpenContradiction], shelved: &[OpenContradiction]) -> Value {
+pub fn contradictions(
+    scope: &str,
+    open: &[OpenContradiction],
+    shelved: &[OpenContradiction],
+) -> Value {
     json!({
-        "open": open.iter().map(contradiction).collect::<Vec<_>>(),
-        "shelved": shelved.iter().map(contradiction).collect::<Vec<_>>(),
+        "open": open.iter().map(|c| contradiction(scope, c)).collect::<Vec<_>>(),
+        "shelved": shelved.iter().map(|c| contradiction(scope, c)).collect::<Vec<_>>(),
     })
 }
 
 #[must_use]
-pub fn archived(archived: &[(MemoryId, String)], dry_run: bool) -> Value {
+pub fn archived(scope: &str, archived: &[(MemoryId, String)], dry_run: bool) -> Value {
     json!({
         "dry_run": dry_run,
-        "archived": archived.iter().map(|(id, reason)| json!({"id": id, "reason": reason})).collect::<Vec<_>>(),
+        "archived": archived.iter().map(|(id, reason)| json!({"id": qualified(scope, *id), "reason": reason})).collect::<Vec<_>>(),
     })
 }
 
 /// Distillation candidates: each cluster's members as (id, coordinate, label).
 #[must_use]
-pub fn clusters(clusters: &[Vec<(MemoryId, String, String)>]) -> Value {
+pub fn clusters(scope: &str, clusters: &[Vec<(MemoryId, String, String)>]) -> Value {
     json!({"clusters": clusters.iter().map(|members| json!({
-        "members": members.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+        "members": members.iter().map(|(id, at, label)| json!({"id": qualified(scope, *id), "coordinate": at, "label": label})).collect::<Vec<_>>(),
     })).collect::<Vec<_>>()})
 }
 
 #[must_use]
-pub fn distillation(d: &crate::flywheel::Distillation) -> Value {
+pub fn distillation(scope: &str, d: &crate::flywheel::Distillation) -> Value {
     json!({
-        "id": d.id,
+        "id": qualified(scope, d.id),
         "coordinate": d.coordinate,
-        "members": d.members,
+        "members": d.members.iter().map(|id| qualified(scope, *id)).collect::<Vec<_>>(),
         "confidence": fraction(d.confidence_permille),
     })
 }
 
 #[must_use]
-pub fn entities(list: &[EntityEntry]) -> Value {
+pub fn entities(scope: &str, list: &[EntityEntry]) -> Value {
     json!({"entities": list.iter().map(|e| json!({
         "category": e.category,
         "name": e.key,
-        "memories": e.memories.iter().map(|(id, at, label)| json!({"id": id, "coordinate": at, "label": label})).collect::<Vec<_>>(),
+        "memories": e.memories.iter().map(|(id, at, label)| json!({"id": qualified(scope, *id), "coordinate": at, "label": label})).collect::<Vec<_>>(),
     })).collect::<Vec<_>>()})
 }
 
 #[must_use]
-pub fn room(entry: &RoomEntry) -> Value {
+pub fn room(scope: &str, entry: &RoomEntry) -> Value {
     json!({
         "room": entry.room,
         "corridor": entry.corridor,
@@ -215,7 +223,7 @@ pub fn room(entry: &RoomEntry) -> Value {
         "topic": entry.topic,
         "tour": entry.tour.iter().map(|s| json!({
             "slot": s.slot,
-            "id": s.id,
+            "id": qualified(scope, s.id),
             "coordinate": s.coordinate,
             "label": s.label,
             "status": s.status,
@@ -224,9 +232,9 @@ pub fn room(entry: &RoomEntry) -> Value {
 }
 
 #[must_use]
-pub fn renovation(list: &[engram_queries::palace::Renovation]) -> Value {
+pub fn renovation(scope: &str, list: &[engram_queries::palace::Renovation]) -> Value {
     json!({"memories": list.iter().map(|r| json!({
-        "id": r.id,
+        "id": qualified(scope, r.id),
         "coordinate": r.coordinate,
         "uniqueness": fraction(r.uniqueness_permille),
         "label": r.label,
@@ -299,12 +307,14 @@ pub fn verify_report(report: &engram_log::VerifyReport) -> Value {
 /// A memory's table entry, for a detail page.
 #[must_use]
 pub fn memory(
+    scope: &str,
     engram: &engine::Engram,
     entry: &engram_projections::models::memory_table::MemoryEntry,
 ) -> Value {
     let core = engram.core();
     json!({
-        "id": entry.id,
+        "id": qualified(scope, entry.id),
+        "scope": scope,
         "coordinate": engram.coordinate(entry.id),
         "status": format!("{:?}", entry.status).to_lowercase(),
         "tier": tier_name(entry.tier),

@@ -7,7 +7,10 @@
 //! across requests). Errors carry a stable [`ErrorCode`] a client can branch
 //! on and a sentence a person or a model can act on.
 
+pub mod id;
 pub mod json;
+
+pub use id::{IdArg, IdError, qualified};
 
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -56,6 +59,7 @@ pub enum ErrorCode {
     Discarded,
     Tampered,
     Forgotten,
+    AmbiguousId,
     PayloadTooLarge,
     UnsupportedMediaType,
     MethodNotAllowed,
@@ -75,6 +79,7 @@ impl ErrorCode {
             ErrorCode::Discarded => "discarded",
             ErrorCode::Tampered => "tampered",
             ErrorCode::Forgotten => "forgotten",
+            ErrorCode::AmbiguousId => "ambiguous_id",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
@@ -86,7 +91,7 @@ impl ErrorCode {
     #[must_use]
     pub fn http_status(self) -> u16 {
         match self {
-            ErrorCode::BadRequest | ErrorCode::InvalidJson => 400,
+            ErrorCode::BadRequest | ErrorCode::InvalidJson | ErrorCode::AmbiguousId => 400,
             ErrorCode::Unauthorized => 401,
             ErrorCode::Denied => 403,
             ErrorCode::NotFound | ErrorCode::NoStore => 404,
@@ -406,8 +411,10 @@ impl VerdictName {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerdictRequest {
-    pub a: MemoryId,
-    pub b: MemoryId,
+    /// One memory of the contradiction (`p:2`; both of one store).
+    pub a: IdArg,
+    /// The other.
+    pub b: IdArg,
     pub verdict: VerdictName,
     #[serde(default)]
     pub by: By,
@@ -439,8 +446,8 @@ pub struct MaintainRequest {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DistillRequest {
-    /// Member memory ids (at least two).
-    pub members: Vec<MemoryId>,
+    /// Member memory ids (at least two, of one store; `p:2`).
+    pub members: Vec<IdArg>,
     /// The rule, in the caller's words.
     pub rule: String,
     #[serde(default)]
@@ -466,9 +473,9 @@ pub struct LogQuery {
     /// Only events of this session.
     #[serde(default)]
     pub session: Option<String>,
-    /// Only events naming this memory.
+    /// Only events naming this memory (`p:2`): the log of its store.
     #[serde(default)]
-    pub memory: Option<MemoryId>,
+    pub memory: Option<IdArg>,
     /// Committed at or after (RFC 3339 or `+1h`... offsets count from now).
     #[serde(default)]
     pub since: Option<String>,
@@ -596,6 +603,39 @@ pub struct Service {
     others: Vec<SharedStore>,
 }
 
+/// Which store of a [`Service`] an operation runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Primary,
+    Other(usize),
+}
+
+/// A store in words: `the user store`, `this store` for a --store folder.
+fn store_words(scope: &str) -> String {
+    match scope {
+        "store" => "this store".to_owned(),
+        scope => format!("the {scope} store"),
+    }
+}
+
+/// The label of memory `id` in `engram`'s store, when it has one.
+fn label_of(engram: &Engram, id: MemoryId) -> Option<String> {
+    let core = engram.core();
+    let known = core.memory_table.read().state.get(id).is_some();
+    known.then(|| engram_queries::label(core, id))
+}
+
+/// The context block of hits across stores: each names its memory by the
+/// id handed out (`u:2`) and its store.
+#[must_use]
+pub fn context_block(hits: &[(&'static str, Hit)]) -> String {
+    let named: Vec<(String, &str, &Hit)> = hits
+        .iter()
+        .map(|(scope, hit)| (qualified(scope, hit.id), *scope, hit))
+        .collect();
+    engram_queries::context::context_block_named(&named)
+}
+
 fn subject(by: By, session: Option<&String>) -> Subject {
     Subject {
         actor: by.actor(),
@@ -622,6 +662,157 @@ impl Service {
     #[must_use]
     pub fn scope(&self) -> &'static str {
         self.primary.scope
+    }
+
+    fn target_scope(&self, target: Target) -> &'static str {
+        match target {
+            Target::Primary => self.scope(),
+            Target::Other(i) => self.others.get(i).map_or(self.scope(), |o| o.scope),
+        }
+    }
+
+    /// Runs `op` on `target`'s store (another store is opened for it; one
+    /// with no log yet holds no memory, `not_found`).
+    fn on<T>(
+        &self,
+        target: Target,
+        op: impl FnOnce(&Engram) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let other = match target {
+            Target::Primary => return op(self.engram()),
+            Target::Other(i) => self.others.get(i),
+        };
+        let Some(other) = other else {
+            return Err(ApiError::new(ErrorCode::Internal, "no such store"));
+        };
+        other.with(false, op)?.unwrap_or_else(|| {
+            Err(ApiError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{} holds no memories yet: nothing was recorded there",
+                    store_words(other.scope)
+                ),
+            ))
+        })
+    }
+
+    /// The store `id` names. A qualified id (`u:2`) names its store, which
+    /// must be open here (`no_store` otherwise); a bare number names the
+    /// one store with a memory of that id, and is refused (`ambiguous_id`,
+    /// listing each) when several have one.
+    fn resolve(&self, id: IdArg) -> Result<Target, ApiError> {
+        if let Some(scope) = id.scope {
+            if scope == self.scope() {
+                return Ok(Target::Primary);
+            }
+            if let Some(i) = self.others.iter().position(|o| o.scope == scope) {
+                return Ok(Target::Other(i));
+            }
+            let mut open = vec![self.scope()];
+            open.extend(self.others.iter().map(|o| o.scope));
+            let open: Vec<String> = open
+                .iter()
+                .map(|scope| format!("{}:N ({scope})", id::letter(scope)))
+                .collect();
+            return Err(ApiError::new(
+                ErrorCode::NoStore,
+                format!(
+                    "{id} names the {scope} store, which is not open here (a project store is open inside a git repository unless --scope or --store names another store); nothing was changed: the ids here are {}",
+                    open.join(", ")
+                ),
+            ));
+        }
+        let mut found = Vec::new();
+        if let Some(label) = label_of(self.engram(), id.id) {
+            found.push((Target::Primary, label));
+        }
+        for (i, other) in self.others.iter().enumerate() {
+            if let Some(Some(label)) = other.with(false, |engram| label_of(engram, id.id))? {
+                found.push((Target::Other(i), label));
+            }
+        }
+        match found.as_slice() {
+            [] => {
+                let mut stores = vec![store_words(self.scope())];
+                stores.extend(self.others.iter().map(|o| store_words(o.scope)));
+                Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "no memory with id {} in {}: give an id as recall shows it",
+                        id.id,
+                        stores.join(" or ")
+                    ),
+                ))
+            }
+            [(target, _)] => Ok(*target),
+            several => {
+                let each: Vec<String> = several
+                    .iter()
+                    .map(|(target, label)| {
+                        format!(
+                            "{} ({label:?})",
+                            qualified(self.target_scope(*target), id.id)
+                        )
+                    })
+                    .collect();
+                Err(ApiError::new(
+                    ErrorCode::AmbiguousId,
+                    format!(
+                        "memory id {} is ambiguous: it names {}; give the one you mean (nothing was changed)",
+                        id.id,
+                        each.join(" and ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    /// Runs `op` on the memory `id` names, in its store; answers the
+    /// store's scope name with `op`'s answer.
+    ///
+    /// # Errors
+    /// A store not open here, an ambiguous bare number, an unknown memory,
+    /// or `op`'s error.
+    pub fn with_memory<T, E: Into<ApiError>>(
+        &self,
+        id: IdArg,
+        op: impl FnOnce(&Engram, MemoryId) -> Result<T, E>,
+    ) -> Result<(&'static str, T), ApiError> {
+        let target = self.resolve(id)?;
+        let scope = self.target_scope(target);
+        let answer = self.on(target, |engram| {
+            if label_of(engram, id.id).is_none() {
+                return Err(ApiError::new(
+                    ErrorCode::NotFound,
+                    format!(
+                        "no memory with id {} in {}: give an id as recall shows it",
+                        qualified(scope, id.id),
+                        store_words(scope)
+                    ),
+                ));
+            }
+            op(engram, id.id).map_err(Into::into)
+        })?;
+        Ok((scope, answer))
+    }
+
+    /// The one store all of `ids` name (the primary for none).
+    fn resolve_all(&self, ids: &[IdArg]) -> Result<Target, ApiError> {
+        let mut target = None;
+        for id in ids {
+            let this = self.resolve(*id)?;
+            if target.is_some_and(|t| t != this) {
+                return Err(ApiError::bad_request(format!(
+                    "{} are not of one store: a contradiction or a rule is between memories of one store",
+                    ids.iter()
+                        .map(IdArg::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            target = Some(this);
+        }
+        Ok(target.unwrap_or(Target::Primary))
     }
 
     /// Closes the primary store, persisting its views.
@@ -846,11 +1037,10 @@ impl Service {
     /// As [`Service::recall_hits`].
     pub fn recall(&self, r: &RecallRequest) -> Result<Value, ApiError> {
         let recalled = self.recall_hits(r)?;
-        let hits: Vec<Hit> = recalled.hits.iter().map(|(_, hit)| hit.clone()).collect();
         let mut answer = json!({
             "hits": recalled.hits.iter().map(|(scope, hit)| json::hit(scope, hit)).collect::<Vec<_>>(),
             "mode": recalled.mode.as_str(),
-            "context": crate::context_block(&hits),
+            "context": context_block(&recalled.hits),
         });
         if !recalled.skipped.is_empty() {
             answer["skipped"] = json!(recalled.skipped);
@@ -862,17 +1052,24 @@ impl Service {
     ///
     /// # Errors
     /// `not_found` for an unknown id.
-    pub fn memory(&self, id: MemoryId) -> Result<Value, ApiError> {
-        let engram = self.engram();
-        let entry = engram
-            .core()
-            .memory_table
-            .read()
-            .state
-            .get(id)
-            .cloned()
-            .ok_or(EngineError::UnknownMemory { id })?;
-        Ok(json::memory(engram, &entry))
+    pub fn memory(&self, id: IdArg) -> Result<Value, ApiError> {
+        let scope = self.target_scope(self.resolve(id)?);
+        let named = IdArg {
+            scope: Some(scope),
+            id: id.id,
+        };
+        let (_, answer) = self.with_memory(named, |engram, id| {
+            let entry = engram
+                .core()
+                .memory_table
+                .read()
+                .state
+                .get(id)
+                .cloned()
+                .ok_or(EngineError::UnknownMemory { id })?;
+            Ok::<_, ApiError>(json::memory(scope, engram, &entry))
+        })?;
+        Ok(answer)
     }
 
     /// A memory's original words, verified.
@@ -881,39 +1078,35 @@ impl Service {
     /// Unknown, forgotten (outside audit), tampered, or gated.
     pub fn expand(
         &self,
-        id: MemoryId,
+        id: IdArg,
         session: Option<&String>,
         audit: bool,
     ) -> Result<Value, ApiError> {
-        let expansion = self
-            .engram()
-            .expand_as(id, &subject(By::User, session), audit)?;
-        Ok(json::expansion(&expansion))
+        let (scope, expansion) = self.with_memory(id, |engram, id| {
+            engram.expand_as(id, &subject(By::User, session), audit)
+        })?;
+        Ok(json::expansion(scope, &expansion))
     }
 
     /// Expands as a model would (no audit mode).
     ///
     /// # Errors
     /// As [`Service::expand`].
-    pub fn expand_as_model(
-        &self,
-        id: MemoryId,
-        session: Option<&String>,
-    ) -> Result<Value, ApiError> {
-        let expansion = self
-            .engram()
-            .expand_as(id, &subject(By::Model, session), false)?;
-        Ok(json::expansion(&expansion))
+    pub fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError> {
+        let (scope, expansion) = self.with_memory(id, |engram, id| {
+            engram.expand_as(id, &subject(By::Model, session), false)
+        })?;
+        Ok(json::expansion(scope, &expansion))
     }
 
     /// A memory's audit history.
     ///
     /// # Errors
     /// `not_found` for an unknown id.
-    pub fn audit(&self, id: MemoryId) -> Result<Value, ApiError> {
-        let history = self.engram().audit(id)?;
+    pub fn audit(&self, id: IdArg) -> Result<Value, ApiError> {
+        let (scope, history) = self.with_memory(id, |engram, id| engram.audit(id))?;
         Ok(json!({
-            "id": id,
+            "id": qualified(scope, id.id),
             "history": history.iter().map(json::audit_record).collect::<Vec<_>>(),
         }))
     }
@@ -922,33 +1115,35 @@ impl Service {
     ///
     /// # Errors
     /// Unknown or gated.
-    pub fn forget(&self, id: MemoryId, r: &ForgetRequest) -> Result<Value, ApiError> {
-        let forgetting = self.engram().forget(
-            id,
-            &subject(r.by, r.session.as_ref()),
-            r.reason.as_deref().unwrap_or_default(),
-        )?;
-        Ok(json::forgetting(&forgetting))
+    pub fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
+        let (scope, forgetting) = self.with_memory(id, |engram, id| {
+            engram.forget(
+                id,
+                &subject(r.by, r.session.as_ref()),
+                r.reason.as_deref().unwrap_or_default(),
+            )
+        })?;
+        Ok(json::forgetting(scope, &forgetting))
     }
 
     /// Checks a quote against a memory's verified source.
     ///
     /// # Errors
     /// Unknown, forgotten, tampered, or gated.
-    pub fn confirm(&self, id: MemoryId, r: &ConfirmRequest) -> Result<Value, ApiError> {
-        let confirmation =
-            self.engram()
-                .confirm(id, &subject(r.by, r.session.as_ref()), &r.quote)?;
-        Ok(json::confirmation(&confirmation))
+    pub fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError> {
+        let (scope, confirmation) = self.with_memory(id, |engram, id| {
+            engram.confirm(id, &subject(r.by, r.session.as_ref()), &r.quote)
+        })?;
+        Ok(json::confirmation(scope, &confirmation))
     }
 
     /// Records a review grade.
     ///
     /// # Errors
     /// A grade outside 0-5, an unknown or forgotten memory.
-    pub fn grade(&self, id: MemoryId, grade: u8) -> Result<Value, ApiError> {
-        let schedule = self.engram().grade(id, grade)?;
-        Ok(json::schedule(id, grade, &schedule))
+    pub fn grade(&self, id: IdArg, grade: u8) -> Result<Value, ApiError> {
+        let (scope, schedule) = self.with_memory(id, |engram, id| engram.grade(id, grade))?;
+        Ok(json::schedule(scope, id.id, grade, &schedule))
     }
 
     /// Memories due for review at `at` (default now): never content.
@@ -958,14 +1153,14 @@ impl Service {
     pub fn review(&self, at: Option<&str>) -> Result<Value, ApiError> {
         let now = now_ms();
         let at = at.map_or(Ok(now), |text| parse_time(text, now))?;
-        Ok(json::due(&self.engram().review(at)))
+        Ok(json::due(self.scope(), &self.engram().review(at)))
     }
 
     /// Open and shelved contradictions.
     #[must_use]
     pub fn verdicts(&self) -> Value {
         let (open, shelved) = self.engram().contradictions();
-        json::contradictions(&open, &shelved)
+        json::contradictions(self.scope(), &open, &shelved)
     }
 
     /// Decides a contradiction.
@@ -973,14 +1168,23 @@ impl Service {
     /// # Errors
     /// Not a contradiction, already decided.
     pub fn verdict(&self, r: &VerdictRequest) -> Result<Value, ApiError> {
-        let seq = self.engram().verdict(
-            r.a,
-            r.b,
-            r.verdict.verdict(),
-            r.by.actor(),
-            r.reason.as_deref().unwrap_or_default(),
-        )?;
-        Ok(json!({"a": r.a, "b": r.b, "verdict": r.verdict.as_str(), "seq": seq}))
+        let target = self.resolve_all(&[r.a, r.b])?;
+        let seq = self.on(target, |engram| {
+            Ok(engram.verdict(
+                r.a.id,
+                r.b.id,
+                r.verdict.verdict(),
+                r.by.actor(),
+                r.reason.as_deref().unwrap_or_default(),
+            )?)
+        })?;
+        let scope = self.target_scope(target);
+        Ok(json!({
+            "a": qualified(scope, r.a.id),
+            "b": qualified(scope, r.b.id),
+            "verdict": r.verdict.as_str(),
+            "seq": seq,
+        }))
     }
 
     /// Archives expired, decayed and evicted memories.
@@ -1000,13 +1204,13 @@ impl Service {
             keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
         };
         let archived = self.engram().maintain(&policy, at, r.dry_run)?;
-        Ok(json::archived(&archived, r.dry_run))
+        Ok(json::archived(self.scope(), &archived, r.dry_run))
     }
 
     /// Clusters of similar memories worth a rule.
     #[must_use]
     pub fn distill_candidates(&self) -> Value {
-        json::clusters(&self.engram().distill_candidates_described())
+        json::clusters(self.scope(), &self.engram().distill_candidates_described())
     }
 
     /// Records a distilled rule.
@@ -1015,10 +1219,12 @@ impl Service {
     /// Too few members, unknown members, bad text.
     pub fn distill(&self, r: &DistillRequest) -> Result<Value, ApiError> {
         let by = r.by.unwrap_or(By::Model);
-        let d =
-            self.engram()
-                .distill(&r.members, &r.rule, r.room.as_deref(), &subject(by, None))?;
-        Ok(json::distillation(&d))
+        let target = self.resolve_all(&r.members)?;
+        let members: Vec<MemoryId> = r.members.iter().map(|m| m.id).collect();
+        let d = self.on(target, |engram| {
+            Ok(engram.distill(&members, &r.rule, r.room.as_deref(), &subject(by, None))?)
+        })?;
+        Ok(json::distillation(self.target_scope(target), &d))
     }
 
     /// The entity dictionary.
@@ -1041,7 +1247,10 @@ impl Service {
             )));
         }
         let search = search.filter(|s| !s.trim().is_empty());
-        Ok(json::entities(&self.engram().entities(category, search)))
+        Ok(json::entities(
+            self.scope(),
+            &self.engram().entities(category, search),
+        ))
     }
 
     /// The room directory, or one room's tour.
@@ -1052,7 +1261,7 @@ impl Service {
         let core = self.engram().core();
         match room {
             Some(name) => engram_queries::palace::room(core, name)
-                .map(|r| json::room(&r))
+                .map(|r| json::room(self.scope(), &r))
                 .ok_or_else(|| {
                     ApiError::new(
                         ErrorCode::NotFound,
@@ -1060,7 +1269,7 @@ impl Service {
                     )
                 }),
             None => Ok(json!({
-                "rooms": engram_queries::palace::directory(core).iter().map(json::room).collect::<Vec<_>>(),
+                "rooms": engram_queries::palace::directory(core).iter().map(|r| json::room(self.scope(), r)).collect::<Vec<_>>(),
             })),
         }
     }
@@ -1068,10 +1277,10 @@ impl Service {
     /// Memories too alike to others to stand alone.
     #[must_use]
     pub fn renovation(&self) -> Value {
-        json::renovation(&engram_queries::palace::renovation(
-            self.engram().core(),
-            RENOVATION_BELOW_PERMILLE,
-        ))
+        json::renovation(
+            self.scope(),
+            &engram_queries::palace::renovation(self.engram().core(), RENOVATION_BELOW_PERMILLE),
+        )
     }
 
     /// Counts, views, health, recall mode.
@@ -1104,7 +1313,23 @@ impl Service {
     /// # Errors
     /// Bad bounds or times, a log that cannot be read.
     pub fn log(&self, q: &LogQuery) -> Result<Value, ApiError> {
-        let engram = self.engram();
+        match q.memory {
+            None => Self::log_in(self.scope(), self.engram(), q, None),
+            Some(id) => {
+                let target = self.resolve(id)?;
+                let scope = self.target_scope(target);
+                self.on(target, |engram| Self::log_in(scope, engram, q, Some(id.id)))
+            }
+        }
+    }
+
+    /// [`Service::log`] over the log of `scope`'s store, `memory` the id there.
+    fn log_in(
+        scope: &str,
+        engram: &Engram,
+        q: &LogQuery,
+        memory: Option<MemoryId>,
+    ) -> Result<Value, ApiError> {
         let last = engram.log().last_seq();
         let now = now_ms();
         let since = q.since.as_deref().map(|t| parse_time(t, now)).transpose()?;
@@ -1119,9 +1344,9 @@ impl Service {
         let to = q.to.unwrap_or(last).min(last);
         // The audit index names the seqs of one memory or one session; a
         // kind or time filter alone walks the range.
-        let indexed: Option<Vec<u64>> = match (&q.memory, &q.session) {
+        let indexed: Option<Vec<u64>> = match (memory, &q.session) {
             (Some(memory), session) => {
-                let mut seqs = engram.views().memory_seqs(*memory)?;
+                let mut seqs = engram.views().memory_seqs(memory)?;
                 if let Some(session) = session {
                     let of_session = engram.views().session_seqs(session)?;
                     seqs.retain(|s| of_session.binary_search(s).is_ok());
@@ -1187,7 +1412,7 @@ impl Service {
             }
         }
         newest_first.reverse();
-        Ok(json!({"events": newest_first, "last_seq": last}))
+        Ok(json!({"events": newest_first, "last_seq": last, "scope": scope}))
     }
 
     /// Records a parsed transcript as one session's turns, redacted.

@@ -4,10 +4,9 @@
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use engram::api::{DistillRequest, IdArg, VerdictName, VerdictRequest, qualified};
 use engram::engine::now_ms;
-use engram::log::{MemoryId, Verdict};
 use engram_commands::maintain::MaintainPolicy;
-use serde_json::json;
 
 use super::memory::ActorArg;
 use super::{Context, format_ts};
@@ -26,8 +25,10 @@ pub struct ReviewArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct GradeArgs {
-    /// Memory id.
-    id: MemoryId,
+    /// Memory id as review shows it (`p:2`, `u:2`; a bare number only
+    /// where one store has it).
+    #[arg(allow_negative_numbers = true)]
+    id: IdArg,
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
     #[arg(value_parser = clap::value_parser!(u8).range(0..=5))]
     grade: u8,
@@ -55,10 +56,12 @@ pub struct VerdictsArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct VerdictArgs {
-    /// One memory of the contradiction.
-    a: MemoryId,
-    /// The other.
-    b: MemoryId,
+    /// One memory of the contradiction (`p:2`).
+    #[arg(allow_negative_numbers = true)]
+    a: IdArg,
+    /// The other (of the same store).
+    #[arg(allow_negative_numbers = true)]
+    b: IdArg,
     /// keep-a or keep-b (the other leaves recall), keep-both, or shelve.
     #[arg(value_enum)]
     verdict: VerdictArg,
@@ -108,7 +111,7 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     let due = engram.review(at);
     engram.close()?;
     if args.json {
-        println!("{}", json::due(&due));
+        println!("{}", json::due(ctx.scope, &due));
     } else {
         if due.is_empty() {
             println!("nothing due at {}", format_ts(at));
@@ -117,7 +120,7 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
             let cues: Vec<String> = d.cues.iter().map(|c| c.coordinate.clone()).collect();
             println!(
                 "memory {} at {} (due {}); next to: {}",
-                d.id,
+                qualified(ctx.scope, d.id),
                 d.coordinate,
                 format_ts(d.due_ms),
                 if cues.is_empty() {
@@ -132,16 +135,16 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let schedule = engram.grade(args.id, args.grade);
-    engram.close()?;
-    let s = schedule?;
+    let service = ctx.memory_service()?;
+    let schedule = service.with_memory(args.id, |engram, id| engram.grade(id, args.grade));
+    service.close()?;
+    let (scope, s) = schedule?;
     if args.json {
-        println!("{}", json::schedule(args.id, args.grade, &s));
+        println!("{}", json::schedule(scope, args.id.id, args.grade, &s));
     } else {
         println!(
             "graded memory {} {}: next review {} (in {} days, easiness {:.2})",
-            args.id,
+            qualified(scope, args.id.id),
             args.grade,
             format_ts(s.due_ms),
             s.interval_days,
@@ -156,7 +159,7 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
     let (open, shelved) = engram.contradictions();
     engram.close()?;
     if args.json {
-        println!("{}", json::contradictions(&open, &shelved));
+        println!("{}", json::contradictions(ctx.scope, &open, &shelved));
     } else {
         if open.is_empty() {
             println!("no open contradictions");
@@ -164,13 +167,22 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
         for c in &open {
             println!(
                 "{} vs {} ({}):\n  a: {}\n  b: {}",
-                c.a, c.b, c.reason, c.a_label, c.b_label
+                qualified(ctx.scope, c.a),
+                qualified(ctx.scope, c.b),
+                c.reason,
+                c.a_label,
+                c.b_label
             );
         }
         if !shelved.is_empty() {
             println!("shelved:");
             for c in &shelved {
-                println!("  {} vs {} ({})", c.a, c.b, c.reason);
+                println!(
+                    "  {} vs {} ({})",
+                    qualified(ctx.scope, c.a),
+                    qualified(ctx.scope, c.b),
+                    c.reason
+                );
             }
         }
     }
@@ -179,27 +191,33 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
 
 pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
     let verdict = match args.verdict {
-        VerdictArg::KeepA => Verdict::KeepA,
-        VerdictArg::KeepB => Verdict::KeepB,
-        VerdictArg::KeepBoth => Verdict::KeepBoth,
-        VerdictArg::Shelve => Verdict::Shelve,
+        VerdictArg::KeepA => VerdictName::KeepA,
+        VerdictArg::KeepB => VerdictName::KeepB,
+        VerdictArg::KeepBoth => VerdictName::KeepBoth,
+        VerdictArg::Shelve => VerdictName::Shelve,
     };
-    let engram = ctx.open_existing()?;
-    let result = engram.verdict(args.a, args.b, verdict, args.by.actor(), &args.reason);
-    engram.close()?;
-    let seq = result?;
-    let name = args
-        .verdict
-        .to_possible_value()
-        .map(|v| v.get_name().to_owned())
-        .unwrap_or_default();
+    let request = VerdictRequest {
+        a: args.a,
+        b: args.b,
+        verdict,
+        by: args.by.by(),
+        reason: Some(args.reason.clone()),
+    };
+    let service = ctx.memory_service()?;
+    let result = service.verdict(&request);
+    service.close()?;
+    let answer = result?;
     if args.json {
-        println!(
-            "{}",
-            json!({"a": args.a, "b": args.b, "verdict": name, "seq": seq})
-        );
+        println!("{answer}");
     } else {
-        println!("recorded {name} on {} vs {} (seq {seq})", args.a, args.b);
+        let text = |key: &str| answer[key].as_str().unwrap_or_default().to_owned();
+        println!(
+            "recorded {} on {} vs {} (seq {})",
+            verdict.as_str(),
+            text("a"),
+            text("b"),
+            answer["seq"]
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -220,7 +238,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
     engram.close()?;
     let archived = result?;
     if args.json {
-        println!("{}", json::archived(&archived, args.dry_run));
+        println!("{}", json::archived(ctx.scope, &archived, args.dry_run));
     } else {
         let verb = if args.dry_run {
             "would archive"
@@ -231,7 +249,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
             println!("nothing to archive");
         }
         for (id, reason) in &archived {
-            println!("{verb} memory {id}: {reason}");
+            println!("{verb} memory {}: {reason}", qualified(ctx.scope, *id));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -248,9 +266,10 @@ pub enum DistillCommand {
     /// Record a rule (your words) distilled from member memories; its
     /// confidence is inherited from theirs.
     Apply {
-        /// Member memory ids, comma separated (at least two).
+        /// Member memory ids, comma separated (at least two, of one
+        /// store: `p:2,p:5`); the rule goes to their store.
         #[arg(long, value_name = "IDS", value_delimiter = ',', required = true)]
-        members: Vec<MemoryId>,
+        members: Vec<IdArg>,
         /// The rule's text.
         #[arg(long, value_name = "TEXT")]
         rule: String,
@@ -267,13 +286,13 @@ pub enum DistillCommand {
 }
 
 pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
     match command {
         DistillCommand::Candidates { json } => {
+            let engram = ctx.open_existing()?;
             let described = engram.distill_candidates_described();
             engram.close()?;
             if *json {
-                println!("{}", json::clusters(&described));
+                println!("{}", json::clusters(ctx.scope, &described));
             } else {
                 if described.is_empty() {
                     println!("no clusters of similar memories");
@@ -281,7 +300,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 for (i, members) in described.iter().enumerate() {
                     println!("cluster {}:", i + 1);
                     for (id, at, label) in members {
-                        println!("  memory {id} at {at}: {label}");
+                        println!("  memory {} at {at}: {label}", qualified(ctx.scope, *id));
                     }
                 }
             }
@@ -293,22 +312,29 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
             by,
             json,
         } => {
-            let subject = engram::Subject {
-                actor: by.actor(),
-                session: None,
+            let request = DistillRequest {
+                members: members.clone(),
+                rule: rule.clone(),
+                room: room.clone(),
+                by: Some(by.by()),
             };
-            let result = engram.distill(members, rule, room.as_deref(), &subject);
-            engram.close()?;
+            let service = ctx.memory_service()?;
+            let result = service.distill(&request);
+            service.close()?;
             let d = result?;
             if *json {
-                println!("{}", json::distillation(&d));
+                println!("{d}");
             } else {
+                let members: Vec<&str> = d["members"]
+                    .as_array()
+                    .map(|m| m.iter().filter_map(serde_json::Value::as_str).collect())
+                    .unwrap_or_default();
                 println!(
-                    "distilled rule memory {} at {} from {:?} (confidence {:.2})",
-                    d.id,
-                    d.coordinate,
-                    d.members,
-                    f64::from(d.confidence_permille) / 1000.0
+                    "distilled rule memory {} at {} from {} (confidence {:.2})",
+                    d["id"].as_str().unwrap_or_default(),
+                    d["coordinate"].as_str().unwrap_or_default(),
+                    members.join(", "),
+                    d["confidence"].as_f64().unwrap_or_default()
                 );
             }
         }
@@ -342,13 +368,17 @@ pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> 
     let list = engram.entities(args.category.as_deref(), args.search.as_deref());
     engram.close()?;
     if args.json {
-        println!("{}", json::entities(&list));
+        println!("{}", json::entities(ctx.scope, &list));
     } else {
         if list.is_empty() {
             println!("no entities");
         }
         for e in &list {
-            let ids: Vec<String> = e.memories.iter().map(|(id, _, _)| id.to_string()).collect();
+            let ids: Vec<String> = e
+                .memories
+                .iter()
+                .map(|(id, _, _)| qualified(ctx.scope, *id))
+                .collect();
             println!(
                 "{:<12} {:<24} memories {}",
                 e.category,

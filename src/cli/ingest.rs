@@ -68,6 +68,7 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     } else {
         Ok(Vec::new())
     };
+    let scope = service.scope();
     service.close()?;
     let extracted = extracted?;
     let (first, last) = (ingested.first_seq, ingested.last_seq);
@@ -79,7 +80,7 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
                     "seq": p.seq,
                     "sentence": p.sentence,
                     "outcome": r.outcome.as_str(),
-                    "id": r.id,
+                    "id": r.id.map(|id| engram::api::qualified(scope, id)),
                 })
             })
             .collect();
@@ -95,7 +96,8 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
                 p.seq,
                 p.sentence,
                 r.outcome.as_str(),
-                r.id.map(|id| format!(" (memory {id})")).unwrap_or_default()
+                r.id.map(|id| format!(" (memory {})", engram::api::qualified(scope, id)))
+                    .unwrap_or_default()
             );
         }
     }

@@ -7,11 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use engram::api::{BatchItem, BatchRequest, By, RecallRequest, TierName, json};
+use engram::api::{
+    BatchItem, BatchRequest, By, IdArg, RecallRequest, TierName, context_block, json, qualified,
+};
 use engram::engine::Engram;
-use engram::log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier};
-use engram::{Content, Hit, MemoryMeta, Outcome, Remember, Subject};
-use engram_queries::context::context_block;
+use engram::log::{Actor, MemoryRef, Scope, Source, Tier};
+use engram::{Content, MemoryMeta, Outcome, Remember, Subject};
 use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
@@ -147,8 +148,10 @@ pub struct RecallArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ExpandArgs {
-    /// Memory id (the seq of its `remembered` event).
-    id: MemoryId,
+    /// Memory id as recall shows it: `p:2` (project store), `u:2` (user
+    /// store); a bare number only where one store has that memory.
+    #[arg(allow_negative_numbers = true)]
+    id: IdArg,
     /// Expand a forgotten memory too (auditors).
     #[arg(long)]
     audit: bool,
@@ -163,8 +166,9 @@ pub struct ExpandArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ForgetArgs {
-    /// Memory id.
-    id: MemoryId,
+    /// Memory id as recall shows it (`p:2`, `u:2`).
+    #[arg(allow_negative_numbers = true)]
+    id: IdArg,
     /// Why (recorded in the tombstone).
     #[arg(long, value_name = "TEXT", default_value = "")]
     reason: String,
@@ -181,8 +185,9 @@ pub struct ForgetArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ConfirmArgs {
-    /// Memory id.
-    id: MemoryId,
+    /// Memory id as recall shows it (`p:2`, `u:2`).
+    #[arg(allow_negative_numbers = true)]
+    id: IdArg,
     /// Words that must occur in the memory's source.
     quote: String,
     /// Who confirms.
@@ -249,7 +254,7 @@ fn remember_items(
                 "item {}: {} {}",
                 i + 1,
                 r["outcome"].as_str().unwrap_or_default(),
-                r.get("id").map(Value::to_string).unwrap_or_default()
+                r["id"].as_str().unwrap_or_default()
             );
         }
     }
@@ -321,8 +326,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
         println!("{}", json::receipt(ctx.scope, &receipt));
     } else {
         let at = receipt.coordinate.as_deref().unwrap_or_default();
-        let id = receipt.id.unwrap_or_default();
-        let related = receipt.related.unwrap_or_default();
+        let id = qualified(ctx.scope, receipt.id.unwrap_or_default());
+        let related = qualified(ctx.scope, receipt.related.unwrap_or_default());
         let reason = receipt.reason.as_deref().unwrap_or_default();
         match receipt.outcome {
             Outcome::New => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
@@ -381,10 +386,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             println!("{}", serde_json::json!({ "hits": hits, "mode": mode }));
         }
-        RecallFormat::Context => {
-            let hits: Vec<Hit> = hits.iter().map(|(_, hit)| hit.clone()).collect();
-            print!("{}", context_block(&hits));
-        }
+        RecallFormat::Context => print!("{}", context_block(&hits)),
         RecallFormat::Text => {
             if hits.is_empty() {
                 println!("no memory matches {:?}", args.query);
@@ -392,7 +394,10 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
             for (scope, hit) in &hits {
                 println!(
                     "memory {} at {} ({scope}, score {:.3}, trust {:.2})",
-                    hit.id, hit.coordinate, hit.score, hit.trust
+                    qualified(scope, hit.id),
+                    hit.coordinate,
+                    hit.score,
+                    hit.trust
                 );
                 for line in hit.text.lines() {
                     println!("    {line}");
@@ -408,16 +413,18 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let expansion = engram.expand_as(
-        args.id,
-        &subject(ActorArg::User, args.session.as_ref()),
-        args.audit,
-    );
-    engram.close()?;
-    let expansion = expansion?;
+    let service = ctx.memory_service()?;
+    let expansion = service.with_memory(args.id, |engram, id| {
+        engram.expand_as(
+            id,
+            &subject(ActorArg::User, args.session.as_ref()),
+            args.audit,
+        )
+    });
+    service.close()?;
+    let (scope, expansion) = expansion?;
     if args.json {
-        println!("{}", json::expansion(&expansion));
+        println!("{}", json::expansion(scope, &expansion));
     } else {
         for t in &expansion.turns {
             println!(
@@ -432,57 +439,55 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
         }
         println!(
             "verified: content hash and HMAC of memory {} match",
-            expansion.id
+            qualified(scope, expansion.id)
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let result = engram.forget(
-        args.id,
-        &subject(args.by, args.session.as_ref()),
-        &args.reason,
-    );
-    engram.close()?;
-    let forgetting = result?;
+    let service = ctx.memory_service()?;
+    let result = service.with_memory(args.id, |engram, id| {
+        engram.forget(id, &subject(args.by, args.session.as_ref()), &args.reason)
+    });
+    service.close()?;
+    let (scope, forgetting) = result?;
+    let id = qualified(scope, forgetting.id);
     if args.json {
-        println!("{}", json::forgetting(&forgetting));
+        println!("{}", json::forgetting(scope, &forgetting));
     } else if forgetting.already {
         println!(
-            "memory {} was already forgotten at seq {}",
-            forgetting.id, forgetting.seq
+            "memory {id} was already forgotten at seq {} ({scope} store)",
+            forgetting.seq
         );
     } else {
         println!(
-            "forgot memory {} (tombstone at seq {}; the log keeps the original words)",
-            forgetting.id, forgetting.seq
+            "forgot memory {id} (tombstone at seq {} of the {scope} store; the log keeps the original words)",
+            forgetting.seq
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let result = engram.confirm(
-        args.id,
-        &subject(args.by, args.session.as_ref()),
-        &args.quote,
-    );
-    engram.close()?;
-    let confirmation = result?;
+    let service = ctx.memory_service()?;
+    let result = service.with_memory(args.id, |engram, id| {
+        engram.confirm(id, &subject(args.by, args.session.as_ref()), &args.quote)
+    });
+    service.close()?;
+    let (scope, confirmation) = result?;
+    let id = qualified(scope, confirmation.id);
     if args.json {
-        println!("{}", json::confirmation(&confirmation));
+        println!("{}", json::confirmation(scope, &confirmation));
     } else if confirmation.valid {
         println!(
-            "confirmed: the quote occurs in memory {}'s source (trust now {:.2})",
-            confirmation.id, confirmation.trust
+            "confirmed: the quote occurs in memory {id}'s source (trust now {:.2})",
+            confirmation.trust
         );
     } else {
         println!(
-            "not confirmed: the quote does not occur in memory {}'s source (recorded at seq {})",
-            confirmation.id, confirmation.seq
+            "not confirmed: the quote does not occur in memory {id}'s source (recorded at seq {} of the {scope} store)",
+            confirmation.seq
         );
     }
     Ok(if confirmation.valid {

@@ -293,6 +293,28 @@ impl Context {
             .context("no store")
     }
 
+    /// A service for a command acting on memories that exist, by their ids:
+    /// over every store of the context (an id names its store), the first
+    /// with a log held, the others opened per operation. Refuses, creating
+    /// nothing, when no store has a log yet.
+    pub fn memory_service(&self) -> anyhow::Result<engram::api::Service> {
+        // A replica is made (and caught up) on first open.
+        let first = if self.shared_log.is_some() {
+            Some(0)
+        } else {
+            self.recall_stores.iter().position(|(_, s)| s.has_log())
+        };
+        let Some(first) = first else {
+            self.require_log()?;
+            anyhow::bail!("no store has a log yet: nothing was recorded");
+        };
+        let order =
+            std::iter::once(first).chain((0..self.recall_stores.len()).filter(|i| *i != first));
+        let stores: Vec<&(&'static str, Store)> =
+            order.filter_map(|i| self.recall_stores.get(i)).collect();
+        self.service(stores.into_iter(), None)?.context("no store")
+    }
+
     /// Opens the store for a command that only reads or changes what
     /// exists: refuses, creating nothing, when it has no log yet.
     pub fn open_existing(&self) -> anyhow::Result<engram::engine::Engram> {

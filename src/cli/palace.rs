@@ -8,7 +8,7 @@ use engram_queries::palace::{RoomEntry, directory, renovation, room};
 use serde_json::json;
 
 use super::Context;
-use engram::api::json;
+use engram::api::{json, qualified};
 
 #[derive(Debug, clap::Args)]
 pub struct PalaceArgs {
@@ -27,7 +27,7 @@ pub struct RenovationArgs {
     json: bool,
 }
 
-fn print_room(entry: &RoomEntry, tour: bool) {
+fn print_room(scope: &str, entry: &RoomEntry, tour: bool) {
     println!(
         "{} (corridor {}, {}/{} slots): {}",
         entry.room, entry.corridor, entry.fill, entry.capacity, entry.topic
@@ -36,7 +36,10 @@ fn print_room(entry: &RoomEntry, tour: bool) {
         for stop in &entry.tour {
             println!(
                 "  #{} memory {} [{}] {}",
-                stop.slot, stop.id, stop.status, stop.label
+                stop.slot,
+                qualified(scope, stop.id),
+                stop.status,
+                stop.label
             );
         }
     }
@@ -56,17 +59,23 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
         );
     };
     match (&args.room, args.json) {
-        (Some(_), true) => println!("{}", rooms.first().map(json::room).unwrap_or_default()),
+        (Some(_), true) => println!(
+            "{}",
+            rooms
+                .first()
+                .map(|r| json::room(ctx.scope, r))
+                .unwrap_or_default()
+        ),
         (None, true) => println!(
             "{}",
-            json!({"rooms": rooms.iter().map(json::room).collect::<Vec<_>>()})
+            json!({"rooms": rooms.iter().map(|r| json::room(ctx.scope, r)).collect::<Vec<_>>()})
         ),
         (tour, false) => {
             if rooms.is_empty() {
                 println!("the palace is empty");
             }
             for entry in &rooms {
-                print_room(entry, tour.is_some());
+                print_room(ctx.scope, entry, tour.is_some());
             }
         }
     }
@@ -78,7 +87,7 @@ pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<E
     let list = renovation(engram.core(), RENOVATION_BELOW_PERMILLE);
     engram.close()?;
     if args.json {
-        println!("{}", json::renovation(&list));
+        println!("{}", json::renovation(ctx.scope, &list));
     } else {
         if list.is_empty() {
             println!("nothing to renovate");
@@ -86,7 +95,7 @@ pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<E
         for r in &list {
             println!(
                 "memory {} at {} uniqueness {:.2}: {}",
-                r.id,
+                qualified(ctx.scope, r.id),
                 r.coordinate,
                 f64::from(r.uniqueness_permille) / 1000.0,
                 r.label

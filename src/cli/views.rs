@@ -2,9 +2,8 @@
 
 use std::process::ExitCode;
 
-use engram::api::json;
+use engram::api::{IdArg, json};
 use engram::engine::{AsOf, Engram, Stats};
-use engram::log::MemoryId;
 use engram_projections::{AuditRecord, OpenOptions};
 
 use super::{Context, format_ts, progress_bar};
@@ -21,8 +20,10 @@ pub struct StatsArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct AuditArgs {
-    /// The memory's id (the seq of its `remembered` event).
-    memory: MemoryId,
+    /// The memory's id as recall shows it (`p:2`, `u:2`; a bare number
+    /// only where one store has that memory).
+    #[arg(allow_negative_numbers = true)]
+    memory: IdArg,
     /// The history as of this seq, rebuilt in memory from the log.
     #[arg(long, value_name = "SEQ")]
     as_of: Option<u64>,
@@ -144,14 +145,24 @@ fn print_history(history: &[AuditRecord], json: bool) {
 }
 
 pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
+    // The id names the store (a bare number the one store that has it).
+    let service = ctx.memory_service()?;
+    let history = service.with_memory(args.memory, |engram, id| match args.as_of {
+        Some(_) => Ok(Vec::new()),
+        None => engram.audit(id),
+    });
+    service.close()?;
+    let (scope, history) = history?;
     let history = match args.as_of {
-        Some(seq) => AsOf::open(&ctx.store, &ctx.key, seq)?.audit(args.memory)?,
-        None => {
-            let engram = open(ctx, false)?;
-            let history = engram.audit(args.memory);
-            engram.close()?;
-            history?
+        Some(seq) => {
+            let store = ctx
+                .recall_stores
+                .iter()
+                .find(|(s, _)| *s == scope)
+                .map_or(&ctx.store, |(_, store)| store);
+            AsOf::open(store, &ctx.key, seq)?.audit(args.memory.id)?
         }
+        None => history,
     };
     print_history(&history, args.json);
     Ok(ExitCode::SUCCESS)

@@ -23,11 +23,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::api::{
-    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest,
+    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, IdArg,
     IngestRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest, Service,
     VerdictRequest,
 };
-use engram_log::MemoryId;
 
 /// Largest request body in general.
 pub const BODY_LIMIT: usize = 1 << 20;
@@ -175,13 +174,9 @@ fn query<T>(query: Result<Query<T>, QueryRejection>) -> Result<T, HttpError> {
         .map_err(|e| error(ErrorCode::BadRequest, e.body_text()))
 }
 
-fn memory_id(text: &str) -> Result<MemoryId, HttpError> {
-    text.parse().map_err(|_| {
-        error(
-            ErrorCode::BadRequest,
-            format!("{text:?} is not a memory id (a memory's id is a seq, a positive number)"),
-        )
-    })
+fn memory_id(text: &str) -> Result<IdArg, HttpError> {
+    text.parse()
+        .map_err(|e: crate::api::IdError| error(ErrorCode::BadRequest, e.to_string()))
 }
 
 /// Builds the router: the API under `/api/`, the panel at `/`.

@@ -6,6 +6,8 @@
  * Routes (location.hash): #/today  #/entities?category=&search=  #/verdicts
  *   #/logs?memory=&session=&kind=&since=&until=&limit=  #/palace  #/palace/ROOM
  *   #/memory/ID (a memory's header and history timeline).
+ * A memory id names its store (`p:2`, `u:2`, `s:2`); it is URL-encoded
+ * wherever it goes into a path or a query (mem() below).
  *   A `token=...` parameter anywhere in the hash (#token=abc, #/today&token=abc)
  *   is kept in sessionStorage ("engram.token"), stripped from the URL and sent
  *   as `Authorization: Bearer` on every API call.
@@ -92,7 +94,12 @@ function h(tag, attrs, ...children) {
 
 const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const memLink = (id, text) => h('a', { href: `#/memory/${id}`, class: 'mem' }, text || `memory ${id}`);
+/** A memory id as a URL path segment or query value. */
+const mem = (id) => encodeURIComponent(String(id));
+/** The id of memory `seq` of the store a log answer names (its `scope`). */
+const LETTERS = { user: 'u', project: 'p', store: 's' };
+const idIn = (scope, seq) => `${LETTERS[scope] || 's'}:${seq}`;
+const memLink = (id, text) => h('a', { href: `#/memory/${mem(id)}`, class: 'mem' }, text || `memory ${id}`);
 const badge = (text, kind) => h('span', { class: `badge ${kind || ''}` }, text);
 const empty = (text, testid) => h('p', { class: 'empty', 'data-testid': testid }, text);
 const interleave = (nodes, sep) => nodes.flatMap((n, i) => (i ? [sep, n] : [n]));
@@ -294,22 +301,22 @@ function renderMissing(root) {
 
 /* ---------- shared renderers ---------- */
 
-/** The event's fields as short "key value" pairs, memory ids as links; `noWords` leaves out stored text. */
-function summarize(e, noWords) {
+/** The event's fields as short "key value" pairs, memory ids (seqs of `scope`'s store) as links; `noWords` leaves out stored text. */
+function summarize(e, noWords, scope) {
   const parts = [];
-  if (e.kind === 'remembered') parts.push(memLink(e.seq));
+  if (e.kind === 'remembered') parts.push(memLink(idIn(scope, e.seq)));
   for (const [key, value] of Object.entries(e)) {
     if (HIDDEN_FIELDS.has(key) || (noWords && WORD_FIELDS.has(key)) || value === null || value === '' || (Array.isArray(value) && !value.length)) continue;
-    parts.push(h('span', { class: 'kv' }, h('span', { class: 'k' }, key.replace(/_permille$/, '').replace(/_/g, ' ')), ' ', fieldValue(key, value)));
+    parts.push(h('span', { class: 'kv' }, h('span', { class: 'k' }, key.replace(/_permille$/, '').replace(/_/g, ' ')), ' ', fieldValue(key, value, scope)));
   }
   return parts;
 }
 
-function fieldValue(key, v) {
-  if (MEMORY_FIELDS.has(key) && typeof v === 'number') return memLink(v);
-  if (key === 'members' && Array.isArray(v)) return interleave(v.map((id) => memLink(id)), ', ');
+function fieldValue(key, v, scope) {
+  if (MEMORY_FIELDS.has(key) && typeof v === 'number') return memLink(idIn(scope, v));
+  if (key === 'members' && Array.isArray(v)) return interleave(v.map((id) => memLink(idIn(scope, id))), ', ');
   if (key === 'hits' && Array.isArray(v)) {
-    return interleave(v.map((x) => [memLink(x.memory), ` (${(x.score_micros / 1e6).toFixed(3)})`]), ', ');
+    return interleave(v.map((x) => [memLink(idIn(scope, x.memory)), ` (${(x.score_micros / 1e6).toFixed(3)})`]), ', ');
   }
   if (key === 'reference') return `session ${v.session}, seqs ${v.first_seq}..${v.last_seq}`;
   if (key === 'embedding') return `${v.model} (${v.values ? v.values.length : '?'} dimensions)`;
@@ -325,15 +332,15 @@ function fieldValue(key, v) {
   return String(v);
 }
 
-/** Log events as a table, newest first. */
-function eventTable(events, testid, noWords) {
+/** Log events of `scope`'s store as a table, newest first. */
+function eventTable(events, testid, noWords, scope) {
   return h('table', { class: 'events', 'data-testid': testid },
     h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'time'), h('th', {}, 'kind'), h('th', {}, 'details'))),
     h('tbody', {}, [...events].reverse().map((e) => h('tr', { 'data-testid': 'log-row', 'data-seq': e.seq, 'data-kind': e.kind },
       h('td', { class: 'seq' }, e.seq),
       h('td', { class: 'ts' }, when(e.ts ?? e.ts_ms)),
       h('td', { class: 'kind' }, badge(e.kind, `k-${e.kind}`)),
-      h('td', { class: 'details' }, summarize(e, noWords))))));
+      h('td', { class: 'details' }, summarize(e, noWords, scope))))));
 }
 
 /** A memory's original words (expand response). */
@@ -403,8 +410,8 @@ async function renderToday(root) {
   }
 
   async function loadActivity() {
-    const { events } = await api('log', { query: { limit: 20 } });
-    activity.replaceChildren(events.length ? eventTable(events, 'activity', true) : empty('No activity yet.', 'activity-empty'));
+    const { events, scope } = await api('log', { query: { limit: 20 } });
+    activity.replaceChildren(events.length ? eventTable(events, 'activity', true, scope) : empty('No activity yet.', 'activity-empty'));
   }
 
   function reviewItem(d) {
@@ -429,7 +436,7 @@ async function renderToday(root) {
     return action(buttons, async () => {
       let r;
       try {
-        r = await api(`memories/${d.id}/grade`, { method: 'POST', body: { grade: n } });
+        r = await api(`memories/${mem(d.id)}/grade`, { method: 'POST', body: { grade: n } });
       } catch (err) {
         if (!gone(err)) throw err;
         notice('error', goneText(err, `Memory ${d.id} (${d.coordinate})`));
@@ -445,7 +452,7 @@ async function renderToday(root) {
         reveal);
       reveal.addEventListener('click', () => action([reveal], async () => {
         try {
-          result.append(words(await api(`memories/${d.id}/expand`)));
+          result.append(words(await api(`memories/${mem(d.id)}/expand`)));
           reveal.remove();
         } catch (err) {
           if (!gone(err)) throw err;
@@ -489,7 +496,7 @@ async function renderEntities(root, r) {
       h('header', {}, h('h3', {}, e.name), badge(e.category, `c-${e.category}`)),
       e.memories.length
         ? h('ul', { class: 'links' }, e.memories.map((m) => h('li', {},
-          h('a', { href: `#/memory/${m.id}`, 'data-testid': 'entity-memory', class: 'coord' }, m.coordinate), ' ',
+          h('a', { href: `#/memory/${mem(m.id)}`, 'data-testid': 'entity-memory', class: 'coord' }, m.coordinate), ' ',
           h('span', { class: 'label' }, m.label))))
         : empty('No linked memories.'))));
     if (!entities.length) list.append(empty('No entities match.', 'entities-empty'));
@@ -560,7 +567,7 @@ async function renderVerdicts(root) {
 async function renderLogs(root, r) {
   const p = r.params;
   const field = (label, input) => h('label', {}, label, input);
-  const memory = h('input', { type: 'number', min: 1, 'data-testid': 'log-memory', value: p.get('memory') || '', placeholder: 'id' });
+  const memory = h('input', { type: 'text', 'data-testid': 'log-memory', value: p.get('memory') || '', placeholder: 'id (p:2)' });
   const session = h('input', { type: 'text', 'data-testid': 'log-session', value: p.get('session') || '', placeholder: 'session id' });
   const kind = h('select', { 'data-testid': 'log-kind' }, h('option', { value: '' }, 'any kind'),
     KINDS.map((k) => h('option', { value: k }, k === 'recalled' ? 'recalled (recall evidence)' : k)));
@@ -592,10 +599,10 @@ async function renderLogs(root, r) {
   });
 
   async function load() {
-    const { events, last_seq: last } = await api('log', { query: query() });
+    const { events, last_seq: last, scope } = await api('log', { query: query() });
     result.replaceChildren(
       h('p', { class: 'muted small', 'data-testid': 'log-count' }, `${plural(events.length, 'event')} shown; the log's last seq is ${last}.`),
-      events.length ? eventTable(events, 'log-table') : empty('No events match these filters.', 'log-empty'));
+      events.length ? eventTable(events, 'log-table', false, scope) : empty('No events match these filters.', 'log-empty'));
   }
   await load();
 }
@@ -604,11 +611,11 @@ async function renderLogs(root, r) {
 
 async function renderMemory(root, r) {
   const id = r.arg;
-  if (!/^\d+$/.test(id || '')) {
-    root.append(h('h1', {}, 'Memory'), empty('A memory id is a number, e.g. #/memory/42.', 'memory-missing'));
+  if (!/^([ups]:)?[1-9]\d*$/.test(id || '')) {
+    root.append(h('h1', {}, 'Memory'), empty('A memory id names its store and a number, e.g. #/memory/p:42.', 'memory-missing'));
     return;
   }
-  const [m, audit] = await Promise.allSettled([api(`memories/${id}`), api(`memories/${id}/audit`)]);
+  const [m, audit] = await Promise.allSettled([api(`memories/${mem(id)}`), api(`memories/${mem(id)}/audit`)]);
   if (m.status === 'rejected') {
     root.append(h('h1', {}, `Memory ${id}`), empty(gone(m.reason) ? 'There is no such memory.' : 'The memory could not be loaded.', 'memory-missing'));
     throw m.reason;
@@ -643,10 +650,10 @@ function memoryHeader(m, reload) {
         .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v instanceof Node ? v : String(v))]),
       h('dt', {}, 'trust'),
       h('dd', { class: 'trust' }, bar(m.trust ?? 0, `trust ${m.trust}`), h('span', { class: 'num' }, Number(m.trust ?? 0).toFixed(2)))),
-    h('div', { class: 'buttons' }, expand, h('a', { class: 'button ghost', href: `#/logs?memory=${m.id}` }, 'Log events naming it')));
+    h('div', { class: 'buttons' }, expand, h('a', { class: 'button ghost', href: `#/logs?memory=${mem(m.id)}` }, 'Log events naming it')));
   expand.addEventListener('click', () => action([expand], async () => {
     try {
-      head.append(words(await api(`memories/${m.id}/expand`, { query: { audit: forgotten ? 'true' : '' } })));
+      head.append(words(await api(`memories/${mem(m.id)}/expand`, { query: { audit: forgotten ? 'true' : '' } })));
       expand.remove();
     } catch (err) {
       if (!gone(err)) throw err;
@@ -689,7 +696,7 @@ async function renderPalace(root, r) {
 function roomTour(x) {
   const slots = x.tour.map((s) => h('li', { class: `stop s-${s.status}`, 'data-testid': 'tour-stop', 'data-slot': s.slot, 'data-id': s.id, 'data-status': s.status },
     h('span', { class: 'slot' }, s.slot),
-    h('div', {}, h('a', { href: `#/memory/${s.id}`, class: 'coord' }, s.coordinate), ' ', badge(s.status, `s-${s.status}`),
+    h('div', {}, h('a', { href: `#/memory/${mem(s.id)}`, class: 'coord' }, s.coordinate), ' ', badge(s.status, `s-${s.status}`),
       h('p', { class: 'label' }, s.label))));
   const next = x.tour.reduce((top, s) => Math.max(top, s.slot), 0);
   for (let i = 1; i <= Math.max(0, x.capacity - x.fill); i += 1) {
