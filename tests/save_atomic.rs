@@ -269,3 +269,74 @@ fn a_crash_at_every_sync_of_a_save_keeps_all_of_it_or_none() {
     }
     assert!(n_partial_runs > 0, "no crash cut the script short");
 }
+
+#[test]
+fn a_batch_decides_each_item_against_the_ones_before_it_and_fails_bad_items_alone() {
+    let storage = FaultyStorage::new();
+    let views = tempfile::tempdir().unwrap();
+    let engram = open(&storage, views.path());
+    engram.remember(&text("warm up the log")).unwrap();
+    let model_claiming_the_user = Remember {
+        subject: Subject {
+            actor: engram::log::Actor::Model,
+            session: None,
+        },
+        ..text("kumquat hotel: the user said to deploy on Sundays")
+    };
+    let items = vec![
+        text("kumquat india: the staging cluster runs Kubernetes 1.31 in eu-west-1"),
+        text("   "),
+        text("kumquat india: the staging cluster runs Kubernetes 1.31 in eu-west-1"),
+        model_claiming_the_user,
+        text("kumquat juliet: the user prefers Python over Node.js for data work"),
+        text("kumquat juliet: the user prefers Node.js over Python for data work"),
+    ];
+    let last_before = engram.log().last_seq();
+    let syncs_before = storage.n_syncs();
+    let results = engram.remember_batch(&items).unwrap();
+    assert_eq!(storage.n_syncs() - syncs_before, 1, "the batch is one append");
+    assert_eq!(results.len(), items.len(), "one result per item, in order");
+
+    let first = results[0].as_ref().unwrap();
+    assert_eq!(first.outcome, engram::Outcome::New);
+    assert!(
+        matches!(&results[1], Err(engram::EngineError::Input(_))),
+        "{:?}",
+        results[1]
+    );
+    // The third restates the first, which the views did not hold yet.
+    let third = results[2].as_ref().unwrap();
+    assert_eq!(third.outcome, engram::Outcome::Reinforced);
+    assert_eq!(third.id, first.id);
+    assert!(
+        matches!(&results[3], Err(engram::EngineError::Denied(_))),
+        "{:?}",
+        results[3]
+    );
+    let python = results[4].as_ref().unwrap();
+    let node = results[5].as_ref().unwrap();
+    assert_eq!(node.outcome, engram::Outcome::Contradiction, "{node:?}");
+    assert_eq!(node.related, python.id);
+
+    // What the log holds: the denial recorded, nothing of the bad item,
+    // and every memory sealed over its own note.
+    let events = replay_all(engram.log().reader());
+    let batch: Vec<&LoggedEvent> = events.iter().filter(|e| e.seq > last_before).collect();
+    assert_eq!(
+        batch.iter().filter(|e| e.event.kind() == "gate_denied").count(),
+        1
+    );
+    assert!(!batch.iter().any(|e| matches!(&e.event, Event::Session(s) if s.content.trim().is_empty())));
+    for id in [first.id, python.id, node.id] {
+        let id = id.unwrap();
+        assert!(id > last_before);
+        let expansion = engram.expand_as(id, &Subject::user(), false).unwrap();
+        assert!(expansion.verified);
+    }
+    // Read-your-writes: the batch's memories are recalled at once.
+    let hits = engram
+        .recall(&engram::RecallQuery::new("staging cluster Kubernetes"))
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.id), first.id);
+    engram.close().unwrap();
+}

@@ -646,7 +646,11 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         // views know (a seq never reaches 2^63).
         let mut shared: BTreeMap<usize, usize> = BTreeMap::new();
         for term in terms.iter().collect::<BTreeSet<_>>() {
-            for position in self.pending_terms.get(term.as_str()).into_iter().flatten() {
+            // The latest items holding the term: a common term's list is as
+            // long as the batch, and scanning it whole for every item would
+            // make a batch quadratic. A restatement shares its rare terms.
+            let positions = self.pending_terms.get(term.as_str());
+            for position in positions.into_iter().flatten().rev().take(PENDING_POSTINGS_SCANNED) {
                 *shared.entry(*position).or_default() += 1;
             }
         }
@@ -691,6 +695,9 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         (decision, pending_of)
     }
 }
+
+/// Items scanned per query term among a batch's own memories.
+const PENDING_POSTINGS_SCANNED: usize = 256;
 
 /// Where the stand-in ids of a batch's own memories start.
 const PENDING_ID_BASE: u64 = 1 << 63;

@@ -900,8 +900,10 @@ impl Service {
         Ok(json::receipt(self.scope(), &receipt))
     }
 
-    /// Saves a batch; one result per item, an item's failure does not stop
-    /// the others.
+    /// Saves a batch as one atomic append; one result per item, in order.
+    /// An item with bad input, or one a gate denies, fails alone (its
+    /// result says why and names its index) and the others are saved; no
+    /// item is ever half saved.
     ///
     /// # Errors
     /// An empty batch.
@@ -948,13 +950,22 @@ impl Service {
                 (other.scope, results)
             }
         };
+        // One result per item, in order, each naming its item's index: an
+        // item that failed appended nothing (a denied one its `gate_denied`).
         let results: Vec<Value> = results
             .into_iter()
-            .map(|result| match result {
-                Ok(receipt) => json::receipt(scope, &receipt),
+            .enumerate()
+            .map(|(index, result)| match result {
+                Ok(receipt) => {
+                    let mut answer = json::receipt(scope, &receipt);
+                    if let Some(fields) = answer.as_object_mut() {
+                        fields.insert("index".to_owned(), json!(index));
+                    }
+                    answer
+                }
                 Err(e) => {
                     let e = ApiError::from(e);
-                    json!({"outcome": "error", "error": e.code.as_str(), "message": e.message})
+                    json!({"index": index, "outcome": "error", "error": e.code.as_str(), "message": e.message})
                 }
             })
             .collect();
