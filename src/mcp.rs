@@ -27,8 +27,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::api::{
-    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, RecallRequest,
-    RememberRequest, Service, TierName,
+    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, GradeRequest,
+    RecallRequest, RememberRequest, Service, TierName,
 };
 
 /// A tool's answer: text for the model, or an error text starting with the
@@ -293,8 +293,14 @@ impl McpServer {
         description = "Record how well you recalled a memory from memory_review (0 blackout to 5 perfect); schedules its next review (SM-2)."
     )]
     async fn memory_grade(&self, Parameters(args): Parameters<GradeArgs>) -> ToolAnswer {
-        self.call(move |s| Ok(s.grade(args.id, args.grade)?.to_string()))
-            .await
+        self.call(move |s| {
+            let request = GradeRequest {
+                grade: args.grade,
+                by: By::Model,
+            };
+            Ok(s.grade(args.id, &request)?.to_string())
+        })
+        .await
     }
 
     #[tool(

@@ -415,6 +415,17 @@ pub struct VerdictRequest {
     pub reason: Option<String>,
 }
 
+/// A review grade.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GradeRequest {
+    /// How well it was recalled: 0 (blackout) to 5 (perfect).
+    pub grade: u8,
+    /// Who grades.
+    #[serde(default)]
+    pub by: By,
+}
+
 /// Archive what should go.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -433,6 +444,9 @@ pub struct MaintainRequest {
     pub capacity: Option<usize>,
     #[serde(default)]
     pub keep_trust: Option<u16>,
+    /// Who runs it (a model cannot archive what the user said).
+    #[serde(default)]
+    pub by: By,
 }
 
 /// Record a rule distilled from member memories.
@@ -944,10 +958,10 @@ impl Service {
     /// Records a review grade.
     ///
     /// # Errors
-    /// A grade outside 0-5, an unknown or forgotten memory.
-    pub fn grade(&self, id: MemoryId, grade: u8) -> Result<Value, ApiError> {
-        let schedule = self.engram().grade(id, grade)?;
-        Ok(json::schedule(id, grade, &schedule))
+    /// A grade outside 0-5, an unknown or forgotten memory, or gated.
+    pub fn grade(&self, id: MemoryId, r: &GradeRequest) -> Result<Value, ApiError> {
+        let schedule = self.engram().grade_as(id, r.grade, &subject(r.by, None))?;
+        Ok(json::schedule(id, r.grade, &schedule))
     }
 
     /// Memories due for review at `at` (default now): never content.
@@ -970,7 +984,7 @@ impl Service {
     /// Decides a contradiction.
     ///
     /// # Errors
-    /// Not a contradiction, already decided.
+    /// Not a contradiction, already decided, or gated.
     pub fn verdict(&self, r: &VerdictRequest) -> Result<Value, ApiError> {
         let seq = self.engram().verdict(
             r.a,
@@ -985,7 +999,7 @@ impl Service {
     /// Archives expired, decayed and evicted memories.
     ///
     /// # Errors
-    /// A time that does not parse.
+    /// A time that does not parse, or gated.
     pub fn maintain(&self, r: &MaintainRequest) -> Result<Value, ApiError> {
         let now = now_ms();
         let at =
@@ -998,7 +1012,9 @@ impl Service {
             hot_set_capacity: r.capacity.unwrap_or(defaults.hot_set_capacity),
             keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
         };
-        let archived = self.engram().maintain(&policy, at, r.dry_run)?;
+        let archived = self
+            .engram()
+            .maintain_as(&policy, at, r.dry_run, &subject(r.by, None))?;
         Ok(json::archived(&archived, r.dry_run))
     }
 
@@ -1011,7 +1027,7 @@ impl Service {
     /// Records a distilled rule.
     ///
     /// # Errors
-    /// Too few members, unknown members, bad text.
+    /// Too few members, unknown members, bad text, or gated.
     pub fn distill(&self, r: &DistillRequest) -> Result<Value, ApiError> {
         let by = r.by.unwrap_or(By::Model);
         let d =

@@ -31,6 +31,10 @@ pub struct GradeArgs {
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
     #[arg(value_parser = clap::value_parser!(u8).range(0..=5))]
     grade: u8,
+    /// Who grades (a model's grade may not lower what the user said into
+    /// the range maintenance archives).
+    #[arg(long, value_enum, default_value = "user")]
+    by: ActorArg,
     /// Print one JSON object: id, grade, due, interval_days, repetitions, easiness.
     #[arg(long)]
     json: bool,
@@ -94,6 +98,10 @@ pub struct MaintainArgs {
     /// Only say what would be archived.
     #[arg(long)]
     dry_run: bool,
+    /// Who runs it (a model cannot archive what the user said: nothing is
+    /// archived then).
+    #[arg(long, value_enum, default_value = "user")]
+    by: ActorArg,
     /// Print one JSON object: {"archived": [{"id", "reason"}], "dry_run"}.
     #[arg(long)]
     json: bool,
@@ -133,7 +141,11 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
     let engram = ctx.open_existing()?;
-    let schedule = engram.grade(args.id, args.grade);
+    let subject = engram::Subject {
+        actor: args.by.actor(),
+        session: None,
+    };
+    let schedule = engram.grade_as(args.id, args.grade, &subject);
     engram.close()?;
     let s = schedule?;
     if args.json {
@@ -216,7 +228,11 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
         keep_trust_at_least: args.keep_trust,
     };
     let engram = ctx.open_existing()?;
-    let result = engram.maintain(&policy, at, args.dry_run);
+    let subject = engram::Subject {
+        actor: args.by.actor(),
+        session: None,
+    };
+    let result = engram.maintain_as(&policy, at, args.dry_run, &subject);
     engram.close()?;
     let archived = result?;
     if args.json {
