@@ -94,7 +94,10 @@ fn print_stats(stats: &Stats, as_of: Option<u64>) {
 
 pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (stats, model) = match args.as_of {
-        Some(seq) => (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None),
+        Some(seq) => {
+            ctx.catch_up_replica()?;
+            (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None)
+        }
         None => {
             let engram = super::model::attach(open(ctx, false)?, super::model::load());
             let stats = engram.stats();
@@ -145,7 +148,10 @@ fn print_history(history: &[AuditRecord], json: bool) {
 
 pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
     let history = match args.as_of {
-        Some(seq) => AsOf::open(&ctx.store, &ctx.key, seq)?.audit(args.memory)?,
+        Some(seq) => {
+            ctx.catch_up_replica()?;
+            AsOf::open(&ctx.store, &ctx.key, seq)?.audit(args.memory)?
+        }
         None => {
             let engram = open(ctx, false)?;
             let history = engram.audit(args.memory);
