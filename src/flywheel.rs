@@ -7,6 +7,7 @@
 use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory;
 use engram_log::{Actor, Event, Graded, MemoryId, Verdict, VerdictRecorded};
+use engram_projections::models::review::GRADE_MAX;
 use engram_projections::models::{EdgeState, MemoryEntry, MemoryStatus, Schedule};
 use engram_queries::{Cue, cues};
 
@@ -94,7 +95,7 @@ impl Engram {
         grade: u8,
         subject: &Subject,
     ) -> Result<Schedule, EngineError> {
-        if grade > 5 {
+        if grade > GRADE_MAX {
             return Err(FlywheelError::Grade { grade }.into());
         }
         let subject = memory::clean_subject(subject)?;

@@ -17,7 +17,9 @@
 use std::sync::Arc;
 
 use engram_log::MemoryId;
+use engram_projections::models::review::GRADE_MAX;
 use engram_queries::context::{CONTEXT_PREAMBLE, CONTEXT_TAG, escape};
+use engram_queries::recall::RECALL_LIMIT_MAX;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -94,12 +96,14 @@ pub struct RecallArgs {
     pub tags: Vec<String>,
     /// `l4` searches archived memories; default searches l1-l3.
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// This conversation's session id (its private memories are included).
     #[serde(default)]
     pub session: Option<String>,
     /// Most memories to return, 1-100 (default 5).
     #[serde(default)]
+    #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
 }
 
@@ -134,6 +138,7 @@ pub struct GradeArgs {
     /// How well you recalled it before expanding: 0 blackout, 1 wrong but
     /// familiar, 2 wrong but easy once seen, 3 right with effort, 4 right
     /// after hesitation, 5 perfect.
+    #[schemars(range(max = GRADE_MAX))]
     pub grade: u8,
 }
 
@@ -159,6 +164,7 @@ pub struct PalaceArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 pub struct SaveItem {
     /// The words to remember.
     pub content: String,

@@ -17,6 +17,8 @@ use engram_commands::ingest::{
 };
 use engram_commands::maintain::MaintainPolicy;
 use engram_log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier, Verdict};
+use engram_projections::models::review::GRADE_MAX;
+use engram_queries::recall::{RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -187,9 +189,15 @@ pub fn parse_time(text: &str, now: u64) -> Result<u64, ApiError> {
         .unwrap_or(u64::MAX))
 }
 
-/// Who acts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+// The enums below are the one type of each family for every door: serde
+// (HTTP, MCP), clap (the CLI's flag values) and schemars (inlined, so a
+// schema carries a plain string enum, never a `$ref`). Their spellings are
+// contracts.
+
+/// Who acts: `user` or `model`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum By {
     #[default]
     User,
@@ -205,7 +213,9 @@ impl By {
         }
     }
 
-    fn source(self) -> Source {
+    /// The source a memory saved by this actor records.
+    #[must_use]
+    pub fn source(self) -> Source {
         match self {
             By::User => Source::User,
             By::Model => Source::Model,
@@ -213,9 +223,10 @@ impl By {
     }
 }
 
-/// A tier by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+/// A tier by name: `l1`, `l2`, `l3` or `l4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum TierName {
     L1,
     L2,
@@ -231,6 +242,21 @@ impl TierName {
             TierName::L2 => Tier::L2,
             TierName::L3 => Tier::L3,
             TierName::L4 => Tier::L4,
+        }
+    }
+
+    /// The tier a new memory is saved to. L4 holds archived memories, moved
+    /// there by maintenance with an `Archived` record; nothing is saved
+    /// straight into it.
+    ///
+    /// # Errors
+    /// `bad_request` for `l4`.
+    pub fn save_tier(self) -> Result<Tier, ApiError> {
+        match self.tier() {
+            Tier::L4 => Err(ApiError::bad_request(
+                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
+            )),
+            tier => Ok(tier),
         }
     }
 }
@@ -269,6 +295,7 @@ pub struct RememberRequest {
     pub session_only: bool,
     /// l3 (cross-session, default), l2 (workspace document) or l1.
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Who is saving it.
     #[serde(default)]
@@ -326,6 +353,7 @@ pub struct RecallRequest {
     pub room: Option<String>,
     /// Only this tier (`l4` searches archived memories).
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Only memories carrying every one of these tags.
     #[serde(default)]
@@ -335,7 +363,25 @@ pub struct RecallRequest {
     pub session: Option<String>,
     /// Most hits, 1-100 (default 5).
     #[serde(default)]
+    #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
+}
+
+impl RecallRequest {
+    /// The number of hits asked for, checked.
+    ///
+    /// # Errors
+    /// `bad_request` for a limit outside 1-100.
+    pub fn limit(&self) -> Result<usize, ApiError> {
+        let limit = self.limit.map_or(RECALL_LIMIT_DEFAULT, |l| l as usize);
+        if (1..=RECALL_LIMIT_MAX).contains(&limit) {
+            Ok(limit)
+        } else {
+            Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-{RECALL_LIMIT_MAX}"
+            )))
+        }
+    }
 }
 
 /// Who asks about a memory, for the session-only ones.
@@ -367,22 +413,21 @@ pub struct ConfirmRequest {
     pub session: Option<String>,
 }
 
-/// A contradiction's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+/// A contradiction's verdict: `keep-a` (b leaves recall), `keep-b` (a
+/// leaves recall), `keep-both` (both stand) or `shelve` (decide later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
+#[schemars(inline)]
 pub enum VerdictName {
-    /// Keep a; b leaves recall.
     KeepA,
-    /// Keep b; a leaves recall.
     KeepB,
-    /// Both stand.
     KeepBoth,
-    /// Decide later.
     Shelve,
 }
 
 impl VerdictName {
-    fn verdict(self) -> Verdict {
+    #[must_use]
+    pub fn verdict(self) -> Verdict {
         match self {
             VerdictName::KeepA => Verdict::KeepA,
             VerdictName::KeepB => Verdict::KeepB,
@@ -420,10 +465,26 @@ pub struct VerdictRequest {
 #[serde(deny_unknown_fields)]
 pub struct GradeRequest {
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
+    #[schemars(range(max = GRADE_MAX))]
     pub grade: u8,
     /// Who grades.
     #[serde(default)]
     pub by: By,
+}
+
+impl GradeRequest {
+    /// Checks the grade.
+    ///
+    /// # Errors
+    /// `bad_request` for a grade over 5.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if self.grade > GRADE_MAX {
+            return Err(ApiError::from(EngineError::from(FlywheelError::Grade {
+                grade: self.grade,
+            })));
+        }
+        Ok(())
+    }
 }
 
 /// Archive what should go.
@@ -685,12 +746,7 @@ impl Service {
         if r.session_only && r.session.is_none() {
             return Err(ApiError::bad_request("session_only needs a session"));
         }
-        let tier = r.tier.map_or(Tier::L3, TierName::tier);
-        if tier == Tier::L4 {
-            return Err(ApiError::bad_request(
-                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
-            ));
-        }
+        let tier = r.tier.unwrap_or(TierName::L3).save_tier()?;
         let ttl_ms = match &r.ttl {
             Some(text) => Some(
                 humantime::parse_duration(text)
@@ -788,19 +844,14 @@ impl Service {
     /// # Errors
     /// An empty query or a limit out of range.
     pub fn recall_hits(&self, r: &RecallRequest) -> Result<Recalled, ApiError> {
-        let limit = r.limit.unwrap_or(5);
-        if !(1..=100).contains(&limit) {
-            return Err(ApiError::bad_request(format!(
-                "limit {limit} is outside 1-100"
-            )));
-        }
+        let limit = r.limit()?;
         let query = RecallQuery {
             text: r.query.clone(),
             room: r.room.clone(),
             tier: r.tier.map(TierName::tier),
             tags: r.tags.clone(),
             session: r.session.clone(),
-            limit: limit as usize,
+            limit,
         };
         let mut hits: Vec<(usize, &'static str, Hit)> = self
             .engram()
@@ -838,7 +889,7 @@ impl Service {
                 .then(a.0.cmp(&b.0))
                 .then(a.2.id.cmp(&b.2.id))
         });
-        hits.truncate(limit as usize);
+        hits.truncate(limit);
         Ok(Recalled {
             hits: hits
                 .into_iter()
@@ -960,6 +1011,7 @@ impl Service {
     /// # Errors
     /// A grade outside 0-5, an unknown or forgotten memory, or gated.
     pub fn grade(&self, id: MemoryId, r: &GradeRequest) -> Result<Value, ApiError> {
+        r.validate()?;
         let schedule = self.engram().grade_as(id, r.grade, &subject(r.by, None))?;
         Ok(json::schedule(id, r.grade, &schedule))
     }

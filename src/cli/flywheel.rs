@@ -3,13 +3,12 @@
 
 use std::process::ExitCode;
 
-use clap::ValueEnum;
+use engram::api::{By, GradeRequest, VerdictName};
 use engram::engine::now_ms;
-use engram::log::{MemoryId, Verdict};
+use engram::log::MemoryId;
 use engram_commands::maintain::MaintainPolicy;
 use serde_json::json;
 
-use super::memory::ActorArg;
 use super::{Context, format_ts};
 use engram::api::{json, parse_time};
 
@@ -29,24 +28,14 @@ pub struct GradeArgs {
     /// Memory id.
     id: MemoryId,
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
-    #[arg(value_parser = clap::value_parser!(u8).range(0..=5))]
     grade: u8,
     /// Who grades (a model's grade may not lower what the user said into
     /// the range maintenance archives).
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// Print one JSON object: id, grade, due, interval_days, repetitions, easiness.
     #[arg(long)]
     json: bool,
-}
-
-/// A verdict, as a flag value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VerdictArg {
-    KeepA,
-    KeepB,
-    KeepBoth,
-    Shelve,
 }
 
 #[derive(Debug, clap::Args)]
@@ -65,10 +54,10 @@ pub struct VerdictArgs {
     b: MemoryId,
     /// keep-a or keep-b (the other leaves recall), keep-both, or shelve.
     #[arg(value_enum)]
-    verdict: VerdictArg,
+    verdict: VerdictName,
     /// Who decides.
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// Why.
     #[arg(long, value_name = "TEXT", default_value = "")]
     reason: String,
@@ -101,7 +90,7 @@ pub struct MaintainArgs {
     /// Who runs it (a model cannot archive what the user said: nothing is
     /// archived then).
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// Print one JSON object: {"archived": [{"id", "reason"}], "dry_run"}.
     #[arg(long)]
     json: bool,
@@ -140,6 +129,11 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    GradeRequest {
+        grade: args.grade,
+        by: args.by,
+    }
+    .validate()?;
     let engram = ctx.open_existing()?;
     let subject = engram::Subject {
         actor: args.by.actor(),
@@ -190,21 +184,12 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
 }
 
 pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
-    let verdict = match args.verdict {
-        VerdictArg::KeepA => Verdict::KeepA,
-        VerdictArg::KeepB => Verdict::KeepB,
-        VerdictArg::KeepBoth => Verdict::KeepBoth,
-        VerdictArg::Shelve => Verdict::Shelve,
-    };
+    let verdict = args.verdict.verdict();
     let engram = ctx.open_existing()?;
     let result = engram.verdict(args.a, args.b, verdict, args.by.actor(), &args.reason);
     engram.close()?;
     let seq = result?;
-    let name = args
-        .verdict
-        .to_possible_value()
-        .map(|v| v.get_name().to_owned())
-        .unwrap_or_default();
+    let name = args.verdict.as_str();
     if args.json {
         println!(
             "{}",
@@ -275,7 +260,7 @@ pub enum DistillCommand {
         room: Option<String>,
         /// Who wrote the rule.
         #[arg(long, value_enum, default_value = "model")]
-        by: ActorArg,
+        by: By,
         /// Print one JSON object: id, coordinate, members, confidence.
         #[arg(long)]
         json: bool,

@@ -64,7 +64,7 @@ pub const EVIDENCE_STEP: i64 = 40;
 /// Evidence: largest total bonus.
 pub const EVIDENCE_CAP: i64 = 200;
 /// The highest valid SM-2 grade.
-const MAX_GRADE: u8 = 5;
+const MAX_GRADE: u8 = super::review::GRADE_MAX;
 
 /// The base score of a memory from its source, in permille.
 #[must_use]
