@@ -1,11 +1,14 @@
 //! The flywheel on an [`Engram`]: verdicts on contradictions and SM-2
-//! review. Each command validates against the views, then appends; the
-//! views (verdicts, review schedule) are folds, so everything here survives
-//! restart and rebuild.
+//! review. Each command validates against the views, passes the gate chain
+//! (a denial is recorded as `GateDenied` and returned as
+//! [`EngineError::Denied`]), then appends; the views (verdicts, review
+//! schedule) are folds, so everything here survives restart and rebuild.
 
+use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory;
 use engram_log::{Actor, Event, Graded, MemoryId, Verdict, VerdictRecorded};
-use engram_projections::models::{EdgeState, MemoryStatus, Schedule};
+use engram_projections::models::review::GRADE_MAX;
+use engram_projections::models::{EdgeState, MemoryEntry, MemoryStatus, Schedule};
 use engram_queries::{Cue, cues};
 
 use crate::engine::{EngineError, Engram};
@@ -66,12 +69,65 @@ impl Engram {
         }
     }
 
-    /// Records an SM-2 self-grade (0-5) and returns the new schedule.
+    fn entry_of(&self, id: MemoryId) -> Result<MemoryEntry, EngineError> {
+        self.core()
+            .memory_table
+            .read()
+            .state
+            .get(id)
+            .cloned()
+            .ok_or(EngineError::UnknownMemory { id })
+    }
+
+    /// Records the user's SM-2 self-grade (0-5) and returns the new
+    /// schedule: [`Engram::grade_as`] by the user.
     pub fn grade(&self, id: MemoryId, grade: u8) -> Result<Schedule, EngineError> {
-        if grade > 5 {
+        self.grade_as(id, grade, &Subject::user())
+    }
+
+    /// Records `subject`'s SM-2 self-grade (0-5) and returns the new
+    /// schedule. The gate sees what the grade does to the memory's
+    /// importance (a model's grade may not lower a user's memory into the
+    /// range maintenance archives).
+    pub fn grade_as(
+        &self,
+        id: MemoryId,
+        grade: u8,
+        subject: &Subject,
+    ) -> Result<Schedule, EngineError> {
+        if grade > GRADE_MAX {
             return Err(FlywheelError::Grade { grade }.into());
         }
+        let subject = memory::clean_subject(subject)?;
+        let _writer = self.write_lock();
         self.live(id)?;
+        let entry = self.entry_of(id)?;
+        let (importance_before, importance_after) = self
+            .core()
+            .trust
+            .read()
+            .state
+            .inputs(id)
+            .map(|inputs| {
+                let importance = |permille| {
+                    engram_commands::maintain::importance(permille, entry.reinforcements)
+                };
+                (
+                    importance(inputs.permille()),
+                    importance(inputs.graded(grade).permille()),
+                )
+            })
+            .unwrap_or_default();
+        self.gate(
+            &subject,
+            Action::Grade,
+            &Object::Grade {
+                memory: &entry,
+                grade,
+                importance_before,
+                importance_after,
+            },
+        )?;
         self.append(&[Event::Graded(Graded { memory: id, grade })])?;
         self.core()
             .review
@@ -138,7 +194,9 @@ impl Engram {
     }
 
     /// Records a verdict on the contradiction between `a` and `b`. The loser
-    /// of keep-a / keep-b leaves recall; it stays in the audit trail.
+    /// of keep-a / keep-b leaves recall; it stays in the audit trail. A
+    /// model may not overrule what the user said, nor shelve a
+    /// contradiction with it (the gate chain's write trust).
     pub fn verdict(
         &self,
         a: MemoryId,
@@ -169,6 +227,20 @@ impl Engram {
             }
             Some(EdgeState::Open | EdgeState::Shelved) => {}
         }
+        let (entry_a, entry_b) = (self.entry_of(a)?, self.entry_of(b)?);
+        let subject = Subject {
+            actor: by,
+            session: None,
+        };
+        self.gate(
+            &subject,
+            Action::Verdict,
+            &Object::Contradiction {
+                a: &entry_a,
+                b: &entry_b,
+                verdict,
+            },
+        )?;
         Ok(self
             .append(&[Event::VerdictRecorded(VerdictRecorded {
                 a,
@@ -182,15 +254,30 @@ impl Engram {
 }
 
 impl Engram {
-    /// Archives what the policy says should go at `now_ms` (expired,
-    /// decayed, evicted; see `engram_commands::maintain`) in one atomic
-    /// append, and returns what it archived and why. `dry_run` only plans.
+    /// [`Engram::maintain_as`] by the user.
     pub fn maintain(
         &self,
         policy: &engram_commands::maintain::MaintainPolicy,
         now_ms: u64,
         dry_run: bool,
     ) -> Result<Vec<(MemoryId, String)>, EngineError> {
+        self.maintain_as(policy, now_ms, dry_run, &Subject::user())
+    }
+
+    /// Archives what the policy says should go at `now_ms` (expired,
+    /// decayed, evicted; see `engram_commands::maintain`) in one atomic
+    /// append, and returns what it archived and why. `dry_run` only plans.
+    /// Every archive passes the gate chain: when any is denied (a model
+    /// archiving what the user said), nothing is archived, each denial is
+    /// recorded as `GateDenied` (one append) and the first is returned.
+    pub fn maintain_as(
+        &self,
+        policy: &engram_commands::maintain::MaintainPolicy,
+        now_ms: u64,
+        dry_run: bool,
+        subject: &Subject,
+    ) -> Result<Vec<(MemoryId, String)>, EngineError> {
+        let subject = memory::clean_subject(subject)?;
         let _writer = self.write_lock();
         let facts: Vec<engram_commands::maintain::MemoryFacts> = {
             let core = self.core();
@@ -217,6 +304,27 @@ impl Engram {
                 .collect()
         };
         let plan = engram_commands::maintain::plan(policy, &facts, now_ms);
+        if !dry_run {
+            let denials: Vec<engram_commands::gate::Denial> = {
+                let table = self.core().memory_table.read();
+                plan.iter()
+                    .filter_map(|(id, _)| {
+                        let entry = table.state.get(*id)?;
+                        self.gates()
+                            .check(&subject, Action::Archive, &Object::Memory(entry))
+                            .err()
+                    })
+                    .collect()
+            };
+            if let Some(first) = denials.first() {
+                let events: Vec<Event> = denials
+                    .iter()
+                    .map(|d| Event::GateDenied(d.event.clone()))
+                    .collect();
+                self.append(&events)?;
+                return Err(EngineError::Denied(first.clone()));
+            }
+        }
         if !dry_run && !plan.is_empty() {
             let events: Vec<Event> = plan
                 .iter()
@@ -302,7 +410,7 @@ impl Engram {
         members: &[MemoryId],
         rule: &str,
         room: Option<&str>,
-        subject: &engram_commands::gate::Subject,
+        subject: &Subject,
     ) -> Result<Distillation, EngineError> {
         let mut members = members.to_vec();
         members.sort_unstable();
@@ -317,7 +425,12 @@ impl Engram {
             self.live(id)?;
         }
         let room = room.map(|r| memory::clean_name("room", r)).transpose()?;
+        let subject = &memory::clean_subject(subject)?;
         let _writer = self.write_lock();
+        for &id in &members {
+            let entry = self.entry_of(id)?;
+            self.gate(subject, Action::Distill, &Object::Memory(&entry))?;
+        }
         let trusts: Vec<u16> = {
             let trust = self.core().trust.read();
             members
@@ -352,6 +465,20 @@ impl Engram {
         });
         let turn = self.core().sessions.read().state.next_turn(RULES_SESSION);
         let note = memory::note_event(RULES_SESSION, turn, rule)?;
+        let source = match subject.actor {
+            Actor::User => engram_log::Source::User,
+            Actor::Model | Actor::System => engram_log::Source::Model,
+        };
+        self.gate(
+            subject,
+            Action::Distill,
+            &Object::Content {
+                bytes: note.content.len(),
+                events: 1,
+                source,
+                scope: &engram_log::Scope::Store,
+            },
+        )?;
         let rule_text = note.content.clone();
         let rule_words = rule_text.clone();
         let seq = self.append(&[Event::Session(note)])?.first_seq;
@@ -367,10 +494,7 @@ impl Engram {
         let meta = memory::MemoryMeta {
             room: Some(room.clone()),
             tags: vec!["rule".to_owned()],
-            source: match subject.actor {
-                Actor::User => engram_log::Source::User,
-                Actor::Model | Actor::System => engram_log::Source::Model,
-            },
+            source,
             ..memory::MemoryMeta::default()
         };
         let remembered = memory::remembered(self.log().key(), reference, &events, meta)?;

@@ -16,7 +16,9 @@
 
 use std::sync::Arc;
 
+use engram_projections::models::review::GRADE_MAX;
 use engram_queries::context::{CONTEXT_PREAMBLE, CONTEXT_TAG, escape};
+use engram_queries::recall::RECALL_LIMIT_MAX;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -26,8 +28,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::api::{
-    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, IdArg, RecallRequest,
-    RememberRequest, Service, TierName,
+    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, GradeRequest, IdArg,
+    RecallRequest, RememberRequest, Service, TierName,
 };
 
 /// A tool's answer: text for the model, or an error text starting with the
@@ -93,12 +95,14 @@ pub struct RecallArgs {
     pub tags: Vec<String>,
     /// `l4` searches archived memories; default searches l1-l3.
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// This conversation's session id (its private memories are included).
     #[serde(default)]
     pub session: Option<String>,
     /// Most memories to return, 1-100 (default 5).
     #[serde(default)]
+    #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
 }
 
@@ -134,6 +138,7 @@ pub struct GradeArgs {
     /// How well you recalled it before expanding: 0 blackout, 1 wrong but
     /// familiar, 2 wrong but easy once seen, 3 right with effort, 4 right
     /// after hesitation, 5 perfect.
+    #[schemars(range(max = GRADE_MAX))]
     pub grade: u8,
 }
 
@@ -159,6 +164,7 @@ pub struct PalaceArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 pub struct SaveItem {
     /// The words to remember.
     pub content: String,
@@ -292,8 +298,14 @@ impl McpServer {
         description = "Record how well you recalled a memory from memory_review (0 blackout to 5 perfect); schedules its next review (SM-2). Give the id as memory_review shows it (`u:2`, `p:2`)."
     )]
     async fn memory_grade(&self, Parameters(args): Parameters<GradeArgs>) -> ToolAnswer {
-        self.call(move |s| Ok(s.grade(args.id, args.grade)?.to_string()))
-            .await
+        self.call(move |s| {
+            let request = GradeRequest {
+                grade: args.grade,
+                by: By::Model,
+            };
+            Ok(s.grade(args.id, &request)?.to_string())
+        })
+        .await
     }
 
     #[tool(

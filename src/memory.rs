@@ -104,7 +104,7 @@ impl Engram {
             .ok_or(EngineError::UnknownMemory { id })
     }
 
-    fn gate(
+    pub(crate) fn gate(
         &self,
         subject: &Subject,
         action: Action,

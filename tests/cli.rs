@@ -274,6 +274,88 @@ fn bench_append_and_replay_report_their_figures() {
 }
 
 #[test]
+fn commands_on_the_local_log_files_refuse_a_shared_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let store = store.as_path();
+    let url = "postgres://engram@127.0.0.1:1/nowhere";
+    for args in [
+        vec!["--log", url, "bench", "append", "--events", "10"],
+        vec!["--log", url, "bench", "replay"],
+        vec!["--log", url, "inspect", "segment", "no-such-file"],
+    ] {
+        let out = engram(store, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("engram: ") && err.contains("cannot use a shared log"),
+            "{args:?}: {err}"
+        );
+        assert!(!store.exists(), "{args:?} created the store");
+    }
+    // ENGRAM_LOG_URL is the same option.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(store)
+        .args(["bench", "append", "--events", "10"])
+        .env("ENGRAM_LOG_URL", url)
+        .env_remove("ENGRAM_HMAC_KEY")
+        .env_remove("ENGRAM_HOME")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!store.exists());
+}
+
+#[test]
+fn out_of_range_values_get_the_messages_every_door_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = engram(
+        dir.path(),
+        &["remember", "the runner has two disks", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for (args, message) in [
+        (
+            vec!["remember", "a fact for the archive", "--tier", "l4"],
+            "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
+        ),
+        (
+            vec!["recall", "disks", "--limit", "0"],
+            "limit 0 is outside 1-100",
+        ),
+        (
+            vec!["recall", "disks", "--limit", "101"],
+            "limit 101 is outside 1-100",
+        ),
+        (vec!["grade", "2", "7"], "grade 7 is outside 0-5"),
+    ] {
+        let out = engram(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(&format!("engram: {message}")),
+            "{args:?}: {err}"
+        );
+    }
+    // The flag values keep their spellings.
+    for args in [
+        vec!["recall", "disks", "--tier", "l3", "--json"],
+        vec![
+            "remember",
+            "the runner has three fans",
+            "--tier",
+            "l2",
+            "--by",
+            "model",
+        ],
+    ] {
+        let out = engram(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+}
+
+#[test]
 fn outside_a_repository_the_default_store_is_the_user_store_created_on_first_use() {
     let dir = tempfile::tempdir().unwrap();
     let engram_home = dir.path().join("home");

@@ -230,7 +230,7 @@ fn verdicts_change_recall_and_refuse_pairs_that_do_not_contradict() {
 
     // Shelve: listed apart, both still recalled.
     engram
-        .verdict(b, a, Verdict::Shelve, Actor::Model, "unsure")
+        .verdict(b, a, Verdict::Shelve, Actor::User, "unsure")
         .unwrap();
     let (open_edges, shelved) = engram.contradictions();
     assert!(open_edges.is_empty());
@@ -746,5 +746,137 @@ fn cues_never_carry_the_words_of_forgotten_or_overruled_neighbours() {
         [(secret, "(forgotten)".to_owned())],
         "a forgotten neighbour's summary stays out of recall"
     );
+    engram.close().unwrap();
+}
+
+/// The last event of the log.
+fn last_event(engram: &Engram) -> engram::log::Event {
+    let last = engram.log().last_seq();
+    engram.log().read(last..=last).unwrap().remove(0).event
+}
+
+/// `result` is a gate denial by `policy` on `action`, recorded as the
+/// log's last event (nothing else appended since `before`).
+fn assert_denied<T: std::fmt::Debug>(
+    engram: &Engram,
+    before: u64,
+    result: Result<T, EngineError>,
+    policy: &str,
+    action: &str,
+) {
+    match result {
+        Err(EngineError::Denied(denial)) => {
+            assert_eq!(denial.policy, policy, "{denial}");
+            assert_eq!(denial.event.action, action, "{denial}");
+        }
+        other => panic!("expected a {policy} denial of {action}, got {other:?}"),
+    }
+    assert_eq!(engram.log().last_seq(), before + 1, "one event appended");
+    match last_event(engram) {
+        engram::log::Event::GateDenied(denied) => {
+            assert_eq!(denied.action, action);
+            assert!(denied.reason.starts_with(policy), "{denied:?}");
+        }
+        other => panic!("the last event is {other:?}, not gate_denied"),
+    }
+}
+
+#[test]
+fn a_model_cannot_retire_or_archive_a_user_memory_through_the_flywheel() {
+    use engram::log::Source;
+    use engram_commands::maintain::MaintainPolicy;
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let model = engram::Subject {
+        actor: Actor::Model,
+        session: None,
+    };
+    let user = engram
+        .remember(&Remember::text(
+            "The staging server runs Postgres 15 on host db2.",
+        ))
+        .unwrap()
+        .id
+        .unwrap();
+    let saved = engram
+        .remember(&Remember {
+            meta: MemoryMeta {
+                source: Source::Model,
+                ..MemoryMeta::default()
+            },
+            subject: model.clone(),
+            ..Remember::text("The staging server runs Postgres 16 on host db2.")
+        })
+        .unwrap();
+    assert_eq!(saved.outcome, Outcome::Contradiction);
+    let theirs = saved.id.unwrap();
+    let recall = || {
+        let found = ids(&engram
+            .recall(&RecallQuery::new("staging postgres"))
+            .unwrap());
+        // The recall's evidence is queued for the next commit: wait for it,
+        // so the counts of appended events below see only the command.
+        engram.log().sync().unwrap();
+        found
+    };
+
+    // Verdicts: keep-a / keep-b against the user's memory, or shelving it.
+    for (a, b, verdict) in [
+        (theirs, user, Verdict::KeepA),
+        (user, theirs, Verdict::KeepB),
+        (user, theirs, Verdict::Shelve),
+    ] {
+        let before = engram.log().last_seq();
+        let result = engram.verdict(a, b, verdict, Actor::Model, "newer");
+        assert_denied(&engram, before, result, "write_trust", "verdict");
+    }
+    assert_eq!(engram.contradictions().0.len(), 1, "still open");
+    assert!(recall().contains(&user));
+    assert!(!engram.core().verdicts.read().state.is_overruled(user));
+
+    // A failing grade would push the user's memory further below the line
+    // at which maintenance archives it.
+    let schedule = engram.core().review.read().state.get(user).cloned();
+    let trust = engram.core().trust.read().state.trust_permille(user);
+    let before = engram.log().last_seq();
+    let result = engram.grade_as(user, 0, &model);
+    assert_denied(&engram, before, result, "write_trust", "grade");
+    assert_eq!(
+        engram.core().review.read().state.get(user).cloned(),
+        schedule
+    );
+    assert_eq!(engram.core().trust.read().state.trust_permille(user), trust);
+
+    // Maintenance: idle and unimportant forty days on, the user's memory
+    // would be archived; by a model nothing is.
+    let later = engram::engine::now_ms() + 40 * DAY_MS;
+    let policy = MaintainPolicy::default();
+    let planned = engram.maintain(&policy, later, true).unwrap();
+    assert!(planned.iter().any(|(id, _)| *id == user), "{planned:?}");
+    let before = engram.log().last_seq();
+    let result = engram.maintain_as(&policy, later, false, &model);
+    assert_denied(&engram, before, result, "write_trust", "archive");
+    assert_eq!(
+        engram.core().memory_table.read().state.status(user),
+        Some(engram_projections::models::MemoryStatus::Live)
+    );
+    assert_eq!(
+        engram.core().memory_table.read().state.status(theirs),
+        Some(engram_projections::models::MemoryStatus::Live),
+        "nothing is archived when any archive is denied"
+    );
+
+    // Distillation: the rule is held to the size limit of any memory.
+    let before = engram.log().last_seq();
+    let rule = "always ".repeat(10_000);
+    let result = engram.distill(&[user, theirs], &rule, None, &model);
+    assert_denied(&engram, before, result, "size_limits", "distill");
+
+    // The user may do all of it.
+    engram
+        .verdict(theirs, user, Verdict::KeepA, Actor::User, "upgraded")
+        .unwrap();
+    assert!(!recall().contains(&user));
+    engram.grade(user, 0).unwrap();
     engram.close().unwrap();
 }

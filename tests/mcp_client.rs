@@ -311,3 +311,142 @@ fn mcp_stdout_is_only_protocol_and_survives_a_malformed_line() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Every `$ref`, `anyOf` or `oneOf` anywhere in `schema`.
+fn indirections(schema: &Value, path: &str, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if ["$ref", "$defs", "anyOf", "oneOf"].contains(&key.as_str()) {
+                    found.push(format!("{path}/{key}"));
+                }
+                indirections(value, &format!("{path}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                indirections(item, &format!("{path}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn mcp_tool_schemas_state_the_real_limits_and_plain_enums() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut mcp = RawSession::start(&dir.path().join("store"), &dir.path().join("home"));
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-pipes", "version": "0"},
+        }}),
+    );
+    mcp.answer(1);
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let listed = mcp.answer(2);
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let schema = |name: &str| -> Value {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {listed}"))["inputSchema"]
+            .clone()
+    };
+    let grade = &schema("memory_grade")["properties"]["grade"];
+    assert_eq!(grade["minimum"], 0, "{grade}");
+    assert_eq!(grade["maximum"], 5, "{grade}");
+    let recall = schema("memory_recall");
+    let limit = &recall["properties"]["limit"];
+    assert_eq!(limit["minimum"], 1, "{limit}");
+    assert_eq!(limit["maximum"], 100, "{limit}");
+    let tier = &recall["properties"]["tier"];
+    assert_eq!(tier["type"], "string", "{tier}");
+    assert_eq!(tier["enum"], json!(["l1", "l2", "l3", "l4"]), "{tier}");
+    for tool in tools {
+        let mut found = Vec::new();
+        indirections(&tool["inputSchema"], "", &mut found);
+        assert!(found.is_empty(), "{}: {found:?}", tool["name"]);
+    }
+
+    // Out of range, the tools answer what the CLI and HTTP answer.
+    let call = |mcp: &mut RawSession, id: u64, name: &str, arguments: Value| -> String {
+        mcp.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": name, "arguments": arguments,
+            }}),
+        );
+        let answer = mcp.answer(id);
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        call(
+            &mut mcp,
+            3,
+            "memory_recall",
+            json!({"query": "disk", "limit": 0})
+        ),
+        "bad_request: limit 0 is outside 1-100"
+    );
+    assert!(
+        call(&mut mcp, 4, "memory_grade", json!({"id": 1, "grade": 7}))
+            .starts_with("bad_request: grade 7 is outside 0-5"),
+    );
+    drop(mcp.stdin.take());
+    mcp.child.wait(WAIT).expect("engram mcp did not exit");
+}
+
+#[test]
+fn request_type_schemas_state_the_real_limits_and_plain_enums() {
+    fn schema<T: schemars::JsonSchema>() -> Value {
+        serde_json::to_value(
+            schemars::generate::SchemaSettings::draft2020_12()
+                .into_generator()
+                .into_root_schema_for::<T>(),
+        )
+        .unwrap()
+    }
+    use engram::api::{
+        ForgetRequest, GradeRequest, MaintainRequest, RecallRequest, RememberRequest,
+        VerdictRequest,
+    };
+    let grade = schema::<GradeRequest>();
+    assert_eq!(grade["properties"]["grade"]["maximum"], 5, "{grade}");
+    assert_eq!(grade["properties"]["by"]["enum"], json!(["user", "model"]));
+    let recall = schema::<RecallRequest>();
+    assert_eq!(recall["properties"]["limit"]["minimum"], 1, "{recall}");
+    assert_eq!(recall["properties"]["limit"]["maximum"], 100, "{recall}");
+    let remember = schema::<RememberRequest>();
+    assert_eq!(
+        remember["properties"]["tier"],
+        json!({
+            "type": "string",
+            "enum": ["l1", "l2", "l3", "l4"],
+            "description": "l3 (cross-session, default), l2 (workspace document) or l1."
+        })
+    );
+    let verdict = schema::<VerdictRequest>();
+    assert_eq!(
+        verdict["properties"]["verdict"]["enum"],
+        json!(["keep-a", "keep-b", "keep-both", "shelve"]),
+        "{verdict}"
+    );
+    for (name, s) in [
+        ("grade", grade),
+        ("recall", recall),
+        ("remember", remember),
+        ("verdict", verdict),
+        ("forget", schema::<ForgetRequest>()),
+        ("maintain", schema::<MaintainRequest>()),
+    ] {
+        let mut found = Vec::new();
+        indirections(&s, "", &mut found);
+        assert!(found.is_empty(), "{name}: {found:?}: {s}");
+    }
+}

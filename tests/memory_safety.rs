@@ -776,3 +776,129 @@ fn a_session_only_memory_stays_in_its_session() {
     );
     assert_eq!(confirmed["valid"], true);
 }
+
+#[test]
+fn a_model_cannot_overrule_grade_away_archive_or_oversize_through_the_flywheel() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let user = run_json(
+        store,
+        &[
+            "remember",
+            "The staging server runs Postgres 15 on host db2.",
+            "--json",
+        ],
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let saved = run_json(
+        store,
+        &[
+            "remember",
+            "The staging server runs Postgres 16 on host db2.",
+            "--by",
+            "model",
+            "--json",
+        ],
+    );
+    assert_eq!(saved["outcome"], "contradiction", "{saved}");
+    let model = saved["id"].as_str().unwrap().to_owned();
+    let recalled = |store: &Path| -> Vec<String> {
+        run_json(store, &["recall", "staging postgres", "--json"])["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(recalled(store).contains(&user));
+
+    // A verdict keeping the model's memory overrules the user's: denied,
+    // the contradiction stays open and the user's memory in recall.
+    let denied = assert_denied(
+        store,
+        &["verdict", &model, &user, "keep-a", "--by", "model"],
+        "write_trust",
+        "verdict",
+    );
+    assert_eq!(denied["subject"], "model");
+    // The log names memories by their seqs in the store.
+    let seq = |id: &str| id.trim_start_matches("s:").to_owned();
+    assert_eq!(
+        denied["object"],
+        format!("memories {} and {} (keep-a)", seq(&model), seq(&user))
+    );
+    assert_denied(
+        store,
+        &["verdict", &user, &model, "keep-b", "--by", "model"],
+        "write_trust",
+        "verdict",
+    );
+    assert_denied(
+        store,
+        &["verdict", &user, &model, "shelve", "--by", "model"],
+        "write_trust",
+        "verdict",
+    );
+    let open = run_json(store, &["verdicts", "--json"]);
+    assert_eq!(open["open"].as_array().unwrap().len(), 1, "{open}");
+    assert!(recalled(store).contains(&user));
+
+    // The user's memory stands at trust 620 (700, less 80 for the
+    // contradiction): a model's failing grade would lower it further below
+    // the decay line.
+    assert_denied(
+        store,
+        &["grade", &user, "0", "--by", "model"],
+        "write_trust",
+        "grade",
+    );
+    assert!(!kinds(&log(store)).contains(&"graded"));
+    // A passing grade lowers nothing; the model grades its own memories.
+    run_json(store, &["grade", &user, "4", "--by", "model", "--json"]);
+    run_json(store, &["grade", &model, "0", "--by", "model", "--json"]);
+
+    // Forty days on, both memories are idle and unimportant: the user's
+    // maintenance would archive both; a model's archives nothing.
+    let plan = run_json(store, &["maintain", "--at", "+40d", "--dry-run", "--json"]);
+    let planned: Vec<String> = plan["archived"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(planned.contains(&user), "{plan}");
+    let denied = assert_denied(
+        store,
+        &["maintain", "--at", "+40d", "--by", "model"],
+        "write_trust",
+        "archive",
+    );
+    assert_eq!(denied["object"], format!("memory {}", seq(&user)));
+    assert!(!kinds(&log(store)).contains(&"archived"));
+    let stats = run_json(store, &["stats", "--json"]);
+    assert_eq!(stats["memories_by_status"]["archived"], 0, "{stats}");
+
+    // A distilled rule is held to the size limit of any memory.
+    let rule = "always ".repeat(10_000);
+    assert_denied(
+        store,
+        &[
+            "distill",
+            "apply",
+            "--members",
+            &format!("{user},{model}"),
+            "--rule",
+            &rule,
+        ],
+        "size_limits",
+        "distill",
+    );
+    assert!(!log(store).iter().any(|e| e["kind"] == "distilled"));
+
+    // The user decides, grades and maintains as before.
+    run_json(store, &["verdict", &model, &user, "keep-a", "--json"]);
+    assert!(!recalled(store).contains(&user));
+    run_json(store, &["grade", &model, "0", "--json"]);
+}

@@ -257,12 +257,19 @@ fn a_crash_at_every_sync_of_a_save_keeps_all_of_it_or_none() {
             // The memories it holds verify.
             let views = tempfile::tempdir().unwrap();
             let engram = Engram::open_on_log(Store::at(views.path()), log).unwrap();
-            for entry in engram.core().memory_table.read().state.iter() {
+            // (Ids first: no view lock is held across an expand.)
+            let ids: Vec<u64> = engram
+                .core()
+                .memory_table
+                .read()
+                .state
+                .iter()
+                .map(|entry| entry.id)
+                .collect();
+            for id in ids {
                 engram
-                    .expand_as(entry.id, &Subject::user(), false)
-                    .unwrap_or_else(|e| {
-                        panic!("sync {crash_at}, {tear:?}: memory {}: {e}", entry.id)
-                    });
+                    .expand_as(id, &Subject::user(), false)
+                    .unwrap_or_else(|e| panic!("sync {crash_at}, {tear:?}: memory {id}: {e}"));
             }
             engram.close().unwrap();
         }
@@ -288,13 +295,17 @@ fn a_batch_decides_each_item_against_the_ones_before_it_and_fails_bad_items_alon
         text("   "),
         text("kumquat india: the staging cluster runs Kubernetes 1.31 in eu-west-1"),
         model_claiming_the_user,
-        text("kumquat juliet: the user prefers Python over Node.js for data work"),
-        text("kumquat juliet: the user prefers Node.js over Python for data work"),
+        text("kumquat juliet: the nightly build cache on the runner holds 40 GB"),
+        text("kumquat juliet: the nightly build cache on the runner holds 80 GB"),
     ];
     let last_before = engram.log().last_seq();
     let syncs_before = storage.n_syncs();
     let results = engram.remember_batch(&items).unwrap();
-    assert_eq!(storage.n_syncs() - syncs_before, 1, "the batch is one append");
+    assert_eq!(
+        storage.n_syncs() - syncs_before,
+        1,
+        "the batch is one append"
+    );
     assert_eq!(results.len(), items.len(), "one result per item, in order");
 
     let first = results[0].as_ref().unwrap();
@@ -313,21 +324,28 @@ fn a_batch_decides_each_item_against_the_ones_before_it_and_fails_bad_items_alon
         "{:?}",
         results[3]
     );
-    let python = results[4].as_ref().unwrap();
-    let node = results[5].as_ref().unwrap();
-    assert_eq!(node.outcome, engram::Outcome::Contradiction, "{node:?}");
-    assert_eq!(node.related, python.id);
+    let forty = results[4].as_ref().unwrap();
+    let eighty = results[5].as_ref().unwrap();
+    assert_eq!(eighty.outcome, engram::Outcome::Contradiction, "{eighty:?}");
+    assert_eq!(eighty.related, forty.id);
 
     // What the log holds: the denial recorded, nothing of the bad item,
     // and every memory sealed over its own note.
     let events = replay_all(engram.log().reader());
     let batch: Vec<&LoggedEvent> = events.iter().filter(|e| e.seq > last_before).collect();
     assert_eq!(
-        batch.iter().filter(|e| e.event.kind() == "gate_denied").count(),
+        batch
+            .iter()
+            .filter(|e| e.event.kind() == "gate_denied")
+            .count(),
         1
     );
-    assert!(!batch.iter().any(|e| matches!(&e.event, Event::Session(s) if s.content.trim().is_empty())));
-    for id in [first.id, python.id, node.id] {
+    assert!(
+        !batch
+            .iter()
+            .any(|e| matches!(&e.event, Event::Session(s) if s.content.trim().is_empty()))
+    );
+    for id in [first.id, forty.id, eighty.id] {
         let id = id.unwrap();
         assert!(id > last_before);
         let expansion = engram.expand_as(id, &Subject::user(), false).unwrap();

@@ -26,10 +26,10 @@
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use engram::Remember;
 use engram::engine::Engram;
 use engram::log::Durability;
 use engram::store::{Store, StoreOptions};
-use engram::Remember;
 use engram_benches::recall::{Vocabulary, memory_texts};
 
 const BENCH_ITEMS: usize = 100_000;

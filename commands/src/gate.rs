@@ -10,13 +10,20 @@
 //!
 //! | policy | denies |
 //! | --- | --- |
-//! | [`ScopeIsolation`] | any operation on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
-//! | [`SizeLimits`] | content over [`CONTENT_BYTES_MAX`], a reference over [`REFERENCE_EVENTS_MAX`] events |
-//! | [`WriteTrust`] | a model claiming the user's authorship, or a model forgetting what the user said |
+//! | [`ScopeIsolation`] | remember, forget, expand, confirm or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
+//! | [`SizeLimits`] | content over [`CONTENT_BYTES_MAX`], a reference over [`REFERENCE_EVENTS_MAX`] events (a saved memory's or a distilled rule's) |
+//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), shelving a contradiction with, or archiving what the user said; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
+//!
+//! Verdicts, grades and maintenance are store-wide housekeeping with no
+//! session of their own, so scope isolation leaves them to the other
+//! policies (as before they were gated: a session-only memory can still
+//! be reviewed, decided and archived).
 
-use engram_log::{Actor, GateDenied, Scope, Source};
+use engram_log::{Actor, GateDenied, Scope, Source, Verdict};
 use engram_projections::models::MemoryEntry;
 use engram_text::redact::redact;
+
+pub use crate::maintain::DECAY_IMPORTANCE_BELOW;
 
 /// Largest content a memory may stand for, in bytes (after redaction).
 pub const CONTENT_BYTES_MAX: usize = 64 * 1024;
@@ -62,6 +69,15 @@ pub enum Action {
     Forget,
     Expand,
     Confirm,
+    /// A verdict on a contradiction ([`Object::Contradiction`]).
+    Verdict,
+    /// A review grade ([`Object::Grade`]).
+    Grade,
+    /// Maintenance archiving a memory.
+    Archive,
+    /// A rule distilled from memories: the rule's words
+    /// ([`Object::Content`]) and each member ([`Object::Memory`]).
+    Distill,
 }
 
 impl Action {
@@ -73,6 +89,10 @@ impl Action {
             Action::Forget => "forget",
             Action::Expand => "expand",
             Action::Confirm => "confirm",
+            Action::Verdict => "verdict",
+            Action::Grade => "grade",
+            Action::Archive => "archive",
+            Action::Distill => "distill",
         }
     }
 }
@@ -89,6 +109,20 @@ pub enum Object<'a> {
     },
     /// An existing memory.
     Memory(&'a MemoryEntry),
+    /// The contradiction between two memories and the verdict asked for.
+    Contradiction {
+        a: &'a MemoryEntry,
+        b: &'a MemoryEntry,
+        verdict: Verdict,
+    },
+    /// A review grade on a memory, with its importance (maintenance's
+    /// measure: trust + 100 per reinforcement, permille) before and after.
+    Grade {
+        memory: &'a MemoryEntry,
+        grade: u8,
+        importance_before: u32,
+        importance_after: u32,
+    },
 }
 
 impl Object<'_> {
@@ -98,6 +132,16 @@ impl Object<'_> {
                 format!("content ({bytes} bytes in {events} events)")
             }
             Object::Memory(entry) => format!("memory {}", entry.id),
+            Object::Contradiction { a, b, verdict } => {
+                let verdict = match verdict {
+                    Verdict::KeepA => "keep-a",
+                    Verdict::KeepB => "keep-b",
+                    Verdict::KeepBoth => "keep-both",
+                    Verdict::Shelve => "shelve",
+                };
+                format!("memories {} and {} ({verdict})", a.id, b.id)
+            }
+            Object::Grade { memory, grade, .. } => format!("memory {} (grade {grade})", memory.id),
         }
     }
 }
@@ -217,10 +261,14 @@ impl Policy for ScopeIsolation {
         "scope_isolation"
     }
 
-    fn check(&self, subject: &Subject, _action: Action, object: &Object<'_>) -> Decision {
+    fn check(&self, subject: &Subject, action: Action, object: &Object<'_>) -> Decision {
+        if matches!(action, Action::Verdict | Action::Grade | Action::Archive) {
+            return Decision::Allow;
+        }
         let scope = match object {
             Object::Content { scope, .. } => scope,
-            Object::Memory(entry) => &entry.scope,
+            Object::Memory(entry) | Object::Grade { memory: entry, .. } => &entry.scope,
+            Object::Contradiction { .. } => return Decision::Allow,
         };
         match scope {
             Scope::Store => Decision::Allow,
@@ -273,20 +321,56 @@ impl Policy for WriteTrust {
         if subject.actor != Actor::Model {
             return Decision::Allow;
         }
+        let users = |entry: &MemoryEntry| entry.source == Source::User;
+        let deny = |reason: String| Decision::Deny { reason };
         match (action, object) {
             (
-                Action::Remember,
+                Action::Remember | Action::Distill,
                 Object::Content {
                     source: Source::User,
                     ..
                 },
-            ) => Decision::Deny {
-                reason: "a model cannot record content as said by the user".to_owned(),
-            },
-            (Action::Forget, Object::Memory(entry)) if entry.source == Source::User => {
-                Decision::Deny {
-                    reason: "a model cannot forget what the user said; ask the user".to_owned(),
+            ) => deny("a model cannot record content as said by the user".to_owned()),
+            (Action::Forget, Object::Memory(entry)) if users(entry) => {
+                deny("a model cannot forget what the user said; ask the user".to_owned())
+            }
+            (Action::Archive, Object::Memory(entry)) if users(entry) => deny(format!(
+                "a model cannot archive what the user said (memory {}); ask the user",
+                entry.id
+            )),
+            (Action::Verdict, Object::Contradiction { a, b, verdict }) => {
+                let overruled = match verdict {
+                    Verdict::KeepA => Some(b),
+                    Verdict::KeepB => Some(a),
+                    Verdict::KeepBoth | Verdict::Shelve => None,
+                };
+                match overruled {
+                    Some(loser) if users(loser) => deny(format!(
+                        "a model cannot overrule what the user said (memory {}); ask the user",
+                        loser.id
+                    )),
+                    None if *verdict == Verdict::Shelve && (users(a) || users(b)) => deny(
+                        "a model cannot shelve a contradiction with what the user said; ask the user"
+                            .to_owned(),
+                    ),
+                    _ => Decision::Allow,
                 }
+            }
+            (
+                Action::Grade,
+                Object::Grade {
+                    memory,
+                    importance_before,
+                    importance_after,
+                    ..
+                },
+            ) if users(memory)
+                && importance_after < importance_before
+                && *importance_after < DECAY_IMPORTANCE_BELOW =>
+            {
+                deny(format!(
+                    "a model's grade would lower what the user said to importance {importance_after}, below the {DECAY_IMPORTANCE_BELOW} at which maintenance archives it; ask the user"
+                ))
             }
             _ => Decision::Allow,
         }
@@ -392,6 +476,157 @@ mod tests {
         assert_eq!(claim.policy, "write_trust");
         assert_eq!(claim.event.subject, "model");
         assert_eq!(claim.event.action, "remember");
+    }
+
+    fn entry(id: u64, source: Source, scope: Scope) -> MemoryEntry {
+        MemoryEntry {
+            id,
+            created_ts_ms: 0,
+            reference: engram_log::MemoryRef {
+                session: "notes".into(),
+                first_seq: 1,
+                last_seq: 1,
+            },
+            content_sha256: engram_log::Digest([0; 32]),
+            mac: engram_log::Digest([0; 32]),
+            summary: None,
+            tags: Vec::new(),
+            tier: engram_log::Tier::L3,
+            room: None,
+            source,
+            scope,
+            uniqueness_permille: 1000,
+            status: engram_projections::models::MemoryStatus::Live,
+            forgotten: None,
+            archived: None,
+            reinforcements: 0,
+            last_changed_seq: id,
+            expires_at_ms: None,
+        }
+    }
+
+    #[test]
+    fn a_model_verdict_cannot_overrule_or_shelve_what_the_user_said() {
+        let gates = GateChain::standard();
+        let user = entry(1, Source::User, Scope::Store);
+        let model_memory = entry(2, Source::Model, Scope::Store);
+        let verdict = |subject: &Subject, a, b, verdict| {
+            gates.check(
+                subject,
+                Action::Verdict,
+                &Object::Contradiction { a, b, verdict },
+            )
+        };
+        // keep-b overrules a (the user's): denied for a model.
+        let denied = verdict(&model(), &user, &model_memory, Verdict::KeepB).unwrap_err();
+        assert_eq!(denied.policy, "write_trust");
+        assert_eq!(denied.event.action, "verdict");
+        assert_eq!(denied.event.object, "memories 1 and 2 (keep-b)");
+        assert!(denied.event.reason.contains("overrule"), "{denied}");
+        assert!(verdict(&model(), &model_memory, &user, Verdict::KeepA).is_err());
+        let shelved = verdict(&model(), &user, &model_memory, Verdict::Shelve).unwrap_err();
+        assert!(shelved.event.reason.contains("shelve"), "{shelved}");
+        // Keeping the user's memory, or both, is allowed; so is anything
+        // between the model's own memories, and anything the user decides.
+        assert!(verdict(&model(), &user, &model_memory, Verdict::KeepA).is_ok());
+        assert!(verdict(&model(), &user, &model_memory, Verdict::KeepBoth).is_ok());
+        assert!(verdict(&model(), &model_memory, &model_memory, Verdict::Shelve).is_ok());
+        for v in [Verdict::KeepA, Verdict::KeepB, Verdict::Shelve] {
+            assert!(verdict(&Subject::user(), &user, &model_memory, v).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_model_cannot_archive_what_the_user_said() {
+        let gates = GateChain::standard();
+        let user = entry(7, Source::User, Scope::Session("s1".into()));
+        let denied = gates
+            .check(&model(), Action::Archive, &Object::Memory(&user))
+            .unwrap_err();
+        assert_eq!(denied.policy, "write_trust");
+        assert_eq!(denied.event.action, "archive");
+        assert_eq!(denied.event.object, "memory 7");
+        // The user's maintenance archives anything, session-only included
+        // (maintenance has no session of its own).
+        assert!(
+            gates
+                .check(&Subject::user(), Action::Archive, &Object::Memory(&user))
+                .is_ok()
+        );
+        let own = entry(8, Source::Model, Scope::Store);
+        assert!(
+            gates
+                .check(&model(), Action::Archive, &Object::Memory(&own))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_model_grade_may_not_push_a_user_memory_into_the_archive_range() {
+        let gates = GateChain::standard();
+        let user = entry(3, Source::User, Scope::Store);
+        let grade = |subject: &Subject, memory, before, after| {
+            gates.check(
+                subject,
+                Action::Grade,
+                &Object::Grade {
+                    memory,
+                    grade: 0,
+                    importance_before: before,
+                    importance_after: after,
+                },
+            )
+        };
+        let line = DECAY_IMPORTANCE_BELOW;
+        let denied = grade(&model(), &user, line, line - 60).unwrap_err();
+        assert_eq!(denied.policy, "write_trust");
+        assert_eq!(denied.event.action, "grade");
+        assert_eq!(denied.event.object, "memory 3 (grade 0)");
+        // Already below the line and lowered further: still denied.
+        assert!(grade(&model(), &user, line - 10, line - 70).is_err());
+        // Staying at or above the line, or raising it, is allowed.
+        assert!(grade(&model(), &user, line + 60, line).is_ok());
+        assert!(grade(&model(), &user, line - 100, line - 60).is_ok());
+        // The model's own memories, and the user's grades, are not limited.
+        let own = entry(4, Source::Model, Scope::Store);
+        assert!(grade(&model(), &own, 400, 340).is_ok());
+        assert!(grade(&Subject::user(), &user, line, 0).is_ok());
+    }
+
+    #[test]
+    fn distilling_checks_the_rule_size_the_authorship_and_the_members_scope() {
+        let gates = GateChain::standard();
+        let store = Scope::Store;
+        let too_big = gates
+            .check(
+                &model(),
+                Action::Distill,
+                &content(CONTENT_BYTES_MAX + 1, 1, Source::Model, &store),
+            )
+            .unwrap_err();
+        assert_eq!(too_big.policy, "size_limits");
+        assert_eq!(too_big.event.action, "distill");
+        let claim = gates
+            .check(
+                &model(),
+                Action::Distill,
+                &content(10, 1, Source::User, &store),
+            )
+            .unwrap_err();
+        assert_eq!(claim.policy, "write_trust");
+        let private = entry(5, Source::User, Scope::Session("s1".into()));
+        let leak = gates
+            .check(&model(), Action::Distill, &Object::Memory(&private))
+            .unwrap_err();
+        assert_eq!(leak.policy, "scope_isolation");
+        // A model may distill a rule from the user's store-wide memories:
+        // the rule is its own (model trust), the members are unchanged.
+        let user = entry(6, Source::User, Scope::Store);
+        assert!(
+            gates
+                .check(&model(), Action::Distill, &Object::Memory(&user))
+                .is_ok()
+        );
     }
 
     #[test]

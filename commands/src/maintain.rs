@@ -21,6 +21,17 @@
 use engram_log::{MemoryId, Tier};
 use engram_projections::models::review::DAY_MS;
 
+/// The default importance (permille) below which an idle memory decays:
+/// [`MaintainPolicy::importance_below`] unless the caller sets another.
+pub const DECAY_IMPORTANCE_BELOW: u32 = 700;
+
+/// A memory's importance as maintenance weighs it: trust plus 100 per
+/// reinforcement, permille.
+#[must_use]
+pub fn importance(trust_permille: u16, reinforcements: u32) -> u32 {
+    u32::from(trust_permille).saturating_add(reinforcements.saturating_mul(100))
+}
+
 /// Thresholds, with documented defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MaintainPolicy {
@@ -38,7 +49,7 @@ impl Default for MaintainPolicy {
     fn default() -> Self {
         Self {
             idle_days: 30,
-            importance_below: 700,
+            importance_below: DECAY_IMPORTANCE_BELOW,
             hot_set_capacity: 10_000,
             keep_trust_at_least: 800,
         }
@@ -80,7 +91,7 @@ pub fn plan(
         if taken(&out, f.id) || f.tier != Tier::L3 || f.failed_last_review {
             continue;
         }
-        let importance = u32::from(f.trust_permille) + 100 * f.reinforcements;
+        let importance = importance(f.trust_permille, f.reinforcements);
         if now_ms.saturating_sub(f.last_access_ms) >= idle_ms
             && importance < policy.importance_below
         {

@@ -650,7 +650,12 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             // long as the batch, and scanning it whole for every item would
             // make a batch quadratic. A restatement shares its rare terms.
             let positions = self.pending_terms.get(term.as_str());
-            for position in positions.into_iter().flatten().rev().take(PENDING_POSTINGS_SCANNED) {
+            for position in positions
+                .into_iter()
+                .flatten()
+                .rev()
+                .take(PENDING_POSTINGS_SCANNED)
+            {
                 *shared.entry(*position).or_default() += 1;
             }
         }

@@ -127,13 +127,18 @@ impl JsonSchema for IdArg {
         "MemoryId".into()
     }
 
+    /// Inlined as a plain string, so function-calling front ends that
+    /// handle `$ref` or `anyOf` badly see one type. (A JSON number is
+    /// still accepted for a bare id.)
+    fn inline_schema() -> bool {
+        true
+    }
+
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
             "description": "A memory id as recall shows it: `u:2` (user store), `p:2` (project store), `s:2` (a --store folder). A bare number is taken only when a single store has that memory.",
-            "anyOf": [
-                {"type": "string", "pattern": "^([ups]:)?[1-9][0-9]*$"},
-                {"type": "integer", "minimum": 1}
-            ]
+            "type": "string",
+            "pattern": "^([ups]:)?[1-9][0-9]*$"
         })
     }
 }

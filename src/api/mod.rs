@@ -20,6 +20,8 @@ use engram_commands::ingest::{
 };
 use engram_commands::maintain::MaintainPolicy;
 use engram_log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier, Verdict};
+use engram_projections::models::review::GRADE_MAX;
+use engram_queries::recall::{RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -192,9 +194,15 @@ pub fn parse_time(text: &str, now: u64) -> Result<u64, ApiError> {
         .unwrap_or(u64::MAX))
 }
 
-/// Who acts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+// The enums below are the one type of each family for every door: serde
+// (HTTP, MCP), clap (the CLI's flag values) and schemars (inlined, so a
+// schema carries a plain string enum, never a `$ref`). Their spellings are
+// contracts.
+
+/// Who acts: `user` or `model`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum By {
     #[default]
     User,
@@ -210,7 +218,9 @@ impl By {
         }
     }
 
-    fn source(self) -> Source {
+    /// The source a memory saved by this actor records.
+    #[must_use]
+    pub fn source(self) -> Source {
         match self {
             By::User => Source::User,
             By::Model => Source::Model,
@@ -218,9 +228,10 @@ impl By {
     }
 }
 
-/// A tier by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+/// A tier by name: `l1`, `l2`, `l3` or `l4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum TierName {
     L1,
     L2,
@@ -236,6 +247,21 @@ impl TierName {
             TierName::L2 => Tier::L2,
             TierName::L3 => Tier::L3,
             TierName::L4 => Tier::L4,
+        }
+    }
+
+    /// The tier a new memory is saved to. L4 holds archived memories, moved
+    /// there by maintenance with an `Archived` record; nothing is saved
+    /// straight into it.
+    ///
+    /// # Errors
+    /// `bad_request` for `l4`.
+    pub fn save_tier(self) -> Result<Tier, ApiError> {
+        match self.tier() {
+            Tier::L4 => Err(ApiError::bad_request(
+                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
+            )),
+            tier => Ok(tier),
         }
     }
 }
@@ -274,6 +300,7 @@ pub struct RememberRequest {
     pub session_only: bool,
     /// l3 (cross-session, default), l2 (workspace document) or l1.
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Who is saving it.
     #[serde(default)]
@@ -331,6 +358,7 @@ pub struct RecallRequest {
     pub room: Option<String>,
     /// Only this tier (`l4` searches archived memories).
     #[serde(default)]
+    #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Only memories carrying every one of these tags.
     #[serde(default)]
@@ -340,7 +368,25 @@ pub struct RecallRequest {
     pub session: Option<String>,
     /// Most hits, 1-100 (default 5).
     #[serde(default)]
+    #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
+}
+
+impl RecallRequest {
+    /// The number of hits asked for, checked.
+    ///
+    /// # Errors
+    /// `bad_request` for a limit outside 1-100.
+    pub fn limit(&self) -> Result<usize, ApiError> {
+        let limit = self.limit.map_or(RECALL_LIMIT_DEFAULT, |l| l as usize);
+        if (1..=RECALL_LIMIT_MAX).contains(&limit) {
+            Ok(limit)
+        } else {
+            Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-{RECALL_LIMIT_MAX}"
+            )))
+        }
+    }
 }
 
 /// Who asks about a memory, for the session-only ones.
@@ -372,22 +418,21 @@ pub struct ConfirmRequest {
     pub session: Option<String>,
 }
 
-/// A contradiction's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+/// A contradiction's verdict: `keep-a` (b leaves recall), `keep-b` (a
+/// leaves recall), `keep-both` (both stand) or `shelve` (decide later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
+#[schemars(inline)]
 pub enum VerdictName {
-    /// Keep a; b leaves recall.
     KeepA,
-    /// Keep b; a leaves recall.
     KeepB,
-    /// Both stand.
     KeepBoth,
-    /// Decide later.
     Shelve,
 }
 
 impl VerdictName {
-    fn verdict(self) -> Verdict {
+    #[must_use]
+    pub fn verdict(self) -> Verdict {
         match self {
             VerdictName::KeepA => Verdict::KeepA,
             VerdictName::KeepB => Verdict::KeepB,
@@ -422,6 +467,33 @@ pub struct VerdictRequest {
     pub reason: Option<String>,
 }
 
+/// A review grade.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GradeRequest {
+    /// How well it was recalled: 0 (blackout) to 5 (perfect).
+    #[schemars(range(max = GRADE_MAX))]
+    pub grade: u8,
+    /// Who grades.
+    #[serde(default)]
+    pub by: By,
+}
+
+impl GradeRequest {
+    /// Checks the grade.
+    ///
+    /// # Errors
+    /// `bad_request` for a grade over 5.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if self.grade > GRADE_MAX {
+            return Err(ApiError::from(EngineError::from(FlywheelError::Grade {
+                grade: self.grade,
+            })));
+        }
+        Ok(())
+    }
+}
+
 /// Archive what should go.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -440,6 +512,9 @@ pub struct MaintainRequest {
     pub capacity: Option<usize>,
     #[serde(default)]
     pub keep_trust: Option<u16>,
+    /// Who runs it (a model cannot archive what the user said).
+    #[serde(default)]
+    pub by: By,
 }
 
 /// Record a rule distilled from member memories.
@@ -862,12 +937,7 @@ impl Service {
         if r.session_only && r.session.is_none() {
             return Err(ApiError::bad_request("session_only needs a session"));
         }
-        let tier = r.tier.map_or(Tier::L3, TierName::tier);
-        if tier == Tier::L4 {
-            return Err(ApiError::bad_request(
-                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
-            ));
-        }
+        let tier = r.tier.unwrap_or(TierName::L3).save_tier()?;
         let ttl_ms = match &r.ttl {
             Some(text) => Some(
                 humantime::parse_duration(text)
@@ -977,19 +1047,14 @@ impl Service {
     /// # Errors
     /// An empty query or a limit out of range.
     pub fn recall_hits(&self, r: &RecallRequest) -> Result<Recalled, ApiError> {
-        let limit = r.limit.unwrap_or(5);
-        if !(1..=100).contains(&limit) {
-            return Err(ApiError::bad_request(format!(
-                "limit {limit} is outside 1-100"
-            )));
-        }
+        let limit = r.limit()?;
         let query = RecallQuery {
             text: r.query.clone(),
             room: r.room.clone(),
             tier: r.tier.map(TierName::tier),
             tags: r.tags.clone(),
             session: r.session.clone(),
-            limit: limit as usize,
+            limit,
         };
         let mut hits: Vec<(usize, &'static str, Hit)> = self
             .engram()
@@ -1027,7 +1092,7 @@ impl Service {
                 .then(a.0.cmp(&b.0))
                 .then(a.2.id.cmp(&b.2.id))
         });
-        hits.truncate(limit as usize);
+        hits.truncate(limit);
         Ok(Recalled {
             hits: hits
                 .into_iter()
@@ -1151,10 +1216,13 @@ impl Service {
     /// Records a review grade.
     ///
     /// # Errors
-    /// A grade outside 0-5, an unknown or forgotten memory.
-    pub fn grade(&self, id: IdArg, grade: u8) -> Result<Value, ApiError> {
-        let (scope, schedule) = self.with_memory(id, |engram, id| engram.grade(id, grade))?;
-        Ok(json::schedule(scope, id.id, grade, &schedule))
+    /// A grade outside 0-5, an unknown or forgotten memory, or gated.
+    pub fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError> {
+        r.validate()?;
+        let subject = subject(r.by, None);
+        let (scope, schedule) =
+            self.with_memory(id, |engram, id| engram.grade_as(id, r.grade, &subject))?;
+        Ok(json::schedule(scope, id.id, r.grade, &schedule))
     }
 
     /// Memories due for review at `at` (default now): never content.
@@ -1177,7 +1245,7 @@ impl Service {
     /// Decides a contradiction.
     ///
     /// # Errors
-    /// Not a contradiction, already decided.
+    /// Not a contradiction, already decided, or gated.
     pub fn verdict(&self, r: &VerdictRequest) -> Result<Value, ApiError> {
         let target = self.resolve_all(&[r.a, r.b])?;
         let seq = self.on(target, |engram| {
@@ -1201,7 +1269,7 @@ impl Service {
     /// Archives expired, decayed and evicted memories.
     ///
     /// # Errors
-    /// A time that does not parse.
+    /// A time that does not parse, or gated.
     pub fn maintain(&self, r: &MaintainRequest) -> Result<Value, ApiError> {
         let now = now_ms();
         let at =
@@ -1214,7 +1282,9 @@ impl Service {
             hot_set_capacity: r.capacity.unwrap_or(defaults.hot_set_capacity),
             keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
         };
-        let archived = self.engram().maintain(&policy, at, r.dry_run)?;
+        let archived = self
+            .engram()
+            .maintain_as(&policy, at, r.dry_run, &subject(r.by, None))?;
         Ok(json::archived(self.scope(), &archived, r.dry_run))
     }
 
@@ -1227,7 +1297,7 @@ impl Service {
     /// Records a distilled rule.
     ///
     /// # Errors
-    /// Too few members, unknown members, bad text.
+    /// Too few members, unknown members, bad text, or gated.
     pub fn distill(&self, r: &DistillRequest) -> Result<Value, ApiError> {
         let by = r.by.unwrap_or(By::Model);
         let target = self.resolve_all(&r.members)?;

@@ -58,6 +58,7 @@ pub struct ReplayArgs {
 }
 
 pub fn run(ctx: &Context, command: &BenchCommand) -> anyhow::Result<ExitCode> {
+    ctx.refuse_shared_log("bench")?;
     match command {
         BenchCommand::Append(args) => append(ctx, args),
         BenchCommand::Replay(args) => replay(ctx, args),

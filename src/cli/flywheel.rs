@@ -3,12 +3,12 @@
 
 use std::process::ExitCode;
 
-use clap::ValueEnum;
-use engram::api::{DistillRequest, IdArg, VerdictName, VerdictRequest, qualified};
+use engram::api::{
+    By, DistillRequest, GradeRequest, IdArg, VerdictName, VerdictRequest, qualified,
+};
 use engram::engine::now_ms;
 use engram_commands::maintain::MaintainPolicy;
 
-use super::memory::ActorArg;
 use super::{Context, format_ts};
 use engram::api::{json, parse_time};
 
@@ -30,20 +30,14 @@ pub struct GradeArgs {
     #[arg(allow_negative_numbers = true)]
     id: IdArg,
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
-    #[arg(value_parser = clap::value_parser!(u8).range(0..=5))]
     grade: u8,
+    /// Who grades (a model's grade may not lower what the user said into
+    /// the range maintenance archives).
+    #[arg(long, value_enum, default_value = "user")]
+    by: By,
     /// Print one JSON object: id, grade, due, interval_days, repetitions, easiness.
     #[arg(long)]
     json: bool,
-}
-
-/// A verdict, as a flag value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VerdictArg {
-    KeepA,
-    KeepB,
-    KeepBoth,
-    Shelve,
 }
 
 #[derive(Debug, clap::Args)]
@@ -64,10 +58,10 @@ pub struct VerdictArgs {
     b: IdArg,
     /// keep-a or keep-b (the other leaves recall), keep-both, or shelve.
     #[arg(value_enum)]
-    verdict: VerdictArg,
+    verdict: VerdictName,
     /// Who decides.
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// Why.
     #[arg(long, value_name = "TEXT", default_value = "")]
     reason: String,
@@ -97,6 +91,10 @@ pub struct MaintainArgs {
     /// Only say what would be archived.
     #[arg(long)]
     dry_run: bool,
+    /// Who runs it (a model cannot archive what the user said: nothing is
+    /// archived then).
+    #[arg(long, value_enum, default_value = "user")]
+    by: By,
     /// Print one JSON object: {"archived": [{"id", "reason"}], "dry_run"}.
     #[arg(long)]
     json: bool,
@@ -135,8 +133,19 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
+    GradeRequest {
+        grade: args.grade,
+        by: args.by,
+    }
+    .validate()?;
+    let subject = engram::Subject {
+        actor: args.by.actor(),
+        session: None,
+    };
     let service = ctx.memory_service()?;
-    let schedule = service.with_memory(args.id, |engram, id| engram.grade(id, args.grade));
+    let schedule = service.with_memory(args.id, |engram, id| {
+        engram.grade_as(id, args.grade, &subject)
+    });
     service.close()?;
     let (scope, s) = schedule?;
     if args.json {
@@ -190,17 +199,12 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
 }
 
 pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
-    let verdict = match args.verdict {
-        VerdictArg::KeepA => VerdictName::KeepA,
-        VerdictArg::KeepB => VerdictName::KeepB,
-        VerdictArg::KeepBoth => VerdictName::KeepBoth,
-        VerdictArg::Shelve => VerdictName::Shelve,
-    };
+    let verdict = args.verdict;
     let request = VerdictRequest {
         a: args.a,
         b: args.b,
         verdict,
-        by: args.by.by(),
+        by: args.by,
         reason: Some(args.reason.clone()),
     };
     let service = ctx.memory_service()?;
@@ -234,7 +238,11 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
         keep_trust_at_least: args.keep_trust,
     };
     let engram = ctx.open_existing()?;
-    let result = engram.maintain(&policy, at, args.dry_run);
+    let subject = engram::Subject {
+        actor: args.by.actor(),
+        session: None,
+    };
+    let result = engram.maintain_as(&policy, at, args.dry_run, &subject);
     engram.close()?;
     let archived = result?;
     if args.json {
@@ -278,7 +286,7 @@ pub enum DistillCommand {
         room: Option<String>,
         /// Who wrote the rule.
         #[arg(long, value_enum, default_value = "model")]
-        by: ActorArg,
+        by: By,
         /// Print one JSON object: id, coordinate, members, confidence.
         #[arg(long)]
         json: bool,
@@ -316,7 +324,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 members: members.clone(),
                 rule: rule.clone(),
                 room: room.clone(),
-                by: Some(by.by()),
+                by: Some(*by),
             };
             let service = ctx.memory_service()?;
             let result = service.distill(&request);

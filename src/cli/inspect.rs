@@ -28,6 +28,7 @@ pub struct SegmentArgs {
 }
 
 pub fn run(ctx: &Context, command: &InspectCommand) -> anyhow::Result<ExitCode> {
+    ctx.refuse_shared_log("inspect")?;
     match command {
         InspectCommand::Segment(args) => segment(ctx, args),
     }

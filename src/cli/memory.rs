@@ -11,55 +11,11 @@ use engram::api::{
     BatchItem, BatchRequest, By, IdArg, RecallRequest, TierName, context_block, json, qualified,
 };
 use engram::engine::Engram;
-use engram::log::{Actor, MemoryRef, Scope, Source, Tier};
+use engram::log::{MemoryRef, Scope};
 use engram::{Content, MemoryMeta, Outcome, Remember, Subject};
 use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
-
-/// Who acts, as a flag value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ActorArg {
-    User,
-    Model,
-}
-
-impl ActorArg {
-    pub fn by(self) -> By {
-        match self {
-            ActorArg::User => By::User,
-            ActorArg::Model => By::Model,
-        }
-    }
-
-    pub fn actor(self) -> Actor {
-        self.by().actor()
-    }
-}
-
-/// A tier, as a flag value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TierArg {
-    L1,
-    L2,
-    L3,
-    L4,
-}
-
-impl TierArg {
-    fn name(self) -> TierName {
-        match self {
-            TierArg::L1 => TierName::L1,
-            TierArg::L2 => TierName::L2,
-            TierArg::L3 => TierName::L3,
-            TierArg::L4 => TierName::L4,
-        }
-    }
-
-    fn tier(self) -> Tier {
-        self.name().tier()
-    }
-}
 
 /// Output format of recall.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,10 +62,10 @@ pub struct RememberArgs {
     session_only: bool,
     /// Tier: l3 (cross-session, default), l2 (workspace document), l1.
     #[arg(long, value_enum, default_value = "l3")]
-    tier: TierArg,
+    tier: TierName,
     /// Who is saving it: the user (default) or a model.
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// Time to live (`30d`, `12h`): past it, `engram maintain` archives it.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     ttl: Option<std::time::Duration>,
@@ -128,7 +84,7 @@ pub struct RecallArgs {
     room: Option<String>,
     /// Only memories in this tier (l4 searches archived memories).
     #[arg(long, value_enum)]
-    tier: Option<TierArg>,
+    tier: Option<TierName>,
     /// Only memories carrying every one of these tags.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     tags: Vec<String>,
@@ -136,7 +92,7 @@ pub struct RecallArgs {
     #[arg(long, value_name = "ID")]
     session: Option<String>,
     /// Most hits (1-100).
-    #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_name = "K", default_value_t = 5)]
     limit: u32,
     /// Same as --format json.
     #[arg(long, conflicts_with = "format")]
@@ -174,7 +130,7 @@ pub struct ForgetArgs {
     reason: String,
     /// Who forgets: the user (default) or a model.
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// The caller's session (needed for session-only memories).
     #[arg(long, value_name = "ID")]
     session: Option<String>,
@@ -192,7 +148,7 @@ pub struct ConfirmArgs {
     quote: String,
     /// Who confirms.
     #[arg(long, value_enum, default_value = "user")]
-    by: ActorArg,
+    by: By,
     /// The caller's session (needed for session-only memories).
     #[arg(long, value_name = "ID")]
     session: Option<String>,
@@ -201,7 +157,7 @@ pub struct ConfirmArgs {
     json: bool,
 }
 
-fn subject(by: ActorArg, session: Option<&String>) -> Subject {
+fn subject(by: By, session: Option<&String>) -> Subject {
     Subject {
         actor: by.actor(),
         session: session.cloned(),
@@ -237,7 +193,7 @@ fn remember_items(
         items: batch.items,
         session: args.session.clone(),
         room: args.room.clone(),
-        by: args.by.by(),
+        by: args.by,
         scope: None,
     };
     let service = ctx.own_service(super::model::load())?;
@@ -299,12 +255,9 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
         meta: MemoryMeta {
             summary: args.summary.clone(),
             tags: args.tags.clone(),
-            tier: args.tier.tier(),
+            tier: args.tier.save_tier()?,
             room: args.room.clone(),
-            source: match args.by {
-                ActorArg::User => Source::User,
-                ActorArg::Model => Source::Model,
-            },
+            source: args.by.source(),
             scope: match (&args.session, args.session_only) {
                 (Some(session), true) => Scope::Session(session.clone()),
                 _ => Scope::Store,
@@ -347,11 +300,12 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     let request = RecallRequest {
         query: args.query.clone(),
         room: args.room.clone(),
-        tier: args.tier.map(TierArg::name),
+        tier: args.tier,
         tags: args.tags.clone(),
         session: args.session.clone(),
         limit: Some(args.limit),
     };
+    request.limit()?;
     // The first store with a log is held; the others are searched in turn
     // (each records its own `recalled`); a store without a log is not
     // created by a recall.
@@ -415,11 +369,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     let service = ctx.memory_service()?;
     let expansion = service.with_memory(args.id, |engram, id| {
-        engram.expand_as(
-            id,
-            &subject(ActorArg::User, args.session.as_ref()),
-            args.audit,
-        )
+        engram.expand_as(id, &subject(By::User, args.session.as_ref()), args.audit)
     });
     service.close()?;
     let (scope, expansion) = expansion?;

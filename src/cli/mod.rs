@@ -325,6 +325,18 @@ impl Context {
         )?)
     }
 
+    /// Refuses `--log` (or ENGRAM_LOG_URL) for `command`, which works on
+    /// the store's own log files and cannot honour a shared log (writing
+    /// to a replica's log by hand would break its replication).
+    pub fn refuse_shared_log(&self, command: &str) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.shared_log.is_none(),
+            "`engram {command}` works on the local log files and cannot use a shared log: \
+             run it without --log (and with ENGRAM_LOG_URL unset), on a scratch --store"
+        );
+        Ok(())
+    }
+
     /// Brings a replica's copy of the shared log (`--log`) up to date, so
     /// a command reading the local log sees every event committed before it
     /// ran; nothing to do for a store that keeps its own log.

@@ -95,7 +95,10 @@ fn print_stats(stats: &Stats, as_of: Option<u64>) {
 
 pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     let (stats, model) = match args.as_of {
-        Some(seq) => (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None),
+        Some(seq) => {
+            ctx.catch_up_replica()?;
+            (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None)
+        }
         None => {
             let engram = super::model::attach(open(ctx, false)?, super::model::load());
             let stats = engram.stats();
@@ -155,6 +158,7 @@ pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
     let (scope, history) = history?;
     let history = match args.as_of {
         Some(seq) => {
+            ctx.catch_up_replica()?;
             let store = ctx
                 .recall_stores
                 .iter()

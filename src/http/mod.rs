@@ -23,8 +23,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::api::{
-    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, IdArg,
-    IngestRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest, Service,
+    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, GradeRequest,
+    IdArg, IngestRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest, Service,
     VerdictRequest,
 };
 
@@ -420,19 +420,13 @@ async fn confirm(
     run(&state, move |s| s.confirm(id, &request)).await
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GradeBody {
-    grade: u8,
-}
-
 async fn grade(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    JsonBody(GradeBody { grade }): JsonBody<GradeBody>,
+    JsonBody(request): JsonBody<GradeRequest>,
 ) -> Answer {
     let id = memory_id(&id)?;
-    run(&state, move |s| s.grade(id, grade)).await
+    run(&state, move |s| s.grade(id, &request)).await
 }
 
 #[derive(Debug, Deserialize)]

@@ -25,6 +25,8 @@ use crate::Fold;
 
 /// One day in milliseconds.
 pub const DAY_MS: u64 = 86_400_000;
+/// The highest SM-2 grade (perfect recall); grades run 0..=GRADE_MAX.
+pub const GRADE_MAX: u8 = 5;
 /// Starting easiness factor, thousandths.
 pub const EF_START: u32 = 2500;
 /// Lowest easiness factor, thousandths.

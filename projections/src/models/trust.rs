@@ -64,7 +64,7 @@ pub const EVIDENCE_STEP: i64 = 40;
 /// Evidence: largest total bonus.
 pub const EVIDENCE_CAP: i64 = 200;
 /// The highest valid SM-2 grade.
-const MAX_GRADE: u8 = 5;
+const MAX_GRADE: u8 = super::review::GRADE_MAX;
 
 /// The base score of a memory from its source, in permille.
 #[must_use]
@@ -160,6 +160,20 @@ impl TrustInputs {
     #[must_use]
     pub fn permille(&self) -> u16 {
         self.breakdown().permille
+    }
+
+    /// The inputs after a `Graded` of `grade` (an invalid grade changes
+    /// nothing): what a grade would do, before it is recorded.
+    #[must_use]
+    pub fn graded(&self, grade: u8) -> Self {
+        let mut next = self.clone();
+        if grade <= MAX_GRADE {
+            if next.recent_grades.len() == GRADE_WINDOW {
+                next.recent_grades.remove(0);
+            }
+            next.recent_grades.push(grade);
+        }
+        next
     }
 }
 
@@ -277,16 +291,7 @@ impl Fold for TrustScores {
                 self.with(won, |i| bump(&mut i.verdicts_won));
                 self.with(lost, |i| bump(&mut i.verdicts_lost));
             }
-            Event::Graded(g) => {
-                if g.grade <= MAX_GRADE {
-                    self.with(g.memory, |i| {
-                        if i.recent_grades.len() == GRADE_WINDOW {
-                            i.recent_grades.remove(0);
-                        }
-                        i.recent_grades.push(g.grade);
-                    });
-                }
-            }
+            Event::Graded(g) => self.with(g.memory, |i| *i = i.graded(g.grade)),
             Event::EvidenceNoted(e) => self.with(e.memory, |i| bump(&mut i.confirmations)),
             Event::EvidenceConfirmed(e) if e.valid => {
                 self.with(e.memory, |i| bump(&mut i.confirmations));
