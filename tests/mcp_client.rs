@@ -186,14 +186,14 @@ fn the_official_python_sdk_drives_the_memory_tools() {
 }
 
 /// `engram mcp` over raw pipes: requests in, every stdout line checked.
-struct RawSession {
+pub(crate) struct RawSession {
     child: Reaped,
     stdin: Option<ChildStdin>,
     stdout: mpsc::Receiver<String>,
 }
 
 impl RawSession {
-    fn start(store: &Path, home: &Path) -> Self {
+    pub(crate) fn start(store: &Path, home: &Path) -> Self {
         let mut child = Reaped(
             Command::new(env!("CARGO_BIN_EXE_engram"))
                 .arg("--store")
@@ -217,19 +217,19 @@ impl RawSession {
         }
     }
 
-    fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{line}").unwrap();
         stdin.flush().unwrap();
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         self.send_line(&message.to_string());
     }
 
     /// The answer to request `id`. Every line read on the way must be a
     /// JSON-RPC 2.0 message (a notification, or an error for a bad line).
-    fn answer(&self, id: u64) -> Value {
+    pub(crate) fn answer(&self, id: u64) -> Value {
         let deadline = Instant::now() + WAIT;
         loop {
             let line = self

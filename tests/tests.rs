@@ -8,6 +8,7 @@ mod browser;
 mod cli;
 mod cli_snapshots;
 mod codec;
+mod doors;
 mod export_import;
 mod flywheel;
 mod golden;

@@ -1,0 +1,240 @@
+//! One door: the same remember, recall, expand and forget sent through the
+//! CLI, the HTTP API and the MCP tools give the same answers, because all
+//! three build the same request types and print through the same JSON
+//! builders (`engram::api`).
+//!
+//! Each door gets a fresh store and the same script; the answers are
+//! compared door against door. The MCP tools hand recall and expand back
+//! inside the escaped context block, so those answers are read out of it.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::mcp_client::RawSession;
+use crate::server::Server;
+use crate::support::engram;
+
+/// What every door answered, in the shape the CLI's `--json` prints.
+#[derive(Debug, PartialEq)]
+struct Answers {
+    remembered: Vec<Value>,
+    recalled: Vec<Vec<String>>,
+    expanded: Value,
+    forgotten: Value,
+    recalled_after_forget: Vec<String>,
+}
+
+const SAVES: [&str; 3] = [
+    "The deploy window is Thursday 10:00 UTC, never on Fridays.",
+    "The billing service keeps its invoices in the ledger-eu bucket.",
+    "The deploy window is Thursday 10:00 UTC, never on Fridays.",
+];
+const QUERY: &str = "when is the deploy window";
+
+fn cli_json(store: &Path, args: &[&str]) -> Value {
+    cli_json_exiting(store, args, 0)
+}
+
+fn cli_json_exiting(store: &Path, args: &[&str], code: i32) -> Value {
+    let out = engram(store, args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "engram {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("engram {args:?}: {e}"))
+}
+
+fn hit_ids(recall: &Value) -> Vec<String> {
+    recall["hits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no hits in {recall}"))
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn through_cli(store: &Path) -> Answers {
+    let remembered: Vec<Value> = SAVES
+        .iter()
+        .map(|text| cli_json(store, &["remember", text, "--json"]))
+        .collect();
+    let id = remembered[0]["id"].as_str().unwrap().to_owned();
+    let recalled = vec![hit_ids(&cli_json(store, &["recall", QUERY, "--json"]))];
+    let expanded = cli_json(store, &["expand", &id, "--json"]);
+    let forgotten = cli_json(
+        store,
+        &["forget", &id, "--reason", "no longer true", "--json"],
+    );
+    // Exit 1: recall found nothing.
+    let recalled_after_forget = hit_ids(&cli_json_exiting(store, &["recall", QUERY, "--json"], 1));
+    Answers {
+        remembered,
+        recalled,
+        expanded,
+        forgotten,
+        recalled_after_forget,
+    }
+}
+
+fn through_http(store: &Path) -> Answers {
+    let server = Server::start(store, "127.0.0.1:0", &[]);
+    let remembered: Vec<Value> = SAVES
+        .iter()
+        .map(|text| server.post("/api/remember", &json!({"content": text})).ok())
+        .collect();
+    let id = remembered[0]["id"].as_str().unwrap().to_owned();
+    let recall = || hit_ids(&server.post("/api/recall", &json!({"query": QUERY})).ok());
+    let recalled = vec![recall()];
+    let path = |action: &str| format!("/api/memories/{}/{action}", id.replace(':', "%3A"));
+    let expanded = server.get(&path("expand")).ok();
+    let forgotten = server
+        .post(&path("forget"), &json!({"reason": "no longer true"}))
+        .ok();
+    let recalled_after_forget = recall();
+    server.stop();
+    Answers {
+        remembered,
+        recalled,
+        expanded,
+        forgotten,
+        recalled_after_forget,
+    }
+}
+
+/// The text of a tool's answer, which must not be an error.
+fn tool_text(mcp: &mut RawSession, id: u64, tool: &str, arguments: Value) -> String {
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": tool,
+            "arguments": arguments,
+        }}),
+    );
+    let answer = mcp.answer(id);
+    assert_eq!(answer["result"]["isError"], false, "{tool}: {answer}");
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{tool}: no text in {answer}"))
+        .to_owned()
+}
+
+/// The ids a context block names, in order (`[memory s:2 at ...`).
+fn block_ids(block: &str) -> Vec<String> {
+    block
+        .lines()
+        .filter_map(|line| line.strip_prefix("[memory "))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The JSON a data block carries (escaped like any stored text).
+fn block_json(block: &str) -> Value {
+    let line = block
+        .lines()
+        .find(|line| line.starts_with('{'))
+        .unwrap_or_else(|| panic!("no JSON in {block}"));
+    let unescaped = line
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&unescaped).unwrap_or_else(|e| panic!("{e}: {unescaped}"))
+}
+
+fn through_mcp(store: &Path, home: &Path) -> Answers {
+    let mut mcp = RawSession::start(store, home);
+    mcp.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "doors", "version": "0"},
+        }}),
+    );
+    mcp.answer(1);
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut next = 1;
+    let mut call = |mcp: &mut RawSession, tool: &str, arguments: Value| {
+        next += 1;
+        tool_text(mcp, next, tool, arguments)
+    };
+    let remembered: Vec<Value> = SAVES
+        .iter()
+        .map(|text| {
+            serde_json::from_str(&call(&mut mcp, "memory_remember", json!({"content": text})))
+                .unwrap()
+        })
+        .collect();
+    let id = remembered[0]["id"].as_str().unwrap().to_owned();
+    let recalled = vec![block_ids(&call(
+        &mut mcp,
+        "memory_recall",
+        json!({"query": QUERY}),
+    ))];
+    let expanded = block_json(&call(&mut mcp, "memory_expand", json!({"id": id})));
+    let forgotten: Value = serde_json::from_str(&call(
+        &mut mcp,
+        "memory_forget",
+        json!({"id": id, "reason": "no longer true"}),
+    ))
+    .unwrap();
+    let recalled_after_forget =
+        block_ids(&call(&mut mcp, "memory_recall", json!({"query": QUERY})));
+    Answers {
+        remembered,
+        recalled,
+        expanded,
+        forgotten,
+        recalled_after_forget,
+    }
+}
+
+/// Times and seqs that differ between runs are left out; everything else
+/// must match.
+fn comparable(mut answers: Answers) -> Answers {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                fields.retain(|key, _| !matches!(key.as_str(), "ts" | "ts_ms" | "seq"));
+                fields.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    answers.remembered.iter_mut().for_each(strip);
+    strip(&mut answers.expanded);
+    strip(&mut answers.forgotten);
+    answers
+}
+
+#[test]
+fn remember_recall_expand_and_forget_answer_the_same_through_every_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let cli = comparable(through_cli(&dir.path().join("cli")));
+    let http = comparable(through_http(&dir.path().join("http")));
+    let mcp = comparable(through_mcp(
+        &dir.path().join("mcp"),
+        &dir.path().join("home"),
+    ));
+
+    // The script did what it says, so the comparison compares something.
+    assert_eq!(cli.remembered[0]["outcome"], "new", "{cli:?}");
+    assert_eq!(cli.remembered[2]["outcome"], "reinforced", "{cli:?}");
+    assert_eq!(cli.remembered[2]["id"], cli.remembered[0]["id"]);
+    assert_eq!(
+        cli.recalled[0].first(),
+        cli.remembered[0]["id"].as_str().map(str::to_owned).as_ref()
+    );
+    assert_eq!(cli.expanded["verified"], true, "{:?}", cli.expanded);
+    assert_eq!(cli.expanded["events"][0]["content"], SAVES[0]);
+    assert_eq!(cli.forgotten["already"], false);
+    assert!(
+        !cli.recalled_after_forget
+            .contains(&cli.remembered[0]["id"].as_str().unwrap().to_owned())
+    );
+
+    assert_eq!(cli, http, "the CLI and HTTP answered differently");
+    assert_eq!(cli, mcp, "the CLI and MCP answered differently");
+}
