@@ -480,35 +480,52 @@ impl Engram {
             },
         )?;
         let rule_text = note.content.clone();
-        let rule_words = rule_text.clone();
-        let seq = self.append(&[Event::Session(note)])?.first_seq;
-        let reference = engram_log::MemoryRef {
-            session: RULES_SESSION.to_owned(),
-            first_seq: seq,
-            last_seq: seq,
-        };
-        let events = self
-            .log()
-            .read(seq..=seq)
-            .map_err(engram_log::seal::SealError::Read)?;
         let meta = memory::MemoryMeta {
             room: Some(room.clone()),
             tags: vec!["rule".to_owned()],
             source,
             ..memory::MemoryMeta::default()
         };
-        let remembered = memory::remembered(self.log().key(), reference, &events, meta)?;
-        let appended = self.append(&[
-            Event::Remembered(remembered),
-            Event::Distilled(engram_log::Distilled {
-                rule: rule_text,
-                members: members.clone(),
-                confidence_permille,
-                room: Some(room),
-            }),
-        ])?;
-        let id = appended.first_seq;
-        self.link_entities(id, &rule_words, None)?;
+        // One atomic append: the rule's note, the `Remembered` sealing it,
+        // `Distilled` (which names the memory by its seq: the event after
+        // it) and the entity links, built for the seq the log will give it.
+        let note = Event::Session(note);
+        let mut first_seq = self.log().last_seq() + 1;
+        let mut tries = 0;
+        let id = loop {
+            let reference = engram_log::MemoryRef {
+                session: RULES_SESSION.to_owned(),
+                first_seq,
+                last_seq: first_seq,
+            };
+            let logged = [engram_log::LoggedEvent {
+                seq: first_seq,
+                ts_ms: 0,
+                event: note.clone(),
+            }];
+            let remembered =
+                memory::remembered(self.log().key(), reference, &logged, meta.clone())?;
+            let id = first_seq + 1;
+            let mut events = vec![
+                note.clone(),
+                Event::Remembered(remembered),
+                Event::Distilled(engram_log::Distilled {
+                    rule: rule_text.clone(),
+                    members: members.clone(),
+                    confidence_permille,
+                    room: Some(room.clone()),
+                }),
+            ];
+            events.extend(engram_commands::save::entity_events(id, &rule_text, None));
+            match self.append_expecting(first_seq, &events)? {
+                engram_commands::save::Expecting::Appended(_) => break id,
+                engram_commands::save::Expecting::Moved { next_seq } => first_seq = next_seq,
+            }
+            tries += 1;
+            if tries >= engram_commands::save::APPEND_TRIES_MAX {
+                return Err(EngineError::Contended { tries });
+            }
+        };
         Ok(Distillation {
             id,
             coordinate: self.coordinate(id),

@@ -124,42 +124,6 @@ impl Engram {
         save::remember(self, request).map_err(EngineError::from)
     }
 
-    /// Extracts the entities `text` (and the summary) names and links them
-    /// to memory `id` (`EntityLinked`, one append).
-    pub(crate) fn link_entities(
-        &self,
-        id: MemoryId,
-        text: &str,
-        summary: Option<&str>,
-    ) -> Result<(), EngineError> {
-        let mut found = engram_text::entities::extract(text);
-        if let Some(summary) = summary {
-            for entity in engram_text::entities::extract(summary) {
-                if !found
-                    .iter()
-                    .any(|e| e.category == entity.category && e.key == entity.key)
-                {
-                    found.push(entity);
-                }
-            }
-        }
-        if found.is_empty() {
-            return Ok(());
-        }
-        let events: Vec<Event> = found
-            .into_iter()
-            .map(|e| {
-                Event::EntityLinked(engram_log::EntityLinked {
-                    memory: id,
-                    entity: e.key,
-                    category: e.category.to_owned(),
-                })
-            })
-            .collect();
-        self.append(&events)?;
-        Ok(())
-    }
-
     /// Records `turns` as the next turns of `session` (the raw session log
     /// memories reference), redacted and gated like every write, in one
     /// atomic append; returns their seqs. A model may not record a turn as

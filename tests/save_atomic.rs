@@ -167,6 +167,27 @@ fn a_save_and_a_batch_each_cost_exactly_one_fsync() {
             "a save (or a batch of saves) is one append with one fsync"
         );
     }
+    // A distilled rule (note, seal, `Distilled`, entity links) is one
+    // append too.
+    let members: Vec<u64> = engram
+        .core()
+        .memory_table
+        .read()
+        .state
+        .iter()
+        .map(|entry| entry.id)
+        .take(2)
+        .collect();
+    let before = storage.n_syncs();
+    engram
+        .distill(
+            &members,
+            "Deploy rules live in src/deploy.rs and are reviewed on Thursdays.",
+            None,
+            &Subject::user(),
+        )
+        .unwrap();
+    assert_eq!(storage.n_syncs() - before, 1, "a distillation is one append");
     let events = replay_all(engram.log().reader());
     let saves = saves_by_note(&events);
     // The saves of every shape were exercised.

@@ -49,7 +49,7 @@ const DECIDE_QUERY_TERMS_MAX: usize = 64;
 /// Times a batch is built again because another append took its seq
 /// first, before the save gives up. Each refusal names the seq the log
 /// is at, so a retry fails again only when yet another append came first.
-const APPEND_TRIES_MAX: usize = 64;
+pub const APPEND_TRIES_MAX: usize = 64;
 /// Events in one appended part of a batch: well under the log's
 /// `BATCH_EVENTS_MAX`, so a part is never refused for its count.
 const PART_EVENTS_MAX: usize = 16_384;
@@ -714,6 +714,22 @@ fn seal_failure(session: &str, e: &engram_log::codec::CodecError) -> SealError {
         last_seq: 0,
         reason: e.to_string(),
     }
+}
+
+/// The `EntityLinked` events linking memory `id` to the entities `text`
+/// and the summary name.
+#[must_use]
+pub fn entity_events(id: MemoryId, text: &str, summary: Option<&str>) -> Vec<Event> {
+    entities_of(text, summary)
+        .into_iter()
+        .map(|(entity, category)| {
+            Event::EntityLinked(EntityLinked {
+                memory: id,
+                entity,
+                category,
+            })
+        })
+        .collect()
 }
 
 /// The entities `text` and the summary name, as (key, category), each once.
