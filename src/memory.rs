@@ -52,25 +52,7 @@ pub struct Expansion {
     pub status: MemoryStatus,
 }
 
-/// What forget did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Forgetting {
-    pub id: MemoryId,
-    /// Seq of the tombstone (the earlier one when already forgotten).
-    pub seq: u64,
-    /// The memory was already forgotten: nothing was appended.
-    pub already: bool,
-}
-
-/// What confirm recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Confirmation {
-    pub id: MemoryId,
-    pub seq: u64,
-    /// The quote occurs in the memory's verified source words.
-    pub valid: bool,
-    pub trust: f64,
-}
+pub use engram_commands::flywheel::{Confirmation, Forgetting};
 
 /// A memory backend behind the same tools (CLI, MCP, HTTP): the engine
 /// implements it, and another provider (a remote store, a test double) can
@@ -392,24 +374,9 @@ impl Engram {
         subject: &Subject,
         reason: &str,
     ) -> Result<Forgetting, EngineError> {
-        let subject = &clean_subject(subject)?;
-        let event = memory::forgotten(id, subject.actor, reason)?;
-        let _writer = self.write_lock();
-        let entry = self.entry(id)?;
-        if let Some(forgotten) = &entry.forgotten {
-            return Ok(Forgetting {
-                id,
-                seq: forgotten.seq,
-                already: true,
-            });
-        }
-        self.gate(subject, Action::Forget, &Object::Memory(&entry))?;
-        let seq = self.append(&[Event::Forgotten(event)])?.first_seq;
-        Ok(Forgetting {
-            id,
-            seq,
-            already: false,
-        })
+        Ok(engram_commands::flywheel::forget(
+            self, id, subject, reason,
+        )?)
     }
 
     /// Checks `quote` against memory `id`'s verified source words and
@@ -420,34 +387,9 @@ impl Engram {
         subject: &Subject,
         quote: &str,
     ) -> Result<Confirmation, EngineError> {
-        let subject = &clean_subject(subject)?;
-        let entry = self.entry(id)?;
-        if let Some(forgotten) = &entry.forgotten {
-            return Err(EngineError::Forgotten {
-                id,
-                seq: forgotten.seq,
-            });
-        }
-        self.gate(subject, Action::Confirm, &Object::Memory(&entry))?;
-        let events = seal::read_sealed(
-            self.log().reader(),
-            self.log().key(),
-            &entry.reference,
-            &entry.content_sha256,
-            &entry.mac,
-        )?;
-        let evidence = memory::evidence(id, subject.actor, quote, &events)?;
-        let valid = evidence.valid;
-        let seq = self
-            .append(&[Event::EvidenceConfirmed(evidence)])?
-            .first_seq;
-        let trust = self.core().trust.read().state.trust(id).unwrap_or(0.0);
-        Ok(Confirmation {
-            id,
-            seq,
-            valid,
-            trust,
-        })
+        Ok(engram_commands::flywheel::confirm(
+            self, id, subject, quote,
+        )?)
     }
 }
 
@@ -555,6 +497,22 @@ impl From<RecordError<EngineError>> for EngineError {
             e @ (RecordError::NoTurns | RecordError::TooManyTurns { .. }) => {
                 EngineError::Record(e.to_string())
             }
+        }
+    }
+}
+
+impl From<engram_commands::flywheel::CommandError<EngineError>> for EngineError {
+    fn from(e: engram_commands::flywheel::CommandError<EngineError>) -> Self {
+        use engram_commands::flywheel::CommandError;
+        match e {
+            CommandError::Input(e) => EngineError::Input(e),
+            CommandError::Flywheel(e) => EngineError::Flywheel(e),
+            CommandError::UnknownMemory { id } => EngineError::UnknownMemory { id },
+            CommandError::Forgotten { id, seq } => EngineError::Forgotten { id, seq },
+            CommandError::Denied(denial) => EngineError::Denied(denial),
+            CommandError::Seal(e) => EngineError::Seal(e),
+            CommandError::Contended { tries } => EngineError::Contended { tries },
+            CommandError::Store(e) => e,
         }
     }
 }

@@ -187,7 +187,11 @@ fn a_save_and_a_batch_each_cost_exactly_one_fsync() {
             &Subject::user(),
         )
         .unwrap();
-    assert_eq!(storage.n_syncs() - before, 1, "a distillation is one append");
+    assert_eq!(
+        storage.n_syncs() - before,
+        1,
+        "a distillation is one append"
+    );
     let events = replay_all(engram.log().reader());
     let saves = saves_by_note(&events);
     // The saves of every shape were exercised.

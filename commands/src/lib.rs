@@ -8,6 +8,8 @@
 //!   [`save::CommandStore`], the seam the engine implements; a save is one
 //!   atomic append.
 //! - [`record`]: raw session turns, redacted and gated.
+//! - [`flywheel`]: forget, confirm, grade, verdict, maintain and distill
+//!   over the same store, each gated and one append.
 //!
 //! The engine (`engram::Engram`) runs these steps around the log.
 //!
@@ -18,6 +20,7 @@
 pub mod decide;
 pub mod distill;
 pub mod extract;
+pub mod flywheel;
 pub mod gate;
 pub mod ingest;
 pub mod maintain;

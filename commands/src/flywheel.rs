@@ -1,0 +1,523 @@
+//! The flywheel's write handlers (grade, verdict, maintain, distill) and
+//! the memory handlers forget and confirm, each written once over
+//! [`CommandStore`]: validate against the views, pass the gate chain (a
+//! denial is recorded as `GateDenied` and returned), then one atomic
+//! append. A model cannot overrule, grade away, archive or forget what the
+//! user said (the chain's write trust).
+//!
+//! Every handler holds the store's write lock from its first read of the
+//! views to its append, so two commands never decide on the same state.
+
+use engram_log::seal::{self, SealError};
+use engram_log::{
+    Actor, Archived, Distilled, Event, Graded, LoggedEvent, MemoryId, MemoryRef, Source, Verdict,
+    VerdictRecorded,
+};
+use engram_projections::models::review::GRADE_MAX;
+use engram_projections::models::{EdgeState, MemoryEntry, MemoryStatus, Schedule};
+
+use crate::gate::{Action, Denial, Object, Subject};
+use crate::maintain::{MaintainPolicy, MemoryFacts};
+use crate::memory::{self, InputError};
+use crate::save::{APPEND_TRIES_MAX, CommandStore, Expecting, entity_events};
+
+/// Where distilled rules are recorded as notes.
+pub const RULES_SESSION: &str = "rules";
+
+/// Bad flywheel input. Nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FlywheelError {
+    #[error("grade {grade} is outside 0-5 (0 = blackout ... 5 = perfect recall)")]
+    Grade { grade: u8 },
+    #[error("memories {a} and {b} are not in contradiction: `engram verdicts` lists the open ones")]
+    NotInContradiction { a: MemoryId, b: MemoryId },
+    #[error("the contradiction between {a} and {b} was already decided")]
+    AlreadyDecided { a: MemoryId, b: MemoryId },
+    #[error("a rule needs at least two distinct member memories, got {count}")]
+    TooFewMembers { count: usize },
+}
+
+/// Why a command on existing memories failed. Nothing was written, but for
+/// a denial's `GateDenied`.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError<E: std::error::Error + 'static> {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Flywheel(#[from] FlywheelError),
+    #[error("no memory with id {id}: a memory's id is the seq of its `remembered` event")]
+    UnknownMemory { id: MemoryId },
+    #[error("memory {id} was forgotten at seq {seq}")]
+    Forgotten { id: MemoryId, seq: u64 },
+    /// A gate refused it; the `GateDenied` event was appended.
+    #[error("{0}")]
+    Denied(Denial),
+    /// The memory's source words did not verify.
+    #[error(transparent)]
+    Seal(#[from] SealError),
+    /// Other appends kept taking the seq the batch was built for.
+    #[error("the log moved on {tries} times while this command waited to append; try again")]
+    Contended { tries: usize },
+    #[error(transparent)]
+    Store(E),
+}
+
+type Result<T, S> = std::result::Result<T, CommandError<<S as CommandStore>::Error>>;
+
+fn entry<S: CommandStore>(store: &S, id: MemoryId) -> Result<MemoryEntry, S> {
+    store
+        .views()
+        .memory_table
+        .read()
+        .state
+        .get(id)
+        .cloned()
+        .ok_or(CommandError::UnknownMemory { id })
+}
+
+fn live_entry<S: CommandStore>(store: &S, id: MemoryId) -> Result<MemoryEntry, S> {
+    let entry = entry(store, id)?;
+    match &entry.forgotten {
+        Some(f) => Err(CommandError::Forgotten { id, seq: f.seq }),
+        None => Ok(entry),
+    }
+}
+
+/// Asks the gate chain; a denial is appended as `GateDenied` and returned.
+pub fn gate<S: CommandStore>(
+    store: &S,
+    subject: &Subject,
+    action: Action,
+    object: &Object<'_>,
+) -> Result<(), S> {
+    if let Err(denial) = store.gates().check(subject, action, object) {
+        store
+            .append(&[Event::GateDenied(denial.event.clone())])
+            .map_err(CommandError::Store)?;
+        return Err(CommandError::Denied(denial));
+    }
+    Ok(())
+}
+
+fn append<S: CommandStore>(store: &S, events: &[Event]) -> Result<engram_log::Appended, S> {
+    store.append(events).map_err(CommandError::Store)
+}
+
+/// What forget did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forgetting {
+    pub id: MemoryId,
+    /// Seq of the tombstone (the earlier one when already forgotten).
+    pub seq: u64,
+    /// The memory was already forgotten: nothing was appended.
+    pub already: bool,
+}
+
+/// Tombstones memory `id` (who, why). Idempotent: forgetting a forgotten
+/// memory appends nothing and reports the first tombstone.
+pub fn forget<S: CommandStore>(
+    store: &S,
+    id: MemoryId,
+    subject: &Subject,
+    reason: &str,
+) -> Result<Forgetting, S> {
+    let subject = &memory::clean_subject(subject)?;
+    let event = memory::forgotten(id, subject.actor, reason)?;
+    let _writer = store.write_lock();
+    let entry = entry(store, id)?;
+    if let Some(forgotten) = &entry.forgotten {
+        return Ok(Forgetting {
+            id,
+            seq: forgotten.seq,
+            already: true,
+        });
+    }
+    gate(store, subject, Action::Forget, &Object::Memory(&entry))?;
+    let seq = append(store, &[Event::Forgotten(event)])?.first_seq;
+    Ok(Forgetting {
+        id,
+        seq,
+        already: false,
+    })
+}
+
+/// What confirm recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Confirmation {
+    pub id: MemoryId,
+    pub seq: u64,
+    /// The quote occurs in the memory's verified source words.
+    pub valid: bool,
+    pub trust: f64,
+}
+
+/// Checks `quote` against memory `id`'s verified source words and records
+/// `EvidenceConfirmed` (valid evidence raises trust).
+pub fn confirm<S: CommandStore>(
+    store: &S,
+    id: MemoryId,
+    subject: &Subject,
+    quote: &str,
+) -> Result<Confirmation, S> {
+    let subject = &memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    let entry = live_entry(store, id)?;
+    gate(store, subject, Action::Confirm, &Object::Memory(&entry))?;
+    let events = seal::read_sealed(
+        store.reader(),
+        store.key(),
+        &entry.reference,
+        &entry.content_sha256,
+        &entry.mac,
+    )?;
+    let evidence = memory::evidence(id, subject.actor, quote, &events)?;
+    let valid = evidence.valid;
+    let seq = append(store, &[Event::EvidenceConfirmed(evidence)])?.first_seq;
+    let trust = store.views().trust.read().state.trust(id).unwrap_or(0.0);
+    Ok(Confirmation {
+        id,
+        seq,
+        valid,
+        trust,
+    })
+}
+
+/// Records `subject`'s SM-2 self-grade (0-5) and returns the new schedule.
+/// The gate sees what the grade does to the memory's importance (a model's
+/// grade may not lower a user's memory into the range maintenance
+/// archives).
+pub fn grade<S: CommandStore>(
+    store: &S,
+    id: MemoryId,
+    grade: u8,
+    subject: &Subject,
+) -> Result<Schedule, S> {
+    if grade > GRADE_MAX {
+        return Err(FlywheelError::Grade { grade }.into());
+    }
+    let subject = memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    let entry = live_entry(store, id)?;
+    let (importance_before, importance_after) = store
+        .views()
+        .trust
+        .read()
+        .state
+        .inputs(id)
+        .map(|inputs| {
+            let importance = |permille| crate::maintain::importance(permille, entry.reinforcements);
+            (
+                importance(inputs.permille()),
+                importance(inputs.graded(grade).permille()),
+            )
+        })
+        .unwrap_or_default();
+    gate(
+        store,
+        &subject,
+        Action::Grade,
+        &Object::Grade {
+            memory: &entry,
+            grade,
+            importance_before,
+            importance_after,
+        },
+    )?;
+    append(store, &[Event::Graded(Graded { memory: id, grade })])?;
+    store
+        .views()
+        .review
+        .read()
+        .state
+        .get(id)
+        .cloned()
+        .ok_or(CommandError::UnknownMemory { id })
+}
+
+/// Records a verdict on the contradiction between `a` and `b`; returns its
+/// seq. The loser of keep-a / keep-b leaves recall; it stays in the audit
+/// trail. A model may not overrule what the user said, nor shelve a
+/// contradiction with it.
+pub fn verdict<S: CommandStore>(
+    store: &S,
+    a: MemoryId,
+    b: MemoryId,
+    verdict: Verdict,
+    by: Actor,
+    reason: &str,
+) -> Result<u64, S> {
+    let reason = if reason.trim().is_empty() {
+        "no reason given".to_owned()
+    } else {
+        memory::clean("reason", reason, memory::NOTE_BYTES_MAX)?
+    };
+    let _writer = store.write_lock();
+    let state = store
+        .views()
+        .verdicts
+        .read()
+        .state
+        .edge(a, b)
+        .map(|e| e.state);
+    match state {
+        None | Some(EdgeState::Closed) => {
+            return Err(FlywheelError::NotInContradiction { a, b }.into());
+        }
+        Some(EdgeState::Decided(_)) => {
+            return Err(FlywheelError::AlreadyDecided { a, b }.into());
+        }
+        Some(EdgeState::Open | EdgeState::Shelved) => {}
+    }
+    let (entry_a, entry_b) = (entry(store, a)?, entry(store, b)?);
+    let subject = Subject {
+        actor: by,
+        session: None,
+    };
+    gate(
+        store,
+        &subject,
+        Action::Verdict,
+        &Object::Contradiction {
+            a: &entry_a,
+            b: &entry_b,
+            verdict,
+        },
+    )?;
+    Ok(append(
+        store,
+        &[Event::VerdictRecorded(VerdictRecorded {
+            a,
+            b,
+            verdict,
+            by,
+            reason,
+        })],
+    )?
+    .first_seq)
+}
+
+/// Archives what `policy` says should go at `now_ms` (expired, decayed,
+/// evicted; see [`crate::maintain`]) in one atomic append, and returns what
+/// it archived and why. `dry_run` only plans. Every archive passes the gate
+/// chain: when any is denied (a model archiving what the user said),
+/// nothing is archived, each denial is recorded as `GateDenied` (one
+/// append) and the first is returned.
+pub fn maintain<S: CommandStore>(
+    store: &S,
+    policy: &MaintainPolicy,
+    now_ms: u64,
+    dry_run: bool,
+    subject: &Subject,
+) -> Result<Vec<(MemoryId, String)>, S> {
+    let subject = memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    let facts: Vec<MemoryFacts> = {
+        let views = store.views();
+        let table = views.memory_table.read();
+        let lru = views.lru.read();
+        let trust = views.trust.read();
+        let review = views.review.read();
+        lru.state
+            .eviction_order()
+            .filter_map(|id| {
+                let entry = table.state.get(id)?;
+                (entry.status == MemoryStatus::Live).then(|| MemoryFacts {
+                    id,
+                    tier: entry.tier,
+                    trust_permille: trust.state.trust_permille(id).unwrap_or(0),
+                    reinforcements: entry.reinforcements,
+                    last_access_ms: lru.state.last_access(id).map_or(0, |a| a.ts_ms),
+                    failed_last_review: review.state.get(id).is_some_and(|s| s.failed_last),
+                    expires_at_ms: entry.expires_at_ms,
+                })
+            })
+            .collect()
+    };
+    let plan = crate::maintain::plan(policy, &facts, now_ms);
+    if dry_run {
+        return Ok(plan);
+    }
+    let denials: Vec<Denial> = {
+        let table = store.views().memory_table.read();
+        plan.iter()
+            .filter_map(|(id, _)| {
+                let entry = table.state.get(*id)?;
+                store
+                    .gates()
+                    .check(&subject, Action::Archive, &Object::Memory(entry))
+                    .err()
+            })
+            .collect()
+    };
+    if let Some(first) = denials.first() {
+        let events: Vec<Event> = denials
+            .iter()
+            .map(|d| Event::GateDenied(d.event.clone()))
+            .collect();
+        append(store, &events)?;
+        return Err(CommandError::Denied(first.clone()));
+    }
+    if !plan.is_empty() {
+        let events: Vec<Event> = plan
+            .iter()
+            .map(|(memory, reason)| {
+                Event::Archived(Archived {
+                    memory: *memory,
+                    reason: reason.clone(),
+                })
+            })
+            .collect();
+        append(store, &events)?;
+    }
+    Ok(plan)
+}
+
+/// A distilled rule as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Distillation {
+    /// The rule's own memory.
+    pub id: MemoryId,
+    pub coordinate: String,
+    pub members: Vec<MemoryId>,
+    /// Inherited confidence, permille.
+    pub confidence_permille: u16,
+}
+
+/// Records `rule` (written by the caller) as a new memory distilled from
+/// `members`, with the confidence it inherits from them, in one atomic
+/// append: the rule's note, the `Remembered` sealing it, `Distilled`
+/// (which names the rule's memory by position: the event right before it)
+/// and the entity links.
+pub fn distill<S: CommandStore>(
+    store: &S,
+    members: &[MemoryId],
+    rule: &str,
+    room: Option<&str>,
+    subject: &Subject,
+) -> Result<Distillation, S> {
+    let mut members = members.to_vec();
+    members.sort_unstable();
+    members.dedup();
+    if members.len() < crate::distill::MEMBERS_MIN {
+        return Err(FlywheelError::TooFewMembers {
+            count: members.len(),
+        }
+        .into());
+    }
+    let room = room.map(|r| memory::clean_name("room", r)).transpose()?;
+    let subject = &memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    for &id in &members {
+        let entry = live_entry(store, id)?;
+        gate(store, subject, Action::Distill, &Object::Memory(&entry))?;
+    }
+    let views = store.views();
+    let trusts: Vec<u16> = {
+        let trust = views.trust.read();
+        members
+            .iter()
+            .map(|&id| trust.state.trust_permille(id).unwrap_or(0))
+            .collect()
+    };
+    let open = {
+        let verdicts = views.verdicts.read();
+        let mut n = 0;
+        for (i, &a) in members.iter().enumerate() {
+            for &b in members.iter().skip(i + 1) {
+                if verdicts
+                    .state
+                    .edge(a, b)
+                    .is_some_and(|e| e.state == EdgeState::Open)
+                {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    let confidence_permille = crate::distill::confidence(&trusts, open);
+    let room = room.unwrap_or_else(|| {
+        let palace = views.palace.read();
+        members
+            .first()
+            .and_then(|&first| palace.state.coordinate(first))
+            .map(|c| palace.state.corridor_of(&c.room).to_owned())
+            .unwrap_or_else(|| "rules".to_owned())
+    });
+    let turn = views.sessions.read().state.next_turn(RULES_SESSION);
+    let note = memory::note_event(RULES_SESSION, turn, rule)?;
+    let source = match subject.actor {
+        Actor::User => Source::User,
+        Actor::Model | Actor::System => Source::Model,
+    };
+    gate(
+        store,
+        subject,
+        Action::Distill,
+        &Object::Content {
+            bytes: note.content.len(),
+            events: 1,
+            source,
+            scope: &engram_log::Scope::Store,
+        },
+    )?;
+    let rule_text = note.content.clone();
+    let meta = memory::MemoryMeta {
+        room: Some(room.clone()),
+        tags: vec!["rule".to_owned()],
+        source,
+        ..memory::MemoryMeta::default()
+    };
+    let note = Event::Session(note);
+    let mut first_seq = store.next_seq();
+    for _ in 0..APPEND_TRIES_MAX {
+        let reference = MemoryRef {
+            session: RULES_SESSION.to_owned(),
+            first_seq,
+            last_seq: first_seq,
+        };
+        // The seal hashes the note's bytes, not its seq or time.
+        let logged = [LoggedEvent {
+            seq: first_seq,
+            ts_ms: 0,
+            event: note.clone(),
+        }];
+        let remembered = memory::remembered(store.key(), reference, &logged, meta.clone())?;
+        let id = first_seq + 1;
+        let mut events = vec![
+            note.clone(),
+            Event::Remembered(remembered),
+            Event::Distilled(Distilled {
+                rule: rule_text.clone(),
+                members: members.clone(),
+                confidence_permille,
+                room: Some(room.clone()),
+            }),
+        ];
+        events.extend(entity_events(id, &rule_text, None));
+        match store
+            .append_expecting(first_seq, &events)
+            .map_err(CommandError::Store)?
+        {
+            Expecting::Appended(_) => {
+                let coordinate = views
+                    .palace
+                    .read()
+                    .state
+                    .coordinate(id)
+                    .map_or_else(String::new, |c| c.to_string());
+                return Ok(Distillation {
+                    id,
+                    coordinate,
+                    members,
+                    confidence_permille,
+                });
+            }
+            Expecting::Moved { next_seq } => first_seq = next_seq,
+        }
+    }
+    Err(CommandError::Contended {
+        tries: APPEND_TRIES_MAX,
+    })
+}
