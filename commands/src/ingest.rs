@@ -33,11 +33,23 @@ pub enum IngestError {
     TooLong { max: usize },
 }
 
-/// One turn read from a transcript (not yet redacted).
+/// One turn of a conversation as the caller has it, read from a
+/// transcript or given to `Engram::record_turns` (not yet redacted).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
     pub role: Role,
     pub content: String,
+}
+
+impl Turn {
+    /// A turn of `role` saying `content`.
+    #[must_use]
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+        }
+    }
 }
 
 /// A parsed transcript.

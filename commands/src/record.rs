@@ -12,23 +12,7 @@ use crate::save::CommandStore;
 /// events too.
 pub const TURNS_MAX: usize = crate::gate::REFERENCE_EVENTS_MAX as usize;
 
-/// One turn of a conversation as the caller has it (not yet redacted).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Turn {
-    pub role: Role,
-    pub content: String,
-}
-
-impl Turn {
-    /// A turn of `role` saying `content`.
-    #[must_use]
-    pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Self {
-            role,
-            content: content.into(),
-        }
-    }
-}
+pub use crate::ingest::Turn;
 
 /// Why recording failed. Nothing was written, but for a denial's
 /// `GateDenied`.

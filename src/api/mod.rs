@@ -16,7 +16,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
 use engram_commands::ingest::{
-    IngestError, derived_session_id, parse_transcript, parse_transcript_skipping, session_events,
+    IngestError, derived_session_id, parse_transcript, parse_transcript_skipping,
 };
 use engram_commands::maintain::MaintainPolicy;
 use engram_log::{Actor, MemoryId, MemoryRef, Scope, Source, Tier, Verdict};
@@ -1496,10 +1496,12 @@ impl Service {
         Ok(json!({"events": newest_first, "last_seq": last, "scope": scope}))
     }
 
-    /// Records a parsed transcript as one session's turns, redacted.
+    /// Records a parsed transcript as one session's turns, redacted and
+    /// gated like every write (`Engram::record_turns`, by the user), in
+    /// atomic appends of up to `engram_commands::record::TURNS_MAX` turns.
     ///
     /// # Errors
-    /// An append failure.
+    /// An append failure, a turn the gates refuse.
     pub fn ingest_parsed(&self, parsed: ParsedTranscript) -> Result<Ingested, ApiError> {
         let ParsedTranscript {
             session,
@@ -1507,23 +1509,30 @@ impl Service {
             skipped,
         } = parsed;
         let engram = self.engram();
-        // A session ingested again continues its turn numbers.
-        let first_turn = engram.core().sessions.read().state.next_turn(&session);
-        let (events, redacted) = session_events(&session, first_turn, &transcript.turns);
-        if events.is_empty() {
+        if transcript.turns.is_empty() {
             return Err(ApiError::bad_request("the transcript holds no turns"));
         }
+        // Counted on the words as given; the handler redacts them the same way.
+        let redacted = transcript
+            .turns
+            .iter()
+            .map(|turn| engram_text::redact::redact(&turn.content).findings.len())
+            .sum();
         let mut range: Option<(u64, u64)> = None;
         let mut recorded = Vec::new();
-        for chunk in events.chunks(INGEST_BATCH_EVENTS) {
-            let appended = engram.append(chunk)?;
+        for chunk in transcript.turns.chunks(INGEST_BATCH_EVENTS) {
+            let appended = engram.record_turns(&session, chunk, &Subject::user())?;
             range = Some((
                 range.map_or(appended.first_seq, |(first, _)| first),
                 appended.last_seq,
             ));
-            for (seq, event) in (appended.first_seq..).zip(chunk) {
-                if let engram_log::Event::Session(turn) = event {
-                    recorded.push((seq, turn.clone()));
+            for logged in engram
+                .log()
+                .read(appended.first_seq..=appended.last_seq)
+                .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?
+            {
+                if let engram_log::Event::Session(turn) = logged.event {
+                    recorded.push((logged.seq, turn));
                 }
             }
         }
@@ -1532,7 +1541,7 @@ impl Service {
             session,
             first_seq,
             last_seq,
-            turns: events.len(),
+            turns: transcript.turns.len(),
             redacted,
             skipped,
             recorded,
