@@ -300,6 +300,9 @@ pub struct Neighbour {
     /// The corridor of its room.
     pub corridor: String,
     pub tags: Vec<String>,
+    /// `profile(text)`, when the caller already has it (a batch's own
+    /// memories are compared with every later item); computed otherwise.
+    pub profile: Option<std::sync::Arc<Profile>>,
 }
 
 /// What a save becomes.
@@ -341,10 +344,13 @@ pub fn decide(
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
     let mine = profile(text);
-    let scored: Vec<(f64, &Neighbour, Profile)> = neighbours
+    let scored: Vec<(f64, &Neighbour, std::sync::Arc<Profile>)> = neighbours
         .iter()
         .map(|n| {
-            let theirs = profile(&n.text);
+            let theirs = n
+                .profile
+                .clone()
+                .unwrap_or_else(|| std::sync::Arc::new(profile(&n.text)));
             (similarity(&mine, &theirs), n, theirs)
         })
         .collect();
@@ -400,6 +406,7 @@ mod tests {
 
     fn neighbour(id: MemoryId, text: &str) -> Neighbour {
         Neighbour {
+            profile: None,
             id,
             text: text.to_owned(),
             corridor: "room".to_owned(),

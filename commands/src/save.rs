@@ -24,7 +24,7 @@
 //! handler holds the store's write lock from the first read of the views
 //! to the last append, so two saves never decide on the same state.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use engram_log::seal::{self, SealError};
 use engram_log::{
@@ -433,16 +433,26 @@ impl Kind {
     }
 }
 
+/// A memory an earlier item of the batch makes.
+struct PendingMemory {
+    item: usize,
+    text: String,
+    corridor: String,
+    tags: Vec<String>,
+    /// Its decision profile, computed once for every later comparison.
+    profile: std::sync::Arc<decide::Profile>,
+}
+
 /// The items of a batch decided so far, searchable by term, so a later
 /// item can restate or contradict an earlier one.
 struct Planner<'a, S: CommandStore> {
     store: &'a S,
     /// Next turn number per session, for notes recorded in this batch.
     turns: BTreeMap<String, u32>,
-    /// Memories this batch makes, in order: (item index, text, corridor, tags).
-    pending: Vec<(usize, String, String, Vec<String>)>,
-    /// Term -> positions in `pending`.
-    pending_terms: BTreeMap<String, Vec<usize>>,
+    /// Memories this batch makes, in order.
+    pending: Vec<PendingMemory>,
+    /// Term -> positions in `pending` (only looked up, never iterated).
+    pending_terms: HashMap<String, Vec<usize>>,
     n_planned: usize,
 }
 
@@ -452,7 +462,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             store,
             turns: BTreeMap::new(),
             pending: Vec::new(),
-            pending_terms: BTreeMap::new(),
+            pending_terms: HashMap::new(),
             n_planned: 0,
         }
     }
@@ -600,8 +610,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         for term in terms {
             self.pending_terms.entry(term).or_default().push(position);
         }
-        self.pending
-            .push((index, text.to_owned(), room.to_owned(), tags));
+        self.pending.push(PendingMemory {
+            item: index,
+            text: text.to_owned(),
+            corridor: room.to_owned(),
+            tags,
+            profile: std::sync::Arc::new(decide::profile(text)),
+        });
     }
 
     /// The decision for a save of `text`: its nearest live memories from
@@ -634,6 +649,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             .filter_map(|hit| {
                 let entry = table.state.get(hit.memory)?;
                 Some(Neighbour {
+                    profile: None,
                     id: hit.memory,
                     text: index.state.text(hit.memory)?.to_owned(),
                     corridor: corridor_of(hit.memory),
@@ -644,35 +660,44 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         // The batch's own memories: those sharing the most terms, the
         // latest first on ties. Their stand-in ids lie past any seq the
         // views know (a seq never reaches 2^63).
-        let mut shared: BTreeMap<usize, usize> = BTreeMap::new();
+        let mut holders: Vec<usize> = Vec::new();
         for term in terms.iter().collect::<BTreeSet<_>>() {
             // The latest items holding the term: a common term's list is as
             // long as the batch, and scanning it whole for every item would
             // make a batch quadratic. A restatement shares its rare terms.
             let positions = self.pending_terms.get(term.as_str());
-            for position in positions
-                .into_iter()
-                .flatten()
-                .rev()
-                .take(PENDING_POSTINGS_SCANNED)
-            {
-                *shared.entry(*position).or_default() += 1;
+            holders.extend(
+                positions
+                    .into_iter()
+                    .flatten()
+                    .rev()
+                    .take(PENDING_POSTINGS_SCANNED)
+                    .copied(),
+            );
+        }
+        holders.sort_unstable();
+        // (position, shared terms), most shared first, the latest on ties.
+        let mut ranked: Vec<(usize, usize)> = Vec::new();
+        for position in holders {
+            match ranked.last_mut() {
+                Some((last, n)) if *last == position => *n += 1,
+                _ => ranked.push((position, 1)),
             }
         }
-        let mut ranked: Vec<(usize, usize)> = shared.into_iter().collect();
         ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
         let mut pending_of = BTreeMap::new();
         for (position, _) in ranked.into_iter().take(DECIDE_NEIGHBOURS) {
-            let Some((item, text, corridor, tags)) = self.pending.get(position) else {
+            let Some(pending) = self.pending.get(position) else {
                 continue;
             };
             let stand_in = PENDING_ID_BASE + position as u64;
-            pending_of.insert(stand_in, *item);
+            pending_of.insert(stand_in, pending.item);
             neighbours.push(Neighbour {
                 id: stand_in,
-                text: text.clone(),
-                corridor: corridor.clone(),
-                tags: tags.clone(),
+                text: pending.text.clone(),
+                corridor: pending.corridor.clone(),
+                tags: pending.tags.clone(),
+                profile: Some(std::sync::Arc::clone(&pending.profile)),
             });
         }
         let room_texts = |corridor: &str| -> Vec<String> {
@@ -702,7 +727,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
 }
 
 /// Items scanned per query term among a batch's own memories.
-const PENDING_POSTINGS_SCANNED: usize = 256;
+const PENDING_POSTINGS_SCANNED: usize = 32;
 
 /// Where the stand-in ids of a batch's own memories start.
 const PENDING_ID_BASE: u64 = 1 << 63;
