@@ -1,0 +1,119 @@
+//! The interfaces' errors: a stable code (the `error` field of an HTTP
+//! error body, the first word of an MCP tool error, the CLI's exit status)
+//! and a message to act on.
+
+use serde_json::{Value, json};
+
+use crate::engine::EngineError;
+use crate::flywheel::FlywheelError;
+
+/// The stable error codes of the interfaces (the `error` field of an HTTP
+/// error body, the first word of an MCP tool error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadRequest,
+    InvalidJson,
+    Unauthorized,
+    Denied,
+    NotFound,
+    NoStore,
+    Discarded,
+    Tampered,
+    Forgotten,
+    AmbiguousId,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    MethodNotAllowed,
+    Internal,
+}
+
+impl ErrorCode {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::Denied => "denied",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::NoStore => "no_store",
+            ErrorCode::Discarded => "discarded",
+            ErrorCode::Tampered => "tampered",
+            ErrorCode::Forgotten => "forgotten",
+            ErrorCode::AmbiguousId => "ambiguous_id",
+            ErrorCode::PayloadTooLarge => "payload_too_large",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
+    /// The HTTP status that goes with the code.
+    #[must_use]
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorCode::BadRequest | ErrorCode::InvalidJson | ErrorCode::AmbiguousId => 400,
+            ErrorCode::Unauthorized => 401,
+            ErrorCode::Denied => 403,
+            ErrorCode::NotFound | ErrorCode::NoStore => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::Discarded | ErrorCode::Tampered => 409,
+            ErrorCode::Forgotten => 410,
+            ErrorCode::PayloadTooLarge => 413,
+            ErrorCode::UnsupportedMediaType => 415,
+            ErrorCode::Internal => 500,
+        }
+    }
+}
+
+/// An operation's failure: a stable code and a message to act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::BadRequest, message)
+    }
+
+    /// The JSON error body: `{"error": code, "message"}`.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        json!({"error": self.code.as_str(), "message": self.message})
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        let code = match &e {
+            EngineError::UnknownMemory { .. } => ErrorCode::NotFound,
+            EngineError::NoLog { .. } => ErrorCode::NoStore,
+            EngineError::Input(_) => ErrorCode::BadRequest,
+            EngineError::Denied(_) => ErrorCode::Denied,
+            EngineError::Seal(engram_log::seal::SealError::Tampered { .. }) => ErrorCode::Tampered,
+            EngineError::Seal(_) => ErrorCode::BadRequest,
+            EngineError::Forgotten { .. } => ErrorCode::Forgotten,
+            EngineError::Discarded { .. } => ErrorCode::Discarded,
+            EngineError::Flywheel(FlywheelError::NotInContradiction { .. }) => ErrorCode::NotFound,
+            EngineError::Flywheel(_) => ErrorCode::BadRequest,
+            _ => ErrorCode::Internal,
+        };
+        Self::new(code, e.to_string())
+    }
+}
+
+impl From<engram_projections::ViewError> for ApiError {
+    fn from(e: engram_projections::ViewError) -> Self {
+        Self::new(ErrorCode::Internal, e.to_string())
+    }
+}

@@ -1,0 +1,135 @@
+//! Ingest over the service: a transcript parsed before any store is
+//! opened, then recorded as one session's turns (redacted and gated).
+
+use serde_json::Value;
+
+use super::*;
+
+/// Turns appended per batch when ingesting a transcript.
+const INGEST_BATCH_EVENTS: usize = 1024;
+
+impl Service {
+    /// Records a parsed transcript as one session's turns, redacted and
+    /// gated like every write (`Engram::record_turns`, by the user), in
+    /// atomic appends of up to `engram_commands::record::TURNS_MAX` turns.
+    ///
+    /// # Errors
+    /// An append failure, a turn the gates refuse.
+    pub fn ingest_parsed(&self, parsed: ParsedTranscript) -> Result<Ingested, ApiError> {
+        let ParsedTranscript {
+            session,
+            transcript,
+            skipped,
+        } = parsed;
+        let engram = self.engram();
+        if transcript.turns.is_empty() {
+            return Err(ApiError::bad_request("the transcript holds no turns"));
+        }
+        // Counted on the words as given; the handler redacts them the same way.
+        let redacted = transcript
+            .turns
+            .iter()
+            .map(|turn| engram_text::redact::redact(&turn.content).findings.len())
+            .sum();
+        let mut range: Option<(u64, u64)> = None;
+        let mut recorded = Vec::new();
+        for chunk in transcript.turns.chunks(INGEST_BATCH_EVENTS) {
+            let appended = engram.record_turns(&session, chunk, &Subject::user())?;
+            range = Some((
+                range.map_or(appended.first_seq, |(first, _)| first),
+                appended.last_seq,
+            ));
+            for logged in engram
+                .log()
+                .read(appended.first_seq..=appended.last_seq)
+                .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?
+            {
+                if let engram_log::Event::Session(turn) = logged.event {
+                    recorded.push((logged.seq, turn));
+                }
+            }
+        }
+        let (first_seq, last_seq) = range.unwrap_or((0, 0));
+        Ok(Ingested {
+            session,
+            first_seq,
+            last_seq,
+            turns: transcript.turns.len(),
+            redacted,
+            skipped,
+            recorded,
+        })
+    }
+
+    /// [`parse_ingest`] then [`Service::ingest_parsed`].
+    ///
+    /// # Errors
+    /// As the two.
+    pub fn ingest_turns(
+        &self,
+        bytes: &[u8],
+        session: Option<&str>,
+        skip_bad_lines: bool,
+    ) -> Result<Ingested, ApiError> {
+        self.ingest_parsed(parse_ingest(bytes, session, skip_bad_lines)?)
+    }
+
+    /// [`Service::ingest_turns`] answering JSON.
+    ///
+    /// # Errors
+    /// As [`Service::ingest_turns`].
+    pub fn ingest(&self, r: &IngestRequest) -> Result<Value, ApiError> {
+        let ingested = self.ingest_turns(
+            r.transcript.as_bytes(),
+            r.session.as_deref(),
+            r.skip_bad_lines,
+        )?;
+        Ok(json::ingested(&ingested, &[]))
+    }
+}
+
+/// A transcript parsed for ingest, with the session it goes to.
+#[derive(Debug, Clone)]
+pub struct ParsedTranscript {
+    pub session: String,
+    pub transcript: engram_commands::ingest::Transcript,
+    /// The lines left out (with `skip_bad_lines`).
+    pub skipped: Vec<IngestError>,
+}
+
+/// Parses a transcript (JSON lines) before anything is opened or appended,
+/// so a refused transcript writes nothing. The session is `session`, else
+/// the transcript's own, else one derived from the bytes.
+///
+/// # Errors
+/// `bad_request` naming the first bad line (or every line, when all are bad).
+pub fn parse_ingest(
+    bytes: &[u8],
+    session: Option<&str>,
+    skip_bad_lines: bool,
+) -> Result<ParsedTranscript, ApiError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the transcript is not UTF-8: {e}")))?;
+    let (transcript, skipped) = if skip_bad_lines {
+        parse_transcript_skipping(text)
+    } else {
+        parse_transcript(text).map(|t| (t, Vec::new()))
+    }
+    .map_err(|e| {
+        ApiError::bad_request(format!(
+            "{e} (nothing was ingested; skipping bad lines ingests the good ones)"
+        ))
+    })?;
+    let session = session
+        .map(str::to_owned)
+        .or(transcript.session.clone())
+        .unwrap_or_else(|| derived_session_id(bytes));
+    if session.trim().is_empty() {
+        return Err(ApiError::bad_request("the session must not be empty"));
+    }
+    Ok(ParsedTranscript {
+        session,
+        transcript,
+        skipped,
+    })
+}

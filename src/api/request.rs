@@ -1,0 +1,389 @@
+//! The request types every door builds (the CLI, HTTP, MCP): one set of
+//! serde, clap and JSON-schema derives, the limits as named constants, and
+//! the checks of those limits, so every door refuses with one message.
+
+use engram_log::{Actor, Source, Tier, Verdict};
+use engram_projections::models::review::GRADE_MAX;
+use engram_queries::recall::{RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ApiError, IdArg};
+use crate::engine::EngineError;
+use crate::flywheel::FlywheelError;
+
+/// Who acts: `user` or `model`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum By {
+    #[default]
+    User,
+    Model,
+}
+
+impl By {
+    #[must_use]
+    pub fn actor(self) -> Actor {
+        match self {
+            By::User => Actor::User,
+            By::Model => Actor::Model,
+        }
+    }
+
+    /// The source a memory saved by this actor records.
+    #[must_use]
+    pub fn source(self) -> Source {
+        match self {
+            By::User => Source::User,
+            By::Model => Source::Model,
+        }
+    }
+}
+
+/// A tier by name: `l1`, `l2`, `l3` or `l4`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum TierName {
+    L1,
+    L2,
+    L3,
+    L4,
+}
+
+impl TierName {
+    #[must_use]
+    pub fn tier(self) -> Tier {
+        match self {
+            TierName::L1 => Tier::L1,
+            TierName::L2 => Tier::L2,
+            TierName::L3 => Tier::L3,
+            TierName::L4 => Tier::L4,
+        }
+    }
+
+    /// The tier a new memory is saved to. L4 holds archived memories, moved
+    /// there by maintenance with an `Archived` record; nothing is saved
+    /// straight into it.
+    ///
+    /// # Errors
+    /// `bad_request` for `l4`.
+    pub fn save_tier(self) -> Result<Tier, ApiError> {
+        match self.tier() {
+            Tier::L4 => Err(ApiError::bad_request(
+                "a memory cannot be saved to l4 (the archive): use l1, l2 or l3",
+            )),
+            tier => Ok(tier),
+        }
+    }
+}
+
+/// Save one memory: plain `content`, or a range of session turns already
+/// recorded (`session` with `first_seq` and `last_seq`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RememberRequest {
+    /// The words to remember (a fact, decision or preference worth keeping
+    /// across sessions). Omit to remember recorded session turns instead.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Palace room to file it in (a short topic like `deploys`); chosen
+    /// automatically when omitted.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Tags for filtering recall.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A one-line summary shown instead of the full text in lists.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// The session the words come from (plain content is recorded there,
+    /// default `notes`), or whose turns `first_seq`..`last_seq` name.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// First seq of the recorded session turns to remember.
+    #[serde(default)]
+    pub first_seq: Option<u64>,
+    /// Last seq of the recorded session turns to remember.
+    #[serde(default)]
+    pub last_seq: Option<u64>,
+    /// Visible only within `session`.
+    #[serde(default)]
+    pub session_only: bool,
+    /// l3 (cross-session, default), l2 (workspace document) or l1.
+    #[serde(default)]
+    #[schemars(with = "TierName")]
+    pub tier: Option<TierName>,
+    /// Who is saving it.
+    #[serde(default)]
+    pub by: By,
+    /// Time to live (`30d`, `12h`): past it, maintenance archives it.
+    #[serde(default)]
+    pub ttl: Option<String>,
+}
+
+/// Save several plain-text memories at once.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRequest {
+    /// The memories: each `{"content", "room"?, "tags"?, "summary"?}`.
+    pub items: Vec<BatchItem>,
+    /// Session the words are recorded in (default `notes`).
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Room for items that name none.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Who is saving them.
+    #[serde(default)]
+    pub by: By,
+    /// Which store takes them (`project`, `user`; default the primary).
+    #[serde(default)]
+    pub scope: Option<String>,
+}
+
+/// One memory of a batch.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchItem {
+    /// The words to remember.
+    pub content: String,
+    /// Palace room (a short topic).
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Tags for filtering recall.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A one-line summary.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// Find memories.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecallRequest {
+    /// What to look for, in words (keywords or a question).
+    pub query: String,
+    /// Search this room first (its corridor), then everywhere.
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Only this tier (`l4` searches archived memories).
+    #[serde(default)]
+    #[schemars(with = "TierName")]
+    pub tier: Option<TierName>,
+    /// Only memories carrying every one of these tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// The caller's session: its session-only memories are included.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Most hits, 1-100 (default 5).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
+    pub limit: Option<u32>,
+}
+
+impl RecallRequest {
+    /// The number of hits asked for, checked.
+    ///
+    /// # Errors
+    /// `bad_request` for a limit outside 1-100.
+    pub fn limit(&self) -> Result<usize, ApiError> {
+        let limit = self.limit.map_or(RECALL_LIMIT_DEFAULT, |l| l as usize);
+        if (1..=RECALL_LIMIT_MAX).contains(&limit) {
+            Ok(limit)
+        } else {
+            Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-{RECALL_LIMIT_MAX}"
+            )))
+        }
+    }
+}
+
+/// Who asks about a memory, for the session-only ones.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgetRequest {
+    /// Why it should be forgotten (kept in the tombstone).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Who forgets.
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session (needed for session-only memories).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// Evidence for a memory.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmRequest {
+    /// Words that must occur in the memory's source.
+    pub quote: String,
+    /// Who confirms.
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session (needed for session-only memories).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+/// A contradiction's verdict: `keep-a` (b leaves recall), `keep-b` (a
+/// leaves recall), `keep-both` (both stand) or `shelve` (decide later).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+#[schemars(inline)]
+pub enum VerdictName {
+    KeepA,
+    KeepB,
+    KeepBoth,
+    Shelve,
+}
+
+impl VerdictName {
+    #[must_use]
+    pub fn verdict(self) -> Verdict {
+        match self {
+            VerdictName::KeepA => Verdict::KeepA,
+            VerdictName::KeepB => Verdict::KeepB,
+            VerdictName::KeepBoth => Verdict::KeepBoth,
+            VerdictName::Shelve => Verdict::Shelve,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictName::KeepA => "keep-a",
+            VerdictName::KeepB => "keep-b",
+            VerdictName::KeepBoth => "keep-both",
+            VerdictName::Shelve => "shelve",
+        }
+    }
+}
+
+/// Decide a contradiction.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictRequest {
+    /// One memory of the contradiction (`p:2`; both of one store).
+    pub a: IdArg,
+    /// The other.
+    pub b: IdArg,
+    pub verdict: VerdictName,
+    #[serde(default)]
+    pub by: By,
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// A review grade.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GradeRequest {
+    /// How well it was recalled: 0 (blackout) to 5 (perfect).
+    #[schemars(range(max = GRADE_MAX))]
+    pub grade: u8,
+    /// Who grades.
+    #[serde(default)]
+    pub by: By,
+}
+
+impl GradeRequest {
+    /// Checks the grade.
+    ///
+    /// # Errors
+    /// `bad_request` for a grade over 5.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if self.grade > GRADE_MAX {
+            return Err(ApiError::from(EngineError::from(FlywheelError::Grade {
+                grade: self.grade,
+            })));
+        }
+        Ok(())
+    }
+}
+
+/// Archive what should go.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaintainRequest {
+    /// Run as if at this time (RFC 3339 or `+30d`).
+    #[serde(default)]
+    pub at: Option<String>,
+    /// Only say what would be archived.
+    #[serde(default)]
+    pub dry_run: bool,
+    #[serde(default)]
+    pub idle_days: Option<u64>,
+    #[serde(default)]
+    pub importance_below: Option<u32>,
+    #[serde(default)]
+    pub capacity: Option<usize>,
+    #[serde(default)]
+    pub keep_trust: Option<u16>,
+    /// Who runs it (a model cannot archive what the user said).
+    #[serde(default)]
+    pub by: By,
+}
+
+/// Record a rule distilled from member memories.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DistillRequest {
+    /// Member memory ids (at least two, of one store; `p:2`).
+    pub members: Vec<IdArg>,
+    /// The rule, in the caller's words.
+    pub rule: String,
+    #[serde(default)]
+    pub room: Option<String>,
+    /// Who wrote the rule (default model).
+    #[serde(default)]
+    pub by: Option<By>,
+}
+
+/// Which events of the log to list.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogQuery {
+    /// First seq.
+    #[serde(default)]
+    pub from: Option<u64>,
+    /// Last seq.
+    #[serde(default)]
+    pub to: Option<u64>,
+    /// Only this event kind (`recalled`, `remembered`, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Only events of this session.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Only events naming this memory (`p:2`): the log of its store.
+    #[serde(default)]
+    pub memory: Option<IdArg>,
+    /// Committed at or after (RFC 3339 or `+1h`... offsets count from now).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Committed at or before.
+    #[serde(default)]
+    pub until: Option<String>,
+    /// The last this many matches (1-10000, default 200).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// Record a transcript as one session's turns.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IngestRequest {
+    /// JSON lines: `{role, content}` each, or a Claude Code session file.
+    pub transcript: String,
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Ingest the good lines and report the bad ones.
+    #[serde(default)]
+    pub skip_bad_lines: bool,
+}
