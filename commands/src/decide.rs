@@ -343,7 +343,20 @@ pub fn decide(
     neighbours: &[Neighbour],
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
-    let mine = profile(text);
+    decide_profiled(text, &profile(text), tags, room, neighbours, room_texts)
+}
+
+/// [`decide`] with `text`'s profile computed by the caller (a batch keeps
+/// it for comparing later items).
+#[must_use]
+pub fn decide_profiled(
+    text: &str,
+    mine: &Profile,
+    tags: &[String],
+    room: Option<&str>,
+    neighbours: &[Neighbour],
+    room_texts: &dyn Fn(&str) -> Vec<String>,
+) -> Decision {
     let scored: Vec<(f64, &Neighbour, std::sync::Arc<Profile>)> = neighbours
         .iter()
         .map(|n| {
@@ -351,7 +364,7 @@ pub fn decide(
                 .profile
                 .clone()
                 .unwrap_or_else(|| std::sync::Arc::new(profile(&n.text)));
-            (similarity(&mine, &theirs), n, theirs)
+            (similarity(mine, &theirs), n, theirs)
         })
         .collect();
     let best = scored.iter().map(|(s, _, _)| *s).fold(0.0_f64, f64::max);
@@ -361,7 +374,7 @@ pub fn decide(
             .filter(|(s, n, _)| *s >= ROOM_MATCH_MIN || n.tags.iter().any(|t| tags.contains(t)))
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
             .map(|(_, n, _)| n.corridor.clone())
-            .or_else(|| room_name_from(&mine))
+            .or_else(|| room_name_from(mine))
             .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned())
     });
     let mut uniqueness = 1.0 - best;
@@ -373,12 +386,12 @@ pub fn decide(
         uniqueness -= PREFIX_REPEAT_PENALTY;
     }
     let uniqueness_permille = (uniqueness.clamp(0.0, 1.0) * 1000.0).round() as u16;
-    let outcome = if let Some(reason) = low_entropy(text, &mine) {
+    let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
     } else if let Some((_, n, reason)) = scored
         .iter()
         .filter(|(s, _, _)| *s >= NEAR_DUPLICATE_MIN)
-        .find_map(|(s, n, theirs)| disagreement(&mine, theirs).map(|r| (*s, n, r)))
+        .find_map(|(s, n, theirs)| disagreement(mine, theirs).map(|r| (*s, n, r)))
     {
         Outcome::Contradiction {
             memory: n.id,

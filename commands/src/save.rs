@@ -541,7 +541,12 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             }
         };
         debug_assert!(events >= 1);
-        let (decision, pending_of) = self.decide(&text, &meta);
+        // Tokenized and profiled once, for the decision and for the later
+        // items of the batch.
+        let mut terms = query_terms(&text);
+        terms.truncate(DECIDE_QUERY_TERMS_MAX);
+        let mine = std::sync::Arc::new(decide::profile(&text));
+        let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta);
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
@@ -584,7 +589,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     embedding: self.store.embedding_of(&text),
                 };
                 let entities = entities_of(&text, summary.as_deref());
-                self.remember_pending(index, &text, &decision.room, meta.tags);
+                self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
@@ -601,21 +606,29 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     }
 
     /// Makes the memory item `index` will make findable by later items.
-    fn remember_pending(&mut self, index: usize, text: &str, room: &str, tags: Vec<String>) {
+    fn remember_pending(
+        &mut self,
+        index: usize,
+        text: &str,
+        terms: &[String],
+        profile: std::sync::Arc<decide::Profile>,
+        room: &str,
+        tags: Vec<String>,
+    ) {
         let position = self.pending.len();
-        let terms: BTreeSet<String> = query_terms(text)
-            .into_iter()
-            .take(DECIDE_QUERY_TERMS_MAX)
-            .collect();
-        for term in terms {
-            self.pending_terms.entry(term).or_default().push(position);
+        let distinct: BTreeSet<&String> = terms.iter().collect();
+        for term in distinct {
+            self.pending_terms
+                .entry(term.clone())
+                .or_default()
+                .push(position);
         }
         self.pending.push(PendingMemory {
             item: index,
             text: text.to_owned(),
             corridor: room.to_owned(),
             tags,
-            profile: std::sync::Arc::new(decide::profile(text)),
+            profile,
         });
     }
 
@@ -623,13 +636,17 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     /// the text index and from the batch's earlier items, the palace's
     /// rooms, then [`decide::decide`]. Returns the decision and, for the
     /// batch's own memories among the neighbours, their stand-in ids.
-    fn decide(&self, text: &str, meta: &MemoryMeta) -> (Decision, BTreeMap<MemoryId, usize>) {
+    fn decide(
+        &self,
+        text: &str,
+        terms: &[String],
+        mine: &decide::Profile,
+        meta: &MemoryMeta,
+    ) -> (Decision, BTreeMap<MemoryId, usize>) {
         let views = self.store.views();
         let table = views.memory_table.read();
         let index = views.text_index.read();
         let palace = views.palace.read();
-        let mut terms = query_terms(text);
-        terms.truncate(DECIDE_QUERY_TERMS_MAX);
         let corridor_of = |id: MemoryId| {
             palace
                 .state
@@ -639,7 +656,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         };
         let mut neighbours: Vec<Neighbour> = index
             .state
-            .search(&terms, DECIDE_NEIGHBOURS, |id| {
+            .search(terms, DECIDE_NEIGHBOURS, |id| {
                 table
                     .state
                     .get(id)
@@ -715,8 +732,9 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 })
                 .unwrap_or_default()
         };
-        let decision = decide::decide(
+        let decision = decide::decide_profiled(
             text,
+            mine,
             &meta.tags,
             meta.room.as_deref(),
             &neighbours,
