@@ -467,11 +467,18 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         }
     }
 
-    fn deny(&self, subject: &Subject, object: &Object<'_>) -> Option<Denial> {
-        self.store
+    /// The plan of an item the gates refuse (its `GateDenied` is appended
+    /// with the batch), if they do.
+    fn denied(&self, subject: &Subject, object: &Object<'_>) -> Option<Plan> {
+        let denial = self
+            .store
             .gates()
             .check(subject, Action::Remember, object)
-            .err()
+            .err()?;
+        Some(Plan {
+            kind: Kind::Denied { denial },
+            uniqueness_permille: 0,
+        })
     }
 
     fn plan(&mut self, request: &Remember) -> Result<Plan, SaveError<S::Error>> {
@@ -494,11 +501,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     source: meta.source,
                     scope: &meta.scope,
                 };
-                if let Some(denial) = self.deny(&subject, &object) {
-                    return Ok(Plan {
-                        kind: Kind::Denied { denial },
-                        uniqueness_permille: 0,
-                    });
+                if let Some(denied) = self.denied(&subject, &object) {
+                    return Ok(denied);
                 }
                 self.turns.insert(session, turn.saturating_add(1));
                 let event = Event::Session(note.clone());
@@ -522,11 +526,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     source: meta.source,
                     scope: &meta.scope,
                 };
-                if let Some(denial) = self.deny(&subject, &object) {
-                    return Ok(Plan {
-                        kind: Kind::Denied { denial },
-                        uniqueness_permille: 0,
-                    });
+                if let Some(denied) = self.denied(&subject, &object) {
+                    return Ok(denied);
                 }
                 let content_sha256 = seal::content_sha256(logged.iter().map(|e| &e.event))
                     .map_err(|e| seal_failure(&reference.session, &e))?;
