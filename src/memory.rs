@@ -119,8 +119,9 @@ impl Engram {
         record::record_turns(self, session, turns, subject).map_err(EngineError::from)
     }
 
-    /// Saves `items` in order as one atomic append (split only past the
-    /// log's batch limits, at item boundaries): each item is decided
+    /// Saves `items` in order as one atomic append (split at item
+    /// boundaries only past `engram_commands::save::PART_EVENTS_MAX` events
+    /// or `PART_BYTES_MAX` bytes): each item is decided
     /// against the views and the items before it. One result per item: an
     /// item with bad input, or one a gate denies, fails alone and the
     /// others are saved. The outer error is a failure of the store, after

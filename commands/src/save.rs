@@ -14,8 +14,9 @@
 //! **A batch of saves is one append too.** Every item is decided in order
 //! against the views and against the items before it in the same batch (a
 //! restatement of an earlier item reinforces it), then all of them go to
-//! the log together. Only a batch over the log's batch limits is split, at
-//! item boundaries, each part atomic. An item with bad input is reported by
+//! the log together. Only a batch past [`PART_EVENTS_MAX`] events or
+//! [`PART_BYTES_MAX`] (well inside the log's batch limits) is split, at item
+//! boundaries, each part atomic with one fsync. An item with bad input is reported by
 //! its index and appends nothing; an item a gate denies appends its
 //! `GateDenied` with the others; the other items are saved.
 //!
@@ -52,10 +53,10 @@ const DECIDE_QUERY_TERMS_MAX: usize = 64;
 pub const APPEND_TRIES_MAX: usize = 64;
 /// Events in one appended part of a batch: well under the log's
 /// `BATCH_EVENTS_MAX`, so a part is never refused for its count.
-const PART_EVENTS_MAX: usize = 16_384;
+pub const PART_EVENTS_MAX: usize = 16_384;
 /// Estimated bytes in one appended part of a batch: half the log's
 /// `BATCH_BYTES_MAX`, leaving room for the codec's framing.
-const PART_BYTES_MAX: usize = 8 * 1024 * 1024;
+pub const PART_BYTES_MAX: usize = 8 * 1024 * 1024;
 
 /// What the engine offers the command handlers: the views, the log, the
 /// key, the gates and an append. The engine (`engram::Engram`) implements
