@@ -116,7 +116,7 @@ impl Engram {
         turns: &[Turn],
         subject: &Subject,
     ) -> Result<engram_log::Appended, EngineError> {
-        record::record_turns(self, session, turns, subject).map_err(EngineError::from)
+        Ok(record::record_turns(self, session, turns, subject)?.appended)
     }
 
     /// Saves `items` in order as one atomic append (split at item

@@ -45,18 +45,27 @@ pub enum InputError {
 /// Validates `text` (non-empty after trimming, at most `max` bytes) and
 /// returns it redacted.
 pub fn clean(field: &'static str, text: &str, max: usize) -> Result<String, InputError> {
+    Ok(clean_counted(field, text, max)?.0)
+}
+
+/// [`clean`], with the number of redactions made.
+pub fn clean_counted(
+    field: &'static str,
+    text: &str,
+    max: usize,
+) -> Result<(String, usize), InputError> {
     if text.trim().is_empty() {
         return Err(InputError::Empty { field });
     }
-    let redacted = redact(text).text;
-    if redacted.len() > max {
+    let redacted = redact(text);
+    if redacted.text.len() > max {
         return Err(InputError::TooLong {
             field,
-            bytes: redacted.len(),
+            bytes: redacted.text.len(),
             max,
         });
     }
-    Ok(redacted)
+    Ok((redacted.text, redacted.findings.len()))
 }
 
 /// A short identifier-like value (tag, room, session): trimmed, no control

@@ -31,16 +31,26 @@ pub enum RecordError<E: std::error::Error + 'static> {
     Store(E),
 }
 
-/// Records `turns` as the next turns of `session`, in one atomic append;
-/// returns their seqs (the range a memory can then reference). Each turn's
-/// content is redacted before it reaches the log. A model may not record a
-/// turn as the user's.
+/// What [`record_turns`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    /// The turns' seqs: the range a memory can then reference.
+    pub appended: Appended,
+    /// Each turn as the log holds it (redacted), with its seq.
+    pub turns: Vec<(u64, SessionEvent)>,
+    /// Redactions made in the turns' content.
+    pub n_redacted: usize,
+}
+
+/// Records `turns` as the next turns of `session`, in one atomic append.
+/// Each turn's content is redacted before it reaches the log. A model may
+/// not record a turn as the user's.
 pub fn record_turns<S: CommandStore>(
     store: &S,
     session: &str,
     turns: &[Turn],
     subject: &Subject,
-) -> Result<Appended, RecordError<S::Error>> {
+) -> Result<Recorded, RecordError<S::Error>> {
     if turns.is_empty() {
         return Err(RecordError::NoTurns);
     }
@@ -50,9 +60,12 @@ pub fn record_turns<S: CommandStore>(
     let subject = clean_subject(subject)?;
     let session = memory::clean_name("session", session)?;
     let mut contents = Vec::with_capacity(turns.len());
+    let mut n_redacted = 0;
     for turn in turns {
         // Sized by the gate below, so an oversized turn is recorded as denied.
-        contents.push(memory::clean("content", &turn.content, usize::MAX)?);
+        let (content, n) = memory::clean_counted("content", &turn.content, usize::MAX)?;
+        contents.push(content);
+        n_redacted += n;
     }
     let _writer = store.write_lock();
     for (index, (turn, content)) in turns.iter().zip(&contents).enumerate() {
@@ -74,18 +87,22 @@ pub fn record_turns<S: CommandStore>(
         }
     }
     let first_turn = store.views().sessions.read().state.next_turn(&session);
-    let events: Vec<Event> = turns
+    let recorded: Vec<SessionEvent> = turns
         .iter()
         .zip(contents)
         .zip(0_u32..)
-        .map(|((turn, content), offset)| {
-            Event::Session(SessionEvent {
-                session: session.clone(),
-                turn: first_turn.saturating_add(offset),
-                role: turn.role,
-                content,
-            })
+        .map(|((turn, content), offset)| SessionEvent {
+            session: session.clone(),
+            turn: first_turn.saturating_add(offset),
+            role: turn.role,
+            content,
         })
         .collect();
-    store.append(&events).map_err(RecordError::Store)
+    let events: Vec<Event> = recorded.iter().cloned().map(Event::Session).collect();
+    let appended = store.append(&events).map_err(RecordError::Store)?;
+    Ok(Recorded {
+        appended,
+        turns: (appended.first_seq..).zip(recorded).collect(),
+        n_redacted,
+    })
 }

@@ -25,29 +25,19 @@ impl Service {
         if transcript.turns.is_empty() {
             return Err(ApiError::bad_request("the transcript holds no turns"));
         }
-        // Counted on the words as given; the handler redacts them the same way.
-        let redacted = transcript
-            .turns
-            .iter()
-            .map(|turn| engram_text::redact::redact(&turn.content).findings.len())
-            .sum();
         let mut range: Option<(u64, u64)> = None;
         let mut recorded = Vec::new();
+        let mut redacted = 0;
         for chunk in transcript.turns.chunks(INGEST_BATCH_EVENTS) {
-            let appended = engram.record_turns(&session, chunk, &Subject::user())?;
+            let part =
+                engram_commands::record::record_turns(engram, &session, chunk, &Subject::user())
+                    .map_err(EngineError::from)?;
             range = Some((
-                range.map_or(appended.first_seq, |(first, _)| first),
-                appended.last_seq,
+                range.map_or(part.appended.first_seq, |(first, _)| first),
+                part.appended.last_seq,
             ));
-            for logged in engram
-                .log()
-                .read(appended.first_seq..=appended.last_seq)
-                .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?
-            {
-                if let engram_log::Event::Session(turn) = logged.event {
-                    recorded.push((logged.seq, turn));
-                }
-            }
+            redacted += part.n_redacted;
+            recorded.extend(part.turns);
         }
         let (first_seq, last_seq) = range.unwrap_or((0, 0));
         Ok(Ingested {
