@@ -145,15 +145,7 @@ fn block_json(block: &str) -> Value {
 
 fn through_mcp(store: &Path, home: &Path) -> Answers {
     let mut mcp = RawSession::start(store, home);
-    mcp.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "doors", "version": "0"},
-        }}),
-    );
-    mcp.answer(1);
-    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.initialize("doors");
     let mut next = 1;
     let mut call = |mcp: &mut RawSession, tool: &str, arguments: Value| {
         next += 1;

@@ -227,6 +227,21 @@ impl RawSession {
         self.send_line(&message.to_string());
     }
 
+    /// The MCP handshake as request 1 (`client` names this client); returns
+    /// the server's answer to `initialize`.
+    pub(crate) fn initialize(&mut self, client: &str) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": client, "version": "0"},
+            }}),
+        );
+        let init = self.answer(1);
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
     /// The answer to request `id`. Every line read on the way must be a
     /// JSON-RPC 2.0 message (a notification, or an error for a bad line).
     pub(crate) fn answer(&self, id: u64) -> Value {
@@ -250,20 +265,12 @@ impl RawSession {
 fn mcp_stdout_is_only_protocol_and_survives_a_malformed_line() {
     let dir = tempfile::tempdir().unwrap();
     let mut mcp = RawSession::start(&dir.path().join("store"), &dir.path().join("home"));
-    mcp.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw-pipes", "version": "0"},
-        }}),
-    );
-    let init = mcp.answer(1);
+    let init = mcp.initialize("raw-pipes");
     assert_eq!(init["result"]["serverInfo"]["name"], "engram", "{init}");
     assert!(
         init["result"]["capabilities"]["tools"].is_object(),
         "{init}"
     );
-    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     mcp.send_line("this line is not JSON-RPC");
     mcp.send_line(r#"{"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"#);
@@ -336,15 +343,7 @@ fn indirections(schema: &Value, path: &str, found: &mut Vec<String>) {
 fn mcp_tool_schemas_state_the_real_limits_and_plain_enums() {
     let dir = tempfile::tempdir().unwrap();
     let mut mcp = RawSession::start(&dir.path().join("store"), &dir.path().join("home"));
-    mcp.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw-pipes", "version": "0"},
-        }}),
-    );
-    mcp.answer(1);
-    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    mcp.initialize("raw-pipes");
     mcp.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let listed = mcp.answer(2);
     let tools = listed["result"]["tools"].as_array().unwrap();
