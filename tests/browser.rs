@@ -90,7 +90,8 @@ fn remember_days_ago(store: &Path, days_ago: u64, texts: &[&str]) -> Vec<u64> {
             room: Some("office".to_owned()),
             ..MemoryMeta::default()
         };
-        let memory = remembered(&key, reference, &events, meta).unwrap();
+        let hash = engram::log::seal::content_sha256(events.iter().map(|e| &e.event)).unwrap();
+        let memory = remembered(&key, reference, hash, meta);
         ids.push(log.append_one(&Event::Remembered(memory)).unwrap());
     }
     log.close().unwrap();

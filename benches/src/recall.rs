@@ -61,8 +61,7 @@ use engram::store::{Store, StoreOptions};
 use engram_commands::memory::{MemoryMeta, remembered};
 use engram_embed::Embedder;
 use engram_log::{
-    Durability, Embedding, Event, HmacKey, KeySource, LoggedEvent, MemoryId, MemoryRef, Role,
-    SessionEvent,
+    Durability, Embedding, Event, HmacKey, KeySource, MemoryId, MemoryRef, Role, SessionEvent,
 };
 use engram_projections::vector_index::VectorSearch;
 use engram_queries::{Hit, QueryVector, RecallMode, RecallQuery};
@@ -554,12 +553,8 @@ impl EngramRecall {
                     first_seq: next,
                     last_seq: next,
                 };
-                let source = [LoggedEvent {
-                    seq: next,
-                    ts_ms: 0,
-                    event: turn.clone(),
-                }];
-                let mut memory = remembered(&key, reference, &source, MemoryMeta::default())?;
+                let hash = engram_log::seal::content_sha256(std::iter::once(&turn))?;
+                let mut memory = remembered(&key, reference, hash, MemoryMeta::default());
                 memory.embedding = vectors.map(|(model, dimension)| {
                     synthetic_embedding(model, RECALL_SEED, turn_index as u64, dimension)
                 });

@@ -10,7 +10,7 @@
 
 use engram_log::seal::{self, SealError};
 use engram_log::{
-    Actor, Archived, Distilled, Event, Graded, LoggedEvent, MemoryId, MemoryRef, Source, Verdict,
+    Actor, Archived, Distilled, Event, Graded, MemoryId, MemoryRef, Source, Verdict,
     VerdictRecorded,
 };
 use engram_projections::models::review::GRADE_MAX;
@@ -470,6 +470,14 @@ pub fn distill<S: CommandStore>(
         ..memory::MemoryMeta::default()
     };
     let note = Event::Session(note);
+    // The seal hashes the note's bytes, not its seq or time: once.
+    let content_sha256 =
+        seal::content_sha256(std::iter::once(&note)).map_err(|e| SealError::BadReference {
+            session: RULES_SESSION.to_owned(),
+            first_seq: 0,
+            last_seq: 0,
+            reason: e.to_string(),
+        })?;
     let mut first_seq = store.next_seq();
     for _ in 0..APPEND_TRIES_MAX {
         let reference = MemoryRef {
@@ -477,13 +485,7 @@ pub fn distill<S: CommandStore>(
             first_seq,
             last_seq: first_seq,
         };
-        // The seal hashes the note's bytes, not its seq or time.
-        let logged = [LoggedEvent {
-            seq: first_seq,
-            ts_ms: 0,
-            event: note.clone(),
-        }];
-        let remembered = memory::remembered(store.key(), reference, &logged, meta.clone())?;
+        let remembered = memory::remembered(store.key(), reference, content_sha256, meta.clone());
         let id = first_seq + 1;
         let mut events = vec![
             note.clone(),

@@ -6,10 +6,10 @@
 //! event (content, summary, tags, room, reasons, quotes) passes through
 //! [`clean`], which redacts it, so a secret never reaches the log.
 
-use engram_log::seal::{self, SealError};
+use engram_log::seal;
 use engram_log::{
-    Actor, EvidenceConfirmed, Forgotten, HmacKey, LoggedEvent, MemoryRef, Remembered, Role, Scope,
-    SessionEvent, Source, Tier,
+    Actor, Digest, EvidenceConfirmed, Forgotten, HmacKey, LoggedEvent, MemoryRef, Remembered, Role,
+    Scope, SessionEvent, Source, Tier,
 };
 use engram_text::redact::redact;
 
@@ -189,27 +189,20 @@ pub fn content_bytes(events: &[LoggedEvent]) -> usize {
         .sum()
 }
 
-/// The `Remembered` event sealing `reference` over `events` (the referenced
-/// session events as read back from the log).
+/// The `Remembered` event of a memory with `meta`, sealed over
+/// `reference` whose events hash to `content_sha256`
+/// (`engram_log::seal::content_sha256`).
+#[must_use]
 pub fn remembered(
     key: &HmacKey,
     reference: MemoryRef,
-    events: &[LoggedEvent],
+    content_sha256: Digest,
     meta: MemoryMeta,
-) -> Result<Remembered, SealError> {
-    let content_sha256 = seal::content_sha256(events.iter().map(|e| &e.event)).map_err(|e| {
-        SealError::BadReference {
-            session: reference.session.clone(),
-            first_seq: reference.first_seq,
-            last_seq: reference.last_seq,
-            reason: e.to_string(),
-        }
-    })?;
-    let mac = seal::reference_mac(key, &reference, &content_sha256);
-    Ok(Remembered {
-        reference,
+) -> Remembered {
+    let mut remembered = Remembered {
+        reference: reference.clone(),
         content_sha256,
-        mac,
+        mac: Digest([0; 32]),
         summary: meta.summary,
         tags: meta.tags,
         tier: meta.tier,
@@ -218,7 +211,22 @@ pub fn remembered(
         source: meta.source,
         scope: meta.scope,
         embedding: None,
-    })
+    };
+    seal_at(&mut remembered, key, reference, content_sha256);
+    remembered
+}
+
+/// Seals `remembered` over `reference`, whose events hash to
+/// `content_sha256`: the reference, the hash and the HMAC over both.
+pub fn seal_at(
+    remembered: &mut Remembered,
+    key: &HmacKey,
+    reference: MemoryRef,
+    content_sha256: Digest,
+) {
+    remembered.mac = seal::reference_mac(key, &reference, &content_sha256);
+    remembered.content_sha256 = content_sha256;
+    remembered.reference = reference;
 }
 
 /// The tombstone of memory `memory`.
@@ -351,7 +359,8 @@ mod tests {
             first_seq: 1,
             last_seq: 1,
         };
-        let r = remembered(&key, reference.clone(), &events, MemoryMeta::default()).unwrap();
+        let hash = seal::content_sha256(events.iter().map(|e| &e.event)).unwrap();
+        let r = remembered(&key, reference.clone(), hash, MemoryMeta::default());
         assert!(seal::reference_mac_matches(
             &key,
             &reference,

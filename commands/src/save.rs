@@ -934,9 +934,7 @@ fn build(
                 let (reference, content_sha256) = words_of(&mut events, words);
                 let id = next(&events);
                 let mut remembered = (**remembered).clone();
-                remembered.mac = seal::reference_mac(key, &reference, &content_sha256);
-                remembered.content_sha256 = content_sha256;
-                remembered.reference = reference.clone();
+                memory::seal_at(&mut remembered, key, reference.clone(), content_sha256);
                 events.push(Event::Remembered(remembered));
                 for (entity, category) in entities {
                     events.push(Event::EntityLinked(EntityLinked {
