@@ -82,29 +82,35 @@ impl HmacKey {
         }
     }
 
-    /// Writes a new key file with mode 0600, atomically (temp file, fsync,
-    /// rename, fsync of the folder). Never overwrites an existing key.
+    /// Writes a new key file with mode 0600, atomically: the bytes go to a
+    /// temp file of this process's own (fsynced), which is then hard-linked
+    /// to `path`; the link fails when `path` exists, so of many processes
+    /// creating the key at once exactly one wins and the others learn that
+    /// (`AlreadyExists`). Never overwrites an existing key.
     pub fn write_new_file(&self, path: &Path) -> Result<(), KeyError> {
         let name = path.display().to_string();
-        if path.exists() {
-            return Err(KeyError::Io(IoFailure::new(
-                "creating key file",
-                name,
-                std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-            )));
-        }
-        let tmp = path.with_extension("key.tmp");
+        let mut nonce = [0u8; 8];
+        getrandom::fill(&mut nonce).map_err(|e| KeyError::Random(e.to_string()))?;
+        let tmp = path.with_extension(format!(
+            "key.{}.{}.tmp",
+            std::process::id(),
+            hex::encode(nonce)
+        ));
+        let written = (|| {
+            let mut file = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)
+                .map_err(|e| IoFailure::new("creating key file", tmp.display().to_string(), e))?;
+            file.write_all(&self.0)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| IoFailure::new("writing key file", tmp.display().to_string(), e))?;
+            fs::hard_link(&tmp, path)
+                .map_err(|e| IoFailure::new("creating key file", name.clone(), e))
+        })();
         let _ = fs::remove_file(&tmp);
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(|e| IoFailure::new("creating key file", tmp.display().to_string(), e))?;
-        file.write_all(&self.0)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| IoFailure::new("writing key file", tmp.display().to_string(), e))?;
-        fs::rename(&tmp, path).map_err(|e| IoFailure::new("renaming key file", name.clone(), e))?;
+        written?;
         if let Some(folder) = path.parent() {
             fs::File::open(folder)
                 .and_then(|f| f.sync_all())
@@ -221,8 +227,16 @@ impl KeySource {
                     HmacKey::read_file(&path)
                 } else if may_create {
                     let key = HmacKey::generate()?;
-                    key.write_new_file(&path)?;
-                    Ok(key)
+                    match key.write_new_file(&path) {
+                        Ok(()) => Ok(key),
+                        // Another process created it first: theirs is the key.
+                        Err(KeyError::Io(e))
+                            if e.source.kind() == std::io::ErrorKind::AlreadyExists =>
+                        {
+                            HmacKey::read_file(&path)
+                        }
+                        Err(e) => Err(e),
+                    }
                 } else {
                     Err(KeyError::Missing { path })
                 }
@@ -244,6 +258,34 @@ mod tests {
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert_eq!(KeySource::StoreFile.load(dir.path(), false).unwrap(), key);
+    }
+
+    #[test]
+    fn keys_created_at_once_agree() {
+        // Many creators racing on a fresh folder: one key results, every
+        // creator is handed that key, and no temp file is left behind.
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let barrier = std::sync::Barrier::new(8);
+            let keys: Vec<HmacKey> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            KeySource::StoreFile.load(dir.path(), true).unwrap()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let on_disk = HmacKey::read_file(&dir.path().join(KEY_FILE_NAME)).unwrap();
+            assert!(keys.iter().all(|k| *k == on_disk));
+            let names: Vec<_> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, vec![std::ffi::OsString::from(KEY_FILE_NAME)]);
+        }
     }
 
     #[test]
