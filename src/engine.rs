@@ -56,6 +56,13 @@ pub enum EngineError {
     Shared(#[from] engram_log_postgres::PgLogError),
     #[error("this store's copy of the shared log stopped: {reason}")]
     Replica { reason: String },
+    /// The embedding model failed while reembedding (the batches before
+    /// it were appended).
+    #[error("reembedding: {0}")]
+    Reembed(String),
+    /// The owner holding the store is shutting down.
+    #[error("the store's owner is shutting down: try again")]
+    Closed,
 }
 
 /// One view's progress in `stats`.
@@ -481,6 +488,21 @@ impl Engram {
                 replication.shared.append(std::slice::from_ref(&event))?;
             }
         }
+        Ok(())
+    }
+
+    /// Waits until every event queued before the call (a read's
+    /// `Recalled`) is written and applied by the views: for reports that
+    /// count events, so they count what was asked before them.
+    ///
+    /// # Errors
+    /// When the log cannot sync, or a view fell behind past the wait.
+    pub fn settle(&self) -> Result<(), EngineError> {
+        if self.replication.is_none() {
+            self.log.sync()?;
+        }
+        self.views
+            .wait_for(self.log.last_seq(), READ_YOUR_WRITES_TIMEOUT)?;
         Ok(())
     }
 

@@ -284,52 +284,32 @@ impl Engram {
     }
 
     /// Adds vectors of the configured model for every memory that has none
-    /// (written before the model was configured, or under another model),
-    /// in batches of `engram_embed::BATCH_SIZE`, one `Embedded` per memory.
+    /// (written before the model was configured, or under another model):
+    /// the `engram_commands::reembed` handler with this store's model.
     /// Returns how many were added; 0 without a model.
     pub fn reembed(&self, progress: &dyn Fn(usize, usize)) -> Result<usize, EngineError> {
         let Some(embedder) = self.embedder.clone() else {
             return Ok(0);
         };
         let model = embedder.model_id().to_owned();
-        let todo: Vec<(MemoryId, String)> = {
-            let core = self.core();
-            let table = core.memory_table.read();
-            let index = core.text_index.read();
-            let vectors = core.vectors.read();
-            table
-                .state
+        let embed = |texts: &[&str]| -> Result<Vec<engram_log::Embedding>, String> {
+            let vectors = embedder.embed(texts).map_err(|e| e.to_string())?;
+            Ok(vectors
                 .iter()
-                .filter(|e| {
-                    e.status != MemoryStatus::Forgotten && !vectors.state.knows(&model, e.id)
+                .map(|v| {
+                    let q = engram_embed::quantize(v);
+                    engram_log::Embedding {
+                        model: model.clone(),
+                        scale: q.scale,
+                        values: q.values,
+                    }
                 })
-                .filter_map(|e| Some((e.id, index.state.text(e.id)?.to_owned())))
-                .collect()
+                .collect())
         };
-        let mut done = 0;
-        for chunk in todo.chunks(engram_embed::BATCH_SIZE) {
-            let texts: Vec<&str> = chunk.iter().map(|(_, t)| t.as_str()).collect();
-            let vectors = embedder.embed(&texts).map_err(EngineError::Embed)?;
-            let events: Vec<Event> = chunk
-                .iter()
-                .zip(vectors)
-                .map(|((memory, _), v)| {
-                    let q = engram_embed::quantize(&v);
-                    Event::Embedded(engram_log::Embedded {
-                        memory: *memory,
-                        embedding: engram_log::Embedding {
-                            model: model.clone(),
-                            scale: q.scale,
-                            values: q.values,
-                        },
-                    })
-                })
-                .collect();
-            self.append(&events)?;
-            done += chunk.len();
-            progress(done, todo.len());
-        }
-        Ok(done)
+        engram_commands::reembed::reembed(self, &model, &embed, progress).map_err(|e| match e {
+            engram_commands::reembed::ReembedError::Store(e) => e,
+            other => EngineError::Reembed(other.to_string()),
+        })
     }
 
     /// Memory `id`'s original words, proven unaltered; appends `Expanded`.

@@ -26,4 +26,5 @@ pub mod ingest;
 pub mod maintain;
 pub mod memory;
 pub mod record;
+pub mod reembed;
 pub mod save;

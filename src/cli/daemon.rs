@@ -1,0 +1,377 @@
+//! `engram daemon`: the owner of a store when no application or server
+//! holds it, and the client side that finds the owner, or starts one.
+//!
+//! One owner per store: the daemon opens the store (the log's write lock,
+//! the views, the model), serves the HTTP router on the store's socket and
+//! exits after an idle period. Clients connect; when nothing answers, the
+//! client holding `daemon.lock` in the store folder starts a detached
+//! daemon while the others wait for the lock, and every one of them then
+//! connects to the one owner.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::os::unix::process::CommandExt as _;
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use engram::client::{Client, ClientError, OwnerId};
+use engram::http::{AppState, router};
+use engram::owner::{
+    Activity, DAEMON_LOCK_FILE_NAME, DAEMON_LOG_FILE_NAME, OwnerInfo, SocketId, VERSION,
+    bind_socket, prepare_store_folder, remove_socket, socket_path,
+};
+
+use super::Context;
+
+/// Environment variable with the idle period of daemons that clients start
+/// (`10m`, `30s`).
+pub const IDLE_ENV: &str = "ENGRAM_DAEMON_IDLE";
+/// The idle period of a detached daemon unless told otherwise.
+pub const IDLE_DEFAULT: Duration = Duration::from_secs(600);
+/// How long a client waits for a daemon it started to answer.
+const START_DEADLINE: Duration = Duration::from_secs(60);
+
+#[derive(Debug, clap::Args)]
+pub struct DaemonArgs {
+    #[command(subcommand)]
+    action: Option<DaemonAction>,
+    /// Run in the background: log to daemon.log in the store folder and
+    /// exit after the idle period (default 10 minutes).
+    #[arg(long)]
+    detach: bool,
+    /// Exit after this long without a request (`10m`, `30s`). Default:
+    /// 10 minutes detached, never in the foreground.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, env = IDLE_ENV)]
+    idle: Option<Duration>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum DaemonAction {
+    /// Who owns the store: pid, version, kind (daemon, serve, app) and
+    /// socket. Exit 1 when nothing owns it.
+    Status {
+        /// Print one JSON object: {"owner": {"pid", "version", "kind"} | null, "socket"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop the daemon owning the store (views persisted); nothing to do
+    /// when none runs.
+    Stop,
+}
+
+pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
+    match &args.action {
+        Some(DaemonAction::Status { json }) => status(ctx, *json),
+        Some(DaemonAction::Stop) => stop(ctx),
+        None if args.detach => {
+            let client = client(ctx);
+            if let Ok(owner) = client.owner() {
+                eprintln!(
+                    "engram: {} is already owned by pid {} ({}, version {})",
+                    ctx.describe(),
+                    owner.pid,
+                    owner.kind,
+                    owner.version
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let owner = start(ctx, args.idle.unwrap_or(IDLE_DEFAULT))?;
+            eprintln!(
+                "engram: daemon started for {} (pid {}, log in {})",
+                ctx.describe(),
+                owner.pid,
+                ctx.store.dir().join(DAEMON_LOG_FILE_NAME).display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        None => foreground(ctx, args.idle),
+    }
+}
+
+fn client(ctx: &Context) -> Client {
+    Client::new(socket_path(ctx.store.dir()))
+}
+
+/// Owns the store in this process until Ctrl-C, SIGTERM, the idle period,
+/// or the socket file being removed or taken over.
+fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode> {
+    prepare_store_folder(ctx.store.dir())?;
+    let service = Arc::new(super::serve::open_service(ctx)?);
+    let listener = bind_socket(ctx.store.dir())?;
+    let bound = SocketId::of(ctx.store.dir());
+    eprintln!(
+        "engram: daemon (pid {}, version {VERSION}) owns {} on {}",
+        std::process::id(),
+        ctx.describe(),
+        socket_path(ctx.store.dir()).display()
+    );
+    let activity = Arc::new(Activity::default());
+    let state = AppState {
+        service: Arc::clone(&service),
+        token: None,
+    };
+    let watched = Arc::clone(&activity);
+    let dir = ctx.store.dir().to_owned();
+    let ended = async move {
+        let watch = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                if SocketId::of(&dir) != bound {
+                    eprintln!("engram: the socket was removed or replaced: stopping");
+                    return;
+                }
+                if idle.is_some_and(|idle| watched.idle_for() >= idle) {
+                    eprintln!("engram: idle: stopping");
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            () = watch => {}
+            () = super::serve::shutdown_signal() => {}
+        }
+    };
+    let runtime = super::serve::runtime()?;
+    let served = runtime.block_on(engram::owner::serve_socket(
+        listener,
+        router(state),
+        OwnerInfo {
+            kind: "daemon",
+            activity: Some(activity),
+        },
+        ended,
+    ));
+    runtime.shutdown_timeout(Duration::from_secs(30));
+    // The store is closed before its socket goes: a socket that no longer
+    // answers means an owner that is gone.
+    let closed = super::serve::close(service);
+    remove_socket(ctx.store.dir(), bound);
+    served.context("serving the store socket")?;
+    closed?;
+    eprintln!("engram: daemon stopped; views persisted");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts a detached daemon for the context's store and waits until it
+/// answers (or another owner does). Call it holding `daemon.lock`, or
+/// through [`connect`].
+fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
+    prepare_store_folder(ctx.store.dir())
+        .with_context(|| format!("preparing {}", ctx.describe()))?;
+    let log_path = ctx.store.dir().join(DAEMON_LOG_FILE_NAME);
+    let log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&log_path)
+        .with_context(|| format!("opening {}", log_path.display()))?;
+    let log_err = log.try_clone().context("duplicating the log file")?;
+    let exe = std::env::current_exe().context("finding the engram executable")?;
+    let mut child = std::process::Command::new(exe)
+        .args(&ctx.global_args)
+        .arg("daemon")
+        .arg("--idle")
+        .arg(humantime::format_duration(idle).to_string())
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        // Its own process group: a Ctrl-C in the terminal that started it
+        // does not stop it.
+        .process_group(0)
+        .spawn()
+        .context("starting the engram daemon")?;
+    let client = client(ctx);
+    let deadline = Instant::now() + START_DEADLINE;
+    let mut exited = None;
+    loop {
+        match client.owner() {
+            Ok(owner) => {
+                // Reap it later if it exits: a thread waits on it.
+                std::thread::spawn(move || child.wait());
+                return Ok(owner);
+            }
+            Err(ClientError::NoOwner { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
+        if exited.is_none() {
+            exited = child.try_wait().ok().flatten();
+        }
+        if Instant::now() >= deadline {
+            let tail = std::fs::read_to_string(&log_path)
+                .map(|t| {
+                    t.lines()
+                        .rev()
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .into_iter()
+                        .rev()
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .unwrap_or_default();
+            anyhow::bail!(
+                "the engram daemon for {} did not answer within {}s{}; its log {} ends:\n{tail}",
+                ctx.describe(),
+                START_DEADLINE.as_secs(),
+                exited
+                    .map(|s| format!(" (it exited: {s})"))
+                    .unwrap_or_default(),
+                log_path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A client of the store's owner, starting a daemon when nothing answers:
+/// of many clients starting at once, the one holding `daemon.lock` starts
+/// it and the others wait for the lock, then find it. A daemon of another
+/// version is stopped and replaced (its store is closed cleanly first); an
+/// owner of another version that is not a daemon is an error naming it.
+pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
+    let client = client(ctx);
+    match client.owner() {
+        Ok(owner) if owner.version == VERSION => return Ok(client),
+        Ok(owner) if owner.kind == "daemon" => {
+            eprintln!(
+                "engram: the daemon (pid {}) runs version {}, this engram is {VERSION}: restarting it",
+                owner.pid, owner.version
+            );
+            stop_owner(&client, &owner)?;
+        }
+        Ok(owner) => {
+            return Err(ClientError::Version {
+                path: client.socket().to_owned(),
+                theirs: owner.version,
+                pid: owner.pid,
+                kind: owner.kind,
+            }
+            .into());
+        }
+        Err(ClientError::NoOwner { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    prepare_store_folder(ctx.store.dir())
+        .with_context(|| format!("preparing {}", ctx.describe()))?;
+    let lock_path = ctx.store.dir().join(DAEMON_LOCK_FILE_NAME);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+    let owner = match client.owner() {
+        Ok(owner) => owner,
+        Err(ClientError::NoOwner { .. }) => {
+            let idle = match std::env::var(IDLE_ENV) {
+                Ok(text) if !text.trim().is_empty() => humantime::parse_duration(text.trim())
+                    .with_context(|| format!("{IDLE_ENV}={text:?} is not a duration"))?,
+                _ => IDLE_DEFAULT,
+            };
+            start(ctx, idle)?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    drop(lock);
+    client.check_version(&owner)?;
+    Ok(client)
+}
+
+/// A client of the store's owner when one answers (of this version), else
+/// `None`.
+pub fn running_owner(ctx: &Context) -> anyhow::Result<Option<Client>> {
+    let client = client(ctx);
+    match client.owner() {
+        Ok(owner) => {
+            client.check_version(&owner)?;
+            Ok(Some(client))
+        }
+        Err(ClientError::NoOwner { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Stops a daemon (SIGTERM: it closes the store, persisting the views) and
+/// waits until its socket no longer answers.
+fn stop_owner(client: &Client, owner: &OwnerId) -> anyhow::Result<()> {
+    let pid = i32::try_from(owner.pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .context("the owner named no valid pid")?;
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM)
+        .with_context(|| format!("stopping the daemon (pid {})", owner.pid))?;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    // Gone once its socket no longer answers and the process has exited.
+    while client.owner().is_ok() || rustix::process::test_kill_process(pid).is_ok() {
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "the daemon (pid {}) did not stop within 60s",
+            owner.pid
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+fn status(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
+    let client = client(ctx);
+    let socket = client.socket().display().to_string();
+    let owner = match client.owner() {
+        Ok(owner) => Some(owner),
+        Err(ClientError::NoOwner { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    if json {
+        let owner = owner
+            .as_ref()
+            .map(|o| serde_json::json!({"pid": o.pid, "version": o.version, "kind": o.kind}));
+        println!("{}", serde_json::json!({"owner": owner, "socket": socket}));
+    } else {
+        match &owner {
+            Some(o) => println!(
+                "{} is owned by pid {} ({}, version {}) on {socket}",
+                ctx.describe(),
+                o.pid,
+                o.kind,
+                o.version
+            ),
+            None => println!("nothing owns {} (no answer on {socket})", ctx.describe()),
+        }
+    }
+    Ok(if owner.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::EXIT_CHECK_FAILED)
+    })
+}
+
+fn stop(ctx: &Context) -> anyhow::Result<ExitCode> {
+    let client = client(ctx);
+    let owner = match client.owner() {
+        Ok(owner) => owner,
+        Err(ClientError::NoOwner { .. }) => {
+            println!("no daemon owns {}", ctx.describe());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    anyhow::ensure!(
+        owner.kind == "daemon",
+        "{} is owned by `engram {}` (pid {}), not a daemon: stop it where it runs",
+        ctx.describe(),
+        owner.kind,
+        owner.pid
+    );
+    stop_owner(&client, &owner)?;
+    println!(
+        "stopped the daemon (pid {}) of {}",
+        owner.pid,
+        ctx.describe()
+    );
+    Ok(ExitCode::SUCCESS)
+}
