@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::api::{ApiError, ErrorCode};
-use crate::owner::{KIND_HEADER, PID_HEADER, VERSION, VERSION_HEADER};
+use crate::owner::{KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER};
 
 /// Largest answer a client reads (an export is read from files, never
 /// through the owner).
@@ -81,11 +81,22 @@ pub struct Reply {
     pub body: Value,
 }
 
+/// One answer, its body as sent.
+#[derive(Debug, Clone)]
+pub struct RawReply {
+    pub status: u16,
+    pub owner: OwnerId,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
 /// A client of the owner on one socket.
 #[derive(Debug, Clone)]
 pub struct Client {
     socket: PathBuf,
     timeout: Duration,
+    /// The stores each request spans ([`STORES_HEADER`]).
+    stores: Option<String>,
 }
 
 impl Client {
@@ -95,7 +106,17 @@ impl Client {
         Self {
             socket: socket.into(),
             timeout: REPLY_TIMEOUT,
+            stores: None,
         }
+    }
+
+    /// Names the stores every request spans, primary first, by their
+    /// folder names under the owner's folder (`.` for an owner of one
+    /// store folder).
+    #[must_use]
+    pub fn with_stores(mut self, names: &[String]) -> Self {
+        self.stores = Some(names.join(","));
+        self
     }
 
     /// The socket this client talks to.
@@ -157,19 +178,46 @@ impl Client {
         target: &str,
         body: Option<&Value>,
     ) -> Result<Reply, ClientError> {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let raw = self.send_raw(method, target, body.as_bytes(), "application/json")?;
+        let body: Value = serde_json::from_slice(&raw.body)
+            .map_err(|e| self.not_engram(format!("the answer is not JSON: {e}")))?;
+        Ok(Reply {
+            status: raw.status,
+            owner: raw.owner,
+            body,
+        })
+    }
+
+    /// Sends one request with any body and reads its answer as bytes,
+    /// whatever its status; the owner's version is not compared.
+    ///
+    /// # Errors
+    /// When nothing answers, or the answer is not an engram owner's.
+    pub fn send_raw(
+        &self,
+        method: &str,
+        target: &str,
+        body: &[u8],
+        content_type: &str,
+    ) -> Result<RawReply, ClientError> {
         let mut stream = self.connect()?;
         stream
             .set_read_timeout(Some(self.timeout))
             .and_then(|()| stream.set_write_timeout(Some(self.timeout)))
             .map_err(self.io("configuring the connection to"))?;
-        let body = body.map(Value::to_string).unwrap_or_default();
+        let stores = self
+            .stores
+            .as_ref()
+            .map(|names| format!("{STORES_HEADER}: {names}\r\n"))
+            .unwrap_or_default();
         let head = format!(
-            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
         stream
             .write_all(head.as_bytes())
-            .and_then(|()| stream.write_all(body.as_bytes()))
+            .and_then(|()| stream.write_all(body))
             .and_then(|()| stream.flush())
             .map_err(self.io("sending a request to"))?;
         let mut raw = Vec::new();
@@ -180,10 +228,22 @@ impl Client {
         if raw.len() > REPLY_BYTES_MAX {
             return Err(self.not_engram(format!("the answer is over {REPLY_BYTES_MAX} bytes")));
         }
-        self.parse(&raw)
+        self.parse_raw(&raw)
     }
 
+    #[cfg(test)]
     fn parse(&self, raw: &[u8]) -> Result<Reply, ClientError> {
+        let raw = self.parse_raw(raw)?;
+        let body: Value = serde_json::from_slice(&raw.body)
+            .map_err(|e| self.not_engram(format!("the answer is not JSON: {e}")))?;
+        Ok(Reply {
+            status: raw.status,
+            owner: raw.owner,
+            body,
+        })
+    }
+
+    fn parse_raw(&self, raw: &[u8]) -> Result<RawReply, ClientError> {
         if raw.is_empty() {
             return Err(self.not_engram("the connection closed without an answer"));
         }
@@ -205,6 +265,7 @@ impl Client {
             .ok_or_else(|| self.not_engram(format!("not an HTTP status line: {status_line:?}")))?;
         let mut length = None;
         let mut chunked = false;
+        let mut content_type = String::from("application/json");
         let (mut version, mut pid, mut kind) = (None, None, None);
         for line in lines {
             let Some((name, value)) = line.split_once(':') else {
@@ -213,6 +274,7 @@ impl Client {
             let value = value.trim();
             match name.trim().to_ascii_lowercase().as_str() {
                 "content-length" => length = value.parse::<usize>().ok(),
+                "content-type" => value.clone_into(&mut content_type),
                 "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
                 n if n == VERSION_HEADER => version = Some(value.to_owned()),
                 n if n == PID_HEADER => pid = value.parse::<u32>().ok(),
@@ -240,11 +302,10 @@ impl Client {
                 None => payload.to_vec(),
             }
         };
-        let body: Value = serde_json::from_slice(&body)
-            .map_err(|e| self.not_engram(format!("the answer is not JSON: {e}")))?;
-        Ok(Reply {
+        Ok(RawReply {
             status,
             owner: OwnerId { version, pid, kind },
+            content_type,
             body,
         })
     }
@@ -263,17 +324,7 @@ impl Client {
     ) -> Result<Value, ClientError> {
         let reply = self.send(method, target, body)?;
         self.check_version(&reply.owner)?;
-        if reply.status >= 400 {
-            let code = reply.body["error"]
-                .as_str()
-                .and_then(ErrorCode::parse)
-                .unwrap_or(ErrorCode::Internal);
-            let message = reply.body["message"]
-                .as_str()
-                .map_or_else(|| reply.body.to_string(), str::to_owned);
-            return Err(ApiError::new(code, message).into());
-        }
-        Ok(reply.body)
+        Ok(answer(reply.status, reply.body)?)
     }
 
     /// Refuses an owner of another version.
@@ -300,6 +351,39 @@ impl Client {
     pub fn owner(&self) -> Result<OwnerId, ClientError> {
         Ok(self.send("GET", "/api/health", None)?.owner)
     }
+}
+
+/// An answer's body, or the error it carries (status 400 and up) as an
+/// [`ApiError`] with its code.
+///
+/// # Errors
+/// The error the answer carries.
+pub fn answer(status: u16, body: Value) -> Result<Value, ApiError> {
+    if status < 400 {
+        return Ok(body);
+    }
+    let code = body["error"]
+        .as_str()
+        .and_then(ErrorCode::parse)
+        .unwrap_or(ErrorCode::Internal);
+    let message = body["message"]
+        .as_str()
+        .map_or_else(|| body.to_string(), str::to_owned);
+    Err(ApiError::new(code, message))
+}
+
+/// Percent-encodes a path segment or a query value of a request.
+#[must_use]
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b':') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A chunked body decoded; `None` when cut short or malformed.

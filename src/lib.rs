@@ -50,11 +50,13 @@
 pub use engram_log as log;
 
 pub mod api;
+pub mod client;
 pub mod engine;
 pub mod flywheel;
 pub mod http;
 pub mod mcp;
 pub mod memory;
+pub mod owner;
 pub mod scope;
 pub mod store;
 pub mod transfer;

@@ -28,9 +28,134 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::api::{
-    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, GradeRequest, IdArg,
-    RecallRequest, RememberRequest, Service, TierName,
+    ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ErrorCode, ForgetRequest, GradeRequest,
+    IdArg, RecallRequest, RememberRequest, Service, TierName,
 };
+use crate::client::{Client, ClientError, encode};
+
+/// What the tools reach: the [`Service`] in this process, or the store's
+/// owner over its socket (a [`Client`]: `engram mcp` is a thin client, so
+/// every agent session on a store shares one owner).
+pub trait Door: std::fmt::Debug + Send + Sync + 'static {
+    fn remember(&self, r: &RememberRequest) -> Result<Value, ApiError>;
+    fn remember_batch(&self, r: &BatchRequest) -> Result<Value, ApiError>;
+    /// The recall's hits as the escaped context block.
+    fn recall_context(&self, r: &RecallRequest) -> Result<String, ApiError>;
+    fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError>;
+    fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError>;
+    fn review(&self) -> Result<Value, ApiError>;
+    fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError>;
+    fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError>;
+    fn stats(&self) -> Result<Value, ApiError>;
+    fn palace(&self, room: Option<&str>) -> Result<Value, ApiError>;
+}
+
+impl Door for Service {
+    fn remember(&self, r: &RememberRequest) -> Result<Value, ApiError> {
+        Service::remember(self, r)
+    }
+    fn remember_batch(&self, r: &BatchRequest) -> Result<Value, ApiError> {
+        Service::remember_batch(self, r)
+    }
+    fn recall_context(&self, r: &RecallRequest) -> Result<String, ApiError> {
+        let recalled = self.recall_hits(r)?;
+        Ok(crate::api::context_block(&recalled.hits))
+    }
+    fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError> {
+        Service::expand_as_model(self, id, session)
+    }
+    fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
+        Service::forget(self, id, r)
+    }
+    fn review(&self) -> Result<Value, ApiError> {
+        Service::review(self, None)
+    }
+    fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError> {
+        Service::grade(self, id, r)
+    }
+    fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError> {
+        Service::confirm(self, id, r)
+    }
+    fn stats(&self) -> Result<Value, ApiError> {
+        Ok(Service::stats(self))
+    }
+    fn palace(&self, room: Option<&str>) -> Result<Value, ApiError> {
+        Service::palace(self, room)
+    }
+}
+
+/// A failure to reach the owner, as a tool error.
+fn owner_error(e: ClientError) -> ApiError {
+    match e {
+        ClientError::Api(e) => e,
+        other => ApiError::new(ErrorCode::Internal, format!("the store's owner: {other}")),
+    }
+}
+
+fn body<T: serde::Serialize>(request: &T) -> Result<Value, ApiError> {
+    serde_json::to_value(request)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("encoding the request: {e}")))
+}
+
+impl Door for Client {
+    fn remember(&self, r: &RememberRequest) -> Result<Value, ApiError> {
+        self.call("POST", "/api/remember", Some(&body(r)?))
+            .map_err(owner_error)
+    }
+    fn remember_batch(&self, r: &BatchRequest) -> Result<Value, ApiError> {
+        self.call("POST", "/api/remember/batch", Some(&body(r)?))
+            .map_err(owner_error)
+    }
+    fn recall_context(&self, r: &RecallRequest) -> Result<String, ApiError> {
+        let answer = self
+            .call("POST", "/api/recall", Some(&body(r)?))
+            .map_err(owner_error)?;
+        answer["context"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Internal,
+                    "the owner's recall answer has no context",
+                )
+            })
+    }
+    fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError> {
+        let mut target = format!("/api/memories/{}/expand?by=model", encode(&id.to_string()));
+        if let Some(session) = session {
+            target.push_str(&format!("&session={}", encode(session)));
+        }
+        self.call("GET", &target, None).map_err(owner_error)
+    }
+    fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
+        let target = format!("/api/memories/{}/forget", encode(&id.to_string()));
+        self.call("POST", &target, Some(&body(r)?))
+            .map_err(owner_error)
+    }
+    fn review(&self) -> Result<Value, ApiError> {
+        self.call("GET", "/api/review", None).map_err(owner_error)
+    }
+    fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError> {
+        let target = format!("/api/memories/{}/grade", encode(&id.to_string()));
+        self.call("POST", &target, Some(&body(r)?))
+            .map_err(owner_error)
+    }
+    fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError> {
+        let target = format!("/api/memories/{}/confirm", encode(&id.to_string()));
+        self.call("POST", &target, Some(&body(r)?))
+            .map_err(owner_error)
+    }
+    fn stats(&self) -> Result<Value, ApiError> {
+        self.call("GET", "/api/stats", None).map_err(owner_error)
+    }
+    fn palace(&self, room: Option<&str>) -> Result<Value, ApiError> {
+        let target = match room {
+            Some(room) => format!("/api/palace/{}", encode(room)),
+            None => "/api/palace".to_owned(),
+        };
+        self.call("GET", &target, None).map_err(owner_error)
+    }
+}
 
 /// A tool's answer: text for the model, or an error text starting with the
 /// error's code.
@@ -51,7 +176,7 @@ fn data_block(value: &Value) -> String {
 /// The memory tools.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    service: Arc<Service>,
+    door: Arc<dyn Door>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -195,18 +320,13 @@ impl McpServer {
     /// Runs `op` on a blocking thread; an error becomes the tool's error.
     async fn call<F>(&self, op: F) -> ToolAnswer
     where
-        F: FnOnce(&Service) -> Result<String, ApiError> + Send + 'static,
+        F: FnOnce(&dyn Door) -> Result<String, ApiError> + Send + 'static,
     {
-        let service = Arc::clone(&self.service);
-        match tokio::task::spawn_blocking(move || op(&service)).await {
+        let door = Arc::clone(&self.door);
+        match tokio::task::spawn_blocking(move || op(door.as_ref())).await {
             Ok(result) => result.map_err(|e| tool_error(&e)),
             Err(e) => Err(format!("internal: the operation failed unexpectedly: {e}")),
         }
-    }
-
-    fn recall_block(service: &Service, request: &RecallRequest) -> Result<String, ApiError> {
-        let recalled = service.recall_hits(request)?;
-        Ok(crate::api::context_block(&recalled.hits))
     }
 }
 
@@ -215,8 +335,15 @@ impl McpServer {
     /// A server over `service`.
     #[must_use]
     pub fn new(service: Arc<Service>) -> Self {
+        Self::with_door(service)
+    }
+
+    /// A server over any door: the service in this process, or a
+    /// [`Client`] of the store's owner.
+    #[must_use]
+    pub fn with_door(door: Arc<dyn Door>) -> Self {
         Self {
-            service,
+            door,
             tool_router: Self::tool_router(),
         }
     }
@@ -255,7 +382,7 @@ impl McpServer {
                 session: args.session,
                 limit: args.limit,
             };
-            Self::recall_block(s, &request)
+            s.recall_context(&request)
         })
         .await
     }
@@ -291,7 +418,7 @@ impl McpServer {
         description = "List memories due for spaced-repetition review: their coordinates and neighbouring cues, never their content. Try to recall each from the cues, then memory_expand it and grade yourself with memory_grade."
     )]
     async fn memory_review(&self) -> ToolAnswer {
-        self.call(|s| Ok(data_block(&s.review(None)?))).await
+        self.call(|s| Ok(data_block(&s.review()?))).await
     }
 
     #[tool(
@@ -327,7 +454,7 @@ impl McpServer {
         description = "The memory store's state: counts by status and tier, reviews due today, open contradictions, the health score (0-100) and the recall mode (keyword or hybrid)."
     )]
     async fn memory_stats(&self) -> ToolAnswer {
-        self.call(|s| Ok(s.stats().to_string())).await
+        self.call(|s| Ok(s.stats()?.to_string())).await
     }
 
     #[tool(
@@ -374,7 +501,7 @@ impl McpServer {
                 room: args.room,
                 ..RecallRequest::default()
             };
-            Self::recall_block(s, &request)
+            s.recall_context(&request)
         })
         .await
     }
@@ -383,7 +510,7 @@ impl McpServer {
         description = "Memories due for review (same as memory_review): coordinates and cues, never content."
     )]
     async fn engram_review(&self) -> ToolAnswer {
-        self.call(|s| Ok(data_block(&s.review(None)?))).await
+        self.call(|s| Ok(data_block(&s.review()?))).await
     }
 }
 

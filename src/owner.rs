@@ -20,11 +20,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+use std::sync::Weak;
+
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::HeaderValue;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
+use tower::ServiceExt as _;
+
+use crate::api::{ApiError, ErrorCode, HeldStore, ServedStore, Service, SharedStore};
+use crate::engine::{EngineError, Engram};
+use crate::http::{AppState, HttpError, router};
+use crate::store::{Store, StoreOptions};
 
 /// Name of the owner's socket inside a store folder.
 pub const SOCKET_FILE_NAME: &str = "engram.sock";
@@ -40,6 +49,12 @@ pub const PID_HEADER: &str = "x-engram-pid";
 pub const KIND_HEADER: &str = "x-engram-owner";
 /// This build's version, as owners report it and clients compare it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Header naming the stores a request spans, primary first, by their
+/// folder names under the owner's folder (`project-0123abcd,user`), or
+/// [`SINGLE_STORE_NAME`] for an owner of one store.
+pub const STORES_HEADER: &str = "x-engram-stores";
+/// The one store of an owner of a single store folder (`--store DIR`).
+pub const SINGLE_STORE_NAME: &str = ".";
 
 /// The owner's socket of the store at `store_dir`.
 #[must_use]
@@ -56,7 +71,7 @@ pub enum OwnerError {
     )]
     NotASocket { path: PathBuf },
     #[error(
-        "something already answers on {path}, though this process holds the store's write lock: it is not this store's engram owner; stop it or remove the socket"
+        "another process already owns {path} (an engram daemon, `engram serve`, or an application): use it as a client, or stop it first"
     )]
     Occupied { path: PathBuf },
     #[error("{op} {path}: {source}")]
@@ -97,21 +112,70 @@ pub fn prepare_store_folder(dir: &Path) -> Result<(), OwnerError> {
     Ok(())
 }
 
-/// Binds the socket of the store at `store_dir` (mode 0600, its folder
-/// 0700). Call it while holding the store's write lock: a socket file left
-/// by an owner that died (nothing answers) is replaced; a file that is not
-/// a socket, or a socket something else answers on, is an error.
+/// Name of the lock file an owner holds for its whole life.
+pub const OWNER_LOCK_FILE_NAME: &str = "owner.lock";
+
+/// A bound owner socket, with the lock that makes its holder the one owner.
+#[derive(Debug)]
+pub struct OwnerSocket {
+    listener: StdUnixListener,
+    id: Option<SocketId>,
+    root: PathBuf,
+    /// Held while the socket is served; released (by the kernel, too, when
+    /// the owner is killed) when dropped.
+    _lock: std::fs::File,
+}
+
+impl OwnerSocket {
+    /// The identity of the socket file as bound.
+    #[must_use]
+    pub fn id(&self) -> Option<SocketId> {
+        self.id
+    }
+
+    /// The folder holding the socket.
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// Becomes the owner of the folder `root`: takes `owner.lock` (never
+/// waiting: another live owner holds it), then binds `engram.sock` (mode
+/// 0600, the folder 0700). A socket file left by an owner that died is
+/// replaced (the lock proves nobody serves it); a file that is not a socket
+/// is an error.
 ///
 /// # Errors
-/// [`OwnerError`].
-pub fn bind_socket(store_dir: &Path) -> Result<StdUnixListener, OwnerError> {
-    prepare_store_folder(store_dir)?;
-    let path = socket_path(store_dir);
+/// [`OwnerError`]: another owner, a file in the socket's place, or a folder
+/// the user cannot write.
+pub fn bind_socket(root: &Path) -> Result<OwnerSocket, OwnerError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    prepare_store_folder(root)?;
+    let lock_path = root.join(OWNER_LOCK_FILE_NAME);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .map_err(io_error("opening", &lock_path))?;
+    match rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {}
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+            return Err(OwnerError::Occupied {
+                path: socket_path(root),
+            });
+        }
+        Err(e) => return Err(io_error("locking", &lock_path)(e.into())),
+    }
+    let path = socket_path(root);
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if !meta.file_type().is_socket() => {
             return Err(OwnerError::NotASocket { path });
         }
         Ok(_) => match std::os::unix::net::UnixStream::connect(&path) {
+            // Not an engram owner (it would hold the lock): something else.
             Ok(_) => return Err(OwnerError::Occupied { path }),
             // Left by a killed owner: nobody listens.
             Err(_) => {
@@ -127,7 +191,12 @@ pub fn bind_socket(store_dir: &Path) -> Result<StdUnixListener, OwnerError> {
     listener
         .set_nonblocking(true)
         .map_err(io_error("configuring socket", &path))?;
-    Ok(listener)
+    Ok(OwnerSocket {
+        listener,
+        id: SocketId::of(root),
+        root: root.to_owned(),
+        _lock: lock,
+    })
 }
 
 /// Whether a peer may talk to the owner: only a process of the owner's own
@@ -261,13 +330,13 @@ async fn stamp(info: Arc<OwnerInfo>, request: Request, next: Next) -> Response {
 /// # Errors
 /// When the listener cannot be handed to the runtime.
 pub async fn serve_socket(
-    listener: StdUnixListener,
+    socket: &OwnerSocket,
     router: Router,
     info: OwnerInfo,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let listener = PeerChecked {
-        inner: tokio::net::UnixListener::from_std(listener)?,
+        inner: tokio::net::UnixListener::from_std(socket.listener.try_clone()?)?,
         uid: current_uid(),
     };
     let info = Arc::new(info);
@@ -300,10 +369,288 @@ impl SocketId {
     }
 }
 
-/// Removes the socket file at shutdown, unless another owner replaced it.
-pub fn remove_socket(store_dir: &Path, bound: Option<SocketId>) {
-    if bound.is_some() && SocketId::of(store_dir) == bound {
-        let _ = std::fs::remove_file(socket_path(store_dir));
+/// Removes the socket file at shutdown, unless another owner replaced it,
+/// and gives up ownership.
+pub fn remove_socket(socket: OwnerSocket) {
+    if socket.id.is_some() && SocketId::of(&socket.root) == socket.id {
+        let _ = std::fs::remove_file(socket_path(&socket.root));
+    }
+}
+
+/// Which stores an owner serves from the folder holding its socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One store: the socket's folder is the store (`--store DIR`).
+    Single,
+    /// Every store of an engram home: `user` and `project-<hash>`. A recall
+    /// spans the user store and a project store, so their one owner holds
+    /// both open (no per-operation open, no lock between two owners).
+    Home,
+}
+
+/// A service over some stores, and its router.
+type Served = (Arc<Service>, Router);
+
+/// The stores one owner holds open, and the service (and router) of each
+/// combination of stores a request spans. Stores open on first use; a
+/// store a read names but that has no log yet is not created.
+pub struct Owned {
+    root: PathBuf,
+    layout: Layout,
+    options: StoreOptions,
+    embedder: Option<Arc<dyn engram_embed::Embedder>>,
+    engrams: parking_lot::Mutex<BTreeMap<String, Arc<Engram>>>,
+    routers: parking_lot::Mutex<BTreeMap<Vec<String>, Served>>,
+}
+
+impl std::fmt::Debug for Owned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Owned")
+            .field("root", &self.root)
+            .field("layout", &self.layout)
+            .field("open", &self.engrams.lock().keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Owned {
+    /// The owner of the stores under `root` (the store itself for
+    /// [`Layout::Single`]), opened with `options`, `embedder` attached.
+    #[must_use]
+    pub fn new(
+        root: impl Into<PathBuf>,
+        layout: Layout,
+        options: StoreOptions,
+        embedder: Option<Arc<dyn engram_embed::Embedder>>,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            root: root.into(),
+            layout,
+            options,
+            embedder,
+            engrams: parking_lot::Mutex::new(BTreeMap::new()),
+            routers: parking_lot::Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// The folder holding the socket.
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Refuses a store name this owner does not serve: only plain folder
+    /// names of its layout, never a path.
+    fn check_name(&self, name: &str) -> Result<(), ApiError> {
+        let good = match self.layout {
+            Layout::Single => name == SINGLE_STORE_NAME,
+            Layout::Home => {
+                name == "user"
+                    || name.strip_prefix("project-").is_some_and(|hash| {
+                        !hash.is_empty()
+                            && hash.len() <= 64
+                            && hash.bytes().all(|b| b.is_ascii_hexdigit())
+                    })
+            }
+        };
+        if good {
+            Ok(())
+        } else {
+            Err(ApiError::bad_request(format!(
+                "{STORES_HEADER}: {name:?} is not a store this owner serves ({})",
+                match self.layout {
+                    Layout::Single => "it owns one store: name it `.`".to_owned(),
+                    Layout::Home => "`user` or `project-<hex>`".to_owned(),
+                }
+            )))
+        }
+    }
+
+    fn store(&self, name: &str) -> Store {
+        match self.layout {
+            Layout::Single => Store::at(self.root.clone()),
+            Layout::Home => Store::at(self.root.join(name)),
+        }
+    }
+
+    fn scope(&self, name: &str) -> &'static str {
+        match (self.layout, name) {
+            (Layout::Single, _) => "store",
+            (Layout::Home, "user") => "user",
+            (Layout::Home, _) => "project",
+        }
+    }
+
+    /// The store `name`, held open from its first use; `None` when it has
+    /// no log and `create` is false.
+    fn engram(&self, name: &str, create: bool) -> Result<Option<Arc<Engram>>, EngineError> {
+        let mut engrams = self.engrams.lock();
+        if let Some(engram) = engrams.get(name) {
+            return Ok(Some(Arc::clone(engram)));
+        }
+        let store = self.store(name);
+        if !create && !store.has_log() && self.options.shared_log.is_none() {
+            return Ok(None);
+        }
+        let mut engram = Engram::open(store, &self.options)?;
+        if let Some(embedder) = &self.embedder {
+            warn_unfit_vectors(&engram, embedder.as_ref());
+            engram = engram.with_embedder(Arc::clone(embedder));
+        }
+        let engram = Arc::new(engram);
+        engrams.insert(name.to_owned(), Arc::clone(&engram));
+        Ok(Some(engram))
+    }
+
+    /// The service over `names` (primary first) and its router, made on
+    /// first use. The primary store is opened (created when new); the
+    /// others only once they have a log.
+    ///
+    /// # Errors
+    /// A name this owner does not serve, or a store that fails to open.
+    pub fn service_for(
+        self: &Arc<Self>,
+        names: &[String],
+    ) -> Result<(Arc<Service>, Router), ApiError> {
+        let Some((primary, others)) = names.split_first() else {
+            return Err(ApiError::bad_request(format!(
+                "{STORES_HEADER}: name at least one store"
+            )));
+        };
+        for name in names {
+            self.check_name(name)?;
+        }
+        if let Some(found) = self.routers.lock().get(names) {
+            return Ok(found.clone());
+        }
+        let engram = self
+            .engram(primary, true)?
+            .ok_or_else(|| ApiError::new(ErrorCode::Internal, "the primary store did not open"))?;
+        let served = ServedStore {
+            scope: self.scope(primary),
+            engram,
+        };
+        let others = others
+            .iter()
+            .map(|name| {
+                let owned: Weak<Self> = Arc::downgrade(self);
+                let held_name = name.clone();
+                let held: HeldStore = Arc::new(move |create| match owned.upgrade() {
+                    Some(owned) => owned.engram(&held_name, create),
+                    None => Err(EngineError::Closed),
+                });
+                SharedStore::held(self.scope(name), self.store(name), held)
+            })
+            .collect();
+        let service = Arc::new(Service::new(served, others));
+        let router = router(AppState {
+            service: Arc::clone(&service),
+            token: None,
+        });
+        self.routers
+            .lock()
+            .insert(names.to_vec(), (Arc::clone(&service), router.clone()));
+        Ok((service, router))
+    }
+
+    /// The router of the socket: each request goes to the service of the
+    /// stores its [`STORES_HEADER`] names. A health probe needs no name.
+    pub fn router(self: &Arc<Self>) -> Router {
+        Router::new()
+            .fallback(dispatch)
+            .with_state(Arc::clone(self))
+    }
+
+    /// Closes every store, persisting its views. Call it once the routers
+    /// are dropped (after serving ends); a store a request still holds is
+    /// closed when that request ends.
+    ///
+    /// # Errors
+    /// The first store that failed to close.
+    pub fn close(&self) -> Result<(), EngineError> {
+        self.routers.lock().clear();
+        let engrams = std::mem::take(&mut *self.engrams.lock());
+        let mut first = Ok(());
+        for (_, engram) in engrams {
+            if let Ok(engram) = Arc::try_unwrap(engram) {
+                let closed = engram.close();
+                if first.is_ok() {
+                    first = closed;
+                }
+            }
+        }
+        first
+    }
+}
+
+/// Warns (on stderr, the owner's log) when the store's vectors do not fit
+/// `model`: another dimension, or none yet. Recall is then keyword-only
+/// until `engram reembed`.
+fn warn_unfit_vectors(engram: &Engram, model: &dyn engram_embed::Embedder) {
+    let stored = engram
+        .core()
+        .vectors
+        .read()
+        .state
+        .dimension(model.model_id());
+    let memories = engram.core().memory_table.read().state.len();
+    match stored {
+        Some(dim) if dim != model.dimension() => eprintln!(
+            "engram: warning: the stored vectors of {} have {dim} dimensions, the model gives {}: recall is keyword-only",
+            model.model_id(),
+            model.dimension()
+        ),
+        None if memories > 0 => eprintln!(
+            "engram: warning: no memory has a vector of {} yet: run `engram reembed` for hybrid recall",
+            model.model_id()
+        ),
+        _ => {}
+    }
+}
+
+/// The stores a request names, from its [`STORES_HEADER`].
+fn named_stores(request: &Request) -> Result<Option<Vec<String>>, ApiError> {
+    let Some(value) = request.headers().get(STORES_HEADER) else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::bad_request(format!("{STORES_HEADER} is not text")))?;
+    Ok(Some(
+        text.split(',').map(|name| name.trim().to_owned()).collect(),
+    ))
+}
+
+async fn dispatch(State(owned): State<Arc<Owned>>, request: Request) -> Response {
+    let names = match named_stores(&request) {
+        Ok(Some(names)) => names,
+        Ok(None) if request.uri().path() == "/api/health" => {
+            return axum::Json(serde_json::json!({
+                "ok": true, "name": "engram", "version": VERSION,
+                "root": owned.root().display().to_string(),
+            }))
+            .into_response();
+        }
+        Ok(None) => {
+            return HttpError(ApiError::bad_request(format!(
+                "name the stores of the request in the {STORES_HEADER} header"
+            )))
+            .into_response();
+        }
+        Err(e) => return HttpError(e).into_response(),
+    };
+    let opened = tokio::task::spawn_blocking(move || owned.service_for(&names)).await;
+    match opened {
+        Ok(Ok((_, router))) => match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        },
+        Ok(Err(e)) => HttpError(e).into_response(),
+        Err(e) => HttpError(ApiError::new(
+            ErrorCode::Internal,
+            format!("opening the store failed unexpectedly: {e}"),
+        ))
+        .into_response(),
     }
 }
 
@@ -331,16 +678,24 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         // A socket whose listener is gone: stale, replaced.
         drop(StdUnixListener::bind(&path).unwrap());
-        let listener = bind_socket(dir.path()).unwrap();
+        let socket = bind_socket(dir.path()).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         let folder = std::fs::metadata(dir.path()).unwrap().permissions().mode() & 0o777;
         assert_eq!(folder, 0o700);
-        // A live listener: occupied.
+        // A live owner: occupied.
         assert!(matches!(
             bind_socket(dir.path()),
             Err(OwnerError::Occupied { .. })
         ));
-        drop(listener);
+        remove_socket(socket);
+        assert!(!path.exists());
+        // Something else listening where no owner holds the lock.
+        let foreign = StdUnixListener::bind(&path).unwrap();
+        assert!(matches!(
+            bind_socket(dir.path()),
+            Err(OwnerError::Occupied { .. })
+        ));
+        drop(foreign);
     }
 }

@@ -13,7 +13,7 @@ fn service(dir: &std::path::Path) -> (Service, Vec<String>) {
     let service = Service::new(
         ServedStore {
             scope: "store",
-            engram: open_keyed(dir),
+            engram: std::sync::Arc::new(open_keyed(dir)),
         },
         Vec::new(),
     );

@@ -200,10 +200,13 @@ fn the_cli_reports_the_mode_and_runs_without_a_model() {
     let model_dir = engram_embed::testing::tiny_model(models.path(), "tiny");
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str], model: Option<&Path>| {
+        // In the command's own process: each run loads the model its
+        // environment names (an owner keeps the one it started with).
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_engram"));
         command
             .arg("--store")
             .arg(dir.path())
+            .arg("--in-process")
             .args(args)
             .env("ENGRAM_HMAC_KEY", TEST_KEY_HEX)
             .env("ENGRAM_HOME", models.path().join("home"));

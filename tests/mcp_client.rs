@@ -90,7 +90,7 @@ fn drain(rx: &mpsc::Receiver<String>) -> Vec<String> {
 
 /// The Python interpreter with the `mcp` SDK, or `None` (after a skip
 /// notice) when none is configured and none is required.
-fn python() -> Option<String> {
+pub(crate) fn python() -> Option<String> {
     if let Some(python) = std::env::var_os("ENGRAM_TEST_MCP_PYTHON") {
         return Some(python.to_string_lossy().into_owned());
     }
@@ -154,6 +154,10 @@ fn the_official_python_sdk_drives_the_memory_tools() {
 
     // What the SDK did is in the store: the forgotten memory is gone from
     // recall (its tombstone in the audit trail), the saved one is found.
+    // `engram mcp` is a client of a daemon that owns the store; stop it so
+    // the commands below, which open the store here, may.
+    let out = crate::support::engram(&store, &["daemon", "stop"]);
+    assert_eq!(out.status.code(), Some(0));
     let forgotten = summary["remembered"].as_str().unwrap();
     let saved = summary["saved"].as_str().unwrap();
     let out = crate::support::engram(&store, &["audit", forgotten, "--json"]);
@@ -310,6 +314,8 @@ fn mcp_stdout_is_only_protocol_and_survives_a_malformed_line() {
             .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:?}"));
         assert_eq!(message["jsonrpc"], "2.0", "not JSON-RPC: {line}");
     }
+    let out = crate::support::engram(&dir.path().join("store"), &["daemon", "stop"]);
+    assert_eq!(out.status.code(), Some(0));
     let out = crate::support::engram(&dir.path().join("store"), &["verify"]);
     assert_eq!(
         out.status.code(),

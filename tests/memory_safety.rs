@@ -183,7 +183,8 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         let path = entry.unwrap().path();
         if path.is_dir() {
             out.extend(files_under(&path));
-        } else {
+        } else if path.is_file() {
+            // Not the owner's socket: it holds no bytes.
             let bytes = std::fs::read(&path).unwrap();
             out.push((path, bytes));
         }

@@ -131,11 +131,14 @@ impl World {
         hits
     }
 
-    /// The names of the store folders under the engram home.
+    /// The names of the store folders under the engram home (its owner's
+    /// socket, locks and log beside them are not stores).
     fn stores(&self) -> BTreeSet<String> {
         std::fs::read_dir(&self.home)
             .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .map(|e| e.unwrap())
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect()
     }
 }

@@ -332,11 +332,403 @@ fn an_owner_of_another_version_is_named_not_used() {
         "{err}"
     );
     let out = engram_cmd(&store)
-        .args(["recall", "anything"])
+        .args(["remember", "anything at all"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("runs version 0.0.1"), "{err}");
     fake.join().unwrap();
+    // Nothing was written behind the other owner's back.
+    assert!(!store.join("log").exists());
+}
+
+#[test]
+fn two_sdk_sessions_on_one_project_store_see_each_others_memories() {
+    let Some(python) = crate::mcp_client::python() else {
+        return;
+    };
+    let world = crate::memory_scopes::World::new();
+    let project = world.repo("shop", "https://example.com/team/shop.git");
+    let out = Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/mcp_two_sessions.py"
+        ))
+        .arg(env!("CARGO_BIN_EXE_engram"))
+        .arg(&project)
+        .env("ENGRAM_HOME", &world.home)
+        .env("ENGRAM_DAEMON_IDLE", "20s")
+        .env_remove("ENGRAM_HMAC_KEY")
+        .env_remove("ENGRAM_MODEL_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ids: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // One owner for the engram home served both, and a terminal's recall
+    // in the repository goes through it too.
+    let status = world.run(&project, &["daemon", "status", "--json"], 0);
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["owner"]["kind"], "daemon", "{status}");
+    let out = world.run(&project, &["recall", "walnut notebook", "--json"], 0);
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits["hits"][0]["id"], ids["b"], "{hits}");
+    world.run(&project, &["daemon", "stop"], 0);
+}
+
+/// Saves in a loop through the CLI until told to stop, retrying a save
+/// that failed (its owner was killed under it); answers the ids it was
+/// given, each acknowledged by exit 0.
+fn save_until(store: &Path, writer: usize, stop: &std::sync::atomic::AtomicBool) -> Vec<String> {
+    let mut acknowledged = Vec::new();
+    let mut n = 0;
+    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+        let out = engram_cmd(store)
+            .args([
+                "remember",
+                &format!("Writer {writer} notes fact number {n} about the quartz ledger"),
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            let receipt: Value = serde_json::from_slice(&out.stdout).unwrap();
+            acknowledged.push(receipt["id"].as_str().unwrap().to_owned());
+            n += 1;
+        }
+    }
+    acknowledged
+}
+
+/// Sets the flag when dropped: writers stop even when the test panics.
+struct StopOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn killing_the_owner_under_load_loses_nothing_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _stop = StopDaemon(&store);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut kills = 0;
+    let acknowledged: Vec<String> = std::thread::scope(|s| {
+        let writers: Vec<_> = (0..3)
+            .map(|w| {
+                let (store, stop) = (&store, &stop);
+                s.spawn(move || save_until(store, w, stop))
+            })
+            .collect();
+        let stopping = StopOnDrop(&stop);
+        for round in 0..20 {
+            // Wait for an owner that has taken some saves, then kill it.
+            let deadline = Instant::now() + WAIT;
+            let pid = loop {
+                if let Some(pid) = owner_pid(&store) {
+                    break pid;
+                }
+                assert!(Instant::now() < deadline, "round {round}: no owner came up");
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            std::thread::sleep(Duration::from_millis(150));
+            let raw = i32::try_from(pid).unwrap();
+            let target = rustix::process::Pid::from_raw(raw).unwrap();
+            rustix::process::kill_process(target, rustix::process::Signal::KILL)
+                .unwrap_or_else(|e| panic!("round {round}: killing {pid}: {e}"));
+            kills += 1;
+            let deadline = Instant::now() + WAIT;
+            while owner_pid(&store) == Some(pid) {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: the killed owner {pid} still answers"
+                );
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        drop(stopping);
+        writers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert_eq!(kills, 20);
+    assert!(acknowledged.len() >= 20, "{}", acknowledged.len());
+    let _ = engram_cmd(&store).args(["daemon", "stop"]).output();
+    let out = engram_cmd(&store).arg("verify").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // Every acknowledged memory is there and verifies: one expand each,
+    // in-process so the check reads the store as it is on disk.
+    let mut unique = acknowledged.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        acknowledged.len(),
+        "an id was handed out twice"
+    );
+    for id in &acknowledged {
+        let out = engram_cmd(&store)
+            .args(["--in-process", "expand", id, "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{id}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let expansion: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(expansion["verified"], true, "{expansion}");
+    }
+}
+
+#[test]
+fn garbage_from_the_socket_is_a_clear_error_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(store.join("engram.sock")).unwrap();
+    let replies: [&[u8]; 3] = [
+        b"\x00\xffnot http at all",
+        b"HTTP/1.1 200 OK\r\nx-engram-version: 0.1.0\r\n",
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+    ];
+    let fake = std::thread::spawn(move || {
+        // Replies first: zip stops before waiting for a fourth client.
+        for (reply, stream) in replies.into_iter().zip(listener.incoming()) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(reply);
+        }
+    });
+    for expected in [
+        "did not answer as an engram owner",
+        "did not answer as an engram owner",
+        "does not name an engram owner",
+    ] {
+        let out = engram_cmd(&store)
+            .args(["remember", "a fact that must not be lost"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(expected), "{err}");
+    }
+    fake.join().unwrap();
+    assert!(!store.join("log").exists());
+}
+
+#[test]
+fn a_client_dropping_its_request_leaves_the_owner_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _stop = StopDaemon(&store);
+    let out = engram_cmd(&store)
+        .args(["remember", "The lighthouse keeper logs the tide at dawn"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let pid = owner_pid(&store).unwrap();
+    let socket = store.join("engram.sock");
+    // A head cut short, a body cut short, and a request whose answer is
+    // never read: each connection simply closes.
+    let partial: [&[u8]; 3] = [
+        b"POST /api/remember HTTP/1.1\r\nHost: localhost\r\nContent-Le",
+        b"POST /api/remember HTTP/1.1\r\nHost: localhost\r\nx-engram-stores: .\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"content\": \"half",
+        b"POST /api/recall HTTP/1.1\r\nHost: localhost\r\nx-engram-stores: .\r\nContent-Type: application/json\r\nContent-Length: 21\r\n\r\n{\"query\": \"lighthouse\"}",
+    ];
+    for bytes in partial {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(bytes).unwrap();
+        drop(stream);
+    }
+    // A client process killed while it waits.
+    let mut child = engram_cmd(&store)
+        .args(["recall", "tide dawn"])
+        .spawn()
+        .unwrap();
+    child.kill().unwrap();
+    let _ = child.wait();
+    let out = engram_cmd(&store)
+        .args(["recall", "lighthouse tide", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(owner_pid(&store), Some(pid), "the owner changed");
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits["hits"].as_array().unwrap().len(), 1, "{hits}");
+}
+
+#[test]
+fn a_store_folder_that_cannot_be_made_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, b"in the way").unwrap();
+    let out = engram_cmd(&file.join("store"))
+        .args(["remember", "nowhere to go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("creating store folder"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), b"in the way");
+}
+
+#[test]
+fn a_peer_of_another_uid_is_refused() {
+    // Needs root to run a peer as another user.
+    if !rustix::process::getuid().is_root() {
+        eprintln!("skipped: not root, so no peer of another uid can be made");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _stop = StopDaemon(&store);
+    let out = engram_cmd(&store)
+        .args(["remember", "The vault code rotates monthly"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // Open the folder and the socket to everyone, so only the uid check
+    // stands between another user and the store.
+    use std::os::unix::fs::PermissionsExt as _;
+    for path in [
+        dir.path().to_owned(),
+        store.clone(),
+        store.join("engram.sock"),
+    ] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let script = format!(
+        "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect({:?})\ns.settimeout(30)\ntry:\n    s.sendall(b'GET /api/health HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n')\n    got = s.recv(4096)\nexcept (ConnectionResetError, BrokenPipeError):\n    got = b''\nsys.stdout.write(repr(got))\n",
+        store.join("engram.sock").display().to_string()
+    );
+    use std::os::unix::process::CommandExt as _;
+    let out = Command::new("python3")
+        .args(["-c", &script])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Closed unanswered: nothing read.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "b''");
+    // And the owner still serves its own user.
+    let out = engram_cmd(&store)
+        .args(["recall", "vault code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// A stand-in daemon of another engram version: a Python process that
+/// answers every request as `daemon` version 0.0.1 with its own pid, and
+/// exits on SIGTERM (as a real daemon does, after closing its stores).
+const OLD_DAEMON: &str = r#"
+import os, signal, socket, sys
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+path = sys.argv[1]
+server = socket.socket(socket.AF_UNIX)
+server.bind(path)
+server.listen(16)
+print("ready", flush=True)
+while True:
+    conn, _ = server.accept()
+    conn.recv(65536)
+    body = b'{"ok":true}'
+    conn.sendall(b"HTTP/1.1 200 OK\r\nx-engram-version: 0.0.1\r\nx-engram-pid: %d\r\n"
+                 b"x-engram-owner: daemon\r\ncontent-length: %d\r\n\r\n%s"
+                 % (os.getpid(), len(body), body))
+    conn.close()
+"#;
+
+#[test]
+fn a_daemon_of_another_version_is_replaced_and_nothing_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _stop = StopDaemon(&store);
+    // A memory saved under a daemon of this version, which then stops.
+    let out = engram_cmd(&store)
+        .args(["remember", "The greenhouse opens at seven", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let first: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = engram_cmd(&store)
+        .args(["daemon", "stop"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // An older daemon takes the socket.
+    let mut old = Command::new("python3")
+        .args(["-c", OLD_DAEMON])
+        .arg(store.join("engram.sock"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(old.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    // Reaped as soon as it exits, as an orphaned daemon would be.
+    let old = std::thread::spawn(move || old.wait().unwrap());
+    let out = engram_cmd(&store)
+        .args(["remember", "The greenhouse closes at nine", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("runs version 0.0.1") && err.contains("restarting"),
+        "{err}"
+    );
+    // The old one was stopped, and a daemon of this version owns the store.
+    let status = old.join().unwrap();
+    assert!(status.success(), "{status}");
+    let out = engram_cmd(&store)
+        .args(["daemon", "status", "--json"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(status["owner"]["version"], env!("CARGO_PKG_VERSION"));
+    // Both memories are there.
+    let out = engram_cmd(&store)
+        .args(["recall", "greenhouse", "--json", "--limit", "5"])
+        .output()
+        .unwrap();
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&first["id"].as_str().unwrap()), "{hits}");
+    assert_eq!(ids.len(), 2, "{hits}");
 }

@@ -125,7 +125,7 @@ impl Server {
             .lock()
             .unwrap()
             .iter()
-            .any(|l| l.contains("views persisted"))
+            .any(|l| l.contains("views persisted") || l.contains("stay with their owner"))
         {
             assert!(
                 Instant::now() < deadline,

@@ -48,6 +48,29 @@ impl ErrorCode {
         }
     }
 
+    /// The code named by its stable text (`not_found`), as a client reads
+    /// it back from an error body.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        const ALL: [ErrorCode; 14] = [
+            ErrorCode::BadRequest,
+            ErrorCode::InvalidJson,
+            ErrorCode::Unauthorized,
+            ErrorCode::Denied,
+            ErrorCode::NotFound,
+            ErrorCode::NoStore,
+            ErrorCode::Discarded,
+            ErrorCode::Tampered,
+            ErrorCode::Forgotten,
+            ErrorCode::AmbiguousId,
+            ErrorCode::PayloadTooLarge,
+            ErrorCode::UnsupportedMediaType,
+            ErrorCode::MethodNotAllowed,
+            ErrorCode::Internal,
+        ];
+        ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
     /// The HTTP status that goes with the code.
     #[must_use]
     pub fn http_status(self) -> u16 {

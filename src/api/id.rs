@@ -101,6 +101,13 @@ impl FromStr for IdArg {
     }
 }
 
+/// An id is sent as the text it was given in (`u:2`, or a bare `2`).
+impl serde::Serialize for IdArg {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 impl<'de> Deserialize<'de> for IdArg {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]

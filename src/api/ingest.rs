@@ -74,7 +74,69 @@ impl Service {
             r.session.as_deref(),
             r.skip_bad_lines,
         )?;
-        Ok(json::ingested(&ingested, &[]))
+        let extracted = if r.extract {
+            self.extract(&ingested.recorded)?
+        } else {
+            Vec::new()
+        };
+        Ok(json::ingested(&ingested, &extracted))
+    }
+
+    /// Saves the proposals of `engram_commands::extract` for the recorded
+    /// turns, each referencing its turn, with the sentence as the summary;
+    /// one answer (`seq`, `sentence`, `outcome`, `id`) per proposal.
+    fn extract(
+        &self,
+        recorded: &[(u64, engram_log::SessionEvent)],
+    ) -> Result<Vec<Value>, ApiError> {
+        use engram_commands::extract::proposals;
+        let engram = self.engram();
+        let turns: Vec<(u64, engram_log::Role, &str)> = recorded
+            .iter()
+            .map(|(seq, t)| (*seq, t.role, t.content.as_str()))
+            .collect();
+        let proposals = proposals(&turns);
+        // One batched pass of the model over the turns the proposals reference.
+        let texts: Vec<String> = proposals
+            .iter()
+            .filter_map(|p| recorded.iter().find(|(seq, _)| *seq == p.seq))
+            .map(|(_, turn)| turn.content.clone())
+            .collect();
+        engram.prefetch_embeddings(&texts);
+        let mut out = Vec::new();
+        for proposal in proposals {
+            let Some((_, turn)) = recorded.iter().find(|(seq, _)| *seq == proposal.seq) else {
+                continue;
+            };
+            let receipt = engram.remember(&Remember {
+                content: Content::Reference(MemoryRef {
+                    session: turn.session.clone(),
+                    first_seq: proposal.seq,
+                    last_seq: proposal.seq,
+                }),
+                meta: MemoryMeta {
+                    summary: Some(proposal.sentence.clone()),
+                    source: engram_log::Source::Ingest,
+                    ..MemoryMeta::default()
+                },
+                subject: Subject::user(),
+            });
+            let receipt = match receipt {
+                Ok(receipt) => receipt,
+                Err(e) => {
+                    engram.clear_prefetched();
+                    return Err(e.into());
+                }
+            };
+            out.push(json!({
+                "seq": proposal.seq,
+                "sentence": proposal.sentence,
+                "outcome": receipt.outcome.as_str(),
+                "id": receipt.id.map(|id| qualified(self.scope(), id)),
+            }));
+        }
+        engram.clear_prefetched();
+        Ok(out)
     }
 }
 

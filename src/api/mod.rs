@@ -40,17 +40,23 @@ mod log;
 pub use ingest::{ParsedTranscript, parse_ingest};
 
 /// The store a [`Service`] holds open (it takes the writes), with its
-/// scope name in answers.
+/// scope name in answers. An owner serving several stores shares one
+/// [`Engram`] between the services that reach it.
 #[derive(Debug)]
 pub struct ServedStore {
     pub scope: &'static str,
-    pub engram: Engram,
+    pub engram: Arc<Engram>,
 }
 
+/// Hands out a store an owner holds open: `Some` once it is open, `None`
+/// when it has no log and `create` is false (a store a read would not
+/// create).
+pub type HeldStore =
+    Arc<dyn Fn(bool) -> Result<Option<Arc<Engram>>, EngineError> + Send + Sync + 'static>;
+
 /// Another store a [`Service`] reaches (the user store beside a project
-/// store): opened for each operation and closed after it, so that servers
-/// of several projects share it instead of one of them locking it for its
-/// whole life.
+/// store): held open by the owner that serves both ([`SharedStore::held`]),
+/// or else opened for each operation and closed after it.
 pub struct SharedStore {
     pub scope: &'static str,
     store: Store,
@@ -58,6 +64,8 @@ pub struct SharedStore {
     embedder: Option<Arc<dyn engram_embed::Embedder>>,
     /// One operation at a time from this process (a store has one writer).
     turn: parking_lot::Mutex<()>,
+    /// The owner's handle, when the store is held open.
+    held: Option<HeldStore>,
 }
 
 impl std::fmt::Debug for SharedStore {
@@ -83,6 +91,20 @@ impl SharedStore {
             options,
             embedder,
             turn: parking_lot::Mutex::new(()),
+            held: None,
+        }
+    }
+
+    /// A store the owner holds open and hands out through `held`.
+    #[must_use]
+    pub fn held(scope: &'static str, store: Store, held: HeldStore) -> Self {
+        Self {
+            scope,
+            store,
+            options: StoreOptions::default(),
+            embedder: None,
+            turn: parking_lot::Mutex::new(()),
+            held: Some(held),
         }
     }
 
@@ -93,6 +115,9 @@ impl SharedStore {
         create: bool,
         op: impl FnOnce(&Engram) -> T,
     ) -> Result<Option<T>, EngineError> {
+        if let Some(held) = &self.held {
+            return Ok(held(create)?.map(|engram| op(&engram)));
+        }
         let _turn = self.turn.lock();
         if !create && !self.store.has_log() {
             return Ok(None);
@@ -354,12 +379,17 @@ impl Service {
         Ok(target.unwrap_or(Target::Primary))
     }
 
-    /// Closes the primary store, persisting its views.
+    /// Closes the primary store, persisting its views (a store shared with
+    /// other services of one owner is closed by that owner).
     ///
     /// # Errors
     /// When the store fails to close.
     pub fn close(self) -> Result<(), EngineError> {
-        self.primary.engram.close()
+        match Arc::try_unwrap(self.primary.engram) {
+            Ok(engram) => engram.close(),
+            // Shared with other services of one owner: it closes it.
+            Err(_) => Ok(()),
+        }
     }
 
     /// Saves one memory.
@@ -832,6 +862,9 @@ impl Service {
     #[must_use]
     pub fn stats(&self) -> Value {
         let engram = self.engram();
+        // Count the reads asked before (their queued `recalled` events);
+        // a failure here shows in the views' own figures below.
+        let _ = engram.settle();
         let model = engram.embedder().map(|e| e.model_id().to_owned());
         json::stats(
             &engram.stats(),

@@ -6,14 +6,16 @@ use engram_log::{Actor, Source, Tier, Verdict};
 use engram_projections::models::review::GRADE_MAX;
 use engram_queries::recall::{RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::{ApiError, IdArg};
 use crate::engine::EngineError;
 use crate::flywheel::FlywheelError;
 
 /// Who acts: `user` or `model`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum By {
@@ -42,7 +44,9 @@ impl By {
 }
 
 /// A tier by name: `l1`, `l2`, `l3` or `l4`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum TierName {
@@ -81,106 +85,106 @@ impl TierName {
 
 /// Save one memory: plain `content`, or a range of session turns already
 /// recorded (`session` with `first_seq` and `last_seq`).
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RememberRequest {
     /// The words to remember (a fact, decision or preference worth keeping
     /// across sessions). Omit to remember recorded session turns instead.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// Palace room to file it in (a short topic like `deploys`); chosen
     /// automatically when omitted.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub room: Option<String>,
     /// Tags for filtering recall.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// A one-line summary shown instead of the full text in lists.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// The session the words come from (plain content is recorded there,
     /// default `notes`), or whose turns `first_seq`..`last_seq` name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// First seq of the recorded session turns to remember.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_seq: Option<u64>,
     /// Last seq of the recorded session turns to remember.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_seq: Option<u64>,
     /// Visible only within `session`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub session_only: bool,
     /// l3 (cross-session, default), l2 (workspace document) or l1.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Who is saving it.
     #[serde(default)]
     pub by: By,
     /// Time to live (`30d`, `12h`): past it, maintenance archives it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl: Option<String>,
 }
 
 /// Save several plain-text memories at once.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchRequest {
     /// The memories: each `{"content", "room"?, "tags"?, "summary"?}`.
     pub items: Vec<BatchItem>,
     /// Session the words are recorded in (default `notes`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// Room for items that name none.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub room: Option<String>,
     /// Who is saving them.
     #[serde(default)]
     pub by: By,
     /// Which store takes them (`project`, `user`; default the primary).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
 /// One memory of a batch.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchItem {
     /// The words to remember.
     pub content: String,
     /// Palace room (a short topic).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub room: Option<String>,
     /// Tags for filtering recall.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// A one-line summary.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
 }
 
 /// Find memories.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecallRequest {
     /// What to look for, in words (keywords or a question).
     pub query: String,
     /// Search this room first (its corridor), then everywhere.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub room: Option<String>,
     /// Only this tier (`l4` searches archived memories).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
     /// Only memories carrying every one of these tags.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// The caller's session: its session-only memories are included.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// Most hits, 1-100 (default 5).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
 }
@@ -203,22 +207,22 @@ impl RecallRequest {
 }
 
 /// Who asks about a memory, for the session-only ones.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForgetRequest {
     /// Why it should be forgotten (kept in the tombstone).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Who forgets.
     #[serde(default)]
     pub by: By,
     /// The caller's session (needed for session-only memories).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
 }
 
 /// Evidence for a memory.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfirmRequest {
     /// Words that must occur in the memory's source.
@@ -227,13 +231,15 @@ pub struct ConfirmRequest {
     #[serde(default)]
     pub by: By,
     /// The caller's session (needed for session-only memories).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
 }
 
 /// A contradiction's verdict: `keep-a` (b leaves recall), `keep-b` (a
 /// leaves recall), `keep-both` (both stand) or `shelve` (decide later).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 #[schemars(inline)]
 pub enum VerdictName {
@@ -266,7 +272,7 @@ impl VerdictName {
 }
 
 /// Decide a contradiction.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VerdictRequest {
     /// One memory of the contradiction (`p:2`; both of one store).
@@ -276,12 +282,12 @@ pub struct VerdictRequest {
     pub verdict: VerdictName,
     #[serde(default)]
     pub by: By,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
 /// A review grade.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GradeRequest {
     /// How well it was recalled: 0 (blackout) to 5 (perfect).
@@ -308,22 +314,22 @@ impl GradeRequest {
 }
 
 /// Archive what should go.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MaintainRequest {
     /// Run as if at this time (RFC 3339 or `+30d`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
     /// Only say what would be archived.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_days: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub importance_below: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<usize>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_trust: Option<u16>,
     /// Who runs it (a model cannot archive what the user said).
     #[serde(default)]
@@ -331,59 +337,63 @@ pub struct MaintainRequest {
 }
 
 /// Record a rule distilled from member memories.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DistillRequest {
     /// Member memory ids (at least two, of one store; `p:2`).
     pub members: Vec<IdArg>,
     /// The rule, in the caller's words.
     pub rule: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub room: Option<String>,
     /// Who wrote the rule (default model).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<By>,
 }
 
 /// Which events of the log to list.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogQuery {
     /// First seq.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<u64>,
     /// Last seq.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<u64>,
     /// Only this event kind (`recalled`, `remembered`, ...).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Only events of this session.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// Only events naming this memory (`p:2`): the log of its store.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<IdArg>,
     /// Committed at or after (RFC 3339 or `+1h`... offsets count from now).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
     /// Committed at or before.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
     /// The last this many matches (1-10000, default 200).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
 
 /// Record a transcript as one session's turns.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IngestRequest {
     /// JSON lines: `{role, content}` each, or a Claude Code session file.
     pub transcript: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
     /// Ingest the good lines and report the bad ones.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skip_bad_lines: bool,
+    /// Also save the memories proposed from the user's turns (stated
+    /// preferences, decisions, facts), each referencing its turn.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub extract: bool,
 }

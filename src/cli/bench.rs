@@ -95,6 +95,7 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn append(ctx: &Context, args: &AppendArgs) -> anyhow::Result<ExitCode> {
+    let _exclusive = super::daemon::exclusive(ctx, "bench append")?;
     if args.events == 0 {
         bail!("--events must be at least 1");
     }

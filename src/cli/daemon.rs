@@ -17,10 +17,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use engram::client::{Client, ClientError, OwnerId};
-use engram::http::{AppState, router};
 use engram::owner::{
     Activity, DAEMON_LOCK_FILE_NAME, DAEMON_LOG_FILE_NAME, OwnerInfo, SocketId, VERSION,
-    bind_socket, prepare_store_folder, remove_socket, socket_path,
+    bind_socket, prepare_store_folder, remove_socket,
 };
 
 use super::Context;
@@ -70,7 +69,7 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
             if let Ok(owner) = client.owner() {
                 eprintln!(
                     "engram: {} is already owned by pid {} ({}, version {})",
-                    ctx.describe(),
+                    ctx.describe_owner(),
                     owner.pid,
                     owner.kind,
                     owner.version
@@ -80,9 +79,9 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
             let owner = start(ctx, args.idle.unwrap_or(IDLE_DEFAULT))?;
             eprintln!(
                 "engram: daemon started for {} (pid {}, log in {})",
-                ctx.describe(),
+                ctx.describe_owner(),
                 owner.pid,
-                ctx.store.dir().join(DAEMON_LOG_FILE_NAME).display()
+                ctx.owner_root().join(DAEMON_LOG_FILE_NAME).display()
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -91,34 +90,51 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn client(ctx: &Context) -> Client {
-    Client::new(socket_path(ctx.store.dir()))
+    Client::new(ctx.owner_socket())
 }
 
-/// Owns the store in this process until Ctrl-C, SIGTERM, the idle period,
-/// or the socket file being removed or taken over.
+/// Who owns the store, asking again when the answer was cut off: an
+/// owner killed while it answered leaves a socket that refuses the next
+/// connection (no owner), while a stranger on the socket answers garbage
+/// every time.
+fn probe(client: &Client) -> Result<OwnerId, ClientError> {
+    let mut tries = 0;
+    loop {
+        match client.owner() {
+            Err(ClientError::NotEngram { .. } | ClientError::Io { .. }) if tries < 3 => {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Owns the stores in this process until Ctrl-C, SIGTERM, the idle
+/// period, or the socket file being removed or taken over.
 fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode> {
-    prepare_store_folder(ctx.store.dir())?;
-    let service = Arc::new(super::serve::open_service(ctx)?);
-    let listener = bind_socket(ctx.store.dir())?;
-    let bound = SocketId::of(ctx.store.dir());
+    anyhow::ensure!(
+        ctx.shared_log.is_none(),
+        "a store replicating a shared log (--log) is opened by each command itself: it has no daemon"
+    );
+    let root = ctx.owner_root().to_owned();
+    let socket = bind_socket(&root)
+        .with_context(|| format!("becoming the owner of {}", ctx.describe_owner()))?;
+    let owned = ctx.owned(super::model::load());
     eprintln!(
         "engram: daemon (pid {}, version {VERSION}) owns {} on {}",
         std::process::id(),
-        ctx.describe(),
-        socket_path(ctx.store.dir()).display()
+        ctx.describe_owner(),
+        ctx.owner_socket().display()
     );
     let activity = Arc::new(Activity::default());
-    let state = AppState {
-        service: Arc::clone(&service),
-        token: None,
-    };
     let watched = Arc::clone(&activity);
-    let dir = ctx.store.dir().to_owned();
+    let bound = socket.id();
     let ended = async move {
         let watch = async {
             loop {
                 tokio::time::sleep(Duration::from_millis(200)).await;
-                if SocketId::of(&dir) != bound {
+                if SocketId::of(&root) != bound {
                     eprintln!("engram: the socket was removed or replaced: stopping");
                     return;
                 }
@@ -135,8 +151,8 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
     };
     let runtime = super::serve::runtime()?;
     let served = runtime.block_on(engram::owner::serve_socket(
-        listener,
-        router(state),
+        &socket,
+        owned.router(),
         OwnerInfo {
             kind: "daemon",
             activity: Some(activity),
@@ -144,11 +160,11 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
         ended,
     ));
     runtime.shutdown_timeout(Duration::from_secs(30));
-    // The store is closed before its socket goes: a socket that no longer
-    // answers means an owner that is gone.
-    let closed = super::serve::close(service);
-    remove_socket(ctx.store.dir(), bound);
-    served.context("serving the store socket")?;
+    // The stores are closed before the socket goes: a socket that no
+    // longer answers means an owner that is gone.
+    let closed = owned.close();
+    remove_socket(socket);
+    served.context("serving the socket")?;
     closed?;
     eprintln!("engram: daemon stopped; views persisted");
     Ok(ExitCode::SUCCESS)
@@ -158,9 +174,9 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
 /// answers (or another owner does). Call it holding `daemon.lock`, or
 /// through [`connect`].
 fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
-    prepare_store_folder(ctx.store.dir())
-        .with_context(|| format!("preparing {}", ctx.describe()))?;
-    let log_path = ctx.store.dir().join(DAEMON_LOG_FILE_NAME);
+    prepare_store_folder(ctx.owner_root())
+        .with_context(|| format!("preparing {}", ctx.describe_owner()))?;
+    let log_path = ctx.owner_root().join(DAEMON_LOG_FILE_NAME);
     let log = OpenOptions::new()
         .create(true)
         .append(true)
@@ -174,6 +190,7 @@ fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
         .arg("daemon")
         .arg("--idle")
         .arg(humantime::format_duration(idle).to_string())
+        .current_dir(ctx.owner_root())
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
@@ -186,7 +203,7 @@ fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
     let deadline = Instant::now() + START_DEADLINE;
     let mut exited = None;
     loop {
-        match client.owner() {
+        match probe(&client) {
             Ok(owner) => {
                 // Reap it later if it exits: a thread waits on it.
                 std::thread::spawn(move || child.wait());
@@ -213,7 +230,7 @@ fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
                 .unwrap_or_default();
             anyhow::bail!(
                 "the engram daemon for {} did not answer within {}s{}; its log {} ends:\n{tail}",
-                ctx.describe(),
+                ctx.describe_owner(),
                 START_DEADLINE.as_secs(),
                 exited
                     .map(|s| format!(" (it exited: {s})"))
@@ -231,8 +248,10 @@ fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
 /// version is stopped and replaced (its store is closed cleanly first); an
 /// owner of another version that is not a daemon is an error naming it.
 pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
+    prepare_store_folder(ctx.owner_root())
+        .with_context(|| format!("preparing {}", ctx.describe_owner()))?;
     let client = client(ctx);
-    match client.owner() {
+    match probe(&client) {
         Ok(owner) if owner.version == VERSION => return Ok(client),
         Ok(owner) if owner.kind == "daemon" => {
             eprintln!(
@@ -253,9 +272,7 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
         Err(ClientError::NoOwner { .. }) => {}
         Err(e) => return Err(e.into()),
     }
-    prepare_store_folder(ctx.store.dir())
-        .with_context(|| format!("preparing {}", ctx.describe()))?;
-    let lock_path = ctx.store.dir().join(DAEMON_LOCK_FILE_NAME);
+    let lock_path = ctx.owner_root().join(DAEMON_LOCK_FILE_NAME);
     let lock = OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -265,7 +282,7 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
         .with_context(|| format!("opening {}", lock_path.display()))?;
     rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
         .with_context(|| format!("locking {}", lock_path.display()))?;
-    let owner = match client.owner() {
+    let owner = match probe(&client) {
         Ok(owner) => owner,
         Err(ClientError::NoOwner { .. }) => {
             let idle = match std::env::var(IDLE_ENV) {
@@ -282,18 +299,47 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
     Ok(client)
 }
 
-/// A client of the store's owner when one answers (of this version), else
-/// `None`.
-pub fn running_owner(ctx: &Context) -> anyhow::Result<Option<Client>> {
-    let client = client(ctx);
-    match client.owner() {
-        Ok(owner) => {
-            client.check_version(&owner)?;
-            Ok(Some(client))
-        }
-        Err(ClientError::NoOwner { .. }) => Ok(None),
-        Err(e) => Err(e.into()),
+/// For a command that needs the store to itself (`rebuild`, `import`,
+/// `bench append`): stops a daemon owning it (it closes the stores
+/// cleanly; the next client starts another) and holds `daemon.lock`, so no
+/// client starts one until the returned lock is dropped. An owner that is
+/// not a daemon (`engram serve`, an application) is named and left alone.
+pub fn exclusive(ctx: &Context, what: &str) -> anyhow::Result<Option<std::fs::File>> {
+    // No socket, no owner: and nothing is created for a command that may
+    // refuse its input (a client starting a daemon meanwhile meets the
+    // log's own write lock).
+    if !ctx.owner_socket().exists() {
+        return Ok(None);
     }
+    let lock_path = ctx.owner_root().join(DAEMON_LOCK_FILE_NAME);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+    let client = client(ctx);
+    match probe(&client) {
+        Ok(owner) if owner.kind == "daemon" => {
+            eprintln!(
+                "engram: {what} needs the store to itself: stopping the daemon (pid {})",
+                owner.pid
+            );
+            stop_owner(&client, &owner)?;
+        }
+        Ok(owner) => anyhow::bail!(
+            "{what}: {} is owned by `engram {}` (pid {}): stop it first",
+            ctx.describe_owner(),
+            owner.kind,
+            owner.pid
+        ),
+        Err(ClientError::NoOwner { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    Ok(Some(lock))
 }
 
 /// Stops a daemon (SIGTERM: it closes the store, persisting the views) and
@@ -307,7 +353,7 @@ fn stop_owner(client: &Client, owner: &OwnerId) -> anyhow::Result<()> {
         .with_context(|| format!("stopping the daemon (pid {})", owner.pid))?;
     let deadline = Instant::now() + Duration::from_secs(60);
     // Gone once its socket no longer answers and the process has exited.
-    while client.owner().is_ok() || rustix::process::test_kill_process(pid).is_ok() {
+    while client.owner().is_ok() || alive(pid) {
         anyhow::ensure!(
             Instant::now() < deadline,
             "the daemon (pid {}) did not stop within 60s",
@@ -318,10 +364,26 @@ fn stop_owner(client: &Client, owner: &OwnerId) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether process `pid` still runs: it exists and is not a zombie
+/// waiting for a parent that may never reap it.
+fn alive(pid: rustix::process::Pid) -> bool {
+    if rustix::process::test_kill_process(pid).is_err() {
+        return false;
+    }
+    // /proc/PID/stat: "PID (COMM) STATE ...", COMM may hold spaces.
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.trim_start().chars().next())
+            .is_none_or(|state| state != 'Z'),
+        Err(_) => true,
+    }
+}
+
 fn status(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
     let client = client(ctx);
     let socket = client.socket().display().to_string();
-    let owner = match client.owner() {
+    let owner = match probe(&client) {
         Ok(owner) => Some(owner),
         Err(ClientError::NoOwner { .. }) => None,
         Err(e) => return Err(e.into()),
@@ -335,12 +397,15 @@ fn status(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
         match &owner {
             Some(o) => println!(
                 "{} is owned by pid {} ({}, version {}) on {socket}",
-                ctx.describe(),
+                ctx.describe_owner(),
                 o.pid,
                 o.kind,
                 o.version
             ),
-            None => println!("nothing owns {} (no answer on {socket})", ctx.describe()),
+            None => println!(
+                "nothing owns {} (no answer on {socket})",
+                ctx.describe_owner()
+            ),
         }
     }
     Ok(if owner.is_some() {
@@ -352,10 +417,10 @@ fn status(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
 
 fn stop(ctx: &Context) -> anyhow::Result<ExitCode> {
     let client = client(ctx);
-    let owner = match client.owner() {
+    let owner = match probe(&client) {
         Ok(owner) => owner,
         Err(ClientError::NoOwner { .. }) => {
-            println!("no daemon owns {}", ctx.describe());
+            println!("no daemon owns {}", ctx.describe_owner());
             return Ok(ExitCode::SUCCESS);
         }
         Err(e) => return Err(e.into()),
@@ -363,7 +428,7 @@ fn stop(ctx: &Context) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         owner.kind == "daemon",
         "{} is owned by `engram {}` (pid {}), not a daemon: stop it where it runs",
-        ctx.describe(),
+        ctx.describe_owner(),
         owner.kind,
         owner.pid
     );
@@ -371,7 +436,7 @@ fn stop(ctx: &Context) -> anyhow::Result<ExitCode> {
     println!(
         "stopped the daemon (pid {}) of {}",
         owner.pid,
-        ctx.describe()
+        ctx.describe_owner()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -4,13 +4,15 @@
 use std::process::ExitCode;
 
 use engram::api::{
-    By, DistillRequest, GradeRequest, IdArg, VerdictName, VerdictRequest, qualified,
+    By, DistillRequest, GradeRequest, IdArg, MaintainRequest, VerdictName, VerdictRequest,
 };
+use engram::client::encode;
 use engram::engine::now_ms;
 use engram_commands::maintain::MaintainPolicy;
 
+use super::door::Door;
 use super::{Context, format_ts};
-use engram::api::{json, parse_time};
+use engram::api::parse_time;
 
 #[derive(Debug, clap::Args)]
 pub struct ReviewArgs {
@@ -105,22 +107,34 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
         Some(text) => parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?,
         None => now_ms(),
     };
-    let engram = ctx.open_existing()?;
-    let due = engram.review(at);
-    engram.close()?;
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let target = match &args.at {
+        Some(text) => format!("/api/review?at={}", encode(text)),
+        None => "/api/review".to_owned(),
+    };
+    let due = door.get(&target);
+    door.finish()?;
+    let due = due?;
     if args.json {
-        println!("{}", json::due(ctx.scope, &due));
+        println!("{due}");
     } else {
+        let due = due["due"].as_array().cloned().unwrap_or_default();
         if due.is_empty() {
             println!("nothing due at {}", format_ts(at));
         }
         for d in &due {
-            let cues: Vec<String> = d.cues.iter().map(|c| c.coordinate.clone()).collect();
+            let cues: Vec<&str> = d["cues"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["coordinate"].as_str())
+                .collect();
             println!(
                 "memory {} at {} (due {}); next to: {}",
-                qualified(ctx.scope, d.id),
-                d.coordinate,
-                format_ts(d.due_ms),
+                text(d, "id"),
+                text(d, "coordinate"),
+                text(d, "due"),
                 if cues.is_empty() {
                     "-".to_owned()
                 } else {
@@ -132,55 +146,65 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A text field of an answer ("" when missing).
+fn text<'a>(value: &'a serde_json::Value, field: &str) -> &'a str {
+    value[field].as_str().unwrap_or_default()
+}
+
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
     GradeRequest {
         grade: args.grade,
         by: args.by,
     }
     .validate()?;
-    let subject = engram::Subject {
-        actor: args.by.actor(),
-        session: None,
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
+    let request = GradeRequest {
+        grade: args.grade,
+        by: args.by,
     };
-    let service = ctx.memory_service()?;
-    let schedule = service.with_memory(args.id, |engram, id| {
-        engram.grade_as(id, args.grade, &subject)
-    });
-    service.close()?;
-    let (scope, s) = schedule?;
+    let s = door.post(
+        &super::memory::memory_target(args.id, "grade", &[]),
+        &request,
+    );
+    door.finish()?;
+    let s = s?;
     if args.json {
-        println!("{}", json::schedule(scope, args.id.id, args.grade, &s));
+        println!("{s}");
     } else {
         println!(
             "graded memory {} {}: next review {} (in {} days, easiness {:.2})",
-            qualified(scope, args.id.id),
+            text(&s, "id"),
             args.grade,
-            format_ts(s.due_ms),
-            s.interval_days,
-            f64::from(s.ef_permille) / 1000.0
+            text(&s, "due"),
+            s["interval_days"],
+            s["easiness"].as_f64().unwrap_or_default()
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let (open, shelved) = engram.contradictions();
-    engram.close()?;
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let answer = door.get("/api/verdicts");
+    door.finish()?;
+    let answer = answer?;
     if args.json {
-        println!("{}", json::contradictions(ctx.scope, &open, &shelved));
+        println!("{answer}");
     } else {
+        let open = answer["open"].as_array().cloned().unwrap_or_default();
+        let shelved = answer["shelved"].as_array().cloned().unwrap_or_default();
         if open.is_empty() {
             println!("no open contradictions");
         }
         for c in &open {
             println!(
                 "{} vs {} ({}):\n  a: {}\n  b: {}",
-                qualified(ctx.scope, c.a),
-                qualified(ctx.scope, c.b),
-                c.reason,
-                c.a_label,
-                c.b_label
+                text(c, "a"),
+                text(c, "b"),
+                text(c, "reason"),
+                text(c, "a_label"),
+                text(c, "b_label")
             );
         }
         if !shelved.is_empty() {
@@ -188,9 +212,9 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
             for c in &shelved {
                 println!(
                     "  {} vs {} ({})",
-                    qualified(ctx.scope, c.a),
-                    qualified(ctx.scope, c.b),
-                    c.reason
+                    text(c, "a"),
+                    text(c, "b"),
+                    text(c, "reason")
                 );
             }
         }
@@ -207,10 +231,10 @@ pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
         by: args.by,
         reason: Some(args.reason.clone()),
     };
-    let service = ctx.memory_service()?;
-    let result = service.verdict(&request);
-    service.close()?;
-    let answer = result?;
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
+    let answer = door.post("/api/verdict", &request);
+    door.finish()?;
+    let answer = answer?;
     if args.json {
         println!("{answer}");
     } else {
@@ -227,37 +251,37 @@ pub fn verdict(ctx: &Context, args: &VerdictArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> {
-    let at = match &args.at {
-        Some(text) => parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?,
-        None => now_ms(),
+    if let Some(text) = &args.at {
+        parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?;
+    }
+    let request = MaintainRequest {
+        at: args.at.clone(),
+        dry_run: args.dry_run,
+        idle_days: Some(args.idle_days),
+        importance_below: Some(args.importance_below),
+        capacity: Some(args.capacity),
+        keep_trust: Some(args.keep_trust),
+        by: args.by,
     };
-    let policy = MaintainPolicy {
-        idle_days: args.idle_days,
-        importance_below: args.importance_below,
-        hot_set_capacity: args.capacity,
-        keep_trust_at_least: args.keep_trust,
-    };
-    let engram = ctx.open_existing()?;
-    let subject = engram::Subject {
-        actor: args.by.actor(),
-        session: None,
-    };
-    let result = engram.maintain_as(&policy, at, args.dry_run, &subject);
-    engram.close()?;
-    let archived = result?;
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let answer = door.post("/api/maintain", &request);
+    door.finish()?;
+    let answer = answer?;
     if args.json {
-        println!("{}", json::archived(ctx.scope, &archived, args.dry_run));
+        println!("{answer}");
     } else {
         let verb = if args.dry_run {
             "would archive"
         } else {
             "archived"
         };
+        let archived = answer["archived"].as_array().cloned().unwrap_or_default();
         if archived.is_empty() {
             println!("nothing to archive");
         }
-        for (id, reason) in &archived {
-            println!("{verb} memory {}: {reason}", qualified(ctx.scope, *id));
+        for a in &archived {
+            println!("{verb} memory {}: {}", text(a, "id"), text(a, "reason"));
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -296,19 +320,27 @@ pub enum DistillCommand {
 pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCode> {
     match command {
         DistillCommand::Candidates { json } => {
-            let engram = ctx.open_existing()?;
-            let described = engram.distill_candidates_described();
-            engram.close()?;
+            ctx.require_log()?;
+            let door = Door::open(ctx, &[&ctx.store])?;
+            let answer = door.get("/api/distill/candidates");
+            door.finish()?;
+            let answer = answer?;
             if *json {
-                println!("{}", json::clusters(ctx.scope, &described));
+                println!("{answer}");
             } else {
-                if described.is_empty() {
+                let clusters = answer["clusters"].as_array().cloned().unwrap_or_default();
+                if clusters.is_empty() {
                     println!("no clusters of similar memories");
                 }
-                for (i, members) in described.iter().enumerate() {
+                for (i, cluster) in clusters.iter().enumerate() {
                     println!("cluster {}:", i + 1);
-                    for (id, at, label) in members {
-                        println!("  memory {} at {at}: {label}", qualified(ctx.scope, *id));
+                    for m in cluster["members"].as_array().into_iter().flatten() {
+                        println!(
+                            "  memory {} at {}: {}",
+                            text(m, "id"),
+                            text(m, "coordinate"),
+                            text(m, "label")
+                        );
                     }
                 }
             }
@@ -326,10 +358,10 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 room: room.clone(),
                 by: Some(*by),
             };
-            let service = ctx.memory_service()?;
-            let result = service.distill(&request);
-            service.close()?;
-            let d = result?;
+            let door = Door::open(ctx, &ctx.memory_stores()?)?;
+            let d = door.post("/api/distill", &request);
+            door.finish()?;
+            let d = d?;
             if *json {
                 println!("{d}");
             } else {
@@ -364,33 +396,37 @@ pub struct EntitiesArgs {
 }
 
 pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> {
-    const CATEGORIES: [&str; 6] = ["person", "project", "tool", "file", "organisation", "place"];
-    if let Some(c) = &args.category {
-        anyhow::ensure!(
-            CATEGORIES.contains(&c.as_str()),
-            "unknown category {c:?}: use one of {}",
-            CATEGORIES.join(", ")
-        );
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let mut target = "/api/entities".to_owned();
+    let mut separator = '?';
+    for (name, value) in [("category", &args.category), ("search", &args.search)] {
+        if let Some(value) = value {
+            target.push_str(&format!("{separator}{name}={}", encode(value)));
+            separator = '&';
+        }
     }
-    let engram = ctx.open_existing()?;
-    let list = engram.entities(args.category.as_deref(), args.search.as_deref());
-    engram.close()?;
+    let answer = door.get(&target);
+    door.finish()?;
+    let answer = answer?;
     if args.json {
-        println!("{}", json::entities(ctx.scope, &list));
+        println!("{answer}");
     } else {
+        let list = answer["entities"].as_array().cloned().unwrap_or_default();
         if list.is_empty() {
             println!("no entities");
         }
         for e in &list {
-            let ids: Vec<String> = e
-                .memories
-                .iter()
-                .map(|(id, _, _)| qualified(ctx.scope, *id))
+            let ids: Vec<&str> = e["memories"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| text(m, "id"))
                 .collect();
             println!(
                 "{:<12} {:<24} memories {}",
-                e.category,
-                e.key,
+                text(e, "category"),
+                text(e, "name"),
                 ids.join(", ")
             );
         }

@@ -5,12 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use engram::api::parse_ingest;
-use engram::engine::Engram;
-use engram::log::{MemoryRef, Role, SessionEvent, Source};
-use engram::{Content, MemoryMeta, Remember, Subject};
-use engram_commands::extract::{Proposal, proposals};
-use serde_json::json;
+use engram::api::{IngestRequest, parse_ingest};
+use engram::http::INGEST_BODY_LIMIT;
 
 use super::Context;
 
@@ -42,106 +38,67 @@ pub struct IngestArgs {
 pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    // Parsed before the store is opened: a refused transcript writes nothing.
+    // Parsed before the store is reached: a refused transcript writes
+    // nothing.
     let parsed = parse_ingest(&bytes, args.session.as_deref(), args.skip_bad_lines)
         .with_context(|| format!("parsing {}", args.file.display()))?;
-    let service = ctx.own_service(if args.extract {
-        super::model::load()
-    } else {
-        None
+    let transcript = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not UTF-8 text (at byte {}): a transcript is JSON lines",
+            args.file.display(),
+            e.utf8_error().valid_up_to()
+        )
     })?;
-    let ingested = service
-        .ingest_parsed(parsed)
-        .with_context(|| format!("ingesting {}", args.file.display()));
-    let ingested = match ingested {
-        Ok(ingested) => ingested,
-        Err(e) => {
-            service.close()?;
-            return Err(e);
+    anyhow::ensure!(
+        transcript.len() < INGEST_BODY_LIMIT,
+        "{} is {} bytes, over the {} MiB one ingest takes: split it into several transcripts",
+        args.file.display(),
+        transcript.len(),
+        INGEST_BODY_LIMIT >> 20
+    );
+    let request = IngestRequest {
+        transcript,
+        session: Some(parsed.session),
+        skip_bad_lines: args.skip_bad_lines,
+        extract: args.extract,
+    };
+    let door = super::door::Door::open(ctx, &[&ctx.store])?;
+    let ingested = door.post("/api/ingest", &request);
+    door.finish()?;
+    let ingested = ingested.with_context(|| format!("ingesting {}", args.file.display()))?;
+    for problem in ingested["skipped"].as_array().into_iter().flatten() {
+        let reason = problem["reason"].as_str().unwrap_or_default();
+        match problem["line"].as_u64() {
+            Some(line) => eprintln!(
+                "engram: skipped {}: line {line}: {reason}",
+                args.file.display()
+            ),
+            None => eprintln!("engram: skipped {}: {reason}", args.file.display()),
         }
-    };
-    for problem in &ingested.skipped {
-        eprintln!("engram: skipped {}: {problem}", args.file.display());
     }
-    let extracted = if args.extract {
-        extract(service.engram(), &ingested.recorded)
-    } else {
-        Ok(Vec::new())
-    };
-    let scope = service.scope();
-    service.close()?;
-    let extracted = extracted?;
-    let (first, last) = (ingested.first_seq, ingested.last_seq);
     if args.json {
-        let extracted: Vec<serde_json::Value> = extracted
-            .iter()
-            .map(|(p, r)| {
-                json!({
-                    "seq": p.seq,
-                    "sentence": p.sentence,
-                    "outcome": r.outcome.as_str(),
-                    "id": r.id.map(|id| engram::api::qualified(scope, id)),
-                })
-            })
-            .collect();
-        println!("{}", engram::api::json::ingested(&ingested, &extracted));
+        println!("{ingested}");
     } else {
         println!(
-            "ingested {} turns into session {}: seqs {first}..={last}; secrets and personal data redacted: {}",
-            ingested.turns, ingested.session, ingested.redacted
+            "ingested {} turns into session {}: seqs {}..={}; secrets and personal data redacted: {}",
+            ingested["turns"],
+            ingested["session"].as_str().unwrap_or_default(),
+            ingested["first_seq"],
+            ingested["last_seq"],
+            ingested["redacted"]
         );
-        for (p, r) in &extracted {
+        for p in ingested["extracted"].as_array().into_iter().flatten() {
             println!(
                 "  extracted from seq {}: {:?} -> {}{}",
-                p.seq,
-                p.sentence,
-                r.outcome.as_str(),
-                r.id.map(|id| format!(" (memory {})", engram::api::qualified(scope, id)))
+                p["seq"],
+                p["sentence"].as_str().unwrap_or_default(),
+                p["outcome"].as_str().unwrap_or_default(),
+                p["id"]
+                    .as_str()
+                    .map(|id| format!(" (memory {id})"))
                     .unwrap_or_default()
             );
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Saves the proposals of `engram_commands::extract` for the recorded turns,
-/// each referencing its turn, with the sentence as the summary.
-fn extract(
-    engram: &Engram,
-    recorded: &[(u64, SessionEvent)],
-) -> anyhow::Result<Vec<(Proposal, engram::Receipt)>> {
-    let turns: Vec<(u64, Role, &str)> = recorded
-        .iter()
-        .map(|(seq, t)| (*seq, t.role, t.content.as_str()))
-        .collect();
-    let proposals = proposals(&turns);
-    // One batched pass of the model over the turns the proposals reference.
-    let texts: Vec<String> = proposals
-        .iter()
-        .filter_map(|p| recorded.iter().find(|(seq, _)| *seq == p.seq))
-        .map(|(_, turn)| turn.content.clone())
-        .collect();
-    engram.prefetch_embeddings(&texts);
-    let mut out = Vec::new();
-    for proposal in proposals {
-        let Some((_, turn)) = recorded.iter().find(|(seq, _)| *seq == proposal.seq) else {
-            continue;
-        };
-        let receipt = engram.remember(&Remember {
-            content: Content::Reference(MemoryRef {
-                session: turn.session.clone(),
-                first_seq: proposal.seq,
-                last_seq: proposal.seq,
-            }),
-            meta: MemoryMeta {
-                summary: Some(proposal.sentence.clone()),
-                source: Source::Ingest,
-                ..MemoryMeta::default()
-            },
-            subject: Subject::user(),
-        })?;
-        out.push((proposal, receipt));
-    }
-    engram.clear_prefetched();
-    Ok(out)
 }

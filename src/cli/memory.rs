@@ -8,11 +8,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::api::{
-    BatchItem, BatchRequest, By, IdArg, RecallRequest, TierName, context_block, json, qualified,
+    BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, IdArg, RecallRequest,
+    RememberRequest, TierName, context_block,
 };
-use engram::engine::Engram;
-use engram::log::{MemoryRef, Scope};
-use engram::{Content, MemoryMeta, Outcome, Remember, Subject};
+use engram::client::encode;
 use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
@@ -157,13 +156,6 @@ pub struct ConfirmArgs {
     json: bool,
 }
 
-fn subject(by: By, session: Option<&String>) -> Subject {
-    Subject {
-        actor: by.actor(),
-        session: session.cloned(),
-    }
-}
-
 #[derive(Debug, serde::Deserialize)]
 struct BatchFile {
     items: Vec<BatchItem>,
@@ -196,9 +188,9 @@ fn remember_items(
         by: args.by,
         scope: None,
     };
-    let service = ctx.own_service(super::model::load())?;
-    let answer = service.remember_batch(&request);
-    service.close()?;
+    let door = super::door::Door::open(ctx, &[&ctx.store])?;
+    let answer = door.post("/api/remember/batch", &request);
+    door.finish()?;
     let answer = answer?;
     let results = answer["results"].as_array().cloned().unwrap_or_default();
     let failed = results.iter().filter(|r| r["outcome"] == "error").count();
@@ -225,72 +217,58 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     if let Some(path) = &args.items {
         return remember_items(ctx, args, path);
     }
-    let content = match (args.first_seq, args.last_seq, &args.text) {
-        (Some(first_seq), Some(last_seq), _) => Content::Reference(MemoryRef {
-            session: args.session.clone().unwrap_or_default(),
-            first_seq,
-            last_seq,
-        }),
-        (_, _, Some(text)) => {
-            let text = if text == "-" {
-                let mut buffer = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut buffer)
-                    .context("reading standard input")?;
-                String::from_utf8(buffer).context("standard input is not UTF-8")?
-            } else {
-                text.clone()
-            };
-            Content::Text {
-                text,
-                session: args.session.clone(),
-            }
+    let content = match &args.text {
+        Some(text) if text == "-" => {
+            let mut buffer = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buffer)
+                .context("reading standard input")?;
+            Some(String::from_utf8(buffer).context("standard input is not UTF-8")?)
         }
-        _ => anyhow::bail!(
+        Some(text) => Some(text.clone()),
+        None => None,
+    };
+    if content.is_none() && args.first_seq.is_none() {
+        anyhow::bail!(
             "nothing to remember: give TEXT, or --session with --first-seq and --last-seq"
-        ),
-    };
-    let request = Remember {
+        );
+    }
+    let request = RememberRequest {
         content,
-        meta: MemoryMeta {
-            summary: args.summary.clone(),
-            tags: args.tags.clone(),
-            tier: args.tier.save_tier()?,
-            room: args.room.clone(),
-            source: args.by.source(),
-            scope: match (&args.session, args.session_only) {
-                (Some(session), true) => Scope::Session(session.clone()),
-                _ => Scope::Store,
-            },
-            ttl_ms: args
-                .ttl
-                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-        },
-        subject: subject(args.by, args.session.as_ref()),
+        room: args.room.clone(),
+        tags: args.tags.clone(),
+        summary: args.summary.clone(),
+        session: args.session.clone(),
+        first_seq: args.first_seq,
+        last_seq: args.last_seq,
+        session_only: args.session_only,
+        tier: Some(args.tier),
+        by: args.by,
+        ttl: args.ttl.map(|d| humantime::format_duration(d).to_string()),
     };
-    let engram = super::model::attach(
-        Engram::open(ctx.store.clone(), &ctx.options())?,
-        super::model::load(),
-    );
-    let receipt = engram.remember(&request);
-    engram.close()?;
+    let door = super::door::Door::open(ctx, &[&ctx.store])?;
+    let receipt = door.post("/api/remember", &request);
+    door.finish()?;
     let receipt = receipt?;
     if args.json {
-        println!("{}", json::receipt(ctx.scope, &receipt));
+        println!("{receipt}");
     } else {
-        let at = receipt.coordinate.as_deref().unwrap_or_default();
-        let id = qualified(ctx.scope, receipt.id.unwrap_or_default());
-        let related = qualified(ctx.scope, receipt.related.unwrap_or_default());
-        let reason = receipt.reason.as_deref().unwrap_or_default();
-        match receipt.outcome {
-            Outcome::New => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
-            Outcome::Reinforced => {
+        let text = |field: &str| receipt[field].as_str().unwrap_or_default().to_owned();
+        let (id, at, related, reason) = (
+            text("id"),
+            text("coordinate"),
+            text("related"),
+            text("reason"),
+        );
+        match receipt["outcome"].as_str().unwrap_or_default() {
+            "new" => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
+            "reinforced" => {
                 println!("reinforced memory {id} at {at}: the text restates it (no new slot)");
             }
-            Outcome::Contradiction => println!(
+            "contradiction" => println!(
                 "remembered memory {id} at {at}; it contradicts memory {related} ({reason}): see `engram verdicts`"
             ),
-            Outcome::Discarded => println!("discarded: {reason}; nothing was remembered"),
+            _ => println!("discarded: {reason}; nothing was remembered"),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -306,27 +284,35 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
         limit: Some(args.limit),
     };
     request.limit()?;
-    // The first store with a log is held; the others are searched in turn
-    // (each records its own `recalled`); a store without a log is not
-    // created by a recall.
-    let model = if ctx.recall_stores.iter().any(|(_, s)| s.has_log()) {
-        super::model::load()
-    } else {
-        None
-    };
-    let with_log = ctx.recall_stores.iter().filter(|(_, s)| s.has_log());
-    let (hits, mode) = match ctx.service(with_log, model)? {
-        Some(service) => {
-            let recalled = service.recall_hits(&request);
-            service.close()?;
-            let recalled = recalled?;
-            for skipped in &recalled.skipped {
-                eprintln!("engram: warning: not searched: {skipped}");
-            }
-            (recalled.hits, recalled.mode.as_str())
-        }
-        None => (Vec::new(), "keyword"),
-    };
+    // The first store with a log takes the recall's `recalled` event; a
+    // store without a log is not created by a recall.
+    let with_log: Vec<&engram::store::Store> = ctx
+        .recall_stores
+        .iter()
+        .filter(|(_, s)| s.has_log() || ctx.shared_log.is_some())
+        .map(|(_, s)| s)
+        .collect();
+    if with_log.is_empty() {
+        return print_recall(
+            &serde_json::json!({"hits": [], "mode": "keyword", "context": context_block(&[])}),
+            args,
+        );
+    }
+    let door = super::door::Door::open(ctx, &with_log)?;
+    let answer = door.post("/api/recall", &request);
+    door.finish()?;
+    print_recall(&answer?, args)
+}
+
+/// Prints the answer of a recall.
+fn print_recall(answer: &Value, args: &RecallArgs) -> anyhow::Result<ExitCode> {
+    for skipped in answer["skipped"].as_array().into_iter().flatten() {
+        eprintln!(
+            "engram: warning: not searched: {}",
+            skipped.as_str().unwrap_or_default()
+        );
+    }
+    let hits = answer["hits"].as_array().cloned().unwrap_or_default();
     let format = if args.json {
         RecallFormat::Json
     } else {
@@ -334,26 +320,26 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     };
     match format {
         RecallFormat::Json => {
-            let hits: Vec<Value> = hits
-                .iter()
-                .map(|(scope, hit)| json::hit(scope, hit))
-                .collect();
-            println!("{}", serde_json::json!({ "hits": hits, "mode": mode }));
+            println!(
+                "{}",
+                serde_json::json!({ "hits": hits, "mode": answer["mode"] })
+            );
         }
-        RecallFormat::Context => print!("{}", context_block(&hits)),
+        RecallFormat::Context => print!("{}", answer["context"].as_str().unwrap_or_default()),
         RecallFormat::Text => {
             if hits.is_empty() {
                 println!("no memory matches {:?}", args.query);
             }
-            for (scope, hit) in &hits {
+            for hit in &hits {
                 println!(
-                    "memory {} at {} ({scope}, score {:.3}, trust {:.2})",
-                    qualified(scope, hit.id),
-                    hit.coordinate,
-                    hit.score,
-                    hit.trust
+                    "memory {} at {} ({}, score {:.3}, trust {:.2})",
+                    hit["id"].as_str().unwrap_or_default(),
+                    hit["coordinate"].as_str().unwrap_or_default(),
+                    hit["scope"].as_str().unwrap_or_default(),
+                    hit["score"].as_f64().unwrap_or_default(),
+                    hit["trust"].as_f64().unwrap_or_default()
                 );
-                for line in hit.text.lines() {
+                for line in hit["text"].as_str().unwrap_or_default().lines() {
                     println!("    {line}");
                 }
             }
@@ -366,81 +352,119 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The target of a request about memory `id`, with `query` pairs.
+pub(super) fn memory_target(id: IdArg, action: &str, query: &[(&str, Option<String>)]) -> String {
+    let mut target = format!("/api/memories/{}/{action}", encode(&id.to_string()));
+    let mut separator = '?';
+    for (name, value) in query {
+        if let Some(value) = value {
+            target.push(separator);
+            target.push_str(&format!("{name}={}", encode(value)));
+            separator = '&';
+        }
+    }
+    target
+}
+
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
-    let service = ctx.memory_service()?;
-    let expansion = service.with_memory(args.id, |engram, id| {
-        engram.expand_as(id, &subject(By::User, args.session.as_ref()), args.audit)
-    });
-    service.close()?;
-    let (scope, expansion) = expansion?;
+    let door = super::door::Door::open(ctx, &ctx.memory_stores()?)?;
+    let target = memory_target(
+        args.id,
+        "expand",
+        &[
+            ("audit", args.audit.then(|| "true".to_owned())),
+            ("session", args.session.clone()),
+        ],
+    );
+    let expansion = door.get(&target);
+    door.finish()?;
+    let expansion = expansion?;
     if args.json {
-        println!("{}", json::expansion(scope, &expansion));
+        println!("{expansion}");
     } else {
-        for t in &expansion.turns {
+        for t in expansion["events"].as_array().into_iter().flatten() {
             println!(
                 "[seq {} | {} | session {} turn {} | {}]",
-                t.seq,
-                json::format_ts(t.ts_ms),
-                t.session,
-                t.turn,
-                json::role_name(t.role)
+                t["seq"],
+                t["ts"].as_str().unwrap_or_default(),
+                t["session"].as_str().unwrap_or_default(),
+                t["turn"],
+                t["role"].as_str().unwrap_or_default()
             );
-            println!("{}", t.content);
+            println!("{}", t["content"].as_str().unwrap_or_default());
         }
         println!(
             "verified: content hash and HMAC of memory {} match",
-            qualified(scope, expansion.id)
+            expansion["id"].as_str().unwrap_or_default()
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// The scope letter's store name of a qualified id (`p:2` -> `project`).
+fn scope_of_id(id: &str) -> &'static str {
+    match id.split_once(':').map(|(letter, _)| letter) {
+        Some("u") => "user",
+        Some("p") => "project",
+        _ => "store",
+    }
+}
+
 pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {
-    let service = ctx.memory_service()?;
-    let result = service.with_memory(args.id, |engram, id| {
-        engram.forget(id, &subject(args.by, args.session.as_ref()), &args.reason)
-    });
-    service.close()?;
-    let (scope, forgetting) = result?;
-    let id = qualified(scope, forgetting.id);
+    let door = super::door::Door::open(ctx, &ctx.memory_stores()?)?;
+    let request = ForgetRequest {
+        reason: Some(args.reason.clone()),
+        by: args.by,
+        session: args.session.clone(),
+    };
+    let forgetting = door.post(&memory_target(args.id, "forget", &[]), &request);
+    door.finish()?;
+    let forgetting = forgetting?;
+    let id = forgetting["id"].as_str().unwrap_or_default();
+    let scope = scope_of_id(id);
     if args.json {
-        println!("{}", json::forgetting(scope, &forgetting));
-    } else if forgetting.already {
+        println!("{forgetting}");
+    } else if forgetting["already"].as_bool().unwrap_or_default() {
         println!(
             "memory {id} was already forgotten at seq {} ({scope} store)",
-            forgetting.seq
+            forgetting["seq"]
         );
     } else {
         println!(
             "forgot memory {id} (tombstone at seq {} of the {scope} store; the log keeps the original words)",
-            forgetting.seq
+            forgetting["seq"]
         );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn confirm(ctx: &Context, args: &ConfirmArgs) -> anyhow::Result<ExitCode> {
-    let service = ctx.memory_service()?;
-    let result = service.with_memory(args.id, |engram, id| {
-        engram.confirm(id, &subject(args.by, args.session.as_ref()), &args.quote)
-    });
-    service.close()?;
-    let (scope, confirmation) = result?;
-    let id = qualified(scope, confirmation.id);
+    let door = super::door::Door::open(ctx, &ctx.memory_stores()?)?;
+    let request = ConfirmRequest {
+        quote: args.quote.clone(),
+        by: args.by,
+        session: args.session.clone(),
+    };
+    let confirmation = door.post(&memory_target(args.id, "confirm", &[]), &request);
+    door.finish()?;
+    let confirmation = confirmation?;
+    let id = confirmation["id"].as_str().unwrap_or_default();
+    let scope = scope_of_id(id);
+    let valid = confirmation["valid"].as_bool().unwrap_or_default();
     if args.json {
-        println!("{}", json::confirmation(scope, &confirmation));
-    } else if confirmation.valid {
+        println!("{confirmation}");
+    } else if valid {
         println!(
             "confirmed: the quote occurs in memory {id}'s source (trust now {:.2})",
-            confirmation.trust
+            confirmation["trust"].as_f64().unwrap_or_default()
         );
     } else {
         println!(
             "not confirmed: the quote does not occur in memory {id}'s source (recorded at seq {} of the {scope} store)",
-            confirmation.seq
+            confirmation["seq"]
         );
     }
-    Ok(if confirmation.valid {
+    Ok(if valid {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_CHECK_FAILED)
@@ -456,29 +480,19 @@ pub struct ReembedArgs {
 
 pub fn reembed(ctx: &Context, args: &ReembedArgs) -> anyhow::Result<ExitCode> {
     ctx.require_log()?;
-    let Some(model) = super::model::load() else {
-        anyhow::bail!("no embedding model to reembed with (see the warning above)");
-    };
-    let engram = Engram::open(ctx.store.clone(), &ctx.options())?.with_embedder(model.clone());
-    let bar = super::progress_bar(0, "reembed");
-    let added = engram.reembed(&|done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-    });
-    bar.finish_and_clear();
-    let mode = engram.recall_mode();
-    engram.close()?;
-    let added = added?;
+    let door = super::door::Door::open(ctx, &[&ctx.store])?;
+    eprintln!("engram: embedding every memory that has no vector yet...");
+    let answer = door.call("POST", "/api/reembed", None);
+    door.finish()?;
+    let answer = answer?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({"model": model.model_id(), "added": added, "mode": mode.as_str()})
-        );
+        println!("{answer}");
     } else {
         println!(
-            "added {added} vectors of {}; recall is {}",
-            model.model_id(),
-            mode.as_str()
+            "added {} vectors of {}; recall is {}",
+            answer["added"],
+            answer["model"].as_str().unwrap_or_default(),
+            answer["mode"].as_str().unwrap_or_default()
         );
     }
     Ok(ExitCode::SUCCESS)

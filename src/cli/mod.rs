@@ -2,6 +2,8 @@
 //! flags are defined once here with their help.
 
 mod bench;
+pub(crate) mod daemon;
+mod door;
 mod flywheel;
 mod ingest;
 mod inspect;
@@ -71,6 +73,12 @@ pub struct Args {
         env = "ENGRAM_LOG_URL"
     )]
     shared_log: Option<String>,
+
+    /// Open the store in this process instead of asking its owner (for
+    /// scripts and tests). Fails while an owner (a daemon, `engram serve`,
+    /// an application) holds the store.
+    #[arg(long, global = true)]
+    in_process: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -151,6 +159,10 @@ enum Command {
     /// entities, verdicts, logs, palace) until Ctrl-C. The store stays open
     /// (other writers wait for it). See docs/http.md.
     Serve(serve::ServeArgs),
+    /// Own the store for other processes: serve its socket (the HTTP API on
+    /// `engram.sock` in the store folder) until stopped or idle. Clients
+    /// start one when nothing owns the store; `daemon status`, `daemon stop`.
+    Daemon(daemon::DaemonArgs),
     /// Serve the memory tools to an agent harness over MCP on stdio
     /// (stdout carries the protocol, logs go to stderr).
     Mcp(serve::McpArgs),
@@ -200,6 +212,13 @@ pub struct Context {
     pub recall_stores: Vec<(&'static str, Store)>,
     /// The shared log the primary store replicates (`--log`).
     pub shared_log: Option<String>,
+    /// The global flags that chose this store, for a daemon started for it.
+    pub global_args: Vec<std::ffi::OsString>,
+    /// `--in-process`: open the store here, never through its owner.
+    pub in_process: bool,
+    /// The engram home whose owner serves the store, `None` for a folder
+    /// given with --store (its own owner).
+    pub home: Option<std::path::PathBuf>,
 }
 
 impl Context {
@@ -209,6 +228,19 @@ impl Context {
             None => KeySource::StoreFile,
         };
         let key = KeySource::from_env_or(fallback);
+        let mut global_args: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(dir) = &args.store {
+            global_args.extend(["--store".into(), std::path::absolute(dir)?.into()]);
+        }
+        if let Some(scope) = args.scope {
+            global_args.extend(["--scope".into(), scope.as_str().into()]);
+        }
+        if let Some(path) = &args.key_file {
+            global_args.extend(["--key-file".into(), std::path::absolute(path)?.into()]);
+        }
+        if let Some(url) = &args.shared_log {
+            global_args.extend(["--log".into(), url.into()]);
+        }
         if let Some(dir) = &args.store {
             let store = Store::at(dir.clone());
             return Ok(Self {
@@ -217,6 +249,9 @@ impl Context {
                 scope: "store",
                 key,
                 shared_log: args.shared_log.clone(),
+                global_args,
+                in_process: args.in_process,
+                home: None,
             });
         }
         let cwd = std::env::current_dir().context("reading the working directory")?;
@@ -238,7 +273,78 @@ impl Context {
             key,
             recall_stores,
             shared_log: args.shared_log.clone(),
+            global_args,
+            in_process: args.in_process,
+            home: Some(home),
         })
+    }
+
+    /// What the owner of this context's stores owns, in words.
+    pub fn describe_owner(&self) -> String {
+        match &self.home {
+            Some(home) => format!("the engram home at {}", home.display()),
+            None => self.describe(),
+        }
+    }
+
+    /// The folder of the owner's socket: the engram home, or the --store
+    /// folder.
+    pub fn owner_root(&self) -> &std::path::Path {
+        self.home.as_deref().unwrap_or_else(|| self.store.dir())
+    }
+
+    /// What the owner of this context's stores owns.
+    pub fn layout(&self) -> engram::owner::Layout {
+        if self.home.is_some() {
+            engram::owner::Layout::Home
+        } else {
+            engram::owner::Layout::Single
+        }
+    }
+
+    /// The names of the stores recall searches, primary first.
+    pub fn recall_store_names(&self) -> Vec<String> {
+        self.recall_stores
+            .iter()
+            .map(|(_, store)| self.store_name(store))
+            .collect()
+    }
+
+    /// The name of `store` under the owner's folder.
+    pub fn store_name(&self, store: &Store) -> String {
+        match &self.home {
+            Some(_) => store
+                .dir()
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            None => engram::owner::SINGLE_STORE_NAME.to_owned(),
+        }
+    }
+
+    /// Whether commands open the stores in this process: with
+    /// `--in-process`, and for a store replicating a shared log (`--log`),
+    /// whose writer is the shared log's.
+    pub fn opens_in_process(&self) -> bool {
+        self.in_process || self.shared_log.is_some()
+    }
+
+    /// An owner of this context's stores, built in this process.
+    pub fn owned(
+        &self,
+        model: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
+    ) -> std::sync::Arc<engram::owner::Owned> {
+        engram::owner::Owned::new(
+            self.owner_root().to_owned(),
+            self.layout(),
+            self.options(),
+            model,
+        )
+    }
+
+    /// The socket of this context's owner.
+    pub fn owner_socket(&self) -> std::path::PathBuf {
+        engram::owner::socket_path(self.owner_root())
     }
 
     /// Fails, creating nothing, when the store has no log yet: commands
@@ -259,45 +365,10 @@ impl Context {
         describe_store(self.scope, &self.store)
     }
 
-    /// A service over `stores`: the first held open (it takes the writes),
-    /// the others opened per operation, `model` attached to each; `None`
-    /// when there is no store.
-    pub fn service<'a>(
-        &self,
-        mut stores: impl Iterator<Item = &'a (&'static str, Store)>,
-        model: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
-    ) -> anyhow::Result<Option<engram::api::Service>> {
-        let Some((scope, store)) = stores.next() else {
-            return Ok(None);
-        };
-        let engram = engram::engine::Engram::open(store.clone(), &self.options())
-            .with_context(|| format!("opening {}", describe_store(scope, store)))?;
-        let primary = engram::api::ServedStore {
-            scope,
-            engram: model::attach(engram, model.clone()),
-        };
-        let others = stores
-            .map(|(scope, store)| {
-                engram::api::SharedStore::new(scope, store.clone(), self.options(), model.clone())
-            })
-            .collect();
-        Ok(Some(engram::api::Service::new(primary, others)))
-    }
-
-    /// A service over this context's own store alone.
-    pub fn own_service(
-        &self,
-        model: Option<std::sync::Arc<dyn engram_embed::Embedder>>,
-    ) -> anyhow::Result<engram::api::Service> {
-        self.service(self.recall_stores.iter().take(1), model)?
-            .context("no store")
-    }
-
-    /// A service for a command acting on memories that exist, by their ids:
-    /// over every store of the context (an id names its store), the first
-    /// with a log held, the others opened per operation. Refuses, creating
-    /// nothing, when no store has a log yet.
-    pub fn memory_service(&self) -> anyhow::Result<engram::api::Service> {
+    /// The stores of a command acting on memories that exist, by their ids
+    /// (an id names its store): the first with a log first. Refuses,
+    /// creating nothing, when no store has a log yet.
+    pub fn memory_stores(&self) -> anyhow::Result<Vec<&Store>> {
         // A replica is made (and caught up) on first open.
         let first = if self.shared_log.is_some() {
             Some(0)
@@ -310,9 +381,10 @@ impl Context {
         };
         let order =
             std::iter::once(first).chain((0..self.recall_stores.len()).filter(|i| *i != first));
-        let stores: Vec<&(&'static str, Store)> =
-            order.filter_map(|i| self.recall_stores.get(i)).collect();
-        self.service(stores.into_iter(), None)?.context("no store")
+        Ok(order
+            .filter_map(|i| self.recall_stores.get(i))
+            .map(|(_, store)| store)
+            .collect())
     }
 
     /// Opens the store for a command that only reads or changes what
@@ -347,6 +419,22 @@ impl Context {
         Ok(())
     }
 
+    /// For `--in-process` and commands that need the store to themselves:
+    /// fails, naming the owner, while one holds the store.
+    pub fn refuse_running_owner(&self, what: &str) -> anyhow::Result<()> {
+        let client = engram::client::Client::new(self.owner_socket());
+        if let Ok(owner) = client.owner() {
+            anyhow::bail!(
+                "{what}: {} is owned by pid {} ({}, version {}): stop it first (`engram daemon stop`, or end the server)",
+                self.describe_owner(),
+                owner.pid,
+                owner.kind,
+                owner.version
+            );
+        }
+        Ok(())
+    }
+
     pub fn options(&self) -> StoreOptions {
         StoreOptions {
             key: self.key.clone(),
@@ -368,6 +456,9 @@ fn describe_store(scope: &str, store: &Store) -> String {
 /// Runs a parsed command line and returns the exit status.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let ctx = Context::new(&args).context("resolving the store")?;
+    if ctx.in_process {
+        ctx.refuse_running_owner("--in-process")?;
+    }
     match args.command {
         Command::Verify(a) => verify::run(&ctx, &a),
         Command::Log(a) => log_cmd::run(&ctx, &a),
@@ -394,6 +485,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Reembed(a) => memory::reembed(&ctx, &a),
         Command::Serve(a) => serve::serve(&ctx, &a),
         Command::Mcp(a) => serve::mcp(&ctx, &a),
+        Command::Daemon(a) => daemon::run(&ctx, &a),
         Command::Export(a) => transfer::export(&ctx, &a),
         Command::Import(a) => transfer::import(&ctx, &a),
     }

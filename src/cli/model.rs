@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use engram::engine::Engram;
 use engram_embed::{BertEmbedder, Embedder, MODEL_DIR_ENV, default_model_dir};
 
 /// The model, or `None` after printing why recall will be keyword-only.
@@ -26,32 +25,4 @@ pub fn load() -> Option<Arc<dyn Embedder>> {
             None
         }
     }
-}
-
-/// `engram` with the model attached, warning when the store's vectors do
-/// not fit it (another model, or another dimension).
-pub fn attach(engram: Engram, model: Option<Arc<dyn Embedder>>) -> Engram {
-    let Some(model) = model else {
-        return engram;
-    };
-    let stored = engram
-        .core()
-        .vectors
-        .read()
-        .state
-        .dimension(model.model_id());
-    let memories = engram.core().memory_table.read().state.len();
-    match stored {
-        Some(dim) if dim != model.dimension() => eprintln!(
-            "engram: warning: the stored vectors of {} have {dim} dimensions, the model gives {}: recall is keyword-only",
-            model.model_id(),
-            model.dimension()
-        ),
-        None if memories > 0 => eprintln!(
-            "engram: warning: no memory has a vector of {} yet: run `engram reembed` for hybrid recall",
-            model.model_id()
-        ),
-        _ => {}
-    }
-    engram.with_embedder(model)
 }

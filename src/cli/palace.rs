@@ -3,12 +3,12 @@
 
 use std::process::ExitCode;
 
-use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
-use engram_queries::palace::{RoomEntry, directory, renovation, room};
-use serde_json::json;
+use engram::api::ErrorCode;
+use engram::client::{ClientError, encode};
+use serde_json::Value;
 
 use super::Context;
-use engram::api::{json, qualified};
+use super::door::Door;
 
 #[derive(Debug, clap::Args)]
 pub struct PalaceArgs {
@@ -27,55 +27,61 @@ pub struct RenovationArgs {
     json: bool,
 }
 
-fn print_room(scope: &str, entry: &RoomEntry, tour: bool) {
+/// A text field of an answer ("" when missing).
+fn text<'a>(value: &'a Value, field: &str) -> &'a str {
+    value[field].as_str().unwrap_or_default()
+}
+
+fn print_room(entry: &Value, tour: bool) {
     println!(
         "{} (corridor {}, {}/{} slots): {}",
-        entry.room, entry.corridor, entry.fill, entry.capacity, entry.topic
+        text(entry, "room"),
+        text(entry, "corridor"),
+        entry["fill"],
+        entry["capacity"],
+        text(entry, "topic")
     );
     if tour {
-        for stop in &entry.tour {
+        for stop in entry["tour"].as_array().into_iter().flatten() {
             println!(
                 "  #{} memory {} [{}] {}",
-                stop.slot,
-                qualified(scope, stop.id),
-                stop.status,
-                stop.label
+                stop["slot"],
+                text(stop, "id"),
+                text(stop, "status"),
+                text(stop, "label")
             );
         }
     }
 }
 
 pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let result = match &args.room {
-        Some(name) => room(engram.core(), name).map(|r| vec![r]),
-        None => Some(directory(engram.core())),
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let answer = match &args.room {
+        Some(name) => door.get(&format!("/api/palace/{}", encode(name))),
+        None => door.get("/api/palace"),
     };
-    engram.close()?;
-    let Some(rooms) = result else {
-        anyhow::bail!(
+    door.finish()?;
+    let answer = match answer {
+        Err(ClientError::Api(e)) if e.code == ErrorCode::NotFound => anyhow::bail!(
             "no room {:?}: `engram palace` lists the rooms",
             args.room.as_deref().unwrap_or_default()
-        );
+        ),
+        other => other?,
     };
-    match (&args.room, args.json) {
-        (Some(_), true) => println!(
-            "{}",
-            rooms
-                .first()
-                .map(|r| json::room(ctx.scope, r))
-                .unwrap_or_default()
-        ),
-        (None, true) => println!(
-            "{}",
-            json!({"rooms": rooms.iter().map(|r| json::room(ctx.scope, r)).collect::<Vec<_>>()})
-        ),
-        (tour, false) => {
+    if args.json {
+        println!("{answer}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    match &args.room {
+        Some(_) => print_room(&answer, true),
+        None => {
+            let rooms = answer["rooms"].as_array().cloned().unwrap_or_default();
             if rooms.is_empty() {
                 println!("the palace is empty");
             }
             for entry in &rooms {
-                print_room(ctx.scope, entry, tour.is_some());
+                print_room(entry, false);
             }
         }
     }
@@ -83,22 +89,25 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<ExitCode> {
-    let engram = ctx.open_existing()?;
-    let list = renovation(engram.core(), RENOVATION_BELOW_PERMILLE);
-    engram.close()?;
+    ctx.require_log()?;
+    let door = Door::open(ctx, &[&ctx.store])?;
+    let answer = door.get("/api/renovation");
+    door.finish()?;
+    let answer = answer?;
     if args.json {
-        println!("{}", json::renovation(ctx.scope, &list));
+        println!("{answer}");
     } else {
+        let list = answer["memories"].as_array().cloned().unwrap_or_default();
         if list.is_empty() {
             println!("nothing to renovate");
         }
         for r in &list {
             println!(
                 "memory {} at {} uniqueness {:.2}: {}",
-                qualified(ctx.scope, r.id),
-                r.coordinate,
-                f64::from(r.uniqueness_permille) / 1000.0,
-                r.label
+                text(r, "id"),
+                text(r, "coordinate"),
+                r["uniqueness"].as_f64().unwrap_or_default(),
+                text(r, "label")
             );
         }
     }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use engram::api::Service;
 use engram::http::{AppState, generate_token, router};
 use engram::mcp::McpServer;
 use rmcp::ServiceExt as _;
@@ -32,15 +31,7 @@ pub struct McpArgs {}
 /// Largest MCP message: a longer line is dropped (and logged on stderr).
 pub const MCP_MESSAGE_LIMIT: usize = engram::http::BODY_LIMIT;
 
-/// Holds the context's store open (it takes the writes); the other stores
-/// recall searches (the user store beside a project store) are opened per
-/// operation, so servers of several projects can share them.
-fn open_service(ctx: &Context) -> anyhow::Result<Service> {
-    ctx.service(ctx.recall_stores.iter(), super::model::load())?
-        .context("no store to serve")
-}
-
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -48,7 +39,7 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 /// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
+pub(super) async fn shutdown_signal() {
     let interrupt = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
@@ -71,18 +62,6 @@ async fn shutdown_signal() {
     }
 }
 
-fn close(service: Arc<Service>) -> anyhow::Result<()> {
-    match Arc::try_unwrap(service) {
-        Ok(service) => Ok(service.close()?),
-        // A request still running holds the service: its store is closed
-        // by the process exit (the log syncs on drop).
-        Err(_) => {
-            eprintln!("engram: warning: a request was still running at shutdown");
-            Ok(())
-        }
-    }
-}
-
 pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let token = match std::env::var(TOKEN_ENV) {
         Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
@@ -96,12 +75,36 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             Some(token)
         }
     };
-    let service = Arc::new(open_service(ctx)?);
+    // Another process owns the stores (a daemon, another server): serve
+    // the panel here and forward the API to it.
+    if ctx.shared_log.is_none()
+        && engram::client::Client::new(ctx.owner_socket())
+            .owner()
+            .is_ok()
+    {
+        return serve_forwarding(ctx, args, token);
+    }
+    // The server owns the stores: other processes reach them over the
+    // socket, as they would a daemon's.
+    let socket = if ctx.shared_log.is_none() {
+        Some(
+            engram::owner::bind_socket(ctx.owner_root())
+                .with_context(|| format!("becoming the owner of {}", ctx.describe_owner()))?,
+        )
+    } else {
+        None
+    };
+    let owned = ctx.owned(super::model::load());
+    let (service, _) = owned.service_for(&ctx.recall_store_names())?;
     let state = AppState {
-        service: Arc::clone(&service),
+        service,
         token: token.as_deref().map(Arc::from),
     };
     let runtime = runtime()?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let ended = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
@@ -115,15 +118,106 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
             "engram: serving {} at http://{local}/{fragment}",
             ctx.describe()
         );
-        engram::http::serve(listener, router(state), shutdown_signal())
-            .await
-            .context("serving HTTP")
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            let _ = stop.send(true);
+        });
+        let http = engram::http::serve(listener, router(state), ended(stopped.clone()));
+        let on_socket = async {
+            match &socket {
+                Some(socket) => engram::owner::serve_socket(
+                    socket,
+                    owned.router(),
+                    engram::owner::OwnerInfo {
+                        kind: "serve",
+                        activity: None,
+                    },
+                    ended(stopped.clone()),
+                )
+                .await
+                .context("serving the socket"),
+                None => Ok(()),
+            }
+        };
+        let (http, on_socket) = tokio::join!(http, on_socket);
+        http.context("serving HTTP")?;
+        on_socket
     });
     // Requests still running finish before the runtime drops.
     runtime.shutdown_timeout(std::time::Duration::from_secs(30));
+    let closed = owned.close();
+    if let Some(socket) = socket {
+        engram::owner::remove_socket(socket);
+    }
     served?;
-    close(service)?;
+    closed?;
     eprintln!("engram: stopped; views persisted");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `engram serve` beside an owner: the panel's files from here, each API
+/// request forwarded over the owner's socket (a daemon started again when
+/// the owner went away meanwhile).
+fn serve_forwarding(
+    ctx: &Context,
+    args: &ServeArgs,
+    token: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    use engram::client::{Client, ClientError};
+    let names = ctx.recall_store_names();
+    let context = ctx.clone();
+    let forward: engram::http::Forward = Arc::new(move |method, target, body, content_type| {
+        let content_type = content_type.unwrap_or_else(|| "application/json".to_owned());
+        let client = Client::new(context.owner_socket()).with_stores(&names);
+        let sent = match client.send_raw(method, target, &body, &content_type) {
+            // Nothing sent yet: start an owner and send it there.
+            Err(ClientError::NoOwner { .. }) => super::daemon::connect(&context)
+                .map_err(|e| {
+                    engram::api::ApiError::new(
+                        engram::api::ErrorCode::Internal,
+                        format!("starting the store's owner: {e:#}"),
+                    )
+                })?
+                .with_stores(&names)
+                .send_raw(method, target, &body, &content_type),
+            other => other,
+        };
+        let reply = sent.and_then(|reply| {
+            client.check_version(&reply.owner)?;
+            Ok(reply)
+        });
+        match reply {
+            Ok(reply) => Ok((reply.status, reply.content_type, reply.body)),
+            Err(ClientError::Api(e)) => Err(e),
+            Err(e) => Err(engram::api::ApiError::new(
+                engram::api::ErrorCode::Internal,
+                format!("the store's owner: {e}"),
+            )),
+        }
+    });
+    let runtime = runtime()?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("listening on {}", args.addr))?;
+        let local = listener.local_addr().context("reading the bound address")?;
+        let fragment = token
+            .as_deref()
+            .map(|t| format!("#token={t}"))
+            .unwrap_or_default();
+        eprintln!(
+            "engram: serving {} at http://{local}/{fragment} (through its owner on {})",
+            ctx.describe(),
+            ctx.owner_socket().display()
+        );
+        let router = engram::http::forwarding_router(token.as_deref().map(Arc::from), forward);
+        engram::http::serve(listener, router, shutdown_signal())
+            .await
+            .context("serving HTTP")
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(30));
+    served?;
+    eprintln!("engram: stopped; the stores stay with their owner");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -148,11 +242,21 @@ fn log_to_stderr() {
 
 pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
     log_to_stderr();
-    let service = Arc::new(open_service(ctx)?);
+    // A thin client of the store's owner (started when none answers), or
+    // with --in-process the store opened here.
+    let names = ctx.recall_store_names();
+    let (server, owned) = if ctx.opens_in_process() {
+        let owned = ctx.owned(super::model::load());
+        let (service, _) = owned.service_for(&names)?;
+        (McpServer::new(service), Some(owned))
+    } else {
+        let client = super::daemon::connect(ctx)?.with_stores(&names);
+        (McpServer::with_door(Arc::new(client)), None)
+    };
     eprintln!("engram: MCP server on stdio for {}", ctx.describe());
     let runtime = runtime()?;
     let served = runtime.block_on(async {
-        let server = McpServer::new(Arc::clone(&service))
+        let server = server
             .serve(
                 AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
                     .with_max_line_length(MCP_MESSAGE_LIMIT),
@@ -167,6 +271,8 @@ pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
     });
     runtime.shutdown_timeout(std::time::Duration::from_secs(30));
     served?;
-    close(service)?;
+    if let Some(owned) = owned {
+        owned.close()?;
+    }
     Ok(ExitCode::SUCCESS)
 }

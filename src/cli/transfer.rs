@@ -181,6 +181,8 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> {
     if let Some(url) = &ctx.shared_log {
         return import_shared(ctx, args, url);
     }
+    // An import appends to the store's own log files: no owner meanwhile.
+    let _exclusive = super::daemon::exclusive(ctx, "import")?;
     let bar = progress_bar(0, "check");
     let summary = transfer::import_file(
         &ctx.store,

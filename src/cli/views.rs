@@ -3,10 +3,12 @@
 use std::process::ExitCode;
 
 use engram::api::{IdArg, json};
-use engram::engine::{AsOf, Engram, Stats};
-use engram_projections::{AuditRecord, OpenOptions};
+use engram::engine::{AsOf, Engram};
+use engram_projections::OpenOptions;
+use serde_json::Value;
 
-use super::{Context, format_ts, progress_bar};
+use super::door::Door;
+use super::{Context, progress_bar};
 
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
@@ -58,71 +60,73 @@ fn open(ctx: &Context, rebuild: bool) -> anyhow::Result<Engram> {
     Ok(engram)
 }
 
-fn print_stats(stats: &Stats, as_of: Option<u64>) {
-    match as_of {
+/// Prints `stats` as [`json::stats`] shapes it.
+fn print_stats(stats: &Value) {
+    match stats["as_of"].as_u64() {
         Some(seq) => println!("as of seq {seq}"),
-        None => println!("events: {} (last seq {})", stats.n_events, stats.last_seq),
+        None => println!(
+            "events: {} (last seq {})",
+            stats["n_events"], stats["last_seq"]
+        ),
     }
-    let join = |m: &std::collections::BTreeMap<String, u64>| {
-        if m.is_empty() {
-            "none".to_owned()
-        } else {
-            m.iter()
-                .map(|(k, n)| format!("{k} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
+    let join = |m: &Value| match m.as_object() {
+        Some(m) if !m.is_empty() => m
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => "none".to_owned(),
     };
-    println!("memories by status: {}", join(&stats.by_status));
-    println!("memories by tier: {}", join(&stats.by_tier));
+    println!("memories by status: {}", join(&stats["memories_by_status"]));
+    println!("memories by tier: {}", join(&stats["memories_by_tier"]));
     println!(
         "health {}/100; reviews due today {}; open contradictions {}",
-        stats.health.score, stats.health.due_reviews, stats.health.open_contradictions
+        stats["health"]["score"], stats["due_reviews_today"], stats["open_contradictions"]
     );
     println!("views:");
-    for v in &stats.views {
-        let failure = v
-            .failure
-            .as_deref()
+    for v in stats["views"].as_array().into_iter().flatten() {
+        let failure = v["failure"]
+            .as_str()
             .map(|f| format!("  FAILED: {f}"))
             .unwrap_or_default();
         println!(
             "  {:<14} v{}  applied {:>8}  lag {}{failure}",
-            v.name, v.version, v.applied, v.lag
+            v["name"].as_str().unwrap_or_default(),
+            v["version"],
+            v["applied"].to_string(),
+            v["lag"]
         );
     }
 }
 
 pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
-    let (stats, model) = match args.as_of {
+    let stats = match args.as_of {
         Some(seq) => {
             ctx.catch_up_replica()?;
-            (AsOf::open(&ctx.store, &ctx.key, seq)?.stats(), None)
+            json::stats(
+                &AsOf::open(&ctx.store, &ctx.key, seq)?.stats(),
+                Some(seq),
+                "keyword",
+                None,
+            )
         }
         None => {
-            let engram = super::model::attach(open(ctx, false)?, super::model::load());
-            let stats = engram.stats();
-            let model = engram
-                .embedder()
-                .map(|e| (e.model_id().to_owned(), engram.recall_mode()));
-            engram.close()?;
-            (stats, model)
+            ctx.require_log()?;
+            let door = Door::open(ctx, &[&ctx.store])?;
+            let stats = door.get("/api/stats");
+            door.finish()?;
+            stats?
         }
     };
-    let (model_id, mode) = match &model {
-        Some((id, mode)) => (Some(id.clone()), mode.as_str()),
-        None => (None, "keyword"),
-    };
     if args.json {
-        println!(
-            "{}",
-            json::stats(&stats, args.as_of, mode, model_id.as_deref())
-        );
+        println!("{stats}");
     } else {
-        print_stats(&stats, args.as_of);
+        print_stats(&stats);
         println!(
-            "recall: {mode}{}",
-            model_id
+            "recall: {}{}",
+            stats["mode"].as_str().unwrap_or("keyword"),
+            stats["model"]
+                .as_str()
                 .map(|m| format!(" (model {m})"))
                 .unwrap_or_default()
         );
@@ -130,18 +134,18 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_history(history: &[AuditRecord], json: bool) {
+fn print_history(history: &[Value], json: bool) {
     for r in history {
         if json {
-            println!("{}", json::audit_record(r));
+            println!("{r}");
         } else {
             println!(
                 "{:>8}  {}  {:<21} {}  -> {}",
-                r.seq,
-                format_ts(r.ts_ms),
-                r.kind,
-                r.subject,
-                r.result
+                r["seq"].to_string(),
+                r["ts"].as_str().unwrap_or_default(),
+                r["kind"].as_str().unwrap_or_default(),
+                r["subject"].as_str().unwrap_or_default(),
+                r["result"].as_str().unwrap_or_default()
             );
         }
     }
@@ -149,30 +153,38 @@ fn print_history(history: &[AuditRecord], json: bool) {
 
 pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
     // The id names the store (a bare number the one store that has it).
-    let service = ctx.memory_service()?;
-    let history = service.with_memory(args.memory, |engram, id| match args.as_of {
-        Some(_) => Ok(Vec::new()),
-        None => engram.audit(id),
-    });
-    service.close()?;
-    let (scope, history) = history?;
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
+    let answer = door.get(&super::memory::memory_target(args.memory, "audit", &[]));
+    door.finish()?;
+    let answer = answer?;
     let history = match args.as_of {
         Some(seq) => {
             ctx.catch_up_replica()?;
+            let scope = match answer["id"].as_str().and_then(|id| id.split_once(':')) {
+                Some(("u", _)) => "user",
+                Some(("p", _)) => "project",
+                _ => ctx.scope,
+            };
             let store = ctx
                 .recall_stores
                 .iter()
                 .find(|(s, _)| *s == scope)
                 .map_or(&ctx.store, |(_, store)| store);
-            AsOf::open(store, &ctx.key, seq)?.audit(args.memory.id)?
+            AsOf::open(store, &ctx.key, seq)?
+                .audit(args.memory.id)?
+                .iter()
+                .map(json::audit_record)
+                .collect()
         }
-        None => history,
+        None => answer["history"].as_array().cloned().unwrap_or_default(),
     };
     print_history(&history, args.json);
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn rebuild(ctx: &Context, _args: &RebuildArgs) -> anyhow::Result<ExitCode> {
+    // Rebuilding replaces the views: no owner may hold them meanwhile.
+    let _exclusive = super::daemon::exclusive(ctx, "rebuild")?;
     let started = std::time::Instant::now();
     let engram = open(ctx, true)?;
     let n: u64 = engram

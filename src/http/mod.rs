@@ -213,7 +213,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            Token(state.token.clone()),
             authorize,
         ))
         // Health answers without a token: a probe must not need a secret.
@@ -227,10 +227,97 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            Token(state.token.clone()),
             check_host,
         ))
         .with_state(state)
+}
+
+/// The bearer token a router asks for, when it asks for one.
+#[derive(Debug, Clone)]
+struct Token(Option<Arc<str>>);
+
+/// One request forwarded to the store's owner: method, target (path and
+/// query), body and its content type; the answer's status, content type
+/// and body.
+pub type Forward = Arc<
+    dyn Fn(&str, &str, Vec<u8>, Option<String>) -> Result<(u16, String, Vec<u8>), ApiError>
+        + Send
+        + Sync,
+>;
+
+/// The panel and the API of a server that does not own its stores: the
+/// panel's files served here, every `/api/` request forwarded to the
+/// owner (`forward`), behind the same token and host checks as
+/// [`router`].
+pub fn forwarding_router(token: Option<Arc<str>>, forward: Forward) -> Router {
+    let api = Router::new()
+        .fallback(move |request: Request| {
+            let forward = Arc::clone(&forward);
+            async move { forwarded(forward, request).await }
+        })
+        .layer(axum::middleware::from_fn_with_state(
+            Token(token.clone()),
+            authorize,
+        ))
+        // Added after the layer: a probe needs no token.
+        .route("/health", get(health));
+    Router::new()
+        .route("/", get(index))
+        .route("/panel.css", get(css))
+        .route("/panel.js", get(js))
+        .nest("/api", api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            Token(token),
+            check_host,
+        ))
+}
+
+async fn forwarded(forward: Forward, request: Request) -> Response {
+    let method = request.method().as_str().to_owned();
+    let target = request.uri().path_and_query().map_or_else(
+        || request.uri().path().to_owned(),
+        |p| p.as_str().to_owned(),
+    );
+    // Nested under /api: the owner's router wants the whole path.
+    let target = format!("/api{target}");
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = match axum::body::to_bytes(request.into_body(), INGEST_BODY_LIMIT).await {
+        Ok(body) => body.to_vec(),
+        Err(_) => {
+            return error(
+                ErrorCode::PayloadTooLarge,
+                format!("the body is over {INGEST_BODY_LIMIT} bytes"),
+            )
+            .into_response();
+        }
+    };
+    let answer =
+        tokio::task::spawn_blocking(move || forward(&method, &target, body, content_type)).await;
+    match answer {
+        Ok(Ok((status, content_type, body))) => {
+            let status = axum::http::StatusCode::from_u16(status)
+                .unwrap_or(axum::http::StatusCode::BAD_GATEWAY);
+            let mut response = (status, body).into_response();
+            if let Ok(value) = HeaderValue::from_str(&content_type) {
+                response.headers_mut().insert(header::CONTENT_TYPE, value);
+            }
+            response
+        }
+        Ok(Err(e)) => HttpError(e).into_response(),
+        Err(e) => error(
+            ErrorCode::Internal,
+            format!("forwarding failed unexpectedly: {e}"),
+        )
+        .into_response(),
+    }
 }
 
 /// Compares in time independent of where the inputs differ.
@@ -238,8 +325,8 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn authorize(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if let Some(token) = &state.token {
+async fn authorize(State(Token(token)): State<Token>, request: Request, next: Next) -> Response {
+    if let Some(token) = &token {
         let given = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -264,8 +351,8 @@ async fn authorize(State(state): State<AppState>, request: Request, next: Next) 
 
 /// Without a token the server is reachable by any page the user's browser
 /// loads; answering only loopback `Host`s keeps a rebinding DNS name out.
-async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if state.token.is_none() {
+async fn check_host(State(Token(token)): State<Token>, request: Request, next: Next) -> Response {
+    if token.is_none() {
         let host = request
             .headers()
             .get(header::HOST)
@@ -385,6 +472,9 @@ struct ExpandQuery {
     audit: bool,
     #[serde(default)]
     session: Option<String>,
+    /// Who reads: `user` (default) or `model` (no audit mode).
+    #[serde(default)]
+    by: crate::api::By,
 }
 
 async fn expand(
@@ -394,6 +484,15 @@ async fn expand(
 ) -> Answer {
     let id = memory_id(&id)?;
     let q = query(q)?;
+    if q.by == crate::api::By::Model {
+        if q.audit {
+            return Err(error(
+                ErrorCode::BadRequest,
+                "audit is for users: a model cannot expand in audit mode",
+            ));
+        }
+        return run(&state, move |s| s.expand_as_model(id, q.session.as_ref())).await;
+    }
     run(&state, move |s| s.expand(id, q.session.as_ref(), q.audit)).await
 }
 
