@@ -8,6 +8,7 @@ use engram::api::{
 };
 use engram::engine::now_ms;
 use engram_commands::maintain::MaintainPolicy;
+use engram_text::display::neutralize_line as line;
 
 use super::{Context, format_ts};
 use engram::api::{json, parse_time};
@@ -115,11 +116,15 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
             println!("nothing due at {}", format_ts(at));
         }
         for d in &due {
-            let cues: Vec<String> = d.cues.iter().map(|c| c.coordinate.clone()).collect();
+            let cues: Vec<String> = d
+                .cues
+                .iter()
+                .map(|c| line(&c.coordinate).into_owned())
+                .collect();
             println!(
                 "memory {} at {} (due {}); next to: {}",
                 qualified(ctx.scope, d.id),
-                d.coordinate,
+                line(&d.coordinate),
                 format_ts(d.due_ms),
                 if cues.is_empty() {
                     "-".to_owned()
@@ -178,9 +183,9 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
                 "{} vs {} ({}):\n  a: {}\n  b: {}",
                 qualified(ctx.scope, c.a),
                 qualified(ctx.scope, c.b),
-                c.reason,
-                c.a_label,
-                c.b_label
+                line(&c.reason),
+                line(&c.a_label),
+                line(&c.b_label)
             );
         }
         if !shelved.is_empty() {
@@ -190,7 +195,7 @@ pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> 
                     "  {} vs {} ({})",
                     qualified(ctx.scope, c.a),
                     qualified(ctx.scope, c.b),
-                    c.reason
+                    line(&c.reason)
                 );
             }
         }
@@ -257,7 +262,11 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
             println!("nothing to archive");
         }
         for (id, reason) in &archived {
-            println!("{verb} memory {}: {reason}", qualified(ctx.scope, *id));
+            println!(
+                "{verb} memory {}: {}",
+                qualified(ctx.scope, *id),
+                line(reason)
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -308,7 +317,12 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 for (i, members) in described.iter().enumerate() {
                     println!("cluster {}:", i + 1);
                     for (id, at, label) in members {
-                        println!("  memory {} at {at}: {label}", qualified(ctx.scope, *id));
+                        println!(
+                            "  memory {} at {}: {}",
+                            qualified(ctx.scope, *id),
+                            line(at),
+                            line(label)
+                        );
                     }
                 }
             }
@@ -340,7 +354,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 println!(
                     "distilled rule memory {} at {} from {} (confidence {:.2})",
                     d["id"].as_str().unwrap_or_default(),
-                    d["coordinate"].as_str().unwrap_or_default(),
+                    line(d["coordinate"].as_str().unwrap_or_default()),
                     members.join(", "),
                     d["confidence"].as_f64().unwrap_or_default()
                 );
@@ -389,8 +403,8 @@ pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> 
                 .collect();
             println!(
                 "{:<12} {:<24} memories {}",
-                e.category,
-                e.key,
+                line(&e.category),
+                line(&e.key),
                 ids.join(", ")
             );
         }

@@ -10,6 +10,7 @@ use engram::engine::Engram;
 use engram::log::{MemoryRef, Role, SessionEvent, Source};
 use engram::{Content, MemoryMeta, Remember, Subject};
 use engram_commands::extract::{Proposal, proposals};
+use engram_text::display::neutralize_line;
 use serde_json::json;
 
 use super::Context;
@@ -61,7 +62,11 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         }
     };
     for problem in &ingested.skipped {
-        eprintln!("engram: skipped {}: {problem}", args.file.display());
+        eprintln!(
+            "engram: skipped {}: {}",
+            args.file.display(),
+            neutralize_line(&problem.to_string())
+        );
     }
     let extracted = if args.extract {
         extract(service.engram(), &ingested.recorded)
@@ -92,9 +97,9 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         );
         for (p, r) in &extracted {
             println!(
-                "  extracted from seq {}: {:?} -> {}{}",
+                "  extracted from seq {}: \"{}\" -> {}{}",
                 p.seq,
-                p.sentence,
+                neutralize_line(&p.sentence),
                 r.outcome.as_str(),
                 r.id.map(|id| format!(" (memory {})", engram::api::qualified(scope, id)))
                     .unwrap_or_default()

@@ -13,6 +13,7 @@ use engram::api::{
 use engram::engine::Engram;
 use engram::log::{MemoryRef, Scope};
 use engram::{Content, MemoryMeta, Outcome, Remember, Subject};
+use engram_text::display::{neutralize, neutralize_line};
 use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
@@ -278,10 +279,10 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     if args.json {
         println!("{}", json::receipt(ctx.scope, &receipt));
     } else {
-        let at = receipt.coordinate.as_deref().unwrap_or_default();
+        let at = neutralize_line(receipt.coordinate.as_deref().unwrap_or_default());
         let id = qualified(ctx.scope, receipt.id.unwrap_or_default());
         let related = qualified(ctx.scope, receipt.related.unwrap_or_default());
-        let reason = receipt.reason.as_deref().unwrap_or_default();
+        let reason = neutralize_line(receipt.reason.as_deref().unwrap_or_default());
         match receipt.outcome {
             Outcome::New => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
             Outcome::Reinforced => {
@@ -349,11 +350,11 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
                 println!(
                     "memory {} at {} ({scope}, score {:.3}, trust {:.2})",
                     qualified(scope, hit.id),
-                    hit.coordinate,
+                    neutralize_line(&hit.coordinate),
                     hit.score,
                     hit.trust
                 );
-                for line in hit.text.lines() {
+                for line in neutralize(&hit.text).split('\n') {
                     println!("    {line}");
                 }
             }
@@ -381,11 +382,11 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
                 "[seq {} | {} | session {} turn {} | {}]",
                 t.seq,
                 json::format_ts(t.ts_ms),
-                t.session,
+                neutralize_line(&t.session),
                 t.turn,
                 json::role_name(t.role)
             );
-            println!("{}", t.content);
+            println!("{}", neutralize(&t.content));
         }
         println!(
             "verified: content hash and HMAC of memory {} match",

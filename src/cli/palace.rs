@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
 use engram_queries::palace::{RoomEntry, directory, renovation, room};
+use engram_text::display::neutralize_line as line;
 use serde_json::json;
 
 use super::Context;
@@ -30,7 +31,11 @@ pub struct RenovationArgs {
 fn print_room(scope: &str, entry: &RoomEntry, tour: bool) {
     println!(
         "{} (corridor {}, {}/{} slots): {}",
-        entry.room, entry.corridor, entry.fill, entry.capacity, entry.topic
+        line(&entry.room),
+        line(&entry.corridor),
+        entry.fill,
+        entry.capacity,
+        line(&entry.topic)
     );
     if tour {
         for stop in &entry.tour {
@@ -39,7 +44,7 @@ fn print_room(scope: &str, entry: &RoomEntry, tour: bool) {
                 stop.slot,
                 qualified(scope, stop.id),
                 stop.status,
-                stop.label
+                line(&stop.label)
             );
         }
     }
@@ -54,8 +59,8 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
     engram.close()?;
     let Some(rooms) = result else {
         anyhow::bail!(
-            "no room {:?}: `engram palace` lists the rooms",
-            args.room.as_deref().unwrap_or_default()
+            "no room {}: `engram palace` lists the rooms",
+            line(args.room.as_deref().unwrap_or_default())
         );
     };
     match (&args.room, args.json) {
@@ -96,9 +101,9 @@ pub fn renovation_list(ctx: &Context, args: &RenovationArgs) -> anyhow::Result<E
             println!(
                 "memory {} at {} uniqueness {:.2}: {}",
                 qualified(ctx.scope, r.id),
-                r.coordinate,
+                line(&r.coordinate),
                 f64::from(r.uniqueness_permille) / 1000.0,
-                r.label
+                line(&r.label)
             );
         }
     }

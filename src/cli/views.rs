@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use engram::api::{IdArg, json};
 use engram::engine::{AsOf, Engram, Stats};
 use engram_projections::{AuditRecord, OpenOptions};
+use engram_text::display::neutralize_line as line;
 
 use super::{Context, format_ts, progress_bar};
 
@@ -140,8 +141,8 @@ fn print_history(history: &[AuditRecord], json: bool) {
                 r.seq,
                 format_ts(r.ts_ms),
                 r.kind,
-                r.subject,
-                r.result
+                line(&r.subject),
+                line(&r.result)
             );
         }
     }
