@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use engram::api::Service;
-use engram::http::{AppState, generate_token, router};
+use engram::http::{AppState, check_token, generate_token, router};
 use engram::mcp::McpServer;
 use rmcp::ServiceExt as _;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -85,7 +85,11 @@ fn close(service: Arc<Service>) -> anyhow::Result<()> {
 
 pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let token = match std::env::var(TOKEN_ENV) {
-        Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
+        Ok(token) if !token.trim().is_empty() => {
+            let token = token.trim();
+            check_token(token).with_context(|| format!("{TOKEN_ENV} is refused"))?;
+            Some(token.to_owned())
+        }
         _ if args.addr.ip().is_loopback() => None,
         _ => {
             let token = generate_token().context("generating a token")?;
