@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use engram::api::parse_ingest;
+use engram::api::parse_ingest_from;
 use engram::engine::Engram;
 use engram::log::{MemoryRef, Role, SessionEvent, Source};
 use engram::{Content, MemoryMeta, Remember, Subject};
@@ -41,11 +41,16 @@ pub struct IngestArgs {
 }
 
 pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    // Parsed before the store is opened: a refused transcript writes nothing.
-    let parsed = parse_ingest(&bytes, args.session.as_deref(), args.skip_bad_lines)
-        .with_context(|| format!("parsing {}", args.file.display()))?;
+    let file = std::fs::File::open(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    // Read line by line and parsed before the store is opened: a refused
+    // transcript writes nothing, and an endless one is refused at a limit.
+    let parsed = parse_ingest_from(
+        std::io::BufReader::new(file),
+        args.session.as_deref(),
+        args.skip_bad_lines,
+    )
+    .with_context(|| format!("parsing {}", args.file.display()))?;
     let service = ctx.own_service(if args.extract {
         super::model::load()
     } else {
@@ -93,7 +98,9 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     } else {
         println!(
             "ingested {} turns into session {}: seqs {first}..={last}; secrets and personal data redacted: {}",
-            ingested.turns, ingested.session, ingested.redacted
+            ingested.turns,
+            neutralize_line(&ingested.session),
+            ingested.redacted
         );
         for (p, r) in &extracted {
             println!(

@@ -2,13 +2,13 @@
 //! on the command line. `--json` prints one JSON object; exit 0 success, 1
 //! nothing found, 2 error.
 
-use std::io::Read as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::api::{
     BatchItem, BatchRequest, By, IdArg, RecallRequest, TierName, context_block, json, qualified,
+    read_batch_input, read_text_input,
 };
 use engram::engine::Engram;
 use engram::log::{MemoryRef, Scope};
@@ -176,13 +176,11 @@ fn remember_items(
     path: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
     let bytes = if path.as_os_str() == "-" {
-        let mut buffer = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buffer)
-            .context("reading standard input")?;
-        buffer
+        read_batch_input(std::io::stdin().lock(), "standard input")?
     } else {
-        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+        let file =
+            std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        read_batch_input(file, &path.display().to_string())?
     };
     let batch: BatchFile = serde_json::from_slice(&bytes).with_context(|| {
         format!(
@@ -234,11 +232,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
         }),
         (_, _, Some(text)) => {
             let text = if text == "-" {
-                let mut buffer = Vec::new();
-                std::io::stdin()
-                    .read_to_end(&mut buffer)
-                    .context("reading standard input")?;
-                String::from_utf8(buffer).context("standard input is not UTF-8")?
+                let bytes = read_text_input(std::io::stdin().lock(), "standard input")?;
+                String::from_utf8(bytes).context("standard input is not UTF-8")?
             } else {
                 text.clone()
             };
