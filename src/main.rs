@@ -18,7 +18,12 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("engram: {err:#}");
+            // Messages can quote stored text (an ambiguous id lists a few
+            // words of each memory): shown neutralized, like all human output.
+            eprintln!(
+                "engram: {}",
+                engram_text::display::neutralize(&format!("{err:#}"))
+            );
             ExitCode::from(cli::EXIT_ERROR)
         }
     }

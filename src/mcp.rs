@@ -4,8 +4,8 @@
 //! The caller is a model, so every write is made as the model (the gates
 //! keep it from claiming the user's authorship or forgetting what the user
 //! said). Whatever carries stored text comes back inside the
-//! `<engram_memory_context>` block with markup escaped, as `recall --format
-//! context` prints it, so stored words cannot pose as instructions. An
+//! `<engram_memory_context>` block (`engram_queries::context`), as `recall
+//! --format context` prints it, so stored words cannot pose as instructions. An
 //! operation's failure is a tool error whose text starts with its stable
 //! code (`not_found: ...`); arguments that do not fit a tool's schema are
 //! refused by the protocol layer, naming the field. Stdout carries only the
@@ -17,7 +17,6 @@
 use std::sync::Arc;
 
 use engram_projections::models::review::GRADE_MAX;
-use engram_queries::context::{CONTEXT_PREAMBLE, CONTEXT_TAG, escape};
 use engram_queries::recall::RECALL_LIMIT_MAX;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -167,10 +166,7 @@ fn tool_error(e: &ApiError) -> String {
 
 /// Wraps JSON that holds stored text the way recall context is wrapped.
 fn data_block(value: &Value) -> String {
-    format!(
-        "<{CONTEXT_TAG}>\n{CONTEXT_PREAMBLE}\n{}\n</{CONTEXT_TAG}>\n",
-        escape(&value.to_string())
-    )
+    engram_queries::context::data_block(&value.to_string())
 }
 
 /// The memory tools.

@@ -643,3 +643,34 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     std::fs::remove_file(dir.path().join("views.redb")).unwrap();
     assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
 }
+
+/// ANSI escapes, `\r` and the right-to-left override in memory text reached
+/// the terminal raw in human output: a memory could clear the screen,
+/// recolour it or rewrite a line. Human output shows them as visible
+/// escapes; `--json` keeps the text exactly as stored.
+#[test]
+fn ansi_escapes_in_memory_text_reached_the_terminal_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let text = "quince tango \u{1b}[2J\u{1b}[31mred alert\u{1b}[0m\rall clear \u{202e}gnp.exe";
+    let out = engram(&store, &["remember", text, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let id = json_lines(&out.stdout)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let raw = ['\u{1b}', '\r', '\u{202e}'];
+    for args in [
+        vec!["recall", "quince tango"],
+        vec!["expand", &id],
+        vec!["log"],
+    ] {
+        let out = engram(&store, &args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let shown = stdout(&out);
+        assert!(!shown.contains(raw), "{args:?} printed raw: {shown:?}");
+        assert!(shown.contains("\\u{1b}[2J"), "{args:?}: {shown}");
+    }
+    let out = engram(&store, &["recall", "quince tango", "--json"]);
+    assert_eq!(json_lines(&out.stdout)[0]["hits"][0]["text"], text);
+}

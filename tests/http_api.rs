@@ -355,7 +355,7 @@ fn every_endpoint_answers_in_the_cli_shapes_with_read_your_writes() {
 fn a_token_guards_the_api_and_binding_beyond_loopback_requires_one() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let secret = "s3cret-token-for-the-test";
+    let secret = "s3cret-token-for-the-test-of-32-chars";
     let server = Server::start(
         &store,
         "127.0.0.1:0",
@@ -684,4 +684,60 @@ fn servers_of_two_projects_share_the_user_store() {
             &json!({"items": [{"content": "x y z w"}], "scope": "team"}),
         )
         .assert_error(400, "bad_request");
+}
+
+/// `ENGRAM_TOKEN=a` was accepted: a one-letter bearer token guarded the
+/// API. A token under `TOKEN_CHARS_MIN` characters is refused before the
+/// server binds (exit 2, the message names the minimum); one of exactly the
+/// minimum is taken.
+#[test]
+fn a_one_letter_token_was_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let min = engram::http::TOKEN_CHARS_MIN;
+    for short in ["a", &"x".repeat(min - 1)] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_engram"))
+            .arg("--store")
+            .arg(&store)
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .env("ENGRAM_TOKEN", short)
+            .env("ENGRAM_HOME", dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("engram serve took a {}-character token", short.len());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("ENGRAM_TOKEN") && stderr.contains(&min.to_string()),
+            "{stderr}"
+        );
+        assert!(!store.exists(), "a refused start created the store");
+    }
+    let token = "t".repeat(min);
+    let server = Server::start(
+        &store,
+        "127.0.0.1:0",
+        &[key_env()[0], ("ENGRAM_TOKEN", &token)],
+    );
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        server
+            .send("GET", "/api/stats", &[("Authorization", &bearer)], b"")
+            .status,
+        200
+    );
 }

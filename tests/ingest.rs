@@ -271,3 +271,65 @@ fn extraction_proposes_memories_that_reference_their_turn_and_reinforce_on_repea
         "{hits}"
     );
 }
+
+/// `engram ingest /dev/zero` grew to 24 GB until the kernel killed it: the
+/// transcript is read line by line, and a line past
+/// `TRANSCRIPT_LINE_BYTES_MAX` is refused at once (exit 2), nothing written.
+#[test]
+fn ingest_of_dev_zero_grew_until_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    // /dev/zero where it exists; else a file of zeros one byte past the limit.
+    let zeros = if Path::new("/dev/zero").exists() {
+        PathBuf::from("/dev/zero")
+    } else {
+        let path = dir.path().join("zeros");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(engram_commands::ingest::TRANSCRIPT_LINE_BYTES_MAX as u64 + 1)
+            .unwrap();
+        path
+    };
+    let out = engram(
+        &store,
+        &["ingest", zeros.to_str().unwrap(), "--skip-bad-lines"],
+    );
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{message}");
+    assert!(message.contains("TRANSCRIPT_LINE_BYTES_MAX"), "{message}");
+    assert!(
+        !store.exists(),
+        "nothing may be written for a refused transcript"
+    );
+}
+
+/// `ingest --session <token>` printed the session id as given while the
+/// store held it redacted: the report (human and JSON) names the session
+/// the log holds.
+#[test]
+fn ingest_printed_the_session_id_unredacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.jsonl");
+    std::fs::write(
+        &file,
+        "{\"role\":\"user\",\"content\":\"the build is green\"}\n",
+    )
+    .unwrap();
+    let secret = "ghp_R3nq8ZkLw2VbXc9TyHs4MdJf6PaQe1UoNiGt";
+    let store = dir.path().join("store");
+    let args = ["ingest", file.to_str().unwrap(), "--session", secret];
+    let human = engram(&store, &args);
+    assert_eq!(human.status.code(), Some(0));
+    let human = String::from_utf8(human.stdout).unwrap();
+    assert!(!human.contains(secret), "{human}");
+    let json = engram(&store, &[&args[..], &["--json"]].concat());
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let logged = log_lines(&store);
+    let held = logged.last().unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(!held.contains(secret), "{held}");
+    assert_eq!(report["session"], held.as_str());
+    assert!(human.contains(&format!("into session {held}:")), "{human}");
+    assert!(!contains(&all_bytes(&store), secret));
+}

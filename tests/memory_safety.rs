@@ -903,3 +903,66 @@ fn a_model_cannot_overrule_grade_away_archive_or_oversize_through_the_flywheel()
     assert!(!recalled(store).contains(&user));
     run_json(store, &["grade", &model, "0", "--json"]);
 }
+
+/// A sparse file of `len` zero bytes: an input past a limit that costs no
+/// disk (what `/dev/zero` gives, cut at a size).
+fn zeros(dir: &Path, name: &str, len: usize) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(len as u64)
+        .unwrap();
+    path
+}
+
+/// `remember - </dev/zero` and `remember --items /dev/zero` grew until the
+/// kernel killed the process (24 GB): input is read up to a named limit and
+/// refused one byte past it (exit 2), before any store is opened.
+#[test]
+fn remember_of_endless_input_grew_until_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let text = zeros(dir.path(), "text", engram::api::TEXT_INPUT_BYTES_MAX + 1);
+    let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(&store)
+        .args(["remember", "-"])
+        .env_remove("ENGRAM_HMAC_KEY")
+        .env_remove("ENGRAM_HOME")
+        .stdin(std::fs::File::open(&text).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("TEXT_INPUT_BYTES_MAX"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!store.exists(), "a refused input opened the store");
+
+    let batch = zeros(dir.path(), "batch", engram::api::BATCH_INPUT_BYTES_MAX + 1);
+    for args in [
+        vec!["remember", "--items", batch.to_str().unwrap()],
+        vec!["remember", "--items", "-"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_engram"))
+            .arg("--store")
+            .arg(&store)
+            .args(&args)
+            .env_remove("ENGRAM_HMAC_KEY")
+            .env_remove("ENGRAM_HOME")
+            .stdin(std::fs::File::open(&batch).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("BATCH_INPUT_BYTES_MAX"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(
+            !store.exists(),
+            "{args:?}: a refused input opened the store"
+        );
+    }
+}

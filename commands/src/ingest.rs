@@ -12,12 +12,22 @@
 //! reasoning, not part of the conversation) are left out; other blocks give
 //! `[TYPE]`. A user turn made only of tool results is a `tool` turn.
 
+use std::io::{BufRead, Read as _};
+
 use engram_log::{Event, Role, SessionEvent};
 use engram_text::redact::redact;
 use serde_json::Value;
 
 /// Most turns one transcript may hold.
 pub const TRANSCRIPT_TURNS_MAX: usize = 1_000_000;
+
+/// Most bytes one line of a transcript may hold (as an export line may).
+pub const TRANSCRIPT_LINE_BYTES_MAX: usize = 16 * 1024 * 1024;
+
+/// Most bytes one transcript may hold: a transcript is read line by line,
+/// but its turns are held until every line has been checked, so this bounds
+/// the memory an ingest takes.
+pub const TRANSCRIPT_BYTES_MAX: u64 = 256 * 1024 * 1024;
 
 /// Why a transcript was refused. Nothing is appended when parsing fails.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +41,12 @@ pub enum IngestError {
     Empty,
     #[error("the transcript holds more than {max} turns: split it")]
     TooLong { max: usize },
+    #[error("line {line} is over {max} bytes (TRANSCRIPT_LINE_BYTES_MAX): is this a transcript?")]
+    LineTooLong { line: usize, max: usize },
+    #[error("the transcript is over {max} bytes (TRANSCRIPT_BYTES_MAX): split it")]
+    TooBig { max: u64 },
+    #[error("reading the transcript failed: {reason}")]
+    Read { reason: String },
 }
 
 /// One turn of a conversation as the caller has it, read from a
@@ -114,7 +130,7 @@ fn render_content(content: &Value) -> Result<(String, bool), String> {
 
 /// Parses a JSON-lines transcript. Fails on the first bad line, naming it.
 pub fn parse_transcript(text: &str) -> Result<Transcript, IngestError> {
-    parse_lines(text, false).map(|(transcript, _)| transcript)
+    read_transcript(text.as_bytes(), false).map(|read| read.transcript)
 }
 
 /// Parses a JSON-lines transcript, skipping bad lines: the transcript of the
@@ -123,19 +139,97 @@ pub fn parse_transcript(text: &str) -> Result<Transcript, IngestError> {
 pub fn parse_transcript_skipping(
     text: &str,
 ) -> Result<(Transcript, Vec<IngestError>), IngestError> {
-    parse_lines(text, true)
+    read_transcript(text.as_bytes(), true).map(|read| (read.transcript, read.skipped))
 }
 
-fn parse_lines(text: &str, skip_bad: bool) -> Result<(Transcript, Vec<IngestError>), IngestError> {
+/// A transcript read from a stream by [`read_transcript`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadTranscript {
+    pub transcript: Transcript,
+    /// The lines left out (when skipping bad lines).
+    pub skipped: Vec<IngestError>,
+    /// [`derived_session_id`] of every byte read.
+    pub derived_session: String,
+}
+
+/// The limits a transcript is read under (the named constants, smaller in
+/// tests).
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    line_bytes_max: usize,
+    bytes_max: u64,
+}
+
+const LIMITS: Limits = Limits {
+    line_bytes_max: TRANSCRIPT_LINE_BYTES_MAX,
+    bytes_max: TRANSCRIPT_BYTES_MAX,
+};
+
+/// Reads a JSON-lines transcript from `input` line by line, holding only
+/// the turns: a line over [`TRANSCRIPT_LINE_BYTES_MAX`] or a stream over
+/// [`TRANSCRIPT_BYTES_MAX`] is refused without reading more of it (even
+/// when skipping bad lines), so an endless input (`/dev/zero`) fails fast
+/// in bounded memory. A line that is not UTF-8 is a bad line.
+///
+/// # Errors
+/// The first bad line (unless `skip_bad`), a limit passed, a read failure,
+/// or no turn at all.
+pub fn read_transcript(input: impl BufRead, skip_bad: bool) -> Result<ReadTranscript, IngestError> {
+    read_limited(input, skip_bad, LIMITS)
+}
+
+fn read_limited(
+    mut input: impl BufRead,
+    skip_bad: bool,
+    limits: Limits,
+) -> Result<ReadTranscript, IngestError> {
     let mut turns = Vec::new();
     let mut session = None;
     let mut skipped = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        if raw.trim().is_empty() {
-            continue;
+    let mut hasher = blake3::Hasher::new();
+    let mut n_bytes: u64 = 0;
+    let mut buf = Vec::new();
+    for line in 1.. {
+        buf.clear();
+        // One byte past the line limit, the newline included, tells a line
+        // at the limit from one over it.
+        let take = limits.line_bytes_max as u64 + 2;
+        let n = (&mut input)
+            .take(take)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| IngestError::Read {
+                reason: e.to_string(),
+            })?;
+        if n == 0 {
+            break;
         }
-        match parse_line(raw, line, &mut session) {
+        n_bytes += n as u64;
+        if n_bytes > limits.bytes_max {
+            return Err(IngestError::TooBig {
+                max: limits.bytes_max,
+            });
+        }
+        hasher.update(&buf);
+        let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        if raw.len() > limits.line_bytes_max {
+            return Err(IngestError::LineTooLong {
+                line,
+                max: limits.line_bytes_max,
+            });
+        }
+        let parsed = std::str::from_utf8(raw)
+            .map_err(|e| IngestError::Line {
+                line,
+                reason: format!("not UTF-8: {e}"),
+            })
+            .and_then(|raw| {
+                if raw.trim().is_empty() {
+                    Ok(None)
+                } else {
+                    parse_line(raw, line, &mut session)
+                }
+            });
+        match parsed {
             Ok(Some(turn)) => {
                 if turns.len() == TRANSCRIPT_TURNS_MAX {
                     return Err(IngestError::TooLong {
@@ -152,7 +246,11 @@ fn parse_lines(text: &str, skip_bad: bool) -> Result<(Transcript, Vec<IngestErro
     if turns.is_empty() {
         return Err(IngestError::Empty);
     }
-    Ok((Transcript { turns, session }, skipped))
+    Ok(ReadTranscript {
+        transcript: Transcript { turns, session },
+        skipped,
+        derived_session: session_id_of(&hasher.finalize()),
+    })
 }
 
 /// One line: a turn, nothing (a record that is no turn, an empty turn), or
@@ -207,7 +305,10 @@ fn parse_line(
 /// gets the same id.
 #[must_use]
 pub fn derived_session_id(bytes: &[u8]) -> String {
-    let hash = blake3::hash(bytes);
+    session_id_of(&blake3::hash(bytes))
+}
+
+fn session_id_of(hash: &blake3::Hash) -> String {
     let hex: String = hash
         .as_bytes()
         .iter()
@@ -243,6 +344,89 @@ pub fn session_events(session: &str, first_turn: u32, turns: &[Turn]) -> (Vec<Ev
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const TURN: &str = "{\"role\":\"user\",\"content\":\"hi\"}\n";
+
+    /// `engram ingest /dev/zero` grew until the kernel killed it: a line
+    /// without end is refused at the line limit, having read no further.
+    #[test]
+    fn ingest_of_dev_zero_grew_until_killed() {
+        let mut zeros = std::io::BufReader::new(std::io::repeat(0));
+        let err = read_transcript(&mut zeros, true).unwrap_err();
+        assert_eq!(
+            err,
+            IngestError::LineTooLong {
+                line: 1,
+                max: TRANSCRIPT_LINE_BYTES_MAX
+            }
+        );
+        assert!(
+            err.to_string().contains("TRANSCRIPT_LINE_BYTES_MAX"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_line_at_the_limit_is_read_and_one_byte_more_is_refused() {
+        let limits = Limits {
+            line_bytes_max: TURN.len() - 1,
+            bytes_max: 1 << 20,
+        };
+        let read = read_limited(TURN.repeat(3).as_bytes(), false, limits).unwrap();
+        assert_eq!(read.transcript.turns.len(), 3);
+        let long = format!("{TURN}{} \n", TURN.trim_end());
+        let err = read_limited(long.as_bytes(), true, limits).unwrap_err();
+        assert_eq!(
+            err,
+            IngestError::LineTooLong {
+                line: 2,
+                max: limits.line_bytes_max
+            }
+        );
+    }
+
+    #[test]
+    fn a_stream_past_the_transcript_limit_is_refused_even_skipping_bad_lines() {
+        let limits = Limits {
+            line_bytes_max: 1024,
+            bytes_max: 10 * TURN.len() as u64,
+        };
+        assert!(read_limited(TURN.repeat(10).as_bytes(), false, limits).is_ok());
+        // Endless blank lines: nothing is held, and still the stream ends.
+        let endless = std::io::BufReader::new(std::io::repeat(b'\n'));
+        let err = read_limited(endless, true, limits).unwrap_err();
+        assert_eq!(
+            err,
+            IngestError::TooBig {
+                max: limits.bytes_max
+            }
+        );
+        let err = read_limited(TURN.repeat(11).as_bytes(), true, limits).unwrap_err();
+        assert!(err.to_string().contains("TRANSCRIPT_BYTES_MAX"), "{err}");
+    }
+
+    #[test]
+    fn a_streamed_transcript_derives_the_session_of_its_bytes() {
+        let text = format!("{TURN}\r\n{TURN}");
+        let read = read_transcript(text.as_bytes(), false).unwrap();
+        assert_eq!(read.derived_session, derived_session_id(text.as_bytes()));
+        assert_eq!(read.transcript.turns.len(), 2);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_a_bad_line() {
+        let text = [
+            TURN.as_bytes(),
+            b"{\"role\":\"user\",\"content\":\"\xff\"}\n",
+            TURN.as_bytes(),
+        ]
+        .concat();
+        let err = read_transcript(text.as_slice(), false).unwrap_err();
+        assert!(matches!(err, IngestError::Line { line: 2, .. }), "{err}");
+        let read = read_transcript(text.as_slice(), true).unwrap();
+        assert_eq!(read.transcript.turns.len(), 2);
+        assert_eq!(read.skipped.len(), 1);
+    }
 
     #[test]
     fn generic_lines_become_turns() {

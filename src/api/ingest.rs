@@ -151,37 +151,49 @@ pub struct ParsedTranscript {
 
 /// Parses a transcript (JSON lines) before anything is opened or appended,
 /// so a refused transcript writes nothing. The session is `session`, else
-/// the transcript's own, else one derived from the bytes.
+/// the transcript's own, else one derived from the bytes; it is redacted
+/// here as the store will hold it, so what is reported is what is stored.
 ///
 /// # Errors
-/// `bad_request` naming the first bad line (or every line, when all are bad).
+/// `bad_request` naming the first bad line (or every line, when all are
+/// bad), or the limit a transcript passed
+/// (`engram_commands::ingest::TRANSCRIPT_LINE_BYTES_MAX`, `TRANSCRIPT_BYTES_MAX`).
 pub fn parse_ingest(
     bytes: &[u8],
     session: Option<&str>,
     skip_bad_lines: bool,
 ) -> Result<ParsedTranscript, ApiError> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the transcript is not UTF-8: {e}")))?;
-    let (transcript, skipped) = if skip_bad_lines {
-        parse_transcript_skipping(text)
-    } else {
-        parse_transcript(text).map(|t| (t, Vec::new()))
-    }
-    .map_err(|e| {
-        ApiError::bad_request(format!(
+    parse_ingest_from(bytes, session, skip_bad_lines)
+}
+
+/// [`parse_ingest`] reading a stream line by line (a file, standard input),
+/// holding only the turns and never more than the limits allow.
+///
+/// # Errors
+/// As [`parse_ingest`].
+pub fn parse_ingest_from(
+    input: impl std::io::BufRead,
+    session: Option<&str>,
+    skip_bad_lines: bool,
+) -> Result<ParsedTranscript, ApiError> {
+    let read = read_transcript(input, skip_bad_lines).map_err(|e| match e {
+        IngestError::Line { .. } => ApiError::bad_request(format!(
             "{e} (nothing was ingested; skipping bad lines ingests the good ones)"
-        ))
+        )),
+        e => ApiError::bad_request(format!("{e} (nothing was ingested)")),
     })?;
     let session = session
         .map(str::to_owned)
-        .or(transcript.session.clone())
-        .unwrap_or_else(|| derived_session_id(bytes));
+        .or(read.transcript.session.clone())
+        .unwrap_or(read.derived_session);
     if session.trim().is_empty() {
         return Err(ApiError::bad_request("the session must not be empty"));
     }
+    let session = engram_commands::memory::clean_name("session", &session)
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     Ok(ParsedTranscript {
         session,
-        transcript,
-        skipped,
+        transcript: read.transcript,
+        skipped: read.skipped,
     })
 }

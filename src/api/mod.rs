@@ -11,18 +11,18 @@ pub mod id;
 pub mod json;
 
 mod error;
+mod input;
 mod request;
 mod time;
 
 pub use error::{ApiError, ErrorCode};
 pub use id::{IdArg, IdError, qualified};
+pub use input::{BATCH_INPUT_BYTES_MAX, TEXT_INPUT_BYTES_MAX, read_batch_input, read_text_input};
 pub use request::*;
 pub use time::parse_time;
 
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
-use engram_commands::ingest::{
-    IngestError, derived_session_id, parse_transcript, parse_transcript_skipping,
-};
+use engram_commands::ingest::{IngestError, read_transcript};
 use engram_commands::maintain::MaintainPolicy;
 use engram_log::{MemoryId, MemoryRef, Scope};
 use serde_json::{Value, json};
@@ -37,7 +37,7 @@ use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject
 mod ingest;
 mod log;
 
-pub use ingest::{ParsedTranscript, parse_ingest};
+pub use ingest::{ParsedTranscript, parse_ingest, parse_ingest_from};
 
 /// The store a [`Service`] holds open (it takes the writes), with its
 /// scope name in answers. An owner serving several stores shares one

@@ -146,9 +146,10 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A text field of an answer ("" when missing).
-fn text<'a>(value: &'a serde_json::Value, field: &str) -> &'a str {
-    value[field].as_str().unwrap_or_default()
+/// A text field of an answer ("" when missing), made safe for a
+/// terminal (control characters shown escaped).
+fn text<'a>(value: &'a serde_json::Value, field: &str) -> std::borrow::Cow<'a, str> {
+    engram_text::display::neutralize_line(value[field].as_str().unwrap_or_default())
 }
 
 pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
@@ -417,7 +418,7 @@ pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> 
             println!("no entities");
         }
         for e in &list {
-            let ids: Vec<&str> = e["memories"]
+            let ids: Vec<std::borrow::Cow<str>> = e["memories"]
                 .as_array()
                 .into_iter()
                 .flatten()

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use engram::api::{IngestRequest, parse_ingest};
+use engram::api::{IngestRequest, parse_ingest_from};
 use engram::http::INGEST_BODY_LIMIT;
+use engram_text::display::neutralize_line;
 
 use super::Context;
 
@@ -36,12 +37,28 @@ pub struct IngestArgs {
 }
 
 pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+    let file = std::fs::File::open(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    // Read line by line and parsed before the store is reached: a refused
+    // transcript writes nothing, and an endless one is refused at a limit.
+    let parsed = parse_ingest_from(
+        std::io::BufReader::new(file),
+        args.session.as_deref(),
+        args.skip_bad_lines,
+    )
+    .with_context(|| format!("parsing {}", args.file.display()))?;
+    // What the owner takes in one request (checked before reading it all).
+    let size = std::fs::metadata(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?
+        .len();
+    anyhow::ensure!(
+        size < INGEST_BODY_LIMIT as u64,
+        "{} is {size} bytes, over the {} MiB one ingest takes (INGEST_BODY_LIMIT): split it into several transcripts",
+        args.file.display(),
+        INGEST_BODY_LIMIT >> 20
+    );
     let bytes =
         std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    // Parsed before the store is reached: a refused transcript writes
-    // nothing.
-    let parsed = parse_ingest(&bytes, args.session.as_deref(), args.skip_bad_lines)
-        .with_context(|| format!("parsing {}", args.file.display()))?;
     let transcript = String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{} is not UTF-8 text (at byte {}): a transcript is JSON lines",
@@ -49,13 +66,6 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
             e.utf8_error().valid_up_to()
         )
     })?;
-    anyhow::ensure!(
-        transcript.len() < INGEST_BODY_LIMIT,
-        "{} is {} bytes, over the {} MiB one ingest takes: split it into several transcripts",
-        args.file.display(),
-        transcript.len(),
-        INGEST_BODY_LIMIT >> 20
-    );
     let request = IngestRequest {
         transcript,
         session: Some(parsed.session),
@@ -67,7 +77,7 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     door.finish()?;
     let ingested = ingested.with_context(|| format!("ingesting {}", args.file.display()))?;
     for problem in ingested["skipped"].as_array().into_iter().flatten() {
-        let reason = problem["reason"].as_str().unwrap_or_default();
+        let reason = neutralize_line(problem["reason"].as_str().unwrap_or_default());
         match problem["line"].as_u64() {
             Some(line) => eprintln!(
                 "engram: skipped {}: line {line}: {reason}",
@@ -82,16 +92,16 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         println!(
             "ingested {} turns into session {}: seqs {}..={}; secrets and personal data redacted: {}",
             ingested["turns"],
-            ingested["session"].as_str().unwrap_or_default(),
+            neutralize_line(ingested["session"].as_str().unwrap_or_default()),
             ingested["first_seq"],
             ingested["last_seq"],
             ingested["redacted"]
         );
         for p in ingested["extracted"].as_array().into_iter().flatten() {
             println!(
-                "  extracted from seq {}: {:?} -> {}{}",
+                "  extracted from seq {}: \"{}\" -> {}{}",
                 p["seq"],
-                p["sentence"].as_str().unwrap_or_default(),
+                neutralize_line(p["sentence"].as_str().unwrap_or_default()),
                 p["outcome"].as_str().unwrap_or_default(),
                 p["id"]
                     .as_str()

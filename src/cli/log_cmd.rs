@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use engram::api::json;
 use engram::log::{Event, LoggedEvent};
+use engram_text::display::neutralize_line;
 
 use super::{Context, format_ts};
 
@@ -89,6 +90,6 @@ fn human_line(logged: &LoggedEvent) -> anyhow::Result<String> {
         logged.seq,
         format_ts(logged.ts_ms),
         logged.event.kind(),
-        detail
+        neutralize_line(&detail)
     ))
 }

@@ -2,7 +2,6 @@
 //! on the command line. `--json` prints one JSON object; exit 0 success, 1
 //! nothing found, 2 error.
 
-use std::io::Read as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -11,7 +10,9 @@ use engram::api::{
     BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, IdArg, RecallRequest,
     RememberRequest, TierName, context_block,
 };
+use engram::api::{read_batch_input, read_text_input};
 use engram::client::encode;
+use engram_text::display::{neutralize, neutralize_line};
 use serde_json::Value;
 
 use super::{Context, EXIT_CHECK_FAILED};
@@ -167,13 +168,11 @@ fn remember_items(
     path: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
     let bytes = if path.as_os_str() == "-" {
-        let mut buffer = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buffer)
-            .context("reading standard input")?;
-        buffer
+        read_batch_input(std::io::stdin().lock(), "standard input")?
     } else {
-        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+        let file =
+            std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?;
+        read_batch_input(file, &path.display().to_string())?
     };
     let batch: BatchFile = serde_json::from_slice(&bytes).with_context(|| {
         format!(
@@ -219,11 +218,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     }
     let content = match &args.text {
         Some(text) if text == "-" => {
-            let mut buffer = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buffer)
-                .context("reading standard input")?;
-            Some(String::from_utf8(buffer).context("standard input is not UTF-8")?)
+            let bytes = read_text_input(std::io::stdin().lock(), "standard input")?;
+            Some(String::from_utf8(bytes).context("standard input is not UTF-8")?)
         }
         Some(text) => Some(text.clone()),
         None => None,
@@ -253,7 +249,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
     if args.json {
         println!("{receipt}");
     } else {
-        let text = |field: &str| receipt[field].as_str().unwrap_or_default().to_owned();
+        let text =
+            |field: &str| neutralize_line(receipt[field].as_str().unwrap_or_default()).into_owned();
         let (id, at, related, reason) = (
             text("id"),
             text("coordinate"),
@@ -334,12 +331,12 @@ fn print_recall(answer: &Value, args: &RecallArgs) -> anyhow::Result<ExitCode> {
                 println!(
                     "memory {} at {} ({}, score {:.3}, trust {:.2})",
                     hit["id"].as_str().unwrap_or_default(),
-                    hit["coordinate"].as_str().unwrap_or_default(),
+                    neutralize_line(hit["coordinate"].as_str().unwrap_or_default()),
                     hit["scope"].as_str().unwrap_or_default(),
                     hit["score"].as_f64().unwrap_or_default(),
                     hit["trust"].as_f64().unwrap_or_default()
                 );
-                for line in hit["text"].as_str().unwrap_or_default().lines() {
+                for line in neutralize(hit["text"].as_str().unwrap_or_default()).split('\n') {
                     println!("    {line}");
                 }
             }
@@ -387,11 +384,11 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
                 "[seq {} | {} | session {} turn {} | {}]",
                 t["seq"],
                 t["ts"].as_str().unwrap_or_default(),
-                t["session"].as_str().unwrap_or_default(),
+                neutralize_line(t["session"].as_str().unwrap_or_default()),
                 t["turn"],
                 t["role"].as_str().unwrap_or_default()
             );
-            println!("{}", t["content"].as_str().unwrap_or_default());
+            println!("{}", neutralize(t["content"].as_str().unwrap_or_default()));
         }
         println!(
             "verified: content hash and HMAC of memory {} match",

@@ -27,9 +27,10 @@ pub struct RenovationArgs {
     json: bool,
 }
 
-/// A text field of an answer ("" when missing).
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field].as_str().unwrap_or_default()
+/// A text field of an answer ("" when missing), made safe for a
+/// terminal (control characters shown escaped).
+fn text<'a>(value: &'a Value, field: &str) -> std::borrow::Cow<'a, str> {
+    engram_text::display::neutralize_line(value[field].as_str().unwrap_or_default())
 }
 
 fn print_room(entry: &Value, tour: bool) {
@@ -64,8 +65,8 @@ pub fn palace(ctx: &Context, args: &PalaceArgs) -> anyhow::Result<ExitCode> {
     door.finish()?;
     let answer = match answer {
         Err(ClientError::Api(e)) if e.code == ErrorCode::NotFound => anyhow::bail!(
-            "no room {:?}: `engram palace` lists the rooms",
-            args.room.as_deref().unwrap_or_default()
+            "no room {}: `engram palace` lists the rooms",
+            engram_text::display::neutralize_line(args.room.as_deref().unwrap_or_default())
         ),
         other => other?,
     };

@@ -64,7 +64,11 @@ pub(super) async fn shutdown_signal() {
 
 pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let token = match std::env::var(TOKEN_ENV) {
-        Ok(token) if !token.trim().is_empty() => Some(token.trim().to_owned()),
+        Ok(token) if !token.trim().is_empty() => {
+            let token = token.trim();
+            engram::http::check_token(token).with_context(|| format!("{TOKEN_ENV} is refused"))?;
+            Some(token.to_owned())
+        }
         _ if args.addr.ip().is_loopback() => None,
         _ => {
             let token = generate_token().context("generating a token")?;

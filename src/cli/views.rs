@@ -144,8 +144,8 @@ fn print_history(history: &[Value], json: bool) {
                 r["seq"].to_string(),
                 r["ts"].as_str().unwrap_or_default(),
                 r["kind"].as_str().unwrap_or_default(),
-                r["subject"].as_str().unwrap_or_default(),
-                r["result"].as_str().unwrap_or_default()
+                engram_text::display::neutralize_line(r["subject"].as_str().unwrap_or_default()),
+                engram_text::display::neutralize_line(r["result"].as_str().unwrap_or_default())
             );
         }
     }

@@ -725,6 +725,31 @@ async fn export(
         .into_response())
 }
 
+/// Fewest characters a bearer token given to the server may have: a short
+/// token is one an attacker can guess. The generated token has 64.
+pub const TOKEN_CHARS_MIN: usize = 32;
+
+/// A token refused by [`check_token`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the token has {chars} characters; it needs at least {TOKEN_CHARS_MIN} (make one with `openssl rand -hex 32`)"
+)]
+pub struct ShortToken {
+    pub chars: usize,
+}
+
+/// Refuses a token shorter than [`TOKEN_CHARS_MIN`] characters.
+///
+/// # Errors
+/// [`ShortToken`] naming its length.
+pub fn check_token(token: &str) -> Result<(), ShortToken> {
+    let chars = token.chars().count();
+    if chars < TOKEN_CHARS_MIN {
+        return Err(ShortToken { chars });
+    }
+    Ok(())
+}
+
 /// A fresh random token: 32 bytes as hex.
 ///
 /// # Errors

@@ -5,12 +5,15 @@
 //!   stays).
 //! - [`tokenize`]: the terms the full-text index uses: words, and character
 //!   bigrams for CJK text, so Chinese is found without a dictionary.
+//! - [`display`]: control, line-breaking and invisible characters shown
+//!   as visible escapes in human output.
 //! - [`entities`]: people, projects, tools, files, organisations and
 //!   places named in a text, by rules, with canonical keys.
 //!
 //! **Architecture Invariant:** this crate depends on no other engram crate;
 //! the log never sees it (the log knows bytes, not what text means).
 
+pub mod display;
 pub mod entities;
 pub mod redact;
 pub mod tokenize;
