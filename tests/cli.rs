@@ -643,3 +643,72 @@ fn rebuild_replays_every_view_and_keeps_the_figures() {
     std::fs::remove_file(dir.path().join("views.redb")).unwrap();
     assert_eq!(stdout(&engram(dir.path(), &["stats", "--json"])), before);
 }
+
+/// Every folder and file under `dir` with its permission bits.
+fn modes(dir: &Path) -> Vec<(std::path::PathBuf, u32, bool)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        out.push((
+            path.clone(),
+            meta.permissions().mode() & 0o777,
+            meta.is_dir(),
+        ));
+        if meta.is_dir() {
+            out.extend(modes(&path));
+        }
+    }
+    out
+}
+
+/// Asserts that `store` and everything in it is private: folders 0700,
+/// files 0600.
+fn assert_private(store: &Path, context: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(store).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{context}: {}", store.display());
+    for (path, mode, is_dir) in modes(store) {
+        let expected = if is_dir { 0o700 } else { 0o600 };
+        assert_eq!(mode, expected, "{context}: {:o} {}", mode, path.display());
+    }
+}
+
+#[test]
+fn store_files_are_private_whatever_the_umask() {
+    // Regression: under umask 022 the store folders were 0755 and the
+    // segments and views.redb 0644 (only hmac.key was 0600): anyone on the
+    // machine could read every memory.
+    for umask in ["022", "000"] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("home").join("store");
+        let run = |args: &[&str]| {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_engram"))
+                .arg("--store")
+                .arg(&store)
+                .args(args)
+                .env_remove("ENGRAM_HMAC_KEY")
+                .env_remove("ENGRAM_HOME")
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        };
+        run(&["remember", "the staging password rotates on mondays"]);
+        run(&["recall", "staging"]);
+        let names: Vec<String> = modes(&store)
+            .iter()
+            .map(|(p, _, _)| p.strip_prefix(&store).unwrap().display().to_string())
+            .collect();
+        for expected in ["hmac.key", "views.redb", "log", "log/LOCK"] {
+            assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
+        }
+        assert!(names.iter().any(|n| n.ends_with(".seg")), "{names:?}");
+        assert_private(&store, &format!("umask {umask}"));
+        // The folder it created above the store is private too.
+        assert_private(&dir.path().join("home"), &format!("umask {umask}"));
+    }
+}

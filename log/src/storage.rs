@@ -12,7 +12,9 @@ use std::io;
 use std::sync::Arc;
 
 pub use faulty::{FaultyStorage, Tear};
-pub use file::FileStorage;
+pub use file::{
+    FileStorage, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, create_private_dir_all, create_private_file,
+};
 pub use memory::MemStorage;
 
 /// A folder of named files.
