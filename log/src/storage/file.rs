@@ -5,7 +5,7 @@
 //! bits, and the mode is set again after creating, so it is exact).
 
 use std::fs::{self, File, OpenOptions, Permissions};
-use std::io;
+use std::io::{self, Write as _};
 use std::os::unix::fs::{
     DirBuilderExt as _, FileExt as _, OpenOptionsExt as _, PermissionsExt as _,
 };
@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{LOCK_FILE_NAME, Storage, StorageFile};
+use super::{LOCK_FILE_NAME, REPLACE_TEMP_SUFFIX, Storage, StorageFile};
 
 /// Mode of every file engram creates in a store: owner read and write.
 pub const PRIVATE_FILE_MODE: u32 = 0o600;
@@ -161,7 +161,7 @@ impl Storage for FileStorage {
         let mut names = Vec::new();
         for entry in fs::read_dir(&self.dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if name != LOCK_FILE_NAME {
+            if name != LOCK_FILE_NAME && !name.ends_with(REPLACE_TEMP_SUFFIX) {
                 names.push(name);
             }
         }
@@ -190,6 +190,20 @@ impl Storage for FileStorage {
             return Err(read_only_error());
         }
         fs::remove_file(self.dir.join(name))
+    }
+
+    fn replace(&self, name: &str, data: &[u8]) -> io::Result<()> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        let temp = self.dir.join(format!("{name}{REPLACE_TEMP_SUFFIX}"));
+        let mut file = create_private_file(&temp, false)?;
+        file.set_len(0)?;
+        file.write_all(data)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, self.dir.join(name))?;
+        File::open(&self.dir)?.sync_all()
     }
 
     fn sync_dir(&self) -> io::Result<()> {
