@@ -110,9 +110,11 @@ impl Store {
                 path: self.dir.clone(),
             });
         }
-        std::fs::create_dir_all(&self.dir).map_err(|source| StoreError::Create {
-            path: self.dir.clone(),
-            source,
+        engram_log::storage::create_private_dir_all(&self.dir).map_err(|source| {
+            StoreError::Create {
+                path: self.dir.clone(),
+                source,
+            }
         })?;
         let key = self.key(&options.key, true)?;
         let config = LogConfig::new(key)

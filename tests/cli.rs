@@ -110,6 +110,9 @@ fn verify_warns_but_passes_on_a_torn_tail() {
     let before = bytes.len();
     bytes.extend_from_slice(b"EGFR partial frame from a crash");
     std::fs::write(&last, &bytes).unwrap();
+    // The process that had the log open died writing that frame.
+    let key = KeySource::StoreFile.load(dir.path(), false).unwrap();
+    crate::support::mark_crashed_dir(&store.log_dir(), &key);
 
     let out = engram(dir.path(), &["verify"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -673,4 +676,213 @@ fn ansi_escapes_in_memory_text_reached_the_terminal_raw() {
     }
     let out = engram(&store, &["recall", "quince tango", "--json"]);
     assert_eq!(json_lines(&out.stdout)[0]["hits"][0]["text"], text);
+}
+
+/// Every folder and file under `dir` with its permission bits.
+fn modes(dir: &Path) -> Vec<(std::path::PathBuf, u32, bool)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        out.push((
+            path.clone(),
+            meta.permissions().mode() & 0o777,
+            meta.is_dir(),
+        ));
+        if meta.is_dir() {
+            out.extend(modes(&path));
+        }
+    }
+    out
+}
+
+/// Asserts that `store` and everything in it is private: folders 0700,
+/// files 0600.
+fn assert_private(store: &Path, context: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(store).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{context}: {}", store.display());
+    assert_private_contents(store, context);
+}
+
+/// Asserts that everything in `store` is private (the folder itself may
+/// be one that existed before engram used it).
+fn assert_private_contents(store: &Path, context: &str) {
+    for (path, mode, is_dir) in modes(store) {
+        let expected = if is_dir { 0o700 } else { 0o600 };
+        assert_eq!(mode, expected, "{context}: {:o} {}", mode, path.display());
+    }
+}
+
+#[test]
+fn store_files_are_private_whatever_the_umask() {
+    // Regression: under umask 022 the store folders were 0755 and the
+    // segments and views.redb 0644 (only hmac.key was 0600): anyone on the
+    // machine could read every memory.
+    for umask in ["022", "000"] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("home").join("store");
+        let run = |args: &[&str]| {
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(format!("umask {umask}; exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_engram"))
+                .arg("--store")
+                .arg(&store)
+                .args(args)
+                .env_remove("ENGRAM_HMAC_KEY")
+                .env_remove("ENGRAM_HOME")
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        };
+        run(&["remember", "the staging password rotates on mondays"]);
+        run(&["recall", "staging"]);
+        let names: Vec<String> = modes(&store)
+            .iter()
+            .map(|(p, _, _)| p.strip_prefix(&store).unwrap().display().to_string())
+            .collect();
+        for expected in ["hmac.key", "views.redb", "log", "log/LOCK", "log/TAIL"] {
+            assert!(names.iter().any(|n| n == expected), "{expected}: {names:?}");
+        }
+        assert!(names.iter().any(|n| n.ends_with(".seg")), "{names:?}");
+        assert_private(&store, &format!("umask {umask}"));
+        // The folder it created above the store is private too.
+        assert_private(&dir.path().join("home"), &format!("umask {umask}"));
+    }
+}
+
+#[test]
+fn repair_cuts_damage_off_a_closed_log_and_keeps_a_copy() {
+    // Regression story: a flipped byte in the last frame of a cleanly
+    // closed store was reported by verify as a torn tail (exit 0), and the
+    // next command opening the store for writing (expand) deleted the frame:
+    // acknowledged memories gone. Now verify exits 1 naming the seq, every
+    // command that would open for writing refuses naming the repair
+    // command and changes nothing, and `engram repair` cuts the damage on
+    // an operator's word, keeping a copy of what it cut.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let out = engram(
+        store,
+        &[
+            "bench",
+            "append",
+            "--events",
+            "300",
+            "--batch",
+            "8",
+            "--segment-bytes",
+            "8192",
+            "--durability",
+            "none",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut last_id = String::new();
+    for i in 0..6 {
+        let out = engram(
+            store,
+            &[
+                "remember",
+                &format!("note {i}: the deploy window is friday {i}"),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        last_id = stdout(&out)
+            .split_whitespace()
+            .find(|w| w.starts_with("s:"))
+            .unwrap()
+            .to_owned();
+    }
+    let segs = segments(&Store::at(store));
+    let last = segs.last().unwrap();
+    let last_name = last.file_name().unwrap().to_string_lossy().into_owned();
+    let mut bytes = std::fs::read(last).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x01;
+    std::fs::write(last, &bytes).unwrap();
+
+    let out = engram(store, &["verify", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["torn_tail"], Value::Null, "{report}");
+    assert_eq!(report["problem"]["segment"], last_name.as_str());
+    let bad_seq = report["problem"]["seq"].as_u64().unwrap();
+    assert_eq!(report["last_seq"].as_u64().unwrap(), bad_seq - 1);
+
+    let before = crate::support::dir_files(&store.join("log"));
+    let out = engram(store, &["expand", &last_id]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let repair = format!("engram repair --truncate-from {bad_seq}");
+    assert!(stderr(&out).contains(&repair), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("seq {bad_seq}")),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        crate::support::dir_files(&store.join("log")),
+        before,
+        "nothing was deleted"
+    );
+
+    // Read commands open read-only: they never cut anything either.
+    let last_path = last.display().to_string();
+    for args in [
+        vec!["log"],
+        vec!["export"],
+        vec!["verify"],
+        vec!["inspect", "segment", &last_path],
+    ] {
+        let out = engram(store, &args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(
+            crate::support::dir_files(&store.join("log")),
+            before,
+            "{args:?}"
+        );
+    }
+
+    // A cut that would keep the damage is refused, and changes nothing.
+    let out = engram(
+        store,
+        &["repair", "--truncate-from", &(bad_seq + 1).to_string()],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(crate::support::dir_files(&store.join("log")), before);
+
+    let out = engram(
+        store,
+        &["repair", "--truncate-from", &bad_seq.to_string(), "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let cut: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(cut["last_seq"].as_u64().unwrap(), bad_seq - 1);
+    let copy = std::path::PathBuf::from(cut["copy"].as_str().unwrap());
+    assert!(copy.starts_with(store), "{}", copy.display());
+    // The copy holds the damaged segment as it was, whole.
+    assert_eq!(std::fs::read(copy.join(&last_name)).unwrap(), bytes);
+    assert!(copy.join("TAIL").exists());
+    assert_private_contents(store, "after the repair");
+
+    let out = engram(store, &["verify", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(report["last_seq"].as_u64().unwrap(), bad_seq - 1);
+    // The store takes writes again, from the next seq.
+    let out = engram(store, &["remember", "after the repair", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = engram(store, &["log", "--json"]);
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines[usize::try_from(bad_seq - 1).unwrap()]["seq"], bad_seq);
+    // A log that verifies has nothing to repair.
+    let out = engram(store, &["repair", "--truncate-from", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no damage to cut"),
+        "{}",
+        stderr(&out)
+    );
 }

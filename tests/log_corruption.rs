@@ -2,10 +2,13 @@
 //!
 //! The story. Disks flip bits, people copy half a file, and an attacker may
 //! edit an event and recompute checksums. A crash can only leave damage at
-//! the very end of the last segment (a torn tail), so recovery truncates only
-//! that; anything else must be named (segment, byte offset, first
-//! untrustworthy seq) and nothing truncated: `verify` reports it, and `open`
-//! refuses. The blake3 chain catches any changed byte; the HMAC catches a
+//! the very end of the last segment (a torn tail), past the end the tail
+//! record names as durable, so recovery truncates only that; anything else
+//! must be named (segment, byte offset, first untrustworthy seq) and nothing
+//! truncated: `verify` reports it, and `open` refuses. A log closed cleanly
+//! has nothing torn at all: closing trimmed and synced it, so damage at its
+//! very end is damage too (it used to be taken for a torn tail and cut,
+//! acknowledged events with it). The blake3 chain catches any changed byte; the HMAC catches a
 //! forger who recomputes the chain without the key, and the key id in each
 //! segment header tells a re-signed log (another key) from a damaged one.
 //!
@@ -13,8 +16,13 @@
 //! - a single bit flip at every byte offset of every segment of a
 //!   multi-segment log (all of them, not a sample) is reported at the right
 //!   segment, offset and seq, by `verify_storage` and by opening the log;
-//!   in the last frame of the last segment it is a torn tail instead;
-//! - garbage after the last frame is truncated on open and reported;
+//!   only in a log without a tail record is a flip in the last frame of the
+//!   last segment a torn tail instead; every flip of the tail record is found;
+//! - in a closed log, a flipped byte in the last frame, zeros over the last
+//!   frames, bytes after the end and an end cut short are corruption: open
+//!   refuses naming the repair command, and no byte changes;
+//! - garbage after the last frame of a crashed log is truncated on open and
+//!   reported;
 //! - a bad frame followed by good ones fails the open and changes no byte;
 //! - a forged event with a recomputed hash chain fails its HMAC; a log
 //!   re-signed with another key fails on the key id.
@@ -93,14 +101,53 @@ fn assert_names(c: &Corruption, segment: &str, offset: usize, seq: u64, context:
 #[test]
 fn log_corruption_every_bit_flip_is_found_where_it_is() {
     let (storage, events) = small_log("bit flips", 30);
+    // Closed cleanly: no flip anywhere can be a torn write.
+    let n_closed = every_bit_flip_is_found(&storage, true);
+    // The same log without its tail record (written before the record
+    // existed): the crash rules alone, so a flip in the last frame of the
+    // last segment is a torn tail.
+    let legacy = copy_mem(&storage);
+    legacy.remove(engram_log::TAIL_FILE_NAME).unwrap();
+    let n_legacy = every_bit_flip_is_found(&legacy, false);
+    eprintln!("checked {n_closed} + {n_legacy} single-bit flips");
+
+    // Every flip of the tail record itself is damage: where the log ended
+    // durably is then unknown, so open refuses.
+    let tail = storage.file_bytes(engram_log::TAIL_FILE_NAME).unwrap();
+    let damaged = copy_mem(&storage);
+    for at in 0..tail.len() {
+        let mut bytes = tail.clone();
+        bytes[at] ^= 1 << (at % 8);
+        damaged.set_file_bytes(engram_log::TAIL_FILE_NAME, bytes);
+        let context = format!("bit {} of byte {at} of the tail record", at % 8);
+        let report = verify_storage(&damaged, &test_key(), None).unwrap();
+        let problem = report.problem.expect("corruption reported");
+        assert_names(&problem, "TAIL", 0, events.len() as u64 + 1, &context);
+        let opened = Log::open(arc(damaged.clone()), LogConfig::new(test_key()));
+        assert!(
+            matches!(&opened, Err(OpenError::Corrupted(c)) if c.segment == "TAIL"),
+            "{context}: {opened:?}"
+        );
+    }
+}
+
+/// Flips every bit of every segment of `storage` in turn and checks where
+/// the damage is reported; `closed`: the log has a tail record of a clean
+/// close. Returns the number of flips checked.
+fn every_bit_flip_is_found(storage: &MemStorage, closed: bool) -> usize {
     let key = test_key();
-    let names = storage.list().unwrap();
+    let names: Vec<String> = storage
+        .list()
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.ends_with(".seg"))
+        .collect();
     assert!(
         names.len() >= 4,
         "want several sealed segments, got {names:?}"
     );
     let last_name = names.last().unwrap().clone();
-    let damaged = copy_mem(&storage);
+    let damaged = copy_mem(storage);
     let mut n_checked = 0;
     for name in &names {
         let original = storage.file_bytes(name).unwrap();
@@ -111,7 +158,7 @@ fn log_corruption_every_bit_flip_is_found_where_it_is() {
             let mut bytes = original.clone();
             bytes[at] ^= 1 << (at % 8);
             damaged.set_file_bytes(name, bytes);
-            let context = format!("bit {} of byte {at} of {name}", at % 8);
+            let context = format!("closed {closed}: bit {} of byte {at} of {name}", at % 8);
             // The damaged frame (or the header) and what must be reported.
             let frame = frames
                 .iter()
@@ -123,7 +170,7 @@ fn log_corruption_every_bit_flip_is_found_where_it_is() {
 
             let report = verify_storage(&damaged, &key, None).unwrap();
             let opened = LogReader::open(arc(damaged.clone()), key.clone());
-            if in_last_frame && !in_mac {
+            if in_last_frame && !in_mac && !closed {
                 // Indistinguishable from a write cut short by a crash.
                 assert!(report.is_ok(), "{context}: {:?}", report.problem);
                 let torn = report.torn_tail.expect("a torn tail");
@@ -157,11 +204,10 @@ fn log_corruption_every_bit_flip_is_found_where_it_is() {
         }
         damaged.set_file_bytes(name, original);
     }
-    eprintln!("checked {n_checked} single-bit flips");
     // The undamaged copy is whole again.
     let report = verify_storage(&damaged, &key, None).unwrap();
     assert!(report.is_ok());
-    assert_eq!(report.n_events, events.len() as u64);
+    n_checked
 }
 
 /// A log on real files in a temporary folder.
@@ -175,9 +221,9 @@ fn file_log(dir: &std::path::Path, n_batches: usize) -> (Vec<Event>, String) {
         events.extend(batch);
     }
     log.close().unwrap();
-    let names = dir_files(dir);
-    let (last, _) = names.last().unwrap();
-    (events, last.clone())
+    let segments = support::segment_paths(dir);
+    let last = segments.last().unwrap().file_name().unwrap();
+    (events, last.to_string_lossy().into_owned())
 }
 
 /// A file log whose last segment is followed by `tail`: the events, the last
@@ -227,6 +273,8 @@ fn log_corruption_garbage_tail_is_truncated_on_open() {
     for (what, garbage) in cases {
         let dir = tempfile::tempdir().unwrap();
         let (events, last, path, good_len) = file_log_with_tail(dir.path(), 12, &garbage);
+        // The writer opened the log at its end and died writing the tail.
+        support::mark_crashed_dir(dir.path(), &test_key());
 
         // Read-only opening reports the tail and changes nothing.
         let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
@@ -263,6 +311,7 @@ fn log_corruption_reserved_zeros_are_not_a_torn_tail() {
     // reported, nothing truncated, and the next append reuses them.
     let dir = tempfile::tempdir().unwrap();
     let (events, _, path, good_len) = file_log_with_tail(dir.path(), 5, &[0; 8192]);
+    support::mark_crashed_dir(dir.path(), &test_key());
     let reserved_len = good_len + 8192;
 
     let reader = LogReader::open_dir(dir.path(), test_key()).unwrap();
@@ -373,8 +422,11 @@ fn forge(
     let scratch_key = HmacKey::from_bytes([0x66; 32]);
     let out = MemStorage::new();
     let mut chain = [0u8; 32];
-    for name in storage.list().unwrap() {
-        let bytes = storage.file_bytes(&name).unwrap();
+    // The forger leaves the tail record out: the copy reads as a log
+    // written before it existed.
+    let segments = storage.list().unwrap();
+    for name in segments.iter().filter(|n| n.ends_with(".seg")) {
+        let bytes = storage.file_bytes(name).unwrap();
         let mut header = SegmentHeader::decode(&bytes).unwrap();
         header.prev_hash = chain;
         if let (Some(signer), true) = (signer, claim_key) {
@@ -411,7 +463,7 @@ fn forge(
             // The forged frame is well formed: only the key can tell.
             assert!(parse_frame(&rewritten[start..]).is_ok());
         }
-        out.set_file_bytes(&name, rewritten);
+        out.set_file_bytes(name, rewritten);
     }
     out
 }
@@ -509,4 +561,140 @@ fn log_corruption_forged_history_fails_its_hmac() {
 
     // The original is untouched and whole.
     assert!(verify_storage(&storage, &key, None).unwrap().is_ok());
+}
+
+/// Opens a log folder for writing and checks that it refuses, naming the
+/// damage at `segment`, `offset` and `seq` and the repair command, with no
+/// byte of the folder changed.
+fn assert_open_refuses(dir: &std::path::Path, segment: &str, offset: u64, seq: u64) {
+    let before = dir_files(dir);
+    let err = Log::open_dir(dir, LogConfig::new(test_key())).unwrap_err();
+    let OpenError::Corrupted(c) = &err else {
+        panic!("expected Corrupted, got {err}");
+    };
+    assert_names(c, segment, usize::try_from(offset).unwrap(), seq, "open");
+    let message = err.to_string();
+    assert!(
+        message.contains(&format!("engram repair --truncate-from {seq}")),
+        "{message}"
+    );
+    assert!(message.contains("nothing was truncated"), "{message}");
+    assert_eq!(dir_files(dir), before, "no byte changed");
+    let err = LogReader::open_dir(dir, test_key()).unwrap_err();
+    assert!(matches!(err, OpenError::Corrupted(_)), "{err}");
+}
+
+#[test]
+fn log_corruption_flipped_byte_in_last_frame_of_a_closed_log_is_not_a_torn_tail() {
+    // Regression: a flipped byte in the last frame of a cleanly closed log
+    // passed verify as a "torn tail" warning, and the next open for
+    // writing cut the frame off: acknowledged events lost.
+    let dir = tempfile::tempdir().unwrap();
+    let (events, last) = file_log(dir.path(), 12);
+    let path = dir.path().join(&last);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let frame = *frames_of(&bytes).last().unwrap();
+    let at = bytes.len() - 100;
+    assert!(at > frame.offset + FRAME_HEADER_LEN, "inside the payload");
+    bytes[at] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+
+    let storage = engram_log::FileStorage::open_read_only(dir.path()).unwrap();
+    let report = verify_storage(&storage, &test_key(), None).unwrap();
+    let problem = report.problem.clone().expect("corruption, not a torn tail");
+    assert_eq!(report.torn_tail, None);
+    assert_names(&problem, &last, frame.offset, frame.first_seq, "verify");
+    assert_eq!(report.last_seq, frame.first_seq - 1);
+    assert_open_refuses(dir.path(), &last, frame.offset as u64, frame.first_seq);
+    // Every event is still on disk: restoring the byte restores the log.
+    bytes[at] ^= 0x01;
+    std::fs::write(&path, &bytes).unwrap();
+    let log = Log::open_dir(dir.path(), LogConfig::new(test_key())).unwrap();
+    assert_events(&replay_all(log.reader()), &events);
+}
+
+#[test]
+fn log_corruption_zeros_over_the_last_frames_of_a_closed_log_are_found() {
+    // Regression: zeros written over the last frames of a closed segment
+    // (its size kept) passed verify as reserved space, and recall silently
+    // lost those memories. In the last segment and in a sealed one.
+    for victim in ["last", "sealed"] {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Log::open_dir(
+            dir.path(),
+            LogConfig::new(test_key()).segment_bytes_max(2048),
+        )
+        .unwrap();
+        let mut rng = support::seeded_rng("zeros", 0x2E70);
+        for n in 0..40 {
+            log.append(&random_batch(&mut rng, "zeros", n, 3, 60))
+                .unwrap();
+        }
+        log.close().unwrap();
+        let segments = support::segment_paths(dir.path());
+        assert!(segments.len() >= 3, "{segments:?}");
+        let path = match victim {
+            "last" => segments.last().unwrap().clone(),
+            _ => segments[1].clone(),
+        };
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let frames = frames_of(&bytes);
+        assert!(frames.len() >= 3, "{victim}: {frames:?}");
+        let first_zeroed = frames[frames.len() - 2];
+        let len = bytes.len();
+        bytes[first_zeroed.offset..].fill(0);
+        assert_eq!(bytes.len(), len);
+        std::fs::write(&path, &bytes).unwrap();
+
+        let storage = engram_log::FileStorage::open_read_only(dir.path()).unwrap();
+        let report = verify_storage(&storage, &test_key(), None).unwrap();
+        let problem = report.problem.clone().expect("zeros over frames are found");
+        assert_names(
+            &problem,
+            &name,
+            first_zeroed.offset,
+            first_zeroed.first_seq,
+            victim,
+        );
+        assert_open_refuses(
+            dir.path(),
+            &name,
+            first_zeroed.offset as u64,
+            first_zeroed.first_seq,
+        );
+    }
+}
+
+#[test]
+fn log_corruption_a_closed_log_cut_short_or_grown_is_found() {
+    // A log closed cleanly ends exactly where its tail record says: a
+    // segment cut at a frame boundary (whole frames gone) or bytes after
+    // its end cannot come from a crash.
+    for what in ["cut short", "grown"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, last) = file_log(dir.path(), 12);
+        let path = dir.path().join(&last);
+        let bytes = std::fs::read(&path).unwrap();
+        let frames = frames_of(&bytes);
+        let closed_seq = frames
+            .last()
+            .map(|f| f.first_seq + u64::from(f.n_events) - 1)
+            .unwrap();
+        let (offset, seq) = if what == "cut short" {
+            let gone = *frames.last().unwrap();
+            std::fs::write(&path, &bytes[..gone.offset]).unwrap();
+            (gone.offset as u64, gone.first_seq)
+        } else {
+            let mut grown = bytes.clone();
+            grown.extend_from_slice(&[0xA5; 10]);
+            std::fs::write(&path, &grown).unwrap();
+            (bytes.len() as u64, closed_seq + 1)
+        };
+        let storage = engram_log::FileStorage::open_read_only(dir.path()).unwrap();
+        let report = verify_storage(&storage, &test_key(), None).unwrap();
+        let problem = report.problem.clone().expect(what);
+        assert_names(&problem, &last, usize::try_from(offset).unwrap(), seq, what);
+        assert_open_refuses(dir.path(), &last, offset, seq);
+    }
 }

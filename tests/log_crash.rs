@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use engram_log::format::{
-    FORMAT_VERSION, GENESIS_HASH, SEGMENT_HEADER_LEN, SegmentHeader, parse_frame,
+    FORMAT_VERSION, FRAME_OVERHEAD, GENESIS_HASH, SEGMENT_HEADER_LEN, SegmentHeader, parse_frame,
 };
 use engram_log::{
     AppendError, Durability, Event, FaultyStorage, Log, LogConfig, LogReader, ManualClock,
@@ -93,7 +93,12 @@ impl LastSegment {
 
 fn last_segment(storage: &FaultyStorage) -> LastSegment {
     let durable = storage.crash_image(Tear::LoseUnsynced);
-    let names = durable.list().unwrap();
+    let names: Vec<String> = durable
+        .list()
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.ends_with(".seg"))
+        .collect();
     let name = names
         .last()
         .cloned()
@@ -500,6 +505,8 @@ fn log_crash_torn_segment_creation_is_removed() {
             sent.extend(batch);
         }
         log.close().unwrap();
+        // The writer opened the log again and died creating the next segment.
+        support::mark_crashed_mem(&storage);
         let last_seq = sent.len() as u64;
         let torn = segment_name(last_seq + 1);
         storage.set_file_bytes(&torn, bytes.clone());
@@ -540,5 +547,70 @@ fn log_crash_torn_segment_creation_is_removed() {
         assert!(report.is_ok(), "{what}: {:?}", report.problem);
         assert_eq!(report.torn_tail, None, "{what}");
         assert_eq!(report.n_events, last_seq + 1);
+    }
+}
+
+#[test]
+fn log_crash_torn_tail_after_a_clean_close_and_reopen_is_still_cut() {
+    // A log closed cleanly, opened again, and torn by a crash in the middle
+    // of an append: what the crash tore lies past the end recorded at the
+    // reopen, so recovery still cuts it silently, and keeps everything
+    // before it (the frames of the first run, and every acknowledged one).
+    let mut rng = support::seeded_rng("torn after reopen", 0x7E0);
+    for round in 0..40 {
+        let storage = FaultyStorage::new();
+        let config = LogConfig::new(test_key());
+        let log = Log::open(arc(storage.clone()), config.clone()).unwrap();
+        let mut sent = Vec::new();
+        for _ in 0..5 {
+            let batch = random_batch(&mut rng, "first run", sent.len(), 4, 80);
+            log.append(&batch).unwrap();
+            sent.extend(batch);
+        }
+        log.close().unwrap();
+        let closed = sent.len() as u64;
+
+        let log = Log::open(arc(storage.clone()), config.clone()).unwrap();
+        assert_eq!(log.recovery().tail, Some(engram_log::TailState::Closed));
+        // Crash at the sync of the second append of this run.
+        storage.crash_at_sync(2);
+        let mut acknowledged = closed;
+        for _ in 0..2 {
+            let batch = random_batch(&mut rng, "second run", sent.len(), 4, 80);
+            let result = log.append(&batch);
+            sent.extend(batch);
+            match result {
+                Ok(appended) => acknowledged = appended.last_seq,
+                Err(e) => assert!(matches!(e, AppendError::Poisoned { .. }), "{e}"),
+            }
+        }
+        drop(log);
+        assert!(storage.crashed(), "round {round}");
+        let last = last_segment(&storage);
+        // Less than a frame's header and trailer of the unsynced frame
+        // reached the disk: always a torn frame.
+        assert!(last.unsynced() > 0, "round {round}");
+        let tear = Tear::KeepPrefix(rng.random_range(1..FRAME_OVERHEAD));
+        let image = storage.crash_image(tear);
+
+        let report = verify_storage(&image, &test_key(), None).unwrap();
+        assert!(report.is_ok(), "round {round}: {:?}", report.problem);
+        assert_eq!(report.tail, Some(engram_log::TailState::Open));
+        let log = Log::open(arc(image.clone()), config.clone())
+            .unwrap_or_else(|e| panic!("round {round} ({tear:?}): {e}"));
+        let last_seq = log.last_seq();
+        assert!(
+            last_seq >= acknowledged,
+            "round {round}: lost acknowledged events"
+        );
+        assert_events(
+            &replay_all(log.reader()),
+            &sent[..usize::try_from(last_seq).unwrap()],
+        );
+        let torn = log.recovery().torn_tail.clone().expect("a torn tail");
+        assert_eq!(torn.segment, last.name, "round {round}");
+        assert_eq!(last_seq, acknowledged, "round {round}");
+        log.close().unwrap();
+        assert!(verify_storage(&image, &test_key(), None).unwrap().is_ok());
     }
 }

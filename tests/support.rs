@@ -204,3 +204,44 @@ pub fn open_rebuilt(dir: &std::path::Path) -> engram::engine::Engram {
 pub fn hit_ids(hits: &[engram::Hit]) -> Vec<u64> {
     hits.iter().map(|h| h.id).collect()
 }
+
+/// The tail record `bytes` (sealed with [`test_key`]) as a writer leaves
+/// it while the log is open: what a crash of the process that had the log
+/// open for writing leaves, where a clean close would have said `Closed`.
+fn reopened_tail(bytes: &[u8], key: &HmacKey) -> Vec<u8> {
+    let record = engram_log::TailRecord::decode(bytes, key).unwrap();
+    engram_log::TailRecord {
+        state: engram_log::TailState::Open,
+        ..record
+    }
+    .encode(key)
+    .to_vec()
+}
+
+/// Makes an in-memory log closed at its end look opened there and never
+/// closed (a crashed writer): past that end, the crash rules apply.
+pub fn mark_crashed_mem(storage: &engram_log::MemStorage) {
+    let bytes = storage.file_bytes(engram_log::TAIL_FILE_NAME).unwrap();
+    storage.set_file_bytes(
+        engram_log::TAIL_FILE_NAME,
+        reopened_tail(&bytes, &test_key()),
+    );
+}
+
+/// [`mark_crashed_mem`] for a log folder written with `key`.
+pub fn mark_crashed_dir(dir: &std::path::Path, key: &HmacKey) {
+    let path = dir.join(engram_log::TAIL_FILE_NAME);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, reopened_tail(&bytes, key)).unwrap();
+}
+
+/// The segment files of a log folder, in seq order.
+pub fn segment_paths(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "seg"))
+        .collect();
+    paths.sort();
+    paths
+}

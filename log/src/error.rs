@@ -114,7 +114,10 @@ pub enum OpenError {
     )]
     Locked { folder: String },
     /// Damage that is not a torn tail: open refuses rather than truncate.
-    #[error("{0}; nothing was truncated: run `engram verify` and restore the segment from a copy")]
+    #[error(
+        "{0}; nothing was truncated: restore the segment from a copy, or cut the log from the damage on with `engram repair --truncate-from {seq}` (it keeps a copy of what it cuts)",
+        seq = .0.seq
+    )]
     Corrupted(Corruption),
     /// A configuration value out of range.
     #[error("invalid log configuration: {0}")]

@@ -409,6 +409,142 @@ pub fn write_frame(
 }
 
 /// A tiny cursor for building fixed-size headers.
+/// Magic at the start of the tail record (`log/TAIL`).
+pub const TAIL_MAGIC: [u8; 8] = *b"ENGRTAIL";
+/// The tail record's layout version.
+pub const TAIL_VERSION: u32 = 1;
+/// Bytes of the tail record covered by its HMAC.
+pub const TAIL_BODY_LEN: usize = 72;
+/// Tail record length: body + HMAC.
+pub const TAIL_LEN: usize = TAIL_BODY_LEN + 32;
+/// Domain string of the tail record's HMAC.
+const TAIL_MAC_DOMAIN: &[u8] = b"engram log tail v1";
+
+const _: () = assert!(TAIL_BODY_LEN == 8 + 4 + 4 + 8 + 8 + 8 + 32);
+
+/// Whether the log was closed at its tail record's point, or opened for
+/// writing there (and may have grown, or crashed, since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailState {
+    /// Opened for writing: everything up to the point was durable then.
+    /// Past it, a crash can have left a torn frame or reserved zeros.
+    Open,
+    /// Closed cleanly: the log ends exactly at the point, and nothing can
+    /// be torn (closing synced the frames and gave reserved space back).
+    Closed,
+}
+
+impl TailState {
+    fn code(self) -> u32 {
+        match self {
+            TailState::Open => 1,
+            TailState::Closed => 2,
+        }
+    }
+}
+
+/// The log's durable end, kept beside the segments in `log/TAIL` (see
+/// `docs/design.md`, "The tail record"):
+///
+/// ```text
+///   0..8    magic "ENGRTAIL"
+///   8..12   layout version u32 (1)
+///  12..16   state u32: 1 open (opened for writing here), 2 closed (ended here)
+///  16..24   first seq of the segment the log ended in (names the file)
+///  24..32   that segment's length in bytes, header included: where its frames end
+///  32..40   last seq (first seq - 1 when the segment holds no frame)
+///  40..72   chain hash after the last seq (the last frame's hash)
+///  72..104  HMAC-SHA256(key, "engram log tail v1" + bytes 0..72)
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailRecord {
+    pub state: TailState,
+    pub segment_first_seq: u64,
+    pub segment_len: u64,
+    pub last_seq: u64,
+    pub last_hash: Hash,
+}
+
+/// Why a tail record was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TailProblem {
+    /// Not `TAIL_LEN` bytes.
+    Length(usize),
+    BadMagic,
+    /// A layout version this engram does not know.
+    Version(u32),
+    BadState(u32),
+    /// The HMAC does not match: altered, or written with another key.
+    BadMac,
+}
+
+impl std::fmt::Display for TailProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TailProblem::Length(n) => write!(f, "it is {n} bytes, expected {TAIL_LEN}"),
+            TailProblem::BadMagic => write!(f, "no tail magic"),
+            TailProblem::Version(v) => write!(f, "unknown layout version {v}"),
+            TailProblem::BadState(s) => write!(f, "unknown state {s}"),
+            TailProblem::BadMac => write!(
+                f,
+                "HMAC mismatch (the record was altered, or written with another key)"
+            ),
+        }
+    }
+}
+
+impl TailRecord {
+    /// The record's bytes, sealed with `key`.
+    #[must_use]
+    pub fn encode(&self, key: &HmacKey) -> [u8; TAIL_LEN] {
+        let mut out = [0u8; TAIL_LEN];
+        let mut w = Writer::new(&mut out);
+        w.put(&TAIL_MAGIC);
+        w.put(&TAIL_VERSION.to_le_bytes());
+        w.put(&self.state.code().to_le_bytes());
+        w.put(&self.segment_first_seq.to_le_bytes());
+        w.put(&self.segment_len.to_le_bytes());
+        w.put(&self.last_seq.to_le_bytes());
+        w.put(&self.last_hash);
+        let mac = key.mac(&[TAIL_MAC_DOMAIN, w.written()]);
+        w.put(&mac);
+        debug_assert_eq!(w.len(), TAIL_LEN);
+        out
+    }
+
+    /// Parses a record and checks its HMAC under `key`.
+    pub fn decode(bytes: &[u8], key: &HmacKey) -> Result<Self, TailProblem> {
+        if bytes.len() != TAIL_LEN {
+            return Err(TailProblem::Length(bytes.len()));
+        }
+        if bytes.get(..8) != Some(&TAIL_MAGIC[..]) {
+            return Err(TailProblem::BadMagic);
+        }
+        let short = TailProblem::Length(bytes.len());
+        let version = u32_at(bytes, 8).ok_or_else(|| short.clone())?;
+        if version != TAIL_VERSION {
+            return Err(TailProblem::Version(version));
+        }
+        let body = bytes.get(..TAIL_BODY_LEN).ok_or_else(|| short.clone())?;
+        let mac: Hash = array_at(bytes, TAIL_BODY_LEN).ok_or_else(|| short.clone())?;
+        if !key.mac_matches(&[TAIL_MAC_DOMAIN, body], &mac) {
+            return Err(TailProblem::BadMac);
+        }
+        let state = match u32_at(bytes, 12).ok_or_else(|| short.clone())? {
+            1 => TailState::Open,
+            2 => TailState::Closed,
+            other => return Err(TailProblem::BadState(other)),
+        };
+        Ok(Self {
+            state,
+            segment_first_seq: u64_at(bytes, 16).ok_or_else(|| short.clone())?,
+            segment_len: u64_at(bytes, 24).ok_or_else(|| short.clone())?,
+            last_seq: u64_at(bytes, 32).ok_or_else(|| short.clone())?,
+            last_hash: array_at(bytes, 40).ok_or(short)?,
+        })
+    }
+}
+
 struct Writer<'a> {
     out: &'a mut [u8],
     len: usize,
@@ -441,6 +577,31 @@ impl<'a> Writer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tail_record_round_trips_and_every_flipped_bit_is_refused() {
+        let key = HmacKey::from_bytes([3; 32]);
+        let record = TailRecord {
+            state: TailState::Closed,
+            segment_first_seq: 449,
+            segment_len: 54_053,
+            last_seq: 3_017,
+            last_hash: [9; 32],
+        };
+        let bytes = record.encode(&key);
+        assert_eq!(TailRecord::decode(&bytes, &key), Ok(record));
+        for at in 0..bytes.len() * 8 {
+            let mut flipped = bytes;
+            flipped[at / 8] ^= 1 << (at % 8);
+            assert!(TailRecord::decode(&flipped, &key).is_err(), "bit {at}");
+        }
+        let other = HmacKey::from_bytes([4; 32]);
+        assert_eq!(TailRecord::decode(&bytes, &other), Err(TailProblem::BadMac));
+        assert_eq!(
+            TailRecord::decode(&bytes[..TAIL_LEN - 1], &key),
+            Err(TailProblem::Length(TAIL_LEN - 1))
+        );
+    }
 
     fn frame(payload_events: &[&[u8]]) -> Vec<u8> {
         let mut payload = Vec::new();

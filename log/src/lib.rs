@@ -38,9 +38,11 @@ pub mod key;
 pub mod limits;
 mod reader;
 mod recovery;
+pub mod repair;
 mod scan;
 pub mod seal;
 pub mod storage;
+mod tail;
 mod verify;
 mod writer;
 
@@ -58,11 +60,14 @@ pub use error::{
     AppendError, Corruption, Error, IoFailure, KeyError, OpenError, ReadError, VerifyError,
 };
 pub use event::*;
+pub use format::{TailRecord, TailState};
 pub use key::{HmacKey, KeySource};
 pub use reader::Replay;
 pub use recovery::{RecoveryReport, TornTail};
+pub use repair::{RepairError, Truncated, truncate_from};
 pub use scan::{parse_segment_name, segment_name};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
+pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
 pub use writer::{Appended, Durability};
 
@@ -359,6 +364,21 @@ impl Log {
         let Some(open_segment) = state.segments.last().cloned() else {
             unreachable!("a segment was just ensured");
         };
+        // Everything up to here is durable (recovery checked it, and synced
+        // what it repaired): record it before the first append, so that a
+        // crash from now on can only tear what comes after.
+        tail::write_tail(
+            &*storage,
+            &config.key,
+            &TailRecord {
+                state: TailState::Open,
+                segment_first_seq: open_segment.first_seq,
+                segment_len: open_segment.len,
+                last_seq: state.last_seq,
+                last_hash: state.last_hash,
+            },
+        )
+        .map_err(|e| IoFailure::new("recording the log's end in", tail::TAIL_FILE_NAME, e))?;
         let last_indexed = open_segment.index.last().map(|&(_, offset)| offset);
         // Reserved zeros past the last frame (from preallocation) are reused.
         let allocated = open_segment
@@ -384,6 +404,7 @@ impl Log {
             segment_bytes_max: config.segment_bytes_max,
             clock: Arc::clone(&config.clock),
             file: open_segment.file,
+            segment_first_seq: open_segment.first_seq,
             segment_name: open_segment.name,
             offset: open_segment.len,
             allocated,

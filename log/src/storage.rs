@@ -12,7 +12,9 @@ use std::io;
 use std::sync::Arc;
 
 pub use faulty::{FaultyStorage, Tear};
-pub use file::FileStorage;
+pub use file::{
+    FileStorage, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, create_private_dir_all, create_private_file,
+};
 pub use memory::MemStorage;
 
 /// A folder of named files.
@@ -23,8 +25,13 @@ pub trait Storage: Send + Sync + fmt::Debug {
     fn create(&self, name: &str) -> io::Result<Arc<dyn StorageFile>>;
     /// Opens an existing file for reading (and writing, unless read-only).
     fn open(&self, name: &str) -> io::Result<Arc<dyn StorageFile>>;
-    /// Removes a file (used only for a segment whose creation was torn).
+    /// Removes a file: a segment whose creation was torn, or segments an
+    /// operator cut off (`repair::truncate_from`).
     fn remove(&self, name: &str) -> io::Result<()>;
+    /// Replaces the file `name` (or creates it) with `data`, atomically and
+    /// durably: once it returns, a crash leaves the new bytes; if it fails,
+    /// the old file (or none) is whole. For the log's small tail record.
+    fn replace(&self, name: &str, data: &[u8]) -> io::Result<()>;
     /// Makes creations and removals in the folder durable.
     fn sync_dir(&self) -> io::Result<()>;
     /// Where the folder is, for messages.
@@ -40,6 +47,11 @@ pub trait Storage: Send + Sync + fmt::Debug {
 /// Name of the lock file a [`FileStorage`] keeps in its folder. It is the
 /// storage's own file: [`Storage::list`] never shows it.
 pub const LOCK_FILE_NAME: &str = "LOCK";
+
+/// Suffix of the temporary file [`Storage::replace`] writes before renaming
+/// it into place, in a [`FileStorage`] folder. Also the storage's own:
+/// [`Storage::list`] never shows it.
+pub const REPLACE_TEMP_SUFFIX: &str = ".replacing";
 
 /// One file: positional I/O and durability.
 #[expect(

@@ -32,12 +32,14 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use crate::clock::Clock;
 use crate::error::AppendError;
 use crate::format::{
-    FORMAT_VERSION, FRAME_OVERHEAD, Hash, SEGMENT_HEADER_LEN, SegmentHeader, write_frame,
+    FORMAT_VERSION, FRAME_OVERHEAD, Hash, SEGMENT_HEADER_LEN, SegmentHeader, TailRecord, TailState,
+    write_frame,
 };
 use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES, SEGMENT_PREALLOC_BYTES};
 use crate::reader::{Segment, Shared};
 use crate::scan::segment_name;
 use crate::storage::StorageFile;
+use crate::tail::{TAIL_FILE_NAME, write_tail};
 
 /// When an append is acknowledged relative to fdatasync.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -104,6 +106,7 @@ pub(crate) struct Writer {
     pub(crate) clock: Arc<dyn Clock>,
     /// The open segment.
     pub(crate) file: Arc<dyn StorageFile>,
+    pub(crate) segment_first_seq: u64,
     pub(crate) segment_name: String,
     /// Bytes written to the open segment so far.
     pub(crate) offset: u64,
@@ -190,12 +193,28 @@ impl Writer {
             }
             self.commit(group);
         }
-        // The channel closed: make everything written durable before exiting.
+        // The channel closed: make everything written durable, then
+        // record that the log ends exactly there.
         if self.poison_cause().is_none()
-            && let Err(cause) = self.seal()
+            && let Err(cause) = self.seal().and_then(|()| self.record_closed())
         {
             self.poison(cause);
         }
+    }
+
+    /// Records a clean close in the tail record: the open segment ends at
+    /// `offset` with nothing reserved after it, all of it synced. From now
+    /// on, damage anywhere in the log is corruption, never a torn write.
+    fn record_closed(&self) -> Result<(), String> {
+        let record = TailRecord {
+            state: TailState::Closed,
+            segment_first_seq: self.segment_first_seq,
+            segment_len: self.offset,
+            last_seq: self.next_seq - 1,
+            last_hash: self.prev_hash,
+        };
+        write_tail(&*self.shared.storage, &self.shared.key, &record)
+            .map_err(|e| format!("recording the clean close in {TAIL_FILE_NAME} failed: {e}"))
     }
 
     /// Gives back the space reserved past the last frame and fdatasyncs the
@@ -574,6 +593,7 @@ impl Writer {
             last_seq: self.next_seq - 1,
         });
         self.file = file;
+        self.segment_first_seq = self.next_seq;
         self.segment_name = name;
         self.offset = SEGMENT_HEADER_LEN as u64;
         self.allocated = SEGMENT_HEADER_LEN as u64;

@@ -28,6 +28,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
+use engram_log::storage::create_private_file;
 use engram_log::{LogReader, LoggedEvent};
 use parking_lot::{Condvar, Mutex, RwLock};
 use redb::{Database, ReadableDatabase as _};
@@ -230,6 +231,10 @@ impl std::fmt::Debug for Views {
 
 /// Opens (or creates) the redb file, setting a damaged one aside.
 fn open_db(path: &Path) -> Result<(Database, Option<String>), ViewError> {
+    // redb would create the file readable by everyone (0644 under the usual
+    // umask): create it first, empty and private (0600); redb initialises
+    // an empty file as a new database.
+    create_private_file(path, false).map_err(redb::Error::Io)?;
     // redb locks the file; a lock just released can still be held for a
     // moment by a child process forked before it execs, so retry briefly.
     let deadline = Instant::now() + DB_LOCK_WAIT;
@@ -255,6 +260,7 @@ fn open_db(path: &Path) -> Result<(Database, Option<String>), ViewError> {
                     format!("setting damaged {} aside ({e}): {io}", path.display()),
                 )))
             })?;
+            create_private_file(path, false).map_err(redb::Error::Io)?;
             let db = Database::create(path)?;
             Ok((db, Some(format!("{e}; moved to {}", aside.display()))))
         }

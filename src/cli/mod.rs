@@ -11,6 +11,7 @@ mod log_cmd;
 mod memory;
 mod model;
 mod palace;
+mod repair;
 mod serve;
 mod transfer;
 mod verify;
@@ -90,6 +91,10 @@ enum Command {
     /// every frame's HMAC. Exit 0 when it verifies (a torn tail that recovery
     /// would truncate is a warning), 1 on corruption or tampering, 2 on error.
     Verify(verify::VerifyArgs),
+    /// Cut damage off the end of the log (`--truncate-from SEQ`), keeping a
+    /// copy of every file the cut changes in the store. Opening never cuts
+    /// damage that a crash cannot explain: it refuses and names this command.
+    Repair(repair::RepairArgs),
     /// Print events in seq order; --json prints one object per line with
     /// seq, ts, kind and the event's own fields.
     Log(log_cmd::LogArgs),
@@ -462,6 +467,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
         Command::Verify(a) => verify::run(&ctx, &a),
         Command::Log(a) => log_cmd::run(&ctx, &a),
+        Command::Repair(a) => repair::run(&ctx, &a),
         Command::Bench(a) => bench::run(&ctx, &a),
         Command::Inspect(a) => inspect::run(&ctx, &a),
         Command::Ingest(a) => ingest::run(&ctx, &a),

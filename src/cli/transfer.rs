@@ -71,7 +71,7 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
         "{} already has a log: import --log makes a new replica, give a new --store",
         ctx.describe()
     );
-    std::fs::create_dir_all(ctx.store.dir())
+    engram::log::storage::create_private_dir_all(ctx.store.dir())
         .with_context(|| format!("creating {}", ctx.store.dir().display()))?;
     let key = ctx.store.key(&ctx.key, true)?;
     let shared = engram_log_postgres::PgLog::connect(
@@ -94,7 +94,7 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
         "{} exists (left by an interrupted import?): remove it and run the import again",
         staging_dir.display()
     );
-    std::fs::create_dir_all(&staging_dir)
+    engram::log::storage::create_private_dir_all(&staging_dir)
         .with_context(|| format!("creating {}", staging_dir.display()))?;
     let staged = (|| -> anyhow::Result<transfer::ImportSummary> {
         key.write_new_file(&staging_dir.join("hmac.key"))?;

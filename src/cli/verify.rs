@@ -91,6 +91,10 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         if let Some(p) = &report.problem {
             eprintln!("engram: verify failed: {p}");
+            eprintln!(
+                "engram: restore the damaged file from a copy, or cut the log from the damage on with `engram repair --truncate-from {}` (it keeps a copy of what it cuts)",
+                p.seq
+            );
             println!(
                 "verified seqs 1..={} before the first bad seq {}",
                 report.last_seq, p.seq

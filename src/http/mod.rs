@@ -184,7 +184,11 @@ pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/stats", get(stats))
         .route("/remember", post(remember))
-        .route("/remember/batch", post(remember_batch))
+        // A batch takes what `remember --items` reads: the CLI sends it here.
+        .route(
+            "/remember/batch",
+            post(remember_batch).layer(DefaultBodyLimit::max(crate::api::BATCH_INPUT_BYTES_MAX)),
+        )
         .route("/recall", post(recall))
         .route("/memories/{id}", get(memory))
         .route("/memories/{id}/expand", get(expand))
@@ -289,12 +293,13 @@ async fn forwarded(forward: Forward, request: Request) -> Response {
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body = match axum::body::to_bytes(request.into_body(), INGEST_BODY_LIMIT).await {
+    let limit = crate::api::BATCH_INPUT_BYTES_MAX;
+    let body = match axum::body::to_bytes(request.into_body(), limit).await {
         Ok(body) => body.to_vec(),
         Err(_) => {
             return error(
                 ErrorCode::PayloadTooLarge,
-                format!("the body is over {INGEST_BODY_LIMIT} bytes"),
+                format!("the body is over {limit} bytes"),
             )
             .into_response();
         }

@@ -795,7 +795,7 @@ fn build_staged(
     progress: &dyn Fn(ImportPhase, u64, u64),
 ) -> Result<Imported, ImportError> {
     let dir = store.dir();
-    std::fs::create_dir_all(dir).map_err(|source| StoreError::Create {
+    engram_log::storage::create_private_dir_all(dir).map_err(|source| StoreError::Create {
         path: dir.to_owned(),
         source,
     })?;

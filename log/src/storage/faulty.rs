@@ -338,6 +338,24 @@ impl Storage for FaultyStorage {
         Ok(())
     }
 
+    fn replace(&self, name: &str, data: &[u8]) -> io::Result<()> {
+        // One sync point: a crash there leaves the old file; after it, the
+        // new bytes and the name are durable (write, fsync, rename, fsync
+        // of the folder, as `FileStorage` does it).
+        let mut state = self.state.lock();
+        state.check_alive()?;
+        sync_point(&mut state)?;
+        state.files.insert(
+            name.to_owned(),
+            Images {
+                written: data.to_vec(),
+                durable: data.to_vec(),
+            },
+        );
+        state.durable_names.insert(name.to_owned());
+        Ok(())
+    }
+
     fn sync_dir(&self) -> io::Result<()> {
         let mut state = self.state.lock();
         state.check_alive()?;

@@ -1,14 +1,65 @@
 //! Real files in a folder, with `pread`/`pwrite` and `fdatasync`.
+//!
+//! Store data is private: every folder this module creates is mode 0700 and
+//! every file 0600, whatever the process's umask (a umask can only clear
+//! bits, and the mode is set again after creating, so it is exact).
 
-use std::fs::{self, File, OpenOptions};
-use std::io;
-use std::os::unix::fs::FileExt as _;
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, Write as _};
+use std::os::unix::fs::{
+    DirBuilderExt as _, FileExt as _, OpenOptionsExt as _, PermissionsExt as _,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::{LOCK_FILE_NAME, Storage, StorageFile};
+use super::{LOCK_FILE_NAME, REPLACE_TEMP_SUFFIX, Storage, StorageFile};
+
+/// Mode of every file engram creates in a store: owner read and write.
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
+/// Mode of every folder engram creates for a store: owner only.
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
+
+/// Creates `dir` and any missing parents with mode 0700. Folders that exist
+/// are left as they are (a parent may be the user's own home).
+pub fn create_private_dir_all(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        create_private_dir_all(parent)?;
+    }
+    match fs::DirBuilder::new().mode(PRIVATE_DIR_MODE).create(dir) {
+        Ok(()) => fs::set_permissions(dir, Permissions::from_mode(PRIVATE_DIR_MODE)),
+        // Another process made it first.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens `path` for reading and writing, creating it with mode 0600 when
+/// it does not exist (`create_new`: only then; else it must not exist). A
+/// file that exists keeps its mode.
+pub fn create_private_file(path: &Path, create_new: bool) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).mode(PRIVATE_FILE_MODE);
+    if create_new {
+        let file = options.create_new(true).open(path)?;
+        file.set_permissions(Permissions::from_mode(PRIVATE_FILE_MODE))?;
+        return Ok(file);
+    }
+    match options.clone().create_new(true).open(path) {
+        Ok(file) => {
+            file.set_permissions(Permissions::from_mode(PRIVATE_FILE_MODE))?;
+            Ok(file)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => options.open(path),
+        Err(e) => Err(e),
+    }
+}
 
 /// How long opening for writing waits for a busy lock before it reports
 /// another writer.
@@ -26,9 +77,10 @@ pub struct FileStorage {
 }
 
 impl FileStorage {
-    /// Opens `dir` for reading and writing, creating it (and its parents) if missing.
+    /// Opens `dir` for reading and writing, creating it (and its parents,
+    /// mode 0700) if missing.
     pub fn open(dir: &Path) -> io::Result<Self> {
-        fs::create_dir_all(dir)?;
+        create_private_dir_all(dir)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             read_only: false,
@@ -109,7 +161,7 @@ impl Storage for FileStorage {
         let mut names = Vec::new();
         for entry in fs::read_dir(&self.dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            if name != LOCK_FILE_NAME {
+            if name != LOCK_FILE_NAME && !name.ends_with(REPLACE_TEMP_SUFFIX) {
                 names.push(name);
             }
         }
@@ -121,11 +173,7 @@ impl Storage for FileStorage {
         if self.read_only {
             return Err(read_only_error());
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(self.dir.join(name))?;
+        let file = create_private_file(&self.dir.join(name), true)?;
         Ok(Arc::new(RealFile { file }))
     }
 
@@ -142,6 +190,20 @@ impl Storage for FileStorage {
             return Err(read_only_error());
         }
         fs::remove_file(self.dir.join(name))
+    }
+
+    fn replace(&self, name: &str, data: &[u8]) -> io::Result<()> {
+        if self.read_only {
+            return Err(read_only_error());
+        }
+        let temp = self.dir.join(format!("{name}{REPLACE_TEMP_SUFFIX}"));
+        let mut file = create_private_file(&temp, false)?;
+        file.set_len(0)?;
+        file.write_all(data)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&temp, self.dir.join(name))?;
+        File::open(&self.dir)?.sync_all()
     }
 
     fn sync_dir(&self) -> io::Result<()> {
@@ -163,12 +225,7 @@ impl Storage for FileStorage {
         if held.is_some() {
             return Ok(());
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(self.dir.join(LOCK_FILE_NAME))?;
+        let file = create_private_file(&self.dir.join(LOCK_FILE_NAME), false)?;
         // An advisory lock (flock): released by the kernel when the process
         // dies, so a crashed writer never leaves the log locked. A lock just
         // released can still be held for a moment by a child process forked

@@ -121,6 +121,11 @@ impl Storage for MemStorage {
         }
     }
 
+    fn replace(&self, name: &str, data: &[u8]) -> io::Result<()> {
+        self.set_file_bytes(name, data.to_vec());
+        Ok(())
+    }
+
     fn sync_dir(&self) -> io::Result<()> {
         Ok(())
     }
