@@ -16,7 +16,7 @@
 //! | `jwt` | `eyJ<header>.<payload>.<signature>` (base64url; also `ey...` headers with an `ey...` payload, unsigned tokens, and a JWT encoded again as `ZXlK...`) |
 //! | `anthropic_key` | `sk-ant-...` (32+ body chars) |
 //! | `openai_key` | `sk-...`, `sk-proj-...`, `sk-svcacct-...`: 20+ body chars with upper, lower and digits, or 32+ of two classes with at most three dashes |
-//! | `aws_access_key` | `AKIA`/`ASIA`/`AROA`/`A3T.`/... + 16 upper-case base32 characters |
+//! | `aws_access_key` | `AKIA`/`ASIA`/`AROA`/`A3T.`/... + 16 upper-case base32 characters (not AWS's documentation id ending in `EXAMPLE`) |
 //! | `aws_secret_key` | 40 base64 characters with upper, lower and digits, **only** on a line that also holds an AWS access key id or a context word (`aws`, `secret access key`, `SecretAccessKey`, ...) |
 //! | `github_token` | `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 30+ alphanumerics; `github_pat_...` |
 //! | `gitlab_token` | `glpat-`, `gldt-`, `glrt-`, `glptt-`, `glcbt-`, `glsoat-` and the other GitLab prefixes + 20+ characters; `GR1348941...`; `_gitlab_session=` cookies |
@@ -325,21 +325,45 @@ fn render(text: &str, findings: &[Finding]) -> (String, Vec<Placed>) {
 }
 
 /// The resolved (non-overlapping) findings of `text`, unsorted.
+///
+/// Each detector runs only on a text holding what every one of its matches
+/// needs (a literal, or enough digits): most texts are prose without any
+/// of them, and the save path redacts every text.
 fn find(text: &str) -> Vec<Finding> {
     let mut c = Candidates::new(text);
-    detect_private_keys(&mut c);
+    let n_digits = count_digits(text);
+    let run_digits = longest_number_run(text);
+    if text.contains("-----BEGIN") {
+        detect_private_keys(&mut c);
+    }
     tokens::detect(&mut c);
-    detect_aws_secret(&mut c);
-    detect_url_password(&mut c);
+    if AWS_CONTEXT.is_match(text) {
+        detect_aws_secret(&mut c);
+    }
+    if text.contains("://") {
+        detect_url_password(&mut c);
+    }
     detect_bearer(&mut c);
     assign::detect(&mut c);
-    detect_cn_id(&mut c);
-    personal::detect_ssn(&mut c);
-    personal::detect_iban(&mut c);
-    detect_cards(&mut c);
-    detect_phones(&mut c);
-    personal::detect_phones(&mut c);
-    detect_emails(&mut c);
+    if n_digits >= 6 {
+        personal::detect_iban(&mut c);
+    }
+    if run_digits >= 7 {
+        detect_phones(&mut c);
+        personal::detect_phones(&mut c);
+    }
+    if run_digits >= 9 {
+        personal::detect_ssn(&mut c);
+    }
+    if run_digits >= 13 {
+        detect_cards(&mut c);
+    }
+    if run_digits >= 17 {
+        detect_cn_id(&mut c);
+    }
+    if text.contains('@') {
+        detect_emails(&mut c);
+    }
     c.drop_inside_file_names();
     resolve(c.found)
 }
@@ -455,10 +479,14 @@ fn scan<T>(
     let mut out = Vec::new();
     let mut pos = 0;
     while pos <= text.len() {
-        let Some(caps) = re.captures_at(text, pos) else {
+        // The match alone first (the fast engines); the groups only for a
+        // match, from where it starts.
+        let Some(m) = re.find_at(text, pos) else {
             break;
         };
-        let m = caps.get(0).expect("group 0 always participates");
+        let Some(caps) = re.captures_at(text, m.start()) else {
+            break;
+        };
         match accept(&caps) {
             Some(span) => {
                 out.push(span);
@@ -599,7 +627,8 @@ fn detect_aws_secret(c: &mut Candidates<'_>) {
             return None;
         }
         let s = m.as_str();
-        if classes(s) < 3 || !distinct(s, 16) {
+        // AWS's documentation secret (`...EXAMPLEKEY`) is a placeholder.
+        if classes(s) < 3 || !distinct(s, 16) || s.ends_with("EXAMPLEKEY") {
             return None;
         }
         // Context on the same line, outside the candidate and outside markers.
@@ -624,7 +653,7 @@ fn detect_aws_secret(c: &mut Candidates<'_>) {
 
 static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r#"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/?#@\[\]"'<>]*:"#,
+        r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,15}://[^\s:/?#@\[\]"'<>]*:"#,
         r#"([^\s/?#\[\]"'<>]+)@[^\s/?#@\[\]"'<>]"#
     ))
 });
@@ -650,16 +679,18 @@ fn detect_url_password(c: &mut Candidates<'_>) {
 // ------------------------------------------------------------- bearer token
 
 static BEARER: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"));
+    LazyLock::new(|| re(r"(?i)(?-u:\b)bearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"));
 
 /// `Authorization: Basic <base64 of user:password>`.
 static BASIC: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\bauthorization[\x22']?[ \t]*[:=][ \t]*[\x22']?basic[ \t]+([A-Za-z0-9+/]{8,}={0,2})")
+    re(
+        r"(?i)(?-u:\b)authorization[\x22']?[ \t]*[:=][ \t]*[\x22']?basic[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
+    )
 });
 
 /// `curl -u user:password` / `--user user:password`.
 static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"\bcurl\b[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#)
+    re(r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#)
 });
 
 fn detect_bearer(c: &mut Candidates<'_>) {
@@ -898,6 +929,23 @@ fn detect_phones(c: &mut Candidates<'_>) {
     }
 }
 
+/// The most digits in one run of digits and number separators (space,
+/// `(`, `)`, `.`, `+`, `-`): an upper bound on the digits of any phone,
+/// card, SSN or id in the text (`x` ends a Chinese id, so it does not break
+/// a run either).
+fn longest_number_run(s: &str) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for b in s.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+            best = best.max(run);
+        } else if !matches!(b, b' ' | b'(' | b')' | b'.' | b'+' | b'-' | b'X' | b'x') {
+            run = 0;
+        }
+    }
+    best
+}
+
 fn count_digits(s: &str) -> usize {
     s.bytes().filter(u8::is_ascii_digit).count()
 }
@@ -928,9 +976,6 @@ fn is_cjk(ch: char) -> bool {
 
 fn detect_emails(c: &mut Candidates<'_>) {
     let text = c.text;
-    if !text.contains('@') {
-        return;
-    }
     let spans = scan(&EMAIL, text, |caps| {
         let m = caps.get(0)?;
         let (mut s, mut e) = (m.start(), m.end());
@@ -1051,6 +1096,8 @@ mod tests {
         none(&format!("blob {secret} here"));
         // A git hash never qualifies, even with context.
         none("aws commit 3f786850e387550fdab836ed7e6dc881de23001b");
+        // AWS's documentation pair is a placeholder.
+        none("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
         // The context lives on the same line only.
         let two_lines = format!("{id}\nvalue {secret}");
         let r = kinds(&two_lines);
@@ -1299,6 +1346,7 @@ mod tests {
         none("SECRET_KEY = settings.SECRET_KEY");
         none("next_page_token=Zq1Xw2Ce3Vr4Bt5Ny6Mu7Ki8Lo9Pp0A");
         none("the token bucket refills 500 per second");
+        none("secret = \"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCd\"");
     }
 
     #[test]

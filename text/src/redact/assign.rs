@@ -20,10 +20,24 @@ use super::{Candidates, SecretKind, classes, distinct, entropy, next_char, prev_
 static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         // The key: an identifier holding a secret word, maybe after a
-        // word (`my password`, `var apiToken`).
-        r"(?i)(?P<key>(?:[a-z]{2,12} )?[a-z0-9_.-]{0,40}?",
-        r"(?:pass|pwd|secret|token|key|auth|cred|access|api|okta|heroku|atlassian|jira|confluence|sourcegraph|facebook)",
-        r"[a-z0-9_.-]{0,30})",
+        // word (`my password`, `var apiToken`) or as a flag (`--token`).
+        // The secret word starts the key or a part of it (after `_`, `-`,
+        // `.`, or capitalised: `clientSecret`, `PGPASSWORD`) and the rest
+        // of the key starts a new part, so `monkey`, `author`, `passed` and
+        // `tokenizer` never reach the captures. Long words may also end a
+        // lower-case compound (`rootpassword`).
+        r"(?P<key>(?:(?-u:\b)[A-Za-z]{2,12} )?(?:--?)?(?-u:\b)(?:",
+        r"(?:[A-Za-z0-9_.-]*[_.-])?(?i:",
+        r"pass(?:w(?:or)?d|phrase|code)?|pwd|pw|secrets?|tokens?|keys?|apikey|apitoken|secretkey",
+        r"|accesskey|accesstoken|authtoken|privatekey|clientsecret|auth|creds?|credentials?|access",
+        r"|api|okta|heroku|atlassian|jira|confluence|sourcegraph|facebook)",
+        r"|[A-Za-z0-9_.-]*?[A-Za-z0-9](?:",
+        r"Pass(?:w(?:or)?d|phrase|code)?|Pwd|Secrets?|Tokens?|Keys?|Auth|Creds?|Credentials?|Access",
+        r"|Api|Okta|Heroku|Atlassian|Jira|Confluence|Sourcegraph|Facebook",
+        r"|PASS(?:W(?:OR)?D|PHRASE|CODE)?|PWD|PW|SECRETS?|TOKENS?|KEYS?|AUTH|CREDS?|CREDENTIALS?",
+        r"|ACCESS|API|OKTA|HEROKU|ATLASSIAN|JIRA|CONFLUENCE|SOURCEGRAPH|FACEBOOK",
+        r"|password|passwd|passphrase|secrets?|token|apikey|credentials?)",
+        r")(?:[_.0-9A-Z-][A-Za-z0-9_.-]*)?)",
         // Its closing quote and a type annotation (`apiToken string =`).
         r#"\\?["'`]?\]?(?:[ \t]+string|[ \t]*:[ \t]*(?:string|str))?"#,
         // The operator: assignments of most languages and config formats,
@@ -33,7 +47,21 @@ static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
         // YAML block scalars and values on the next line.
         r"(?:[|>][-+]?[ \t]*)?(?:\r?\n[ \t]*)?",
         r#"(?P<open>\\?["'`])?"#,
-        r"(?P<value>[A-Za-z0-9!#$%*+./:=?@^_~-]{4,200})",
+        r"(?P<value>[A-Za-z0-9!#$%*+./:=?@^_~-]{4,})",
+    ))
+});
+
+/// The longest key and value the rule judges; longer runs are data, not
+/// assignments (and unbounded repetitions keep the regex fast).
+const KEY_BYTES_MAX: usize = 80;
+const VALUE_BYTES_MAX: usize = 300;
+
+/// Every key word [`ASSIGN`] can match holds one of these: texts without
+/// any skip the rule.
+static KEY_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        "(?i)pass|pwd|pw|secret|token|key|auth|cred|access|api|okta|heroku|atlassian|jira",
+        "|confluence|sourcegraph|facebook"
     ))
 });
 
@@ -41,7 +69,7 @@ static ASSIGN: LazyLock<Regex> = LazyLock::new(|| {
 /// key and its value in two attributes.
 static ATTRIBUTES: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r#"(?i)\b(?:key|name)[ \t]*=[ \t]*\\?["'](?P<key>[A-Za-z0-9_.:-]{2,60})\\?["']"#,
+        r#"(?i)(?-u:\b)(?:key|name)[ \t]*=[ \t]*\\?["'](?P<key>[A-Za-z0-9_.:-]{2,60})\\?["']"#,
         r#"[ \t]+value[ \t]*=[ \t]*\\?["'](?P<value>[^"'\\\s<>]{4,200})\\?["']"#,
     ))
 });
@@ -141,6 +169,7 @@ const NOT_SECRET_ANYWHERE: &[&str] = &[
 /// secret rather than the secret itself.
 const NOT_SECRET_AFTER: &[&str] = &[
     "id",
+    "arn",
     "ids",
     "type",
     "name",
@@ -303,6 +332,17 @@ fn classify(key: &str) -> Option<KeyClass> {
             Some((i, KeyClass::Password))
         } else if SECRET_WORDS.contains(&x) {
             Some((i, KeyClass::Secret))
+        } else if ["password", "passwd", "passphrase"]
+            .iter()
+            .any(|w| x.ends_with(w))
+        {
+            // A lower-case compound: `rootpassword`.
+            Some((i, KeyClass::Password))
+        } else if ["secret", "token", "apikey", "credentials"]
+            .iter()
+            .any(|w| x.ends_with(w))
+        {
+            Some((i, KeyClass::Secret))
         } else if x == "key" {
             let before = i.checked_sub(1).and_then(|j| w.get(j));
             let ok = before.is_none_or(|b| !KEY_NOT_SECRET_BEFORE.contains(&b.as_str()));
@@ -326,6 +366,7 @@ fn not_a_value(v: &str) -> bool {
         || ["~/", "./", "../"].iter().any(|p| v.starts_with(p))
         || yaml_tag
         || lower.starts_with("http")
+        || lower.starts_with("arn:")
         || lower.contains("://")
         || PLACEHOLDERS.iter().any(|p| lower.contains(p))
         || !distinct(v, 4)
@@ -435,13 +476,20 @@ fn vendor(key: &str, v: &str) -> Option<SecretKind> {
 /// Adds every secret value after a secret key word in `c.text`.
 pub(super) fn detect(c: &mut Candidates<'_>) {
     let text = c.text;
+    if !KEY_WORDS.is_match(text) {
+        return;
+    }
     let found = scan(&ASSIGN, text, |caps| {
         let key_m = caps.name("key")?;
         let key = key_m.as_str();
+        if key.len() > KEY_BYTES_MAX || caps.name("value")?.len() > VALUE_BYTES_MAX {
+            return None;
+        }
         // A retry inside a rejected key (`rimary_key` of `primary_key`)
         // would judge the wrong words: keys start at a key boundary.
         let before = prev_char(text, key_m.start());
-        if before.is_some_and(|ch| ch.is_ascii_alphanumeric() || "_.-".contains(ch)) {
+        // Nor inside a path or a URN (`arn:...:secret:prod/db`).
+        if before.is_some_and(|ch| ch.is_ascii_alphanumeric() || "_.-:/".contains(ch)) {
             return None;
         }
         let sep = caps.name("sep")?.as_str();

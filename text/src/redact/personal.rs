@@ -40,7 +40,7 @@ static SSN: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]{3}-[0-9]{2}-[0-9]{4}")
 /// After a key word, spaces, dots or nothing may separate the groups.
 static SSN_KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)\b(?:ssn|social[ -]security(?:[ -](?:number|no\.?|#))?)",
+        r"(?i)(?-u:\b)(?:ssn|social[ -]security(?:[ -](?:number|no\.?|#))?)",
         r"[ \t]*[:=#]?[ \t]*([0-9]{3}[ .-]?[0-9]{2}[ .-]?[0-9]{4})"
     ))
 });
@@ -234,7 +234,7 @@ static INTL_00: LazyLock<Regex> =
 /// Any number right after a phone word.
 static PHONE_WORD: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?i)(?:\b(?:(?:phone|telephone|tel|mobile|cell|fax|whatsapp|sms|contact)",
+        r"(?i)(?:(?-u:\b)(?:(?:phone|telephone|tel|mobile|cell|fax|whatsapp|sms|contact)",
         r"(?:[ \t]+(?:me|us|him|her|them))?(?:[ \t]+(?:at|on))?",
         r"|(?:call|text|ring)(?:[ \t]+(?:me|us|him|her|them))?[ \t]+(?:at|on)",
         r"|(?:call|text|ring)[ \t]+(?:me|us|him|her|them))",

@@ -217,8 +217,8 @@ const RULES: &[Rule] = &[
     rule(K::FacebookToken, &["EAA"], r"EAA[A-Za-z0-9]{90,}", Random),
     rule(
         K::FacebookToken,
-        &["|", "%7C"],
-        r"[0-9]{15,16}(?:\||%7C)([A-Za-z0-9_-]{27,40})",
+        &["|", "%"],
+        r"[0-9]{15,16}(?:\||%7C|%)([A-Za-z0-9_-]{27,40})",
         Random,
     ),
     rule(
@@ -553,6 +553,10 @@ pub(super) fn detect(c: &mut Candidates<'_>) {
                 return None;
             }
             let s = secret.as_str();
+            // AWS's documentation key id (`...EXAMPLE`) is a placeholder.
+            if rule.kind == K::AwsAccessKey && s.ends_with("EXAMPLE") {
+                return None;
+            }
             let body = rule
                 .keywords
                 .iter()
@@ -573,13 +577,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_pattern_holds_one_of_its_keywords() {
-        // The prefilter is only sound if a rule cannot match without one of
-        // its keywords: each keyword must be a literal of the pattern.
-        for r in RULES {
-            assert!(!r.keywords.is_empty(), "{}", r.pattern);
-            let _ = re(r.pattern);
+    fn rules_compile_with_one_prefilter_pattern_each() {
+        for (rule, regex) in &COMPILED.rules {
+            assert!(!rule.keywords.is_empty(), "{}", rule.pattern);
+            // Every keyword is a literal of its own pattern's matches: a
+            // match found without the prefilter has one of them.
+            for m in regex.find_iter(&sample(rule)) {
+                let s = m.as_str();
+                assert!(
+                    rule.keywords.iter().any(|k| s.contains(k)),
+                    "{} matched {s:?} without a keyword",
+                    rule.pattern
+                );
+            }
         }
         assert_eq!(COMPILED.prefilter.len(), RULES.len());
+    }
+
+    /// A text for `rule`: each keyword followed by characters of every
+    /// class, so most patterns match somewhere in it.
+    fn sample(rule: &Rule) -> String {
+        let body = "Ab3Cd5Ef7Gh9Jk2Lm4Np6Qr8St1Uv3Wx5Yz7aB2cD4eF6gH8jK1mN3pQ5rS7tU9vW2xY4zA6bC8dE1fG3hJ5kL7mN9pQ2rS4tU6vW8xY1zA3bC5dE7fG9hJ2kL4mN6pQ8rS1tU3vW5xY7zA9bC2dE4fG6hJ8kL1mN3pQ5rS7tU9vW2xY4zA6bC8dE1fG3hJ5kL7mN9pQ2rS4tU6vW8xY1zA3bC5dE7fG9hJ2kL4mN6pQ8rS1tU3vW5xY7zA9bC2dE4fG6hJ8kL1mN3pQ5rS7tU9vW2xY4";
+        rule.keywords
+            .iter()
+            .map(|k| format!(" {k}{body} "))
+            .collect()
     }
 }
