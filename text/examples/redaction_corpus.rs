@@ -1692,12 +1692,17 @@ fn generate(dev: bool) -> Vec<Record> {
     }
     for (family, make) in negatives() {
         for j in 0..30 {
-            // Even variants for dev, odd for test.
+            // Even variants for dev, odd for test; a text already drawn
+            // (fixed look-alikes repeat) is kept once.
             let variant = 2 * j + usize::from(!dev);
+            let text = make(&mut r, variant);
+            if out.iter().any(|rec: &Record| rec.text == text) {
+                continue;
+            }
             out.push(Record {
                 family,
                 kind: None,
-                text: make(&mut r, variant),
+                text,
             });
         }
     }
