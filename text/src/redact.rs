@@ -13,56 +13,92 @@
 //! | kind | shape |
 //! |---|---|
 //! | `private_key` | PEM/PGP `-----BEGIN ... PRIVATE KEY-----` through the matching `END` line, multi-line (also with JSON-escaped `\n`); a block cut off before `END` is redacted from `BEGIN` through its base64 lines |
-//! | `jwt` | `eyJ<header>.<payload>.<signature>` (base64url) |
+//! | `jwt` | `eyJ<header>.<payload>.<signature>` (base64url; also `ey...` headers with an `ey...` payload, unsigned tokens, and a JWT encoded again as `ZXlK...`) |
 //! | `anthropic_key` | `sk-ant-...` (32+ body chars) |
-//! | `openai_key` | `sk-...`, `sk-proj-...`, `sk-svcacct-...` (20+ body chars, mixed character classes) |
-//! | `aws_access_key` | `AKIA`/`ASIA`/`AROA`/... + 16 upper-case base32 characters |
+//! | `openai_key` | `sk-...`, `sk-proj-...`, `sk-svcacct-...`: 20+ body chars with upper, lower and digits, or 32+ of two classes with at most three dashes |
+//! | `aws_access_key` | `AKIA`/`ASIA`/`AROA`/`A3T.`/... + 16 upper-case base32 characters (not AWS's documentation id ending in `EXAMPLE`) |
 //! | `aws_secret_key` | 40 base64 characters with upper, lower and digits, **only** on a line that also holds an AWS access key id or a context word (`aws`, `secret access key`, `SecretAccessKey`, ...) |
 //! | `github_token` | `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 30+ alphanumerics; `github_pat_...` |
-//! | `gitlab_token` | `glpat-` + 20+ characters |
+//! | `gitlab_token` | `glpat-`, `gldt-`, `glrt-`, `glptt-`, `glcbt-`, `glsoat-` and the other GitLab prefixes + 20+ characters; `GR1348941...`; `_gitlab_session=` cookies |
 //! | `slack_token` | `xoxb-`/`xoxp-`/`xoxa-`/`xoxr-`/`xoxs-`/`xoxe-`, `xapp-`; the secret path of `hooks.slack.com/services/...` webhooks |
 //! | `google_api_key` | `AIza` + 35 characters; OAuth access tokens `ya29.` |
-//! | `stripe_key` | `sk_live_`/`sk_test_`/`rk_..`/`pk_..` + 16+ alphanumerics; `whsec_` webhook secrets |
+//! | `stripe_key` | `sk_`/`rk_`/`pk_` + `live`/`test`/`prod` + 10+ alphanumerics; `whsec_` webhook secrets |
 //! | `npm_token` | `npm_` + 36 alphanumerics |
-//! | `huggingface_token` | `hf_` + 34 letters |
+//! | `huggingface_token` | `hf_` / `api_org_` + 34 letters |
+//! | `azure_secret` | Azure AD client secrets (`xxx9Q~` + 31-34 characters); `AccountKey=` storage keys |
+//! | `vault_token` | `hvs.` / `hvb.` + 90+ characters; legacy `s.` + 24 letters and digits |
+//! | `heroku_key` | `HRKU-AA` + 58 characters; a UUID assigned to a `heroku` key |
+//! | `facebook_token` | `EAA` + 90+ alphanumerics; `<app id>\|<secret>` app tokens; 32 hex after a `facebook` key |
+//! | `onepassword_token` | `ops_eyJ` + 250+ base64 characters; `A3-` secret keys |
+//! | `databricks_token` | `dapi` + 32 hex |
+//! | `okta_token` | `00` + 40 characters after `SSWS` or assigned to an `okta` key |
+//! | `flyio_token` | `fo1_`, `fm1a_`/`fm1r_`/`fm2_` macaroons |
+//! | `atlassian_token` | `ATATT3`/`ATCTT3` + 150+ characters; 24 alphanumerics assigned to a `jira`/`confluence`/`atlassian` key |
+//! | `sourcegraph_token` | `sgp_` (+ 16 hex `_` or `local_`) + 40 hex; 40 hex assigned to a `sourcegraph` key |
+//! | `notion_token` | `ntn_` + 11 digits + 35 alphanumerics; `secret_` + 43 alphanumerics |
+//! | `api_token` | another vendor's prefixed token (DigitalOcean `dop_v1_`, SendGrid `SG.`, Shopify `shpat_`, PyPI `pypi-AgE`, Twilio `SK`, Telegram bot tokens, Groq `gsk_`, Perplexity `pplx-`, Grafana, Sentry, Postman, Doppler, Terraform, ...; the table is `tokens::RULES`) |
 //! | `url_password` | only the password of `scheme://user:password@host` (the rest of the URL stays) |
 //! | `bearer_token` | the token after `Bearer ` (16+ characters, mixed classes); the word `Bearer` stays |
+//! | `password` | the value assigned to a password key (`password=`, `DB_PASSWORD:`, `pwd`, `Password=...;` in connection strings, `my password is ...`): 6+ characters with two character classes or a symbol; `Authorization: Basic ...`; the password of `curl -u user:password` |
+//! | `generic_secret` | a value of high entropy (12+ characters, two classes, 8 distinct, Shannon entropy >= 3 bits) assigned to a key naming a secret (`api_key`, `secret`, `token`, `access_key`, `X-Api-Key`, `<vendor>_api_token`, ...), in env, JSON, YAML, XML, code and `key="..." value="..."` forms, or right after such a key word in prose (16+ characters) |
 //! | `cn_id` | 18-character Chinese resident id (GB 11643): known province code, valid `YYYYMMDD` birth date (1900-2099), valid ISO 7064 MOD 11-2 check character |
-//! | `card_number` | 13-19 digits starting with 2-6, plain or grouped `4-4-4-4(-1..3)` / `4-6-4(5)` by spaces or dashes (one separator kind), Luhn-valid |
-//! | `phone` | China mobile `1[3-9]x xxxx xxxx` with optional `+86`/`0086` (spaces or dashes between the 3-4-4 groups); E.164 `+` then 8-15 digits with at most six separators (space, dot, dash, parentheses) |
-//! | `email` | `local@domain.tld` (ASCII) |
+//! | `ssn` | US Social Security number `AAA-GG-SSSS` (area 001-899 but 666, group and serial not zero); spaced, dotted or plain after `SSN` / `social security number` |
+//! | `iban` | country code, check digits and BBAN of the country's registered length, plain or in groups of four, mod-97 valid |
+//! | `card_number` | a network's length for its leading digits (Visa 13/16/19, Mastercard 16, Amex 15, ...), plain or grouped `4-4-4-4(-1..3)` / `4-6-4(5)` by spaces, dashes or dots (mixed allowed), Luhn-valid |
+//! | `phone` | China mobile `1[3-9]x xxxx xxxx` with optional `+86`/`0086`; E.164 `+` then 8-15 digits with at most six separators; `00` + country code with separators; North American `(415) 555-0100`, `415-555-0100`, `415.555.0100`, `1-800-...`; any 7-15 digit number right after a phone word (`phone:`, `tel`, `mobile`, `call me at`, `电话`, ...) |
+//! | `email` | `local@domain.tld`, Unicode letters allowed (`josé@correo.es`, `用户@例子.中国`); glued to CJK text it starts and ends where the script changes |
+//!
+//! Vendor tokens run through one [`regex::RegexSet`] of their literal
+//! prefixes first, so a text without any prefix costs one scan, not one per
+//! rule; every regex is the `regex` crate's (linear time, no backtracking).
 //!
 //! # Overlaps
 //!
 //! Candidates from all detectors are resolved deterministically: the longest
 //! span wins, then the earliest, then the kind listed first in [`SecretKind`]
-//! (the more specific: a JWT after `Bearer` is reported as `jwt`). One finding
-//! per span; spans never overlap.
+//! (the more specific: a JWT after `Bearer` is reported as `jwt`, a GitHub
+//! token assigned to `token=` as `github_token`). One finding per span; spans
+//! never overlap.
 //!
 //! # Look-alikes it leaves alone
 //!
-//! Numbers embedded in longer digit or letter runs, dates and times, version
-//! strings, git hashes, UUIDs, Luhn-invalid card-length numbers, 18-digit
-//! strings with a bad checksum or an impossible date, `sk-` in prose without a
-//! key body, placeholder keys (`sk-xxxx...`, `sk-your-key-here`), short
-//! tokens, `user@` without a domain, `git@host:path` SSH addresses,
+//! Numbers embedded in longer digit or letter runs or after a reference
+//! (`INV-415-555-0100`, `#415...`), dates and times, version strings, git
+//! hashes, UUIDs, Luhn-invalid or wrong-length card numbers, IBANs with a bad
+//! checksum, SSNs in impossible ranges, 18-digit strings with a bad checksum
+//! or an impossible date, `sk-` in prose without a key body, placeholder keys
+//! (`sk-xxxx...`, `sk-your-key-here`, `${API_KEY}`, `<password>`,
+//! `changeme`), keys that name something about a secret rather than the
+//! secret (`token_type`, `max_tokens`, `password_min_length`, `api_key_id`,
+//! `next_page_token`, `primary_key`), values without entropy (words,
+//! numbers, dotted names such as `settings.SECRET_KEY`, paths, file names),
+//! short tokens, `user@` without a domain, `git@host:path` SSH addresses,
 //! `icon@2x.png`, URLs without a password or with a `${VAR}` / `****`
 //! placeholder password, prices and decimals such as `+3.14159265`.
 //!
+//! Nothing is redacted inside a file name: a finding followed, within the
+//! same run of characters, by a file extension (`IMG_2018-250-xoxp-...jpg`,
+//! `scan-415-555-0100.pdf`) is dropped (private keys and passwords keep
+//! their own rules).
+//!
 //! # Limits
 //!
-//! - Pattern-based: a secret without a recognisable shape (a bare password,
-//!   `password=hunter2`, a random hex API key with no prefix, `Authorization:
-//!   Basic ...`) is not caught; neither are 15-digit (first-generation)
-//!   Chinese ids, national phone numbers without `+` outside China mobile
-//!   (`(415) 555-0100`), non-ASCII emails, nor card numbers grouped in other
-//!   ways or glued to other digits.
+//! - Pattern-based: a secret without a recognisable shape and without a key
+//!   word before it (a bare random string in prose) is not caught; neither
+//!   are 15-digit (first-generation) Chinese ids, national phone numbers
+//!   outside North America and China without `+`, `00` or a phone word
+//!   (`020 7946 0958` alone), nor card numbers grouped in other ways or glued
+//!   to other digits.
 //! - AWS secret keys need context on the same line.
 //! - Shape checks accept synthetic values of the right shape (that is the
 //!   point: the corpus tests use them); a Luhn-valid 16-digit number that is
-//!   not a card is still redacted, about one random digit string in twenty.
+//!   not a card is still redacted, about one random digit string in twenty,
+//!   and so is a random `AAA-GG-SSSS` or `415-555-0100` number.
 //! - ASCII boundaries: a secret glued to ASCII letters or digits
 //!   (`xghp_...`) is not matched; CJK or punctuation around it is fine.
+//! - The corpus under `tests/corpus/redaction/` is synthetic (generated by
+//!   `examples/redaction_corpus.rs` from the formats): its figures say the
+//!   formats and contexts it holds are covered, not how real text fares.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,99 +106,112 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// What a [`Finding`] is. The order of the variants is the tie-break order
-/// when two detectors report the same span (earlier = more specific wins).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SecretKind {
+mod assign;
+mod personal;
+mod tokens;
+
+/// Defines [`SecretKind`] from one list: variant, marker name, doc. The
+/// order of the list is the tie-break order when two detectors report the
+/// same span (earlier = more specific wins).
+macro_rules! secret_kinds {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $name:literal,)+) => {
+        /// What a [`Finding`] is. The order of the variants is the tie-break
+        /// order when two detectors report the same span (earlier = more
+        /// specific wins).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum SecretKind {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl SecretKind {
+            /// Every kind, in tie-break order.
+            pub const ALL: [SecretKind; [$($name),+].len()] = [$(SecretKind::$variant),+];
+
+            /// The stable snake_case name used in the `[REDACTED:<name>]` marker.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(SecretKind::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+secret_kinds! {
     /// PEM / PGP private key block.
-    PrivateKey,
+    PrivateKey => "private_key",
     /// JSON Web Token.
-    Jwt,
+    Jwt => "jwt",
     /// Anthropic API key (`sk-ant-...`).
-    AnthropicKey,
+    AnthropicKey => "anthropic_key",
     /// OpenAI API key (`sk-...`, `sk-proj-...`).
-    OpenaiKey,
+    OpenaiKey => "openai_key",
     /// AWS access key id (`AKIA...`).
-    AwsAccessKey,
+    AwsAccessKey => "aws_access_key",
     /// AWS secret access key (with context).
-    AwsSecretKey,
+    AwsSecretKey => "aws_secret_key",
     /// GitHub token (`ghp_...`, `github_pat_...`).
-    GithubToken,
-    /// GitLab personal access token (`glpat-...`).
-    GitlabToken,
+    GithubToken => "github_token",
+    /// GitLab token (`glpat-...`, `gldt-...`, runner and trigger tokens).
+    GitlabToken => "gitlab_token",
     /// Slack token or webhook secret.
-    SlackToken,
+    SlackToken => "slack_token",
     /// Google API key (`AIza...`) or OAuth token (`ya29.`).
-    GoogleApiKey,
+    GoogleApiKey => "google_api_key",
     /// Stripe key (`sk_live_...`, `whsec_...`).
-    StripeKey,
+    StripeKey => "stripe_key",
     /// npm access token (`npm_...`).
-    NpmToken,
-    /// Hugging Face token (`hf_...`).
-    HuggingfaceToken,
+    NpmToken => "npm_token",
+    /// Hugging Face token (`hf_...`, `api_org_...`).
+    HuggingfaceToken => "huggingface_token",
+    /// Azure AD client secret (`...Q~...`) or storage account key.
+    AzureSecret => "azure_secret",
+    /// HashiCorp Vault token (`hvs.`, `hvb.`, legacy `s.`).
+    VaultToken => "vault_token",
+    /// Heroku API key (`HRKU-AA...`, or a UUID after `heroku`).
+    HerokuKey => "heroku_key",
+    /// Facebook / Meta access token (`EAA...`) or app secret.
+    FacebookToken => "facebook_token",
+    /// 1Password service account token (`ops_eyJ...`) or secret key (`A3-...`).
+    OnepasswordToken => "onepassword_token",
+    /// Databricks personal access token (`dapi...`).
+    DatabricksToken => "databricks_token",
+    /// Okta API token (`00...` after `okta` or `SSWS`).
+    OktaToken => "okta_token",
+    /// Fly.io token (`fo1_`, `fm1a_`, `fm2_`).
+    FlyioToken => "flyio_token",
+    /// Atlassian API token (`ATATT3...`, or after `jira`/`confluence`).
+    AtlassianToken => "atlassian_token",
+    /// Sourcegraph access token (`sgp_...`).
+    SourcegraphToken => "sourcegraph_token",
+    /// Notion integration token (`ntn_...`, `secret_...`).
+    NotionToken => "notion_token",
+    /// Another vendor's token, recognised by its documented prefix.
+    ApiToken => "api_token",
     /// The password part of `scheme://user:password@host`.
-    UrlPassword,
+    UrlPassword => "url_password",
     /// The token after `Bearer`.
-    BearerToken,
+    BearerToken => "bearer_token",
+    /// A password after a password key word (`password=`, `pwd:`, `-u user:`).
+    Password => "password",
+    /// A high-entropy value after a secret key word (`api_key=`, `token:`).
+    GenericSecret => "generic_secret",
     /// Chinese resident id number (18 characters, checksum-valid).
-    CnId,
+    CnId => "cn_id",
+    /// US Social Security number.
+    Ssn => "ssn",
+    /// International bank account number (mod-97 valid).
+    Iban => "iban",
     /// Payment card number (Luhn-valid).
-    CardNumber,
-    /// Phone number (China mobile, E.164).
-    Phone,
+    CardNumber => "card_number",
+    /// Phone number (China mobile, E.164, North American, after a phone word).
+    Phone => "phone",
     /// Email address.
-    Email,
+    Email => "email",
 }
 
 impl SecretKind {
-    /// Every kind, in tie-break order.
-    pub const ALL: [SecretKind; 19] = [
-        SecretKind::PrivateKey,
-        SecretKind::Jwt,
-        SecretKind::AnthropicKey,
-        SecretKind::OpenaiKey,
-        SecretKind::AwsAccessKey,
-        SecretKind::AwsSecretKey,
-        SecretKind::GithubToken,
-        SecretKind::GitlabToken,
-        SecretKind::SlackToken,
-        SecretKind::GoogleApiKey,
-        SecretKind::StripeKey,
-        SecretKind::NpmToken,
-        SecretKind::HuggingfaceToken,
-        SecretKind::UrlPassword,
-        SecretKind::BearerToken,
-        SecretKind::CnId,
-        SecretKind::CardNumber,
-        SecretKind::Phone,
-        SecretKind::Email,
-    ];
-
-    /// The stable snake_case name used in the `[REDACTED:<name>]` marker.
-    pub const fn name(self) -> &'static str {
-        match self {
-            SecretKind::PrivateKey => "private_key",
-            SecretKind::Jwt => "jwt",
-            SecretKind::AnthropicKey => "anthropic_key",
-            SecretKind::OpenaiKey => "openai_key",
-            SecretKind::AwsAccessKey => "aws_access_key",
-            SecretKind::AwsSecretKey => "aws_secret_key",
-            SecretKind::GithubToken => "github_token",
-            SecretKind::GitlabToken => "gitlab_token",
-            SecretKind::SlackToken => "slack_token",
-            SecretKind::GoogleApiKey => "google_api_key",
-            SecretKind::StripeKey => "stripe_key",
-            SecretKind::NpmToken => "npm_token",
-            SecretKind::HuggingfaceToken => "huggingface_token",
-            SecretKind::UrlPassword => "url_password",
-            SecretKind::BearerToken => "bearer_token",
-            SecretKind::CnId => "cn_id",
-            SecretKind::CardNumber => "card_number",
-            SecretKind::Phone => "phone",
-            SecretKind::Email => "email",
-        }
-    }
-
     /// The kind whose [`name`](Self::name) is `name`.
     pub fn from_name(name: &str) -> Option<SecretKind> {
         SecretKind::ALL.into_iter().find(|k| k.name() == name)
@@ -276,17 +325,46 @@ fn render(text: &str, findings: &[Finding]) -> (String, Vec<Placed>) {
 }
 
 /// The resolved (non-overlapping) findings of `text`, unsorted.
+///
+/// Each detector runs only on a text holding what every one of its matches
+/// needs (a literal, or enough digits): most texts are prose without any
+/// of them, and the save path redacts every text.
 fn find(text: &str) -> Vec<Finding> {
     let mut c = Candidates::new(text);
-    detect_private_keys(&mut c);
-    detect_prefixed_tokens(&mut c);
-    detect_aws_secret(&mut c);
-    detect_url_password(&mut c);
+    let n_digits = count_digits(text);
+    let run_digits = longest_number_run(text);
+    if text.contains("-----BEGIN") {
+        detect_private_keys(&mut c);
+    }
+    tokens::detect(&mut c);
+    if AWS_CONTEXT.is_match(text) {
+        detect_aws_secret(&mut c);
+    }
+    if text.contains("://") {
+        detect_url_password(&mut c);
+    }
     detect_bearer(&mut c);
-    detect_cn_id(&mut c);
-    detect_cards(&mut c);
-    detect_phones(&mut c);
-    detect_emails(&mut c);
+    assign::detect(&mut c);
+    if n_digits >= 6 {
+        personal::detect_iban(&mut c);
+    }
+    if run_digits >= 7 {
+        detect_phones(&mut c);
+        personal::detect_phones(&mut c);
+    }
+    if run_digits >= 9 {
+        personal::detect_ssn(&mut c);
+    }
+    if run_digits >= 13 {
+        detect_cards(&mut c);
+    }
+    if run_digits >= 17 {
+        detect_cn_id(&mut c);
+    }
+    if text.contains('@') {
+        detect_emails(&mut c);
+    }
+    c.drop_inside_file_names();
     resolve(c.found)
 }
 
@@ -348,6 +426,32 @@ impl<'t> Candidates<'t> {
         i > 0 && self.markers[i - 1].1 > start
     }
 
+    /// Drops findings inside a file name (`IMG_2018-250-xoxb-...jpg`,
+    /// `scan-555-201-3344.pdf`): a run of characters up to a delimiter
+    /// that ends in a known file extension after the finding. Whole
+    /// blocks and URL passwords keep their own rules.
+    fn drop_inside_file_names(&mut self) {
+        let text = self.text;
+        self.found.retain(|f| {
+            if matches!(
+                f.kind,
+                SecretKind::PrivateKey | SecretKind::UrlPassword | SecretKind::Password
+            ) {
+                return true;
+            }
+            let delimiter = |ch: char| ch.is_whitespace() || "\"'`<>()[]{},;=|".contains(ch);
+            let token_end = text[f.end..]
+                .find(delimiter)
+                .map_or(text.len(), |i| f.end + i);
+            let tail = &text[f.end..token_end];
+            let tail = tail.trim_end_matches(['.', ':', '!', '?']);
+            let ext = tail
+                .rsplit_once('.')
+                .map(|(_, ext)| ext.to_ascii_lowercase());
+            !ext.is_some_and(|ext| FILE_NAME_EXTENSIONS.contains(&ext.as_str()))
+        });
+    }
+
     fn push(&mut self, kind: SecretKind, start: usize, end: usize) {
         if start < end && !self.in_marker(start, end) {
             self.found.push(Finding { kind, start, end });
@@ -355,21 +459,34 @@ impl<'t> Candidates<'t> {
     }
 }
 
+/// Extensions that make a run of characters a file name.
+const FILE_NAME_EXTENSIONS: &[&str] = &[
+    "jpg", "jpeg", "png", "gif", "webp", "svg", "bmp", "tif", "tiff", "heic", "avif", "ico", "pdf",
+    "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "csv", "txt", "md", "log", "json", "yaml",
+    "yml", "xml", "html", "htm", "zip", "gz", "tgz", "tar", "7z", "rar", "mp3", "mp4", "mov",
+    "avi", "mkv", "wav", "flac", "ogg", "webm", "js", "ts", "tsx", "jsx", "rs", "py", "go", "java",
+    "rb", "php", "c", "h", "cpp", "sh", "bak", "tmp", "iso", "dmg", "exe", "apk", "parquet",
+];
+
 /// Every match of `re` in `text` for which `accept` returns a span to keep.
 /// A rejected match does not hide a later one starting inside it: the search
 /// resumes one character after the rejected match's start.
-fn scan(
+fn scan<T>(
     re: &Regex,
     text: &str,
-    mut accept: impl FnMut(&regex::Captures<'_>) -> Option<(usize, usize)>,
-) -> Vec<(usize, usize)> {
+    mut accept: impl FnMut(&regex::Captures<'_>) -> Option<T>,
+) -> Vec<T> {
     let mut out = Vec::new();
     let mut pos = 0;
     while pos <= text.len() {
-        let Some(caps) = re.captures_at(text, pos) else {
+        // The match alone first (the fast engines); the groups only for a
+        // match, from where it starts.
+        let Some(m) = re.find_at(text, pos) else {
             break;
         };
-        let m = caps.get(0).expect("group 0 always participates");
+        let Some(caps) = re.captures_at(text, m.start()) else {
+            break;
+        };
         match accept(&caps) {
             Some(span) => {
                 out.push(span);
@@ -438,6 +555,29 @@ fn random_enough(body: &str) -> bool {
     classes(body) >= 2 && distinct(body, 8)
 }
 
+/// Characters that continue a token: a match glued to one of these is part
+/// of something longer and is not reported.
+fn token_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Shannon entropy of `s` in bits per byte.
+fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("redaction patterns are valid")
 }
@@ -448,15 +588,15 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| re(r"\[REDACTED:[a-z0-9_]+\]")
 
 static PEM_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
-        r".*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"(?s)-----BEGIN[A-Z0-9 _-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+        r".*?-----END[A-Z0-9 _-]{0,100}KEY(?: BLOCK)?-----"
     ))
 });
 
 /// A block cut off before its END line: the header and its base64 lines.
 static PEM_OPEN: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----",
+        r"-----BEGIN[A-Z0-9 _-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
         r"(?:(?:\r?\n|\\r\\n|\\n)+(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment): [^\r\n\\]*))*"
     ))
 });
@@ -468,94 +608,6 @@ fn detect_private_keys(c: &mut Candidates<'_>) {
         }
     }
 }
-
-// ------------------------------------------------------------ prefixed tokens
-
-struct TokenRule {
-    kind: SecretKind,
-    re: Regex,
-    /// Byte length of the fixed prefix (not part of the randomness check).
-    prefix: usize,
-}
-
-static TOKEN_RULES: LazyLock<Vec<TokenRule>> = LazyLock::new(|| {
-    let rule = |kind, prefix, pattern: &str| TokenRule {
-        kind,
-        re: re(pattern),
-        prefix,
-    };
-    vec![
-        rule(
-            SecretKind::Jwt,
-            3,
-            r"eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
-        ),
-        rule(SecretKind::AnthropicKey, 7, r"sk-ant-[A-Za-z0-9_-]{32,}"),
-        rule(SecretKind::OpenaiKey, 3, r"sk-[A-Za-z0-9_-]{20,}"),
-        rule(
-            SecretKind::AwsAccessKey,
-            0,
-            r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}",
-        ),
-        rule(SecretKind::GithubToken, 4, r"gh[pousr]_[A-Za-z0-9]{30,251}"),
-        rule(SecretKind::GithubToken, 11, r"github_pat_[A-Za-z0-9_]{30,}"),
-        rule(SecretKind::GitlabToken, 6, r"glpat-[A-Za-z0-9_-]{20,}"),
-        rule(SecretKind::SlackToken, 5, r"xox[abeoprs]-[A-Za-z0-9-]{10,}"),
-        rule(SecretKind::SlackToken, 5, r"xapp-[A-Za-z0-9-]{20,}"),
-        rule(SecretKind::GoogleApiKey, 4, r"AIza[A-Za-z0-9_-]{35}"),
-        rule(SecretKind::GoogleApiKey, 5, r"ya29\.[A-Za-z0-9_-]{20,}"),
-        rule(
-            SecretKind::StripeKey,
-            8,
-            r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
-        ),
-        rule(SecretKind::StripeKey, 6, r"whsec_[A-Za-z0-9]{24,}"),
-        rule(SecretKind::NpmToken, 4, r"npm_[A-Za-z0-9]{36}"),
-        rule(SecretKind::HuggingfaceToken, 3, r"hf_[A-Za-z]{34}"),
-    ]
-});
-
-/// Characters that continue a token: a match glued to one of these is part
-/// of something longer and is not reported.
-fn token_char(c: Option<char>) -> bool {
-    c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-fn detect_prefixed_tokens(c: &mut Candidates<'_>) {
-    for rule in TOKEN_RULES.iter() {
-        let text = c.text;
-        let spans = scan(&rule.re, text, |caps| {
-            let m = caps.get(0)?;
-            if is_word(prev_char(text, m.start())) || token_char(next_char(text, m.end())) {
-                return None;
-            }
-            let body = &m.as_str()[rule.prefix..];
-            let ok = match rule.kind {
-                // The access key id is upper-case base32: one class is normal.
-                SecretKind::AwsAccessKey => distinct(body, 8),
-                _ => random_enough(body),
-            };
-            ok.then_some((m.start(), m.end()))
-        });
-        for (s, e) in spans {
-            c.push(rule.kind, s, e);
-        }
-    }
-    // Slack webhook: keep the host, redact the secret path.
-    let spans: Vec<_> = SLACK_WEBHOOK
-        .captures_iter(c.text)
-        .filter_map(|caps| caps.get(1))
-        .filter(|m| random_enough(m.as_str()))
-        .map(|m| (m.start(), m.end()))
-        .collect();
-    for (s, e) in spans {
-        c.push(SecretKind::SlackToken, s, e);
-    }
-}
-
-static SLACK_WEBHOOK: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{20,})")
-});
 
 // ------------------------------------------------------------- aws secret key
 
@@ -575,7 +627,8 @@ fn detect_aws_secret(c: &mut Candidates<'_>) {
             return None;
         }
         let s = m.as_str();
-        if classes(s) < 3 || !distinct(s, 16) {
+        // AWS's documentation secret (`...EXAMPLEKEY`) is a placeholder.
+        if classes(s) < 3 || !distinct(s, 16) || s.ends_with("EXAMPLEKEY") {
             return None;
         }
         // Context on the same line, outside the candidate and outside markers.
@@ -600,7 +653,7 @@ fn detect_aws_secret(c: &mut Candidates<'_>) {
 
 static URL_USERINFO: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r#"(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s:/?#@\[\]"'<>]*:"#,
+        r#"(?i)(?-u:\b)[a-z][a-z0-9+.-]{1,15}://[^\s:/?#@\[\]"'<>]*:"#,
         r#"([^\s/?#\[\]"'<>]+)@[^\s/?#@\[\]"'<>]"#
     ))
 });
@@ -626,9 +679,45 @@ fn detect_url_password(c: &mut Candidates<'_>) {
 // ------------------------------------------------------------- bearer token
 
 static BEARER: LazyLock<Regex> =
-    LazyLock::new(|| re(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"));
+    LazyLock::new(|| re(r"(?i)(?-u:\b)bearer[ \t]+([A-Za-z0-9._~+/-]{16,}=*)"));
+
+/// `Authorization: Basic <base64 of user:password>`.
+static BASIC: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)(?-u:\b)authorization[\x22']?[ \t]*[:=][ \t]*[\x22']?basic[ \t]+([A-Za-z0-9+/]{8,}={0,2})",
+    )
+});
+
+/// `curl -u user:password` / `--user user:password`.
+static CURL_USER: LazyLock<Regex> = LazyLock::new(|| {
+    re(r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:[ \t]+|=)["']?[^\s:"']+:([^\s"']{3,})"#)
+});
 
 fn detect_bearer(c: &mut Candidates<'_>) {
+    let text = c.text;
+    let mut spans: Vec<(usize, usize)> = BASIC
+        .captures_iter(text)
+        .filter_map(|caps| caps.get(1))
+        .filter(|m| distinct(m.as_str(), 6) && !token_char(next_char(text, m.end())))
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    spans.extend(
+        CURL_USER
+            .captures_iter(text)
+            .filter_map(|caps| caps.get(1))
+            .filter(|m| {
+                let p = m.as_str();
+                !p.starts_with(['$', '<', '{', '%']) && p.bytes().any(|b| b != b'*' && b != b'x')
+            })
+            .map(|m| (m.start(), m.end())),
+    );
+    for (s, e) in spans {
+        c.push(SecretKind::Password, s, e);
+    }
+    detect_bearer_token(c);
+}
+
+fn detect_bearer_token(c: &mut Candidates<'_>) {
     let text = c.text;
     let spans: Vec<_> = BEARER
         .captures_iter(text)
@@ -718,10 +807,8 @@ fn cn_id_valid(id: &str) -> bool {
 static CARD: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
         r"[0-9]{13,19}",
-        r"|[0-9]{4}(?: [0-9]{4}){3}(?: [0-9]{1,3})?",
-        r"|[0-9]{4}(?:-[0-9]{4}){3}(?:-[0-9]{1,3})?",
-        r"|[0-9]{4} [0-9]{6} [0-9]{4,5}",
-        r"|[0-9]{4}-[0-9]{6}-[0-9]{4,5}",
+        r"|[0-9]{4}(?:[ .-][0-9]{4}){3}(?:[ .-][0-9]{1,3})?",
+        r"|[0-9]{4}[ .-][0-9]{6}[ .-][0-9]{4,5}",
     ))
 });
 
@@ -734,7 +821,7 @@ fn detect_cards(c: &mut Candidates<'_>) {
         let after = next_char(text, e);
         // Grouped numbers must not continue with another group.
         // (The separators are ASCII, so `s - 1` and `e + 1` are boundaries.)
-        let sep = |ch: Option<char>| matches!(ch, Some(' ' | '-'));
+        let sep = |ch: Option<char>| matches!(ch, Some(' ' | '-' | '.'));
         if !number_edges_ok(text, s, e)
             || (sep(before) && is_digit(prev_char(text, s - 1)))
             || (sep(after) && is_digit(next_char(text, e + 1)))
@@ -747,14 +834,39 @@ fn detect_cards(c: &mut Candidates<'_>) {
             .filter(u8::is_ascii_digit)
             .map(|b| b - b'0')
             .collect();
-        let ok = (13..=19).contains(&digits.len())
-            && (2..=6).contains(&digits[0])
-            && luhn(&digits)
-            && !digits.iter().all(|&d| d == digits[0]);
+        let ok =
+            card_length_ok(&digits) && luhn(&digits) && !digits.iter().all(|&d| d == digits[0]);
         ok.then_some((s, e))
     });
     for (s, e) in spans {
         c.push(SecretKind::CardNumber, s, e);
+    }
+}
+
+/// The lengths the card networks issue for the number's leading digits
+/// (Visa 13/16/19, Mastercard 16, Amex 15, Diners 14-16, Discover, JCB,
+/// UnionPay and Maestro 16-19).
+fn card_length_ok(digits: &[u8]) -> bool {
+    let n = digits.len();
+    let lead = |k: usize| {
+        digits
+            .iter()
+            .take(k)
+            .fold(0u32, |acc, &d| acc * 10 + u32::from(d))
+    };
+    match digits.first() {
+        Some(4) => matches!(n, 13 | 16 | 19),
+        Some(2) => (2221..=2720).contains(&lead(4)) && n == 16,
+        Some(5) if (51..=55).contains(&lead(2)) => n == 16,
+        Some(5) => (16..=19).contains(&n),
+        Some(3) => match lead(2) {
+            34 | 37 => n == 15,
+            30 | 36 | 38 | 39 => (14..=16).contains(&n),
+            35 => (16..=19).contains(&n),
+            _ => false,
+        },
+        Some(6) => (16..=19).contains(&n),
+        _ => false,
     }
 }
 
@@ -817,6 +929,23 @@ fn detect_phones(c: &mut Candidates<'_>) {
     }
 }
 
+/// The most digits in one run of digits and number separators (space,
+/// `(`, `)`, `.`, `+`, `-`): an upper bound on the digits of any phone,
+/// card, SSN or id in the text (`x` ends a Chinese id, so it does not break
+/// a run either).
+fn longest_number_run(s: &str) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for b in s.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+            best = best.max(run);
+        } else if !matches!(b, b' ' | b'(' | b')' | b'.' | b'+' | b'-' | b'X' | b'x') {
+            run = 0;
+        }
+    }
+    best
+}
+
 fn count_digits(s: &str) -> usize {
     s.bytes().filter(u8::is_ascii_digit).count()
 }
@@ -825,22 +954,53 @@ fn count_digits(s: &str) -> usize {
 
 static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
     re(concat!(
-        r"[A-Za-z0-9](?:[A-Za-z0-9._%+-]*[A-Za-z0-9_%+-])?",
-        r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?",
-        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.([A-Za-z]{2,24})"
+        r"[\p{L}\p{N}](?:[\p{L}\p{N}._%+-]*[\p{L}\p{N}_%+-])?",
+        r"@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?",
+        r"(?:\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)*\.(\p{L}{2,24})"
     ))
 });
 
 /// File extensions that follow `@2x`-style names, not top-level domains.
-const FILE_EXTENSIONS: [&str; 12] = [
+const IMAGE_EXTENSIONS: [&str; 12] = [
     "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "tif", "tiff", "avif", "heic",
 ];
+
+/// Han, kana and Hangul: scripts written without spaces, so an email glued
+/// to them (`联系oncall@shop.example谢谢`) starts and ends where the script
+/// changes.
+fn is_cjk(ch: char) -> bool {
+    matches!(ch,
+        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
+        | '\u{ac00}'..='\u{d7af}' | '\u{f900}'..='\u{faff}' | '\u{ff00}'..='\u{ffef}')
+}
 
 fn detect_emails(c: &mut Candidates<'_>) {
     let text = c.text;
     let spans = scan(&EMAIL, text, |caps| {
         let m = caps.get(0)?;
-        let (s, e) = (m.start(), m.end());
+        let (mut s, mut e) = (m.start(), m.end());
+        let at = s + m.as_str().find('@')?;
+        // A local part mixing CJK and ASCII starts after the last CJK
+        // character; a top-level domain mixing them ends at the first.
+        let local = &text[s..at];
+        if local.chars().any(is_cjk) && local.chars().any(|ch| ch.is_ascii_alphabetic()) {
+            let (i, ch) = local.char_indices().rfind(|&(_, ch)| is_cjk(ch))?;
+            s += i + ch.len_utf8();
+        }
+        let tld_m = caps.get(1)?;
+        let mut tld = tld_m.as_str();
+        if tld.chars().any(is_cjk) && tld.chars().any(|ch| ch.is_ascii_alphabetic()) {
+            let cut = tld.find(is_cjk)?;
+            tld = &tld[..cut];
+            e = tld_m.start() + cut;
+        }
+        if s >= at || tld.chars().count() < 2 {
+            return None;
+        }
+        let first = next_char(text, s)?;
+        if !first.is_alphanumeric() {
+            return None;
+        }
         let before = prev_char(text, s);
         if before.is_some_and(|ch| ch.is_ascii_alphanumeric() || "._%+-".contains(ch)) {
             return None;
@@ -854,8 +1014,7 @@ fn detect_emails(c: &mut Candidates<'_>) {
         if after == Some(':') && next_char(text, e + 1).is_some_and(|ch| !ch.is_whitespace()) {
             return None;
         }
-        let tld = caps.get(1)?.as_str().to_ascii_lowercase();
-        if FILE_EXTENSIONS.contains(&tld.as_str()) {
+        if IMAGE_EXTENSIONS.contains(&tld.to_ascii_lowercase().as_str()) {
             return None;
         }
         // `scheme://user:pass@host`: userinfo of a URL, not an email.
@@ -937,6 +1096,8 @@ mod tests {
         none(&format!("blob {secret} here"));
         // A git hash never qualifies, even with context.
         none("aws commit 3f786850e387550fdab836ed7e6dc881de23001b");
+        // AWS's documentation pair is a placeholder.
+        none("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
         // The context lives on the same line only.
         let two_lines = format!("{id}\nvalue {secret}");
         let r = kinds(&two_lines);
@@ -1067,7 +1228,17 @@ mod tests {
             "4012888888881881",
         );
         none("4111 1111 1111 1112");
-        none("order 4111-1111 1111-1111");
+        // Mixed and dotted separators are still a card.
+        one(
+            "order 4111-1111 1111-1111",
+            SecretKind::CardNumber,
+            "4111-1111 1111-1111",
+        );
+        one(
+            "card 5500.0000.0000.0004.",
+            SecretKind::CardNumber,
+            "5500.0000.0000.0004",
+        );
         none("1234567812345670"); // Luhn-valid, but no card starts with 1
         none("id 41111111111111112345");
     }
@@ -1112,6 +1283,104 @@ mod tests {
         none("icon@2x.png");
         none("ping user@ later");
         none("npm i lodash@4.17.21");
+    }
+
+    #[test]
+    fn vendor_tokens_by_prefix() {
+        let sgp = "sgp_0123456789abcdef_3f786850e387550fdab836ed7e6dc881de23001b";
+        one(
+            &format!("SRC_ACCESS_TOKEN={sgp}"),
+            SecretKind::SourcegraphToken,
+            sgp,
+        );
+        let dapi = "dapi4f2a9c81e07b3d56a1c9e8f70b2d4c6a";
+        one(&format!("token {dapi}."), SecretKind::DatabricksToken, dapi);
+        let azure = "Ab19Q~xY7.kL_2mN-3pQ4rS5tU6vW7xY8zA9bC0d";
+        one(
+            &format!("secret: '{azure}'"),
+            SecretKind::AzureSecret,
+            azure,
+        );
+        let legacy = "s.Xy7Qw3Er9Ty1Ui5Op2As8Df4";
+        one(
+            &format!("VAULT_TOKEN={legacy}"),
+            SecretKind::VaultToken,
+            legacy,
+        );
+        none("use s.execute_query_for_all_rows() here");
+        none("the sgp_ prefix marks Sourcegraph tokens");
+    }
+
+    #[test]
+    fn values_after_secret_key_words() {
+        let hex = "9f86d081884c7d659a2feaa0c55ad015";
+        one(
+            &format!("api_key = \"{hex}\""),
+            SecretKind::GenericSecret,
+            hex,
+        );
+        one(
+            &format!("my datadog API key is {hex}"),
+            SecretKind::GenericSecret,
+            hex,
+        );
+        one(
+            "DB_PASSWORD=Tr0ub4dor!3",
+            SecretKind::Password,
+            "Tr0ub4dor!3",
+        );
+        one("password=hunter2", SecretKind::Password, "hunter2");
+        one(
+            "<add key=\"ApiToken\" value=\"q8W3e5R7t9Y1u3I5o7P9\" />",
+            SecretKind::GenericSecret,
+            "q8W3e5R7t9Y1u3I5o7P9",
+        );
+        let okta = "00Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2Yz3A";
+        one(
+            &format!("okta_api_token: {okta}"),
+            SecretKind::OktaToken,
+            okta,
+        );
+        none("token_type=bearer max_tokens=4096 password_min_length: 12");
+        none("api_key=${API_KEY} password: <your-password> api_key_id=123456");
+        none("SECRET_KEY = settings.SECRET_KEY");
+        none("next_page_token=Zq1Xw2Ce3Vr4Bt5Ny6Mu7Ki8Lo9Pp0A");
+        none("the token bucket refills 500 per second");
+        none("secret = \"arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCd\"");
+    }
+
+    #[test]
+    fn ssn_iban_and_national_phones() {
+        one("SSN: 536-22-1234", SecretKind::Ssn, "536-22-1234");
+        one("ssn 536 22 1234", SecretKind::Ssn, "536 22 1234");
+        none("ref 666-22-1234 and 000-12-3456");
+        one(
+            "IBAN DE89 3704 0044 0532 0130 00, thanks",
+            SecretKind::Iban,
+            "DE89 3704 0044 0532 0130 00",
+        );
+        none("IBAN DE00 3704 0044 0532 0130 00");
+        one("call (415) 555-0100", SecretKind::Phone, "(415) 555-0100");
+        one(
+            "my number is 555-201-3344.",
+            SecretKind::Phone,
+            "555-201-3344",
+        );
+        one("tel: 020 7946 0958", SecretKind::Phone, "020 7946 0958");
+        none("order #415-555-0100 and INV-415-555-0100");
+        none("fax 2024-03-15");
+        one(
+            "écris à josé.garcía@correo.example.es",
+            SecretKind::Email,
+            "josé.garcía@correo.example.es",
+        );
+    }
+
+    #[test]
+    fn nothing_inside_file_names() {
+        none("uploaded wallpaper-2018-250-xoxp-4k-ultra-hd-ab12cd.jpg");
+        none("scan-415-555-0100.pdf and report_4111111111111111.csv");
+        none("DSC-2019-250-ghp_R3nq8ZkLw2VbXc9TyHs4MdJf6PaQe1UoNiGt.JPG");
     }
 
     #[test]
@@ -1199,6 +1468,17 @@ mod tests {
             "-----BEGIN PRIVATE KEY-----",
             "-----END PRIVATE KEY-----",
             "[REDACTED:phone]",
+            "password=",
+            "api_key: ",
+            "hvs.",
+            "s.",
+            "9Q~",
+            "SSN ",
+            "DE89 3704 0044 0532 0130 00",
+            "(415) 555-0100",
+            ".jpg",
+            "josé@correo.es",
+            "用户@例子.中国",
             "\n",
             " ",
             "中文",
