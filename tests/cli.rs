@@ -796,6 +796,9 @@ fn repair_cuts_damage_off_a_closed_log_and_keeps_a_copy() {
             .unwrap()
             .to_owned();
     }
+    // The owner closes the log cleanly: damage after that is no torn tail.
+    let out = engram(store, &["daemon", "stop"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let segs = segments(&Store::at(store));
     let last = segs.last().unwrap();
     let last_name = last.file_name().unwrap().to_string_lossy().into_owned();

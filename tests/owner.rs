@@ -499,39 +499,52 @@ fn killing_the_owner_under_load_loses_nothing_acknowledged() {
 
 #[test]
 fn garbage_from_the_socket_is_a_clear_error_and_nothing_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("store");
-    std::fs::create_dir_all(&store).unwrap();
-    let listener = std::os::unix::net::UnixListener::bind(store.join("engram.sock")).unwrap();
-    let replies: [&[u8]; 3] = [
-        b"\x00\xffnot http at all",
-        b"HTTP/1.1 200 OK\r\nx-engram-version: 0.1.0\r\n",
-        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"\x00\xffnot http at all",
+            "did not answer as an engram owner",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nx-engram-version: 0.1.0\r\n",
+            "did not answer as an engram owner",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}",
+            "does not name an engram owner",
+        ),
     ];
-    let fake = std::thread::spawn(move || {
-        // Replies first: zip stops before waiting for a fourth client.
-        for (reply, stream) in replies.into_iter().zip(listener.incoming()) {
-            let mut stream = stream.unwrap();
-            let mut buf = [0u8; 4096];
-            let _ = stream.read(&mut buf);
-            let _ = stream.write_all(reply);
-        }
-    });
-    for expected in [
-        "did not answer as an engram owner",
-        "did not answer as an engram owner",
-        "does not name an engram owner",
-    ] {
+    for (reply, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        std::fs::create_dir_all(&store).unwrap();
+        let socket = store.join("engram.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = std::sync::Arc::clone(&done);
+        // Answers the same garbage to every connection until told to stop.
+        let fake = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                let mut stream = stream.unwrap();
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf);
+                let _ = stream.write_all(reply);
+            }
+        });
         let out = engram_cmd(&store)
             .args(["remember", "a fact that must not be lost"])
             .output()
             .unwrap();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::os::unix::net::UnixStream::connect(&socket);
+        fake.join().unwrap();
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(expected), "{err}");
+        assert!(!store.join("log").exists());
     }
-    fake.join().unwrap();
-    assert!(!store.join("log").exists());
 }
 
 #[test]
