@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let args = cli::Args::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -27,6 +28,25 @@ fn main() -> ExitCode {
             ExitCode::from(cli::EXIT_ERROR)
         }
     }
+}
+
+/// `println!` panics when stdout is a closed pipe (`engram stats --json |
+/// head -c 300`): that panic ends the process quietly with 0, like a
+/// broken pipe met as an error. Every other panic reports as usual.
+fn quiet_on_closed_stdout() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        report(info);
+    }));
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

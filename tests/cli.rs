@@ -889,3 +889,44 @@ fn repair_cuts_damage_off_a_closed_log_and_keeps_a_copy() {
         stderr(&out)
     );
 }
+
+/// `engram stats --json | head -c 300` panicked with a backtrace (exit
+/// 101) once `head` closed the pipe: every command now ends quietly with 0
+/// on a closed stdout, whether it prints through `println!` or a writer.
+#[test]
+fn a_closed_pipe_panicked_with_a_backtrace() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    for i in 0..3 {
+        let out = engram(
+            &store,
+            &["remember", &format!("pipe note {i} about the orchard")],
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    for args in [
+        &["stats", "--json"][..],
+        &["stats"][..],
+        &["log", "--json"][..],
+        &["recall", "orchard", "--json"][..],
+        &["palace"][..],
+    ] {
+        // The reading end is closed before the command writes a byte.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_engram"))
+            .arg("--store")
+            .arg(&store)
+            .args(args)
+            .env_remove("ENGRAM_HMAC_KEY")
+            .env_remove("ENGRAM_HOME")
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let _ = engram(&store, &["daemon", "stop"]);
+}

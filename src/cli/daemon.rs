@@ -93,6 +93,22 @@ fn client(ctx: &Context) -> Client {
     Client::new(ctx.owner_socket())
 }
 
+/// Takes `daemon.lock` in the owner's folder (waiting for it): whoever
+/// holds it decides whether a daemon starts.
+fn lock_daemon_start(ctx: &Context) -> anyhow::Result<std::fs::File> {
+    let lock_path = ctx.owner_root().join(DAEMON_LOCK_FILE_NAME);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .with_context(|| format!("opening {}", lock_path.display()))?;
+    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+    Ok(lock)
+}
+
 /// Who owns the store, asking again when the answer was cut off: an
 /// owner killed while it answered leaves a socket that refuses the next
 /// connection (no owner), while a stranger on the socket answers garbage
@@ -272,16 +288,7 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
         Err(ClientError::NoOwner { .. }) => {}
         Err(e) => return Err(e.into()),
     }
-    let lock_path = ctx.owner_root().join(DAEMON_LOCK_FILE_NAME);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .with_context(|| format!("locking {}", lock_path.display()))?;
+    let lock = lock_daemon_start(ctx)?;
     let owner = match probe(&client) {
         Ok(owner) => owner,
         Err(ClientError::NoOwner { .. }) => {
@@ -311,16 +318,7 @@ pub fn exclusive(ctx: &Context, what: &str) -> anyhow::Result<Option<std::fs::Fi
     if !ctx.owner_socket().exists() {
         return Ok(None);
     }
-    let lock_path = ctx.owner_root().join(DAEMON_LOCK_FILE_NAME);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .with_context(|| format!("opening {}", lock_path.display()))?;
-    rustix::fs::flock(&lock, rustix::fs::FlockOperation::LockExclusive)
-        .with_context(|| format!("locking {}", lock_path.display()))?;
+    let lock = lock_daemon_start(ctx)?;
     let client = client(ctx);
     match probe(&client) {
         Ok(owner) if owner.kind == "daemon" => {
