@@ -372,6 +372,38 @@ pub fn answer(status: u16, body: Value) -> Result<Value, ApiError> {
     Err(ApiError::new(code, message))
 }
 
+/// A failure to reach the owner as an API error: the owner's own error as
+/// it answered, anything else (no owner, garbage, another version)
+/// `internal`, naming the owner.
+impl From<ClientError> for ApiError {
+    fn from(e: ClientError) -> Self {
+        match e {
+            ClientError::Api(e) => e,
+            other => ApiError::new(ErrorCode::Internal, format!("the store's owner: {other}")),
+        }
+    }
+}
+
+/// The target of a request about memory `id` (`/api/memories/ID/ACTION`),
+/// with the `query` pairs that have a value.
+#[must_use]
+pub fn memory_target(
+    id: impl std::fmt::Display,
+    action: &str,
+    query: &[(&str, Option<&str>)],
+) -> String {
+    let mut target = format!("/api/memories/{}/{action}", encode(&id.to_string()));
+    let mut separator = '?';
+    for (name, value) in query {
+        if let Some(value) = value {
+            target.push(separator);
+            target.push_str(&format!("{name}={}", encode(value)));
+            separator = '&';
+        }
+    }
+    target
+}
+
 /// Percent-encodes a path segment or a query value of a request.
 #[must_use]
 pub fn encode(text: &str) -> String {

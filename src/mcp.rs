@@ -30,7 +30,7 @@ use crate::api::{
     ApiError, BatchItem, BatchRequest, By, ConfirmRequest, ErrorCode, ForgetRequest, GradeRequest,
     IdArg, RecallRequest, RememberRequest, Service, TierName,
 };
-use crate::client::{Client, ClientError, encode};
+use crate::client::{Client, encode, memory_target};
 
 /// What the tools reach: the [`Service`] in this process, or the store's
 /// owner over its socket (a [`Client`]: `engram mcp` is a thin client, so
@@ -83,14 +83,6 @@ impl Door for Service {
     }
 }
 
-/// A failure to reach the owner, as a tool error.
-fn owner_error(e: ClientError) -> ApiError {
-    match e {
-        ClientError::Api(e) => e,
-        other => ApiError::new(ErrorCode::Internal, format!("the store's owner: {other}")),
-    }
-}
-
 fn body<T: serde::Serialize>(request: &T) -> Result<Value, ApiError> {
     serde_json::to_value(request)
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("encoding the request: {e}")))
@@ -99,16 +91,16 @@ fn body<T: serde::Serialize>(request: &T) -> Result<Value, ApiError> {
 impl Door for Client {
     fn remember(&self, r: &RememberRequest) -> Result<Value, ApiError> {
         self.call("POST", "/api/remember", Some(&body(r)?))
-            .map_err(owner_error)
+            .map_err(ApiError::from)
     }
     fn remember_batch(&self, r: &BatchRequest) -> Result<Value, ApiError> {
         self.call("POST", "/api/remember/batch", Some(&body(r)?))
-            .map_err(owner_error)
+            .map_err(ApiError::from)
     }
     fn recall_context(&self, r: &RecallRequest) -> Result<String, ApiError> {
         let answer = self
             .call("POST", "/api/recall", Some(&body(r)?))
-            .map_err(owner_error)?;
+            .map_err(ApiError::from)?;
         answer["context"]
             .as_str()
             .map(str::to_owned)
@@ -120,39 +112,44 @@ impl Door for Client {
             })
     }
     fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError> {
-        let mut target = format!("/api/memories/{}/expand?by=model", encode(&id.to_string()));
-        if let Some(session) = session {
-            target.push_str(&format!("&session={}", encode(session)));
-        }
-        self.call("GET", &target, None).map_err(owner_error)
+        let target = memory_target(
+            id,
+            "expand",
+            &[
+                ("by", Some("model")),
+                ("session", session.map(String::as_str)),
+            ],
+        );
+        self.call("GET", &target, None).map_err(ApiError::from)
     }
     fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
-        let target = format!("/api/memories/{}/forget", encode(&id.to_string()));
+        let target = memory_target(id, "forget", &[]);
         self.call("POST", &target, Some(&body(r)?))
-            .map_err(owner_error)
+            .map_err(ApiError::from)
     }
     fn review(&self) -> Result<Value, ApiError> {
-        self.call("GET", "/api/review", None).map_err(owner_error)
+        self.call("GET", "/api/review", None)
+            .map_err(ApiError::from)
     }
     fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError> {
-        let target = format!("/api/memories/{}/grade", encode(&id.to_string()));
+        let target = memory_target(id, "grade", &[]);
         self.call("POST", &target, Some(&body(r)?))
-            .map_err(owner_error)
+            .map_err(ApiError::from)
     }
     fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError> {
-        let target = format!("/api/memories/{}/confirm", encode(&id.to_string()));
+        let target = memory_target(id, "confirm", &[]);
         self.call("POST", &target, Some(&body(r)?))
-            .map_err(owner_error)
+            .map_err(ApiError::from)
     }
     fn stats(&self) -> Result<Value, ApiError> {
-        self.call("GET", "/api/stats", None).map_err(owner_error)
+        self.call("GET", "/api/stats", None).map_err(ApiError::from)
     }
     fn palace(&self, room: Option<&str>) -> Result<Value, ApiError> {
         let target = match room {
             Some(room) => format!("/api/palace/{}", encode(room)),
             None => "/api/palace".to_owned(),
         };
-        self.call("GET", &target, None).map_err(owner_error)
+        self.call("GET", &target, None).map_err(ApiError::from)
     }
 }
 

@@ -164,7 +164,7 @@ pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
         by: args.by,
     };
     let s = door.post(
-        &super::memory::memory_target(args.id, "grade", &[]),
+        &engram::client::memory_target(args.id, "grade", &[]),
         &request,
     );
     door.finish()?;

@@ -11,7 +11,7 @@ use engram::api::{
     RememberRequest, TierName, context_block,
 };
 use engram::api::{read_batch_input, read_text_input};
-use engram::client::encode;
+use engram::client::memory_target;
 use engram_text::display::{neutralize, neutralize_line};
 use serde_json::Value;
 
@@ -349,28 +349,14 @@ fn print_recall(answer: &Value, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The target of a request about memory `id`, with `query` pairs.
-pub(super) fn memory_target(id: IdArg, action: &str, query: &[(&str, Option<String>)]) -> String {
-    let mut target = format!("/api/memories/{}/{action}", encode(&id.to_string()));
-    let mut separator = '?';
-    for (name, value) in query {
-        if let Some(value) = value {
-            target.push(separator);
-            target.push_str(&format!("{name}={}", encode(value)));
-            separator = '&';
-        }
-    }
-    target
-}
-
 pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     let door = super::door::Door::open(ctx, &ctx.memory_stores()?)?;
     let target = memory_target(
         args.id,
         "expand",
         &[
-            ("audit", args.audit.then(|| "true".to_owned())),
-            ("session", args.session.clone()),
+            ("audit", args.audit.then_some("true")),
+            ("session", args.session.as_deref()),
         ],
     );
     let expansion = door.get(&target);

@@ -110,18 +110,7 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let _ = stopped.wait_for(|stop| *stop).await;
     };
     let served = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
-            .with_context(|| format!("listening on {}", args.addr))?;
-        let local = listener.local_addr().context("reading the bound address")?;
-        let fragment = token
-            .as_deref()
-            .map(|t| format!("#token={t}"))
-            .unwrap_or_default();
-        eprintln!(
-            "engram: serving {} at http://{local}/{fragment}",
-            ctx.describe()
-        );
+        let listener = listen(ctx, args, token.as_deref(), "").await?;
         tokio::spawn(async move {
             shutdown_signal().await;
             let _ = stop.send(true);
@@ -159,6 +148,26 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Binds the server's address and says where it serves (the token in the
+/// URL's fragment, `note` after it): tests and people read that line.
+async fn listen(
+    ctx: &Context,
+    args: &ServeArgs,
+    token: Option<&str>,
+    note: &str,
+) -> anyhow::Result<tokio::net::TcpListener> {
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("listening on {}", args.addr))?;
+    let local = listener.local_addr().context("reading the bound address")?;
+    let fragment = token.map(|t| format!("#token={t}")).unwrap_or_default();
+    eprintln!(
+        "engram: serving {} at http://{local}/{fragment}{note}",
+        ctx.describe()
+    );
+    Ok(listener)
+}
+
 /// `engram serve` beside an owner: the panel's files from here, each API
 /// request forwarded over the owner's socket (a daemon started again when
 /// the owner went away meanwhile).
@@ -190,30 +199,13 @@ fn serve_forwarding(
             client.check_version(&reply.owner)?;
             Ok(reply)
         });
-        match reply {
-            Ok(reply) => Ok((reply.status, reply.content_type, reply.body)),
-            Err(ClientError::Api(e)) => Err(e),
-            Err(e) => Err(engram::api::ApiError::new(
-                engram::api::ErrorCode::Internal,
-                format!("the store's owner: {e}"),
-            )),
-        }
+        let reply = reply?;
+        Ok((reply.status, reply.content_type, reply.body))
     });
     let runtime = runtime()?;
     let served = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
-            .with_context(|| format!("listening on {}", args.addr))?;
-        let local = listener.local_addr().context("reading the bound address")?;
-        let fragment = token
-            .as_deref()
-            .map(|t| format!("#token={t}"))
-            .unwrap_or_default();
-        eprintln!(
-            "engram: serving {} at http://{local}/{fragment} (through its owner on {})",
-            ctx.describe(),
-            ctx.owner_socket().display()
-        );
+        let through = format!(" (through its owner on {})", ctx.owner_socket().display());
+        let listener = listen(ctx, args, token.as_deref(), &through).await?;
         let router = engram::http::forwarding_router(token.as_deref().map(Arc::from), forward);
         engram::http::serve(listener, router, shutdown_signal())
             .await

@@ -154,7 +154,7 @@ fn print_history(history: &[Value], json: bool) {
 pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
     // The id names the store (a bare number the one store that has it).
     let door = Door::open(ctx, &ctx.memory_stores()?)?;
-    let answer = door.get(&super::memory::memory_target(args.memory, "audit", &[]));
+    let answer = door.get(&engram::client::memory_target(args.memory, "audit", &[]));
     door.finish()?;
     let answer = answer?;
     let history = match args.as_of {
