@@ -242,12 +242,15 @@ pub fn remember_batch<S: CommandStore>(
     store: &S,
     items: &[Remember],
 ) -> Result<Vec<ItemResult<S::Error>>, SaveError<S::Error>> {
+    // What each item's words alone decide, before the write lock: it reads
+    // no state, so other saves go on meanwhile.
+    let prepared = prepare_all(items);
     let _writer = store.write_lock();
     let mut planner = Planner::new(store);
     let mut results: Vec<Option<ItemResult<S::Error>>> = Vec::new();
     let mut plans: Vec<(usize, Plan)> = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        match planner.plan(item) {
+    for (index, (item, prepared)) in items.iter().zip(prepared).enumerate() {
+        match planner.plan(item, prepared) {
             Ok(plan) => {
                 results.push(None);
                 plans.push((index, plan));
@@ -482,20 +485,27 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         })
     }
 
-    fn plan(&mut self, request: &Remember) -> Result<Plan, SaveError<S::Error>> {
+    fn plan(
+        &mut self,
+        request: &Remember,
+        prepared: Prepared,
+    ) -> Result<Plan, SaveError<S::Error>> {
         let index = self.n_planned;
         self.n_planned += 1;
-        let meta = request.meta.cleaned()?;
+        let meta = prepared.meta?;
         let subject = clean_subject(&request.subject)?;
-        let (text, words, events) = match &request.content {
+        let (text, words, events, analysis) = match &request.content {
             Content::Text { text, session } => {
-                let session =
-                    memory::clean_name("session", session.as_deref().unwrap_or(NOTES_SESSION))?;
+                let (mut note, analysis) = match prepared.note {
+                    Some(note) => note?,
+                    None => prepare_note(text, session.as_deref(), meta.summary.as_deref())?,
+                };
+                let session = note.session.clone();
                 let turn = match self.turns.get(&session) {
                     Some(turn) => *turn,
                     None => self.store.views().sessions.read().state.next_turn(&session),
                 };
-                let note = note_event(&session, turn, text)?;
+                note.turn = turn;
                 let object = Object::Content {
                     bytes: note.content.len(),
                     events: 1,
@@ -517,6 +527,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                         content_sha256,
                     },
                     1,
+                    analysis,
                 )
             }
             Content::Reference(reference) => {
@@ -532,22 +543,25 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 }
                 let content_sha256 = seal::content_sha256(logged.iter().map(|e| &e.event))
                     .map_err(|e| seal_failure(&reference.session, &e))?;
+                let text = memory::source_text(&logged);
+                let analysis = Analysis::of(&text, meta.summary.as_deref());
                 (
-                    memory::source_text(&logged),
+                    text,
                     Words::Referenced {
                         reference: reference.clone(),
                         content_sha256,
                     },
                     logged.len(),
+                    analysis,
                 )
             }
         };
         debug_assert!(events >= 1);
-        // Tokenized and profiled once, for the decision and for the later
-        // items of the batch.
-        let mut terms = query_terms(&text);
-        terms.truncate(DECIDE_QUERY_TERMS_MAX);
-        let mine = std::sync::Arc::new(decide::profile(&text));
+        let Analysis {
+            terms,
+            profile: mine,
+            entities,
+        } = analysis;
         let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta);
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
@@ -570,7 +584,6 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     _ => None,
                 };
                 let ttl_ms = meta.ttl_ms;
-                let summary = meta.summary.clone();
                 let remembered = Remembered {
                     // Sealed for real once the seqs are known (`seal_at`).
                     reference: MemoryRef {
@@ -590,7 +603,6 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     // Computed now and recorded, so replay never runs a model.
                     embedding: self.store.embedding_of(&text),
                 };
-                let entities = entities_of(&text, summary.as_deref());
                 self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
                     words,
@@ -744,6 +756,90 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         );
         (decision, pending_of)
     }
+}
+
+/// What one item of a batch yields from its own words alone: no state, so
+/// a batch works it out for all items at once, on every core, before the
+/// decisions, which must run in order under the write lock.
+struct Prepared {
+    meta: Result<MemoryMeta, InputError>,
+    /// A text item's note (its turn set at planning) and analysis; `None`
+    /// for a reference, whose words are read from the log under the lock.
+    note: Option<Result<(SessionEvent, Analysis), InputError>>,
+}
+
+/// A text's terms, decision profile and entities: tokenized once, for the
+/// decision, for the later items of the batch, and for the entity links.
+struct Analysis {
+    terms: Vec<String>,
+    profile: std::sync::Arc<decide::Profile>,
+    entities: Vec<(String, String)>,
+}
+
+impl Analysis {
+    fn of(text: &str, summary: Option<&str>) -> Self {
+        let mut terms = query_terms(text);
+        terms.truncate(DECIDE_QUERY_TERMS_MAX);
+        Self {
+            terms,
+            profile: std::sync::Arc::new(decide::profile(text)),
+            entities: entities_of(text, summary),
+        }
+    }
+}
+
+/// The note of a text item (turn 0 until planned), redacted, and its
+/// analysis.
+fn prepare_note(
+    text: &str,
+    session: Option<&str>,
+    summary: Option<&str>,
+) -> Result<(SessionEvent, Analysis), InputError> {
+    let session = memory::clean_name("session", session.unwrap_or(NOTES_SESSION))?;
+    let note = note_event(&session, 0, text)?;
+    let analysis = Analysis::of(&note.content, summary);
+    Ok((note, analysis))
+}
+
+fn prepare(request: &Remember) -> Prepared {
+    let meta = request.meta.cleaned();
+    let note = match (&request.content, &meta) {
+        (Content::Text { text, session }, Ok(meta)) => Some(prepare_note(
+            text,
+            session.as_deref(),
+            meta.summary.as_deref(),
+        )),
+        _ => None,
+    };
+    Prepared { meta, note }
+}
+
+/// Items below which a batch is prepared on the calling thread alone.
+const PREPARE_PARALLEL_MIN: usize = 256;
+
+/// [`prepare`] for every item, in order, split over the machine's cores
+/// for a large batch.
+fn prepare_all(items: &[Remember]) -> Vec<Prepared> {
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if threads < 2 || items.len() < PREPARE_PARALLEL_MIN {
+        return items.iter().map(prepare).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(prepare).collect::<Vec<_>>()))
+            .collect();
+        let mut prepared = Vec::with_capacity(items.len());
+        for worker in workers {
+            match worker.join() {
+                Ok(part) => prepared.extend(part),
+                // A panic in a pure function of the input is a bug: carry it on.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        prepared
+    })
 }
 
 /// Items scanned per query term among a batch's own memories.
