@@ -44,6 +44,9 @@ pub enum EngineError {
     /// Bad input to recording session turns (none, or too many).
     #[error("{0}")]
     Record(String),
+    /// A transcript that does not continue what its session holds.
+    #[error("{0}")]
+    Transcript(String),
     #[error(
         "the log moved on {tries} times while a save waited to append: too many writers at once; try again"
     )]

@@ -475,8 +475,12 @@ impl From<RecordError<EngineError>> for EngineError {
             RecordError::Input(e) => EngineError::Input(e),
             RecordError::Denied { denial, .. } => EngineError::Denied(denial),
             RecordError::Store(e) => e,
-            e @ (RecordError::NoTurns | RecordError::TooManyTurns { .. }) => {
+            e
+            @ (RecordError::NoTurns | RecordError::TooManyTurns { .. } | RecordError::Read(_)) => {
                 EngineError::Record(e.to_string())
+            }
+            e @ (RecordError::Diverged { .. } | RecordError::Gap { .. }) => {
+                EngineError::Transcript(e.to_string())
             }
         }
     }

@@ -102,7 +102,10 @@ fn personal_data_is_redacted_and_the_session_can_be_named() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("session shop-1: seqs 1..=8"), "{text}");
+    assert!(
+        text.contains("session shop-1 (0 already held): seqs 1 to 8"),
+        "{text}"
+    );
 
     let lines = log_lines(dir.path());
     assert_eq!(lines.len(), 8);
@@ -122,7 +125,9 @@ fn personal_data_is_redacted_and_the_session_can_be_named() {
         serde_json::from_slice(&b.stdout).unwrap(),
     );
     assert_eq!(a["session"], b["session"]);
-    assert_eq!(b["first_seq"], 9);
+    // ... so the second ingest finds the turns held and adds nothing.
+    assert_eq!(b["new_turns"], 0);
+    assert_eq!(b["first_seq"], a["first_seq"]);
 }
 
 #[test]
@@ -205,14 +210,16 @@ fn skip_bad_lines_ingests_the_good_lines_and_reports_each_bad_one() {
         .collect();
     assert_eq!(contents, ["first good", "second good"]);
 
-    // Ingesting into the same session again continues its turn numbers.
+    // Ingesting the same lines again skips the bad ones the same way and
+    // finds the good ones held: nothing is added.
     let out = engram(&store, &args);
     assert_eq!(out.status.code(), Some(0));
+    assert_eq!(crate::support::json_lines(&out.stdout)[0]["new_turns"], 0);
     let turns: Vec<u64> = log_lines(&store)
         .iter()
         .map(|l| l["turn"].as_u64().unwrap())
         .collect();
-    assert_eq!(turns, [0, 1, 2, 3]);
+    assert_eq!(turns, [0, 1]);
 }
 
 #[test]
@@ -251,8 +258,14 @@ fn extraction_proposes_memories_that_reference_their_turn_and_reinforce_on_repea
         assert_eq!(expanded["events"][0]["seq"], e["seq"]);
         assert_eq!(expanded["events"].as_array().unwrap().len(), 1);
     }
-    // The same transcript again: every proposal restates a memory.
+    // The same transcript again adds nothing: no turn, no proposal.
     let out = engram(&store, &args);
+    let again = &crate::support::json_lines(&out.stdout)[0];
+    assert_eq!(again["new_turns"], 0, "{again}");
+    assert_eq!(again["held_turns"], report["turns"], "{again}");
+    assert_eq!(again["extracted"], serde_json::json!([]), "{again}");
+    // The same words in another session: every proposal restates a memory.
+    let out = engram(&store, &[&args[..], &["--session", "retold"]].concat());
     let again = &crate::support::json_lines(&out.stdout)[0]["extracted"];
     assert_eq!(again.as_array().unwrap().len(), extracted.len());
     assert!(
@@ -330,6 +343,128 @@ fn ingest_printed_the_session_id_unredacted() {
         .to_owned();
     assert!(!held.contains(secret), "{held}");
     assert_eq!(report["session"], held.as_str());
-    assert!(human.contains(&format!("into session {held}:")), "{human}");
+    assert!(human.contains(&format!("into session {held} (")), "{human}");
     assert!(!contains(&all_bytes(&store), secret));
+}
+
+/// Ingesting the same file again appended all of its turns again, so a
+/// session-end hook that runs at every stop would multiply the session.
+#[test]
+fn ingesting_a_transcript_twice_appended_its_turns_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript("claude-code-transcript.jsonl");
+    let args = ["ingest", file.to_str().unwrap(), "--json"];
+    let first = engram(dir.path(), &args);
+    assert_eq!(first.status.code(), Some(0));
+    let first = &json_lines(&first.stdout)[0];
+    let logged = log_lines(dir.path()).len();
+    assert!(first["new_turns"].as_u64().unwrap() > 0, "{first}");
+
+    let again = engram(dir.path(), &args);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let again = &json_lines(&again.stdout)[0];
+    assert_eq!(again["new_turns"], 0, "{again}");
+    assert_eq!(again["held_turns"], first["turns"], "{again}");
+    // The answer still names where the transcript's turns lie.
+    assert_eq!(again["first_seq"], first["first_seq"]);
+    assert_eq!(again["last_seq"], first["last_seq"]);
+    assert_eq!(log_lines(dir.path()).len(), logged, "nothing was appended");
+}
+
+/// A transcript that grew (a session going on between two hook runs) adds
+/// only its new turns, numbered after the ones held.
+#[test]
+fn a_transcript_that_grew_adds_only_its_new_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(transcript("generic-transcript.jsonl")).unwrap();
+    let lines: Vec<&str> = full.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 4, "the fixture has turns to split");
+    let part = dir.path().join("part.jsonl");
+    std::fs::write(&part, lines[..3].join("\n")).unwrap();
+    let whole = dir.path().join("whole.jsonl");
+    std::fs::write(&whole, lines.join("\n")).unwrap();
+    let store = dir.path().join("store");
+
+    for (file, new) in [(&part, 3), (&whole, lines.len() - 3), (&whole, 0)] {
+        let out = engram(
+            &store,
+            &[
+                "ingest",
+                file.to_str().unwrap(),
+                "--session",
+                "grows",
+                "--json",
+            ],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(json_lines(&out.stdout)[0]["new_turns"], new);
+    }
+    let logged = log_lines(&store);
+    assert_eq!(logged.len(), lines.len(), "each turn once");
+    let turns: Vec<u64> = logged.iter().map(|l| l["turn"].as_u64().unwrap()).collect();
+    assert_eq!(turns, (0..lines.len() as u64).collect::<Vec<_>>());
+}
+
+/// A session that holds another conversation is not continued by a
+/// transcript that differs from it: refused (exit 2), nothing appended.
+#[test]
+fn a_session_holding_another_conversation_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let generic = transcript("generic-transcript.jsonl");
+    let claude = transcript("claude-code-transcript.jsonl");
+    let first = engram(
+        dir.path(),
+        &["ingest", generic.to_str().unwrap(), "--session", "taken"],
+    );
+    assert_eq!(first.status.code(), Some(0));
+    let logged = log_lines(dir.path()).len();
+    let out = engram(
+        dir.path(),
+        &["ingest", claude.to_str().unwrap(), "--session", "taken"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("holds another conversation"), "{stderr}");
+    assert_eq!(log_lines(dir.path()).len(), logged);
+}
+
+/// Four processes ingesting one transcript at once (a Stop and a
+/// SessionEnd hook, say) record each turn once.
+#[test]
+fn simultaneous_ingests_of_one_transcript_record_each_turn_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = transcript("claude-code-transcript.jsonl");
+    let outputs: Vec<std::process::Output> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| engram(dir.path(), &["ingest", file.to_str().unwrap(), "--json"]))
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let mut new = 0;
+    for out in &outputs {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report = &json_lines(&out.stdout)[0];
+        new += report["new_turns"].as_u64().unwrap();
+        assert_eq!(report["turns"], json_lines(&outputs[0].stdout)[0]["turns"]);
+    }
+    let turns = json_lines(&outputs[0].stdout)[0]["turns"].as_u64().unwrap();
+    assert_eq!(new, turns, "each turn recorded by exactly one of them");
+    assert_eq!(log_lines(dir.path()).len() as u64, turns);
 }

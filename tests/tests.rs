@@ -13,6 +13,7 @@ mod export_import;
 mod flywheel;
 mod golden;
 mod golden_events;
+mod hooks;
 mod http_api;
 mod hybrid;
 mod ingest;

@@ -121,7 +121,7 @@ impl From<EngineError> for ApiError {
         let code = match &e {
             EngineError::UnknownMemory { .. } => ErrorCode::NotFound,
             EngineError::NoLog { .. } => ErrorCode::NoStore,
-            EngineError::Input(_) => ErrorCode::BadRequest,
+            EngineError::Input(_) | EngineError::Transcript(_) => ErrorCode::BadRequest,
             EngineError::Denied(_) => ErrorCode::Denied,
             EngineError::Seal(engram_log::seal::SealError::Tampered { .. }) => ErrorCode::Tampered,
             EngineError::Seal(_) => ErrorCode::BadRequest,

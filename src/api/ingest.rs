@@ -12,6 +12,8 @@ impl Service {
     /// Records a parsed transcript as one session's turns, redacted and
     /// gated like every write (`Engram::record_turns`, by the user), in
     /// atomic appends of up to `engram_commands::record::TURNS_MAX` turns.
+    /// Turns the session already holds are not recorded again
+    /// (`record_transcript_part`): the same transcript twice adds nothing.
     ///
     /// # Errors
     /// An append failure, a turn the gates refuse.
@@ -26,18 +28,32 @@ impl Service {
             return Err(ApiError::bad_request("the transcript holds no turns"));
         }
         let mut range: Option<(u64, u64)> = None;
+        let mut widen = |first: u64, last: u64| {
+            range = Some(range.map_or((first, last), |(a, b)| (a.min(first), b.max(last))));
+        };
         let mut recorded = Vec::new();
         let mut redacted = 0;
-        for chunk in transcript.turns.chunks(INGEST_BATCH_EVENTS) {
-            let part =
-                engram_commands::record::record_turns(engram, &session, chunk, &Subject::user())
-                    .map_err(EngineError::from)?;
-            range = Some((
-                range.map_or(part.appended.first_seq, |(first, _)| first),
-                part.appended.last_seq,
-            ));
-            redacted += part.n_redacted;
-            recorded.extend(part.turns);
+        let mut held = 0;
+        for (index, chunk) in transcript.turns.chunks(INGEST_BATCH_EVENTS).enumerate() {
+            // Turns the session already holds are skipped, so ingesting a
+            // transcript again (or once it grew) adds only what is new.
+            let part = engram_commands::record::record_transcript_part(
+                engram,
+                &session,
+                index * INGEST_BATCH_EVENTS,
+                chunk,
+                &Subject::user(),
+            )
+            .map_err(EngineError::from)?;
+            held += part.n_held;
+            if let Some((first, last)) = part.held_seqs {
+                widen(first, last);
+            }
+            if let Some(part) = part.recorded {
+                widen(part.appended.first_seq, part.appended.last_seq);
+                redacted += part.n_redacted;
+                recorded.extend(part.turns);
+            }
         }
         let (first_seq, last_seq) = range.unwrap_or((0, 0));
         Ok(Ingested {
@@ -45,6 +61,7 @@ impl Service {
             first_seq,
             last_seq,
             turns: transcript.turns.len(),
+            held,
             redacted,
             skipped,
             recorded,

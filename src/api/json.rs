@@ -342,6 +342,8 @@ pub fn ingested(ingested: &super::Ingested, extracted: &[Value]) -> Value {
         "first_seq": ingested.first_seq,
         "last_seq": ingested.last_seq,
         "turns": ingested.turns,
+        "new_turns": ingested.recorded.len(),
+        "held_turns": ingested.held,
         "redacted": ingested.redacted,
         "extracted": extracted,
         "skipped": ingested.skipped.iter().map(|p| match p {

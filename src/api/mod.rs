@@ -150,11 +150,14 @@ pub struct Ingested {
     pub session: String,
     pub first_seq: u64,
     pub last_seq: u64,
+    /// The transcript's turns.
     pub turns: usize,
+    /// Of those, the turns the session already held (not recorded again).
+    pub held: usize,
     pub redacted: usize,
     /// The lines left out (with `skip_bad_lines`).
     pub skipped: Vec<IngestError>,
-    /// The turns as recorded, for extraction.
+    /// The turns recorded now (not those held before), for extraction.
     pub recorded: Vec<(u64, engram_log::SessionEvent)>,
 }
 

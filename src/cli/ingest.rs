@@ -1,7 +1,8 @@
 //! `engram ingest FILE`: a JSON-lines transcript becomes one session's
-//! events, redacted before anything is appended.
+//! events, redacted before anything is appended. Turns the session already
+//! holds are skipped, so ingesting a transcript again adds only what is new.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -30,52 +31,20 @@ pub struct IngestArgs {
     /// turn and saved through the usual four outcomes.
     #[arg(long)]
     extract: bool,
-    /// Print one JSON object: session, first_seq, last_seq, turns, redacted,
-    /// skipped ([{line, reason}]).
+    /// Print one JSON object: session, first_seq, last_seq, turns,
+    /// new_turns, held_turns, redacted, extracted, skipped ([{line, reason}]).
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
-    let file = std::fs::File::open(&args.file)
-        .with_context(|| format!("reading {}", args.file.display()))?;
-    // Read line by line and parsed before the store is reached: a refused
-    // transcript writes nothing, and an endless one is refused at a limit.
-    let parsed = parse_ingest_from(
-        std::io::BufReader::new(file),
+    let ingested = ingest_file(
+        ctx,
+        &args.file,
         args.session.as_deref(),
         args.skip_bad_lines,
-    )
-    .with_context(|| format!("parsing {}", args.file.display()))?;
-    // What the owner takes in one request (checked before reading it all).
-    let size = std::fs::metadata(&args.file)
-        .with_context(|| format!("reading {}", args.file.display()))?
-        .len();
-    anyhow::ensure!(
-        size < INGEST_BODY_LIMIT as u64,
-        "{} is {size} bytes, over the {} MiB one ingest takes (INGEST_BODY_LIMIT): split it into several transcripts",
-        args.file.display(),
-        INGEST_BODY_LIMIT >> 20
-    );
-    let bytes =
-        std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
-    let transcript = String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{} is not UTF-8 text (at byte {}): a transcript is JSON lines",
-            args.file.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    let request = IngestRequest {
-        transcript,
-        session: Some(parsed.session),
-        skip_bad_lines: args.skip_bad_lines,
-        extract: args.extract,
-    };
-    let door = super::door::Door::open(ctx, &[&ctx.store])?;
-    let ingested = door.post("/api/ingest", &request);
-    door.finish()?;
-    let ingested = ingested.with_context(|| format!("ingesting {}", args.file.display()))?;
+        args.extract,
+    )?;
     for problem in ingested["skipped"].as_array().into_iter().flatten() {
         let reason = neutralize_line(problem["reason"].as_str().unwrap_or_default());
         match problem["line"].as_u64() {
@@ -89,14 +58,22 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{ingested}");
     } else {
-        println!(
-            "ingested {} turns into session {}: seqs {}..={}; secrets and personal data redacted: {}",
-            ingested["turns"],
-            neutralize_line(ingested["session"].as_str().unwrap_or_default()),
-            ingested["first_seq"],
-            ingested["last_seq"],
-            ingested["redacted"]
-        );
+        let session = neutralize_line(ingested["session"].as_str().unwrap_or_default());
+        let (turns, new) = (&ingested["turns"], &ingested["new_turns"]);
+        if new.as_u64() == Some(0) {
+            println!(
+                "session {session} already holds all {turns} turns of this transcript (seqs {} to {}): nothing added",
+                ingested["first_seq"], ingested["last_seq"],
+            );
+        } else {
+            println!(
+                "ingested {new} new turns of {turns} into session {session} ({} already held): seqs {} to {}; secrets and personal data redacted: {}",
+                ingested["held_turns"],
+                ingested["first_seq"],
+                ingested["last_seq"],
+                ingested["redacted"]
+            );
+        }
         for p in ingested["extracted"].as_array().into_iter().flatten() {
             println!(
                 "  extracted from seq {}: \"{}\" -> {}{}",
@@ -111,4 +88,49 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Reads, parses and sends the transcript at `file` to the store's owner;
+/// the owner's answer. Shared with `engram hook session-end`.
+pub fn ingest_file(
+    ctx: &Context,
+    file: &Path,
+    session: Option<&str>,
+    skip_bad_lines: bool,
+    extract: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let opened =
+        std::fs::File::open(file).with_context(|| format!("reading {}", file.display()))?;
+    // Read line by line and parsed before the store is reached: a refused
+    // transcript writes nothing, and an endless one is refused at a limit.
+    let parsed = parse_ingest_from(std::io::BufReader::new(opened), session, skip_bad_lines)
+        .with_context(|| format!("parsing {}", file.display()))?;
+    // What the owner takes in one request (checked before reading it all).
+    let size = std::fs::metadata(file)
+        .with_context(|| format!("reading {}", file.display()))?
+        .len();
+    anyhow::ensure!(
+        size < INGEST_BODY_LIMIT as u64,
+        "{} is {size} bytes, over the {} MiB one ingest takes (INGEST_BODY_LIMIT): split it into several transcripts",
+        file.display(),
+        INGEST_BODY_LIMIT >> 20
+    );
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let transcript = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{} is not UTF-8 text (at byte {}): a transcript is JSON lines",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let request = IngestRequest {
+        transcript,
+        session: Some(parsed.session),
+        skip_bad_lines,
+        extract,
+    };
+    let door = super::door::Door::open(ctx, &[&ctx.store])?;
+    let ingested = door.post("/api/ingest", &request);
+    door.finish()?;
+    ingested.with_context(|| format!("ingesting {}", file.display()))
 }

@@ -5,6 +5,7 @@ mod bench;
 pub(crate) mod daemon;
 mod door;
 mod flywheel;
+mod hook;
 mod ingest;
 mod inspect;
 mod log_cmd;
@@ -105,6 +106,11 @@ enum Command {
     /// Record a transcript (JSON lines) as one session's turns, redacting
     /// secrets and personal data first. Prints the session id and seq range.
     Ingest(ingest::IngestArgs),
+    /// Memory in an agent harness's loop: recall for each prompt, capture
+    /// each session's transcript. Reads the harness's hook JSON on stdin;
+    /// never blocks it (a failure exits 1 and is logged in hook.log).
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
     /// Counts, per-view watermark and lag, memories by status and tier.
     Stats(views::StatsArgs),
     /// A memory's full history in seq order, from the audit view.
@@ -460,6 +466,10 @@ fn describe_store(scope: &str, store: &Store) -> String {
 
 /// Runs a parsed command line and returns the exit status.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Command::Hook(_) = &args.command {
+        // A hook resolves its stores from its payload's working directory.
+        return hook::run(args);
+    }
     let ctx = Context::new(&args).context("resolving the store")?;
     if ctx.in_process {
         ctx.refuse_running_owner("--in-process")?;
@@ -494,6 +504,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Daemon(a) => daemon::run(&ctx, &a),
         Command::Export(a) => transfer::export(&ctx, &a),
         Command::Import(a) => transfer::import(&ctx, &a),
+        Command::Hook(_) => anyhow::bail!("a hook is dispatched before the context is built"),
     }
 }
 
