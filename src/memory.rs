@@ -181,7 +181,7 @@ impl Engram {
             ..query.clone()
         };
         let vector = self.query_vector(&query.text);
-        let (hits, mode) = engram_queries::recall_with(self.core(), query, vector.as_ref());
+        let (hits, mode) = engram_queries::recall_with(self.core(), query, vector.as_ref())?;
         let event = Recalled {
             query: redact(&query.text).text,
             // Filters are caller text too: redacted like the query.
@@ -338,6 +338,12 @@ impl Engram {
             &entry.content_sha256,
             &entry.mac,
         )?;
+        // The words are the log's, proven by the seal; the view MAC proves
+        // the seal and reference are this memory's, not another's.
+        if entry.forgotten.is_none() {
+            let words = engram_projections::text_index::referenced_text(&entry.reference, &events);
+            self.core().text_index.read().verify_entry(&entry, &words)?;
+        }
         self.record_read(Event::Expanded(Expanded { memory: id, audit }))?;
         Ok(Expansion {
             id,

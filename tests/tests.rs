@@ -33,3 +33,4 @@ mod server;
 mod shared_log;
 mod tidy;
 mod views;
+mod views_forged;

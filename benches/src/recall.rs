@@ -609,6 +609,7 @@ impl EngramRecall {
                 ..RecallQuery::new(query)
             },
         )
+        .unwrap_or_else(|e| panic!("recall on the bench store: {e}"))
     }
 
     /// The best [`RECALL_HITS`] memories for `query` with query vector
@@ -624,6 +625,7 @@ impl EngramRecall {
             },
             Some(vector),
         )
+        .unwrap_or_else(|e| panic!("recall on the bench store: {e}"))
     }
 
     /// The same store with `embedder` attached ([`Engram::with_embedder`]):

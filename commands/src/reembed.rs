@@ -41,7 +41,9 @@ pub fn missing<S: CommandStore + ?Sized>(store: &S, model: &str) -> Vec<(MemoryI
         .state
         .iter()
         .filter(|e| e.status != MemoryStatus::Forgotten && !vectors.state.knows(model, e.id))
-        .filter_map(|e| Some((e.id, index.state.text(e.id)?.to_owned())))
+        // Only words the views prove the log holds (a vector is recorded
+        // in the log): an entry failing its MAC waits for a rebuild.
+        .filter_map(|e| Some((e.id, index.verified_text(e).ok()??.to_owned())))
         .collect()
 }
 

@@ -679,10 +679,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             .into_iter()
             .filter_map(|hit| {
                 let entry = table.state.get(hit.memory)?;
+                // Only words the views prove the log holds: a neighbour
+                // whose entry fails its MAC is left out, never decided on.
+                let text = index.verified_text(entry).ok()??;
                 Some(Neighbour {
                     profile: None,
                     id: hit.memory,
-                    text: index.state.text(hit.memory)?.to_owned(),
+                    text: text.to_owned(),
                     corridor: corridor_of(hit.memory),
                     tags: entry.tags.clone(),
                 })
@@ -741,7 +744,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 .map(|room| {
                     room.slots
                         .iter()
-                        .filter_map(|id| index.state.text(*id).map(str::to_owned))
+                        .filter_map(|id| {
+                            let entry = table.state.get(*id)?;
+                            index.verified_text(entry).ok()?.map(str::to_owned)
+                        })
                         .collect()
                 })
                 .unwrap_or_default()

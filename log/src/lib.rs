@@ -245,6 +245,12 @@ impl LogReader {
         &self.recovery
     }
 
+    /// The HMAC key the log is checked with (views derive their own from it).
+    #[must_use]
+    pub fn key(&self) -> &HmacKey {
+        &self.shared.key
+    }
+
     /// The last seq in the log (0 when empty).
     #[must_use]
     pub fn last_seq(&self) -> u64 {

@@ -39,6 +39,15 @@ pub enum ViewError {
     /// The views were closed.
     #[error("the views are closed")]
     Closed,
+    /// A view entry does not match the MAC its projector kept: the views
+    /// file was altered outside engram. Nothing of the entry is handed out.
+    #[error(
+        "the views do not match the log for memory {memory}: {reason}; the views file was altered outside engram, so its words are not shown: run `engram verify --views` to see what differs, then `engram rebuild` to rebuild the views from the log"
+    )]
+    Tampered {
+        memory: engram_log::MemoryId,
+        reason: String,
+    },
 }
 
 macro_rules! from_redb {

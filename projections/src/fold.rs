@@ -22,6 +22,14 @@ pub trait Fold: Default + Serialize + DeserializeOwned + Send + Sync + 'static {
 
     /// Folds one event into the state.
     fn apply(&mut self, event: &LoggedEvent);
+
+    /// The state as keyed entries, in a fixed order, for comparing two
+    /// states entry by entry (`engram verify --views` names the entries
+    /// that differ). By default one entry, `state`, holding the snapshot;
+    /// a model keyed by memory lists one entry per memory.
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, snapshot::SnapshotError> {
+        Ok(vec![("state".to_owned(), snapshot::encode(self)?)])
+    }
 }
 
 /// The snapshot codec: bincode 2.0.1 (serde) with one fixed configuration.

@@ -6,6 +6,7 @@
 
 pub mod audit;
 mod best_first;
+pub mod check;
 pub mod core;
 pub mod dump;
 pub mod error;
@@ -15,6 +16,7 @@ pub mod runtime;
 pub mod text_index;
 pub mod vector_index;
 pub mod view;
+pub mod view_mac;
 
 pub use audit::{AuditRecord, AuditView};
 pub use core::CoreViews;
@@ -24,3 +26,4 @@ pub use runtime::{AsOfViews, OpenOptions, OpenReport, SharedView, ViewOpen, View
 pub use text_index::{TextHit, TextIndex, TextIndexState};
 pub use vector_index::{VectorIndex, VectorSearch};
 pub use view::{Snapshot, View};
+pub use view_mac::ViewKey;

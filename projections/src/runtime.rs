@@ -287,7 +287,6 @@ fn load_views(
     rebuild: bool,
     reader: &LogReader,
 ) -> Result<Vec<(u64, Fingerprint, Option<String>)>, ViewError> {
-    let log_last = reader.last_seq();
     let mut out = Vec::with_capacity(views.len());
     for view in views {
         let mut view = view.write();
@@ -295,22 +294,11 @@ fn load_views(
             Some("requested".to_owned())
         } else {
             let txn = db.begin_read()?;
-            match read_meta(&txn, view.name())? {
-                None => Some("new".to_owned()),
-                Some(m) if m.version != view.version() => Some(format!(
-                    "code version changed from {} to {}",
-                    m.version,
-                    view.version()
-                )),
-                Some(m) if m.applied > log_last => Some(format!(
-                    "it had applied up to seq {} but the log ends at {log_last}",
-                    m.applied
-                )),
-                Some(m) if !built_from(reader, &m)? => Some(format!(
-                    "the event at seq {} is not the one it was built from (a view of another log)",
-                    m.applied
-                )),
-                Some(m) => match view.load(&txn) {
+            let meta = read_meta(&txn, view.name())?;
+            match (distrust(meta.as_ref(), &*view, reader)?, meta) {
+                (Some(reason), _) => Some(reason),
+                (None, None) => Some("new".to_owned()),
+                (None, Some(m)) => match view.load(&txn) {
                     Ok(()) => {
                         out.push((m.applied, m.fingerprint, None));
                         continue;
@@ -326,6 +314,35 @@ fn load_views(
         out.push((0, NO_FINGERPRINT, reason));
     }
     Ok(out)
+}
+
+/// Why opening would not load view `view` as its meta row `meta` describes
+/// it, and rebuild it from seq 1 instead (`new` without a meta row); `None`
+/// when it would load it (if its state decodes). `engram verify --views`
+/// asks the same question, so it checks exactly what an open would trust.
+pub(crate) fn distrust(
+    meta: Option<&Meta>,
+    view: &dyn View,
+    reader: &LogReader,
+) -> Result<Option<String>, ViewError> {
+    let log_last = reader.last_seq();
+    Ok(match meta {
+        None => Some("new".to_owned()),
+        Some(m) if m.version != view.version() => Some(format!(
+            "code version changed from {} to {}",
+            m.version,
+            view.version()
+        )),
+        Some(m) if m.applied > log_last => Some(format!(
+            "it had applied up to seq {} but the log ends at {log_last}",
+            m.applied
+        )),
+        Some(m) if !built_from(reader, m)? => Some(format!(
+            "the event at seq {} is not the one it was built from (a view of another log)",
+            m.applied
+        )),
+        Some(_) => None,
+    })
 }
 
 /// The fingerprint of nothing applied yet.

@@ -28,6 +28,14 @@
 //! forgotten. Each distinct query term counts once. Ties go to the older
 //! memory (lower id), so the order is total and deterministic.
 //!
+//! **Sealed entries.** Each document keeps the MAC of what a model is handed
+//! of its memory ([`crate::view_mac`]): its words here, and its summary,
+//! tags, room, scope, source and seal in the memory table. Readers take the
+//! words through [`TextIndex::verified_text`], which recomputes the MAC from
+//! both views' entries and refuses a mismatch: an edited `views.redb` is
+//! never handed out as if it were the log. A forget clears the MAC too, so a
+//! forgotten document brought back to life does not verify.
+//!
 //! **Invariants**
 //!
 //! - `by_memory[m] = d` exactly when `docs[d].memory == m`.
@@ -38,7 +46,7 @@
 
 use std::collections::BTreeMap;
 
-use engram_log::{Event, LogReader, LoggedEvent, MemoryId, Remembered};
+use engram_log::{Digest, Event, LogReader, LoggedEvent, MemoryId, Remembered};
 use engram_text::tokenize::tokenize;
 use redb::{ReadTransaction, WriteTransaction};
 use serde::{Deserialize, Serialize};
@@ -46,7 +54,9 @@ use serde::{Deserialize, Serialize};
 use crate::best_first::best_accepted;
 use crate::error::ViewError;
 use crate::fold::snapshot;
+use crate::models::{MemoryEntry, MemoryStatus};
 use crate::view::{SNAPSHOTS, View, open_if_exists};
+use crate::view_mac::{self, MemoryWords, ViewKey};
 
 /// Session events whose content the index keeps at hand for `Remembered`.
 pub const RECENT_TURNS: usize = 4096;
@@ -66,6 +76,9 @@ struct Doc {
     /// The referenced words (session events' content joined by newlines);
     /// empty once forgotten.
     text: String,
+    /// The MAC of the memory's words and entry ([`crate::view_mac`]);
+    /// unset once forgotten.
+    mac: Digest,
 }
 
 /// The index's state: what is persisted as its snapshot.
@@ -162,7 +175,7 @@ impl TextIndexState {
         best_accepted(scored, limit, better, |h: &TextHit| h.memory, &accept)
     }
 
-    fn add(&mut self, memory: MemoryId, text: String, extra: &[&str]) {
+    fn add(&mut self, memory: MemoryId, text: String, extra: &[&str], mac: Digest) {
         if self.by_memory.contains_key(&memory) {
             return;
         }
@@ -188,6 +201,7 @@ impl TextIndexState {
             len,
             live: true,
             text,
+            mac,
         });
         self.live_docs += 1;
         self.live_len += u64::from(len);
@@ -205,6 +219,7 @@ impl TextIndexState {
         }
         entry.live = false;
         entry.text = String::new();
+        entry.mac = view_mac::UNSET;
         self.live_docs -= 1;
         self.live_len -= u64::from(entry.len);
         self.terms.retain(|_, postings| {
@@ -216,9 +231,39 @@ impl TextIndexState {
     }
 }
 
-/// The text index view: the state plus the log it reads referenced words from.
+/// A memory's words as the index keeps them: the content of the turns of
+/// `session` among `turns` (session, content), joined by newlines.
+fn join_turns<'a>(session: &str, turns: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let mut text = String::new();
+    for (turn_session, content) in turns {
+        if turn_session == session {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(content);
+        }
+    }
+    text
+}
+
+/// The words the events a memory references stand for, as the index
+/// keeps them (the session turns of its reference, joined by newlines).
+#[must_use]
+pub fn referenced_text(reference: &engram_log::MemoryRef, events: &[LoggedEvent]) -> String {
+    join_turns(
+        &reference.session,
+        events.iter().filter_map(|logged| match &logged.event {
+            Event::Session(turn) => Some((turn.session.as_str(), turn.content.as_str())),
+            _ => None,
+        }),
+    )
+}
+
+/// The text index view: the state plus the log it reads referenced words
+/// from and the key of its entries' MACs.
 pub struct TextIndex {
     reader: LogReader,
+    key: ViewKey,
     pub state: TextIndexState,
     /// seq -> (session, content) of the latest session events; a cache,
     /// never persisted, never changing what is indexed.
@@ -237,12 +282,15 @@ impl TextIndex {
     /// Stable name: the key of the persisted snapshot.
     pub const NAME: &'static str = "text_index";
     /// Code version: bump when `apply`, tokenization or the layout changes.
-    pub const VERSION: u32 = 2;
+    /// 3: each document keeps the MAC of its memory's words and entry.
+    pub const VERSION: u32 = 3;
 
-    /// An empty index reading referenced words from `reader`.
+    /// An empty index reading referenced words from `reader`, its MACs keyed
+    /// from the reader's key.
     #[must_use]
     pub fn new(reader: LogReader) -> Self {
         Self {
+            key: ViewKey::of(reader.key()),
             reader,
             state: TextIndexState::default(),
             recent: BTreeMap::new(),
@@ -275,21 +323,92 @@ impl TextIndex {
                     })
                     .collect()
             };
-            for (session, content) in turns {
-                if session == reference.session {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    text.push_str(&content);
-                }
-            }
+            text = join_turns(
+                &reference.session,
+                turns.iter().map(|(s, c)| (s.as_str(), c.as_str())),
+            );
         }
         let mut extra: Vec<&str> = r.tags.iter().map(String::as_str).collect();
         if let Some(summary) = &r.summary {
             extra.push(summary);
         }
-        self.state.add(memory, text, &extra);
+        let mac = self
+            .key
+            .memory_mac(&MemoryWords::remembered(memory, r, &text));
+        self.state.add(memory, text, &extra, mac);
         Ok(())
+    }
+
+    /// Checks that `entry` is the one the projector saw for its memory,
+    /// with `text` as its words: the MAC kept with its document must match.
+    /// Expand checks an entry this way with the words it read back from the
+    /// sealed log (see [`referenced_text`]), so a memory table whose seal
+    /// or reference was swapped for another memory's is caught.
+    ///
+    /// # Errors
+    /// [`ViewError::Tampered`] naming the memory.
+    pub fn verify_entry(&self, entry: &MemoryEntry, text: &str) -> Result<(), ViewError> {
+        let tampered = ViewError::Tampered {
+            memory: entry.id,
+            reason: "its entry does not match the MAC the projector kept".to_owned(),
+        };
+        let doc = self
+            .state
+            .by_memory
+            .get(&entry.id)
+            .and_then(|&d| self.state.docs.get(d as usize))
+            .filter(|doc| doc.memory == entry.id && doc.live)
+            .ok_or_else(|| ViewError::Tampered {
+                memory: entry.id,
+                reason: "the text index has no live entry for it".to_owned(),
+            })?;
+        if self
+            .key
+            .memory_mac_matches(&MemoryWords::entry(entry, text), &doc.mac)
+        {
+            Ok(())
+        } else {
+            Err(tampered)
+        }
+    }
+
+    /// The words of the memory `entry` describes, once the MAC the projector
+    /// kept proves that they and the entry's summary, tags, room, scope,
+    /// source and seal are what the log holds. A forgotten memory has no
+    /// words (`Ok(None)`).
+    ///
+    /// # Errors
+    /// [`ViewError::Tampered`] naming the memory when the views were altered
+    /// outside engram (or hold no words for a memory that is not forgotten).
+    pub fn verified_text(&self, entry: &MemoryEntry) -> Result<Option<&str>, ViewError> {
+        if entry.status == MemoryStatus::Forgotten {
+            return Ok(None);
+        }
+        let tampered = |reason: &str| ViewError::Tampered {
+            memory: entry.id,
+            reason: reason.to_owned(),
+        };
+        let doc = self
+            .state
+            .by_memory
+            .get(&entry.id)
+            .and_then(|&d| self.state.docs.get(d as usize))
+            .filter(|doc| doc.memory == entry.id)
+            .ok_or_else(|| tampered("the text index has no entry for it"))?;
+        if !doc.live {
+            return Err(tampered(
+                "the text index holds it as forgotten, the memory table does not",
+            ));
+        }
+        if !self
+            .key
+            .memory_mac_matches(&MemoryWords::entry(entry, &doc.text), &doc.mac)
+        {
+            return Err(tampered(
+                "its words or entry do not match the MAC the projector kept",
+            ));
+        }
+        Ok(Some(&doc.text))
     }
 }
 
@@ -349,6 +468,31 @@ impl View for TextIndex {
         self.recent.clear();
         Ok(())
     }
+
+    /// One entry per document (`memory <id>`, in doc order), then the
+    /// postings (`terms`) and the statistics.
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, ViewError> {
+        fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, ViewError> {
+            snapshot::encode_value(value).map_err(|e| ViewError::Snapshot {
+                view: TextIndex::NAME,
+                reason: e.to_string(),
+            })
+        }
+        let state = &self.state;
+        let mut out = Vec::with_capacity(state.docs.len() + 2);
+        for doc in &state.docs {
+            out.push((format!("memory {}", doc.memory), encode(doc)?));
+        }
+        out.push(("terms".to_owned(), encode(&state.terms)?));
+        let statistics = (
+            &state.lens,
+            &state.by_memory,
+            state.live_docs,
+            state.live_len,
+        );
+        out.push(("statistics".to_owned(), encode(&statistics)?));
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -359,7 +503,7 @@ mod tests {
     fn index(texts: &[&str]) -> TextIndexState {
         let mut state = TextIndexState::default();
         for (i, text) in texts.iter().enumerate() {
-            state.add(i as u64 + 1, (*text).to_owned(), &[]);
+            state.add(i as u64 + 1, (*text).to_owned(), &[], view_mac::UNSET);
         }
         state
     }
@@ -442,7 +586,7 @@ mod tests {
     #[test]
     fn a_memory_is_indexed_once() {
         let mut state = index(&["one"]);
-        state.add(1, "two".to_owned(), &[]);
+        state.add(1, "two".to_owned(), &[], view_mac::UNSET);
         assert_eq!(state.text(1), Some("one"));
         assert_eq!(state.docs.len(), 1);
     }

@@ -39,6 +39,13 @@ pub trait View: Send + Sync + 'static {
     fn persists_every_batch(&self) -> bool {
         false
     }
+    /// The in-memory state as keyed entries in a fixed order, for
+    /// `engram verify --views` (see [`Fold::entries`]). Views whose state
+    /// lives in their own tables (the audit view) list none: their rows
+    /// are compared as rows.
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, ViewError> {
+        Ok(Vec::new())
+    }
 }
 
 /// An in-memory [`Fold`] persisted as one snapshot at checkpoints.
@@ -90,6 +97,13 @@ impl<F: Fold> View for Snapshot<F> {
         txn.open_table(SNAPSHOTS)?.remove(F::NAME)?;
         self.state = F::default();
         Ok(())
+    }
+
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, ViewError> {
+        self.state.entries().map_err(|e| ViewError::Snapshot {
+            view: F::NAME,
+            reason: e.to_string(),
+        })
     }
 }
 

@@ -4,10 +4,16 @@
 //! visible to the caller's session, in the asked room and tier, carrying
 //! every asked tag, and sharing at least one term with the query. Hits come
 //! best first; equal scores go to the older memory.
+//!
+//! Every word a hit or a cue hands out is taken through
+//! [`engram_projections::TextIndex::verified_text`]: the view entries must
+//! match the MAC their projector kept. A hit that does not is an error
+//! ([`ViewError::Tampered`], naming the memory and what to run); a cue that
+//! does not is labelled [`UNVERIFIED_LABEL`] instead of its words.
 
 use engram_log::{MemoryId, Scope, Tier};
 use engram_projections::models::{MemoryEntry, MemoryStatus};
-use engram_projections::{CoreViews, VectorSearch};
+use engram_projections::{CoreViews, VectorSearch, ViewError};
 use engram_text::tokenize::query_terms;
 
 /// Most hits one recall returns.
@@ -61,25 +67,23 @@ pub struct Cue {
 
 /// The label of memory `id`: its summary, else its first
 /// [`CUE_LABEL_CHARS`] characters (one line); `(forgotten)` once it is
-/// forgotten, summary or not.
+/// forgotten, summary or not; [`UNVERIFIED_LABEL`] when its view entries
+/// do not match their MAC (never the words they hold).
 #[must_use]
 pub fn label(core: &CoreViews, id: MemoryId) -> String {
-    {
-        let table = core.memory_table.read();
-        match table.state.get(id) {
-            Some(entry) if entry.status == MemoryStatus::Forgotten => {
-                return FORGOTTEN_LABEL.to_owned();
-            }
-            Some(entry) => {
-                if let Some(summary) = &entry.summary {
-                    return summary.clone();
-                }
-            }
-            None => {}
-        }
-    }
+    let table = core.memory_table.read();
     let index = core.text_index.read();
-    let text = index.state.text(id).unwrap_or(FORGOTTEN_LABEL);
+    let Some(entry) = table.state.get(id) else {
+        return FORGOTTEN_LABEL.to_owned();
+    };
+    let text = match index.verified_text(entry) {
+        Ok(Some(text)) => text,
+        Ok(None) => return FORGOTTEN_LABEL.to_owned(),
+        Err(_) => return UNVERIFIED_LABEL.to_owned(),
+    };
+    if let Some(summary) = &entry.summary {
+        return summary.clone();
+    }
     let mut out: String = text
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -95,6 +99,9 @@ pub fn label(core: &CoreViews, id: MemoryId) -> String {
 
 /// The label of a forgotten memory.
 pub const FORGOTTEN_LABEL: &str = "(forgotten)";
+/// The label of a memory whose view entries do not match their MAC (the
+/// views file was altered): its words are not shown.
+pub const UNVERIFIED_LABEL: &str = "(unverified: run `engram verify --views`)";
 /// The cue label of a memory a verdict overruled: its words left recall,
 /// so they do not come back as a neighbour's cue either.
 pub const OVERRULED_LABEL: &str = "(overruled)";
@@ -201,9 +208,11 @@ impl RecallMode {
 }
 
 /// The best hits for `query`, best first (keyword mode).
-#[must_use]
-pub fn recall(core: &CoreViews, query: &RecallQuery) -> Vec<Hit> {
-    recall_with(core, query, None).0
+///
+/// # Errors
+/// As [`recall_with`].
+pub fn recall(core: &CoreViews, query: &RecallQuery) -> Result<Vec<Hit>, ViewError> {
+    Ok(recall_with(core, query, None)?.0)
 }
 
 /// Fuses rankings (each best first) by reciprocal rank; ties to the older
@@ -227,12 +236,16 @@ pub fn fuse(rankings: &[Vec<MemoryId>], limit: usize) -> Vec<(MemoryId, f64)> {
 /// the index holds vectors of its model and dimension, keyword otherwise.
 /// Filters and corridor routing apply to both rankings. In hybrid mode a
 /// hit's `score` is its fused score; in keyword mode its BM25 score.
-#[must_use]
+///
+/// # Errors
+/// [`ViewError::Tampered`] naming the first hit whose view entries do not
+/// match the MAC their projector kept (the views file was altered): no
+/// hit is handed out as true that the log does not hold.
 pub fn recall_with(
     core: &CoreViews,
     query: &RecallQuery,
     vector: Option<&QueryVector>,
-) -> (Vec<Hit>, RecallMode) {
+) -> Result<(Vec<Hit>, RecallMode), ViewError> {
     let terms = query_terms(&query.text);
     let limit = query.limit.min(RECALL_LIMIT_MAX);
     let vectors = core.vectors.read();
@@ -245,7 +258,7 @@ pub fn recall_with(
         RecallMode::Keyword
     };
     if terms.is_empty() && vector.is_none() {
-        return (Vec::new(), mode);
+        return Ok((Vec::new(), mode));
     }
     let table = core.memory_table.read();
     let index = core.text_index.read();
@@ -305,28 +318,29 @@ pub fn recall_with(
     drop(verdicts);
     drop(vectors);
     let trust = core.trust.read();
-    let hits: Vec<Hit> = scored
-        .into_iter()
-        .filter_map(|(memory, score)| {
-            let entry = table.state.get(memory)?;
-            Some(Hit {
-                id: memory,
-                coordinate: palace
-                    .state
-                    .coordinate(memory)
-                    .map_or_else(String::new, ToString::to_string),
-                score,
-                text: index.state.text(memory).unwrap_or_default().to_owned(),
-                trust: trust.state.trust(memory).unwrap_or(0.0),
-                status: "relevant",
-                tier: entry.tier,
-                room: entry.room.clone(),
-                tags: entry.tags.clone(),
-                summary: entry.summary.clone(),
-                cues: Vec::new(),
-            })
-        })
-        .collect();
+    let mut hits: Vec<Hit> = Vec::with_capacity(scored.len());
+    for (memory, score) in scored {
+        let Some(entry) = table.state.get(memory) else {
+            continue;
+        };
+        let text = index.verified_text(entry)?.unwrap_or_default().to_owned();
+        hits.push(Hit {
+            id: memory,
+            coordinate: palace
+                .state
+                .coordinate(memory)
+                .map_or_else(String::new, ToString::to_string),
+            score,
+            text,
+            trust: trust.state.trust(memory).unwrap_or(0.0),
+            status: "relevant",
+            tier: entry.tier,
+            room: entry.room.clone(),
+            tags: entry.tags.clone(),
+            summary: entry.summary.clone(),
+            cues: Vec::new(),
+        });
+    }
     drop((table, index, trust, palace));
     let hits = hits
         .into_iter()
@@ -335,7 +349,7 @@ pub fn recall_with(
             ..hit
         })
         .collect();
-    (hits, mode)
+    Ok((hits, mode))
 }
 
 #[cfg(test)]

@@ -129,6 +129,9 @@ impl From<EngineError> for ApiError {
             EngineError::Discarded { .. } => ErrorCode::Discarded,
             EngineError::Flywheel(FlywheelError::NotInContradiction { .. }) => ErrorCode::NotFound,
             EngineError::Flywheel(_) => ErrorCode::BadRequest,
+            EngineError::View(engram_projections::ViewError::Tampered { .. }) => {
+                ErrorCode::Tampered
+            }
             _ => ErrorCode::Internal,
         };
         Self::new(code, e.to_string())
@@ -137,6 +140,10 @@ impl From<EngineError> for ApiError {
 
 impl From<engram_projections::ViewError> for ApiError {
     fn from(e: engram_projections::ViewError) -> Self {
-        Self::new(ErrorCode::Internal, e.to_string())
+        let code = match e {
+            engram_projections::ViewError::Tampered { .. } => ErrorCode::Tampered,
+            _ => ErrorCode::Internal,
+        };
+        Self::new(code, e.to_string())
     }
 }

@@ -304,6 +304,36 @@ pub fn verify_report(report: &engram_log::VerifyReport) -> Value {
     })
 }
 
+/// The comparison of `views.redb` with a replay of the log
+/// (`verify --views`).
+#[must_use]
+pub fn views_report(report: &engram_projections::check::ViewsReport) -> Value {
+    use engram_projections::check::ViewsFile;
+    let (file, problem) = match &report.file {
+        ViewsFile::Absent => ("absent", None),
+        ViewsFile::Read { copied: false } => ("read", None),
+        ViewsFile::Read { copied: true } => ("copied", None),
+        ViewsFile::Unreadable { reason } => ("unreadable", Some(reason)),
+    };
+    json!({
+        "ok": report.is_ok(),
+        "file": file,
+        "file_problem": problem,
+        "n_differences": report.n_differences,
+        "differences": report.differences.iter().map(|d| json!({
+            "view": d.view,
+            "key": d.key,
+            "kind": d.kind.as_str(),
+        })).collect::<Vec<_>>(),
+        "checked": report.views.iter().map(|v| json!({
+            "view": v.name,
+            "applied": v.applied,
+            "entries": v.entries,
+            "rebuilt_on_open": v.rebuilt_on_open,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 /// A memory's table entry, for a detail page.
 #[must_use]
 pub fn memory(

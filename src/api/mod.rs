@@ -624,7 +624,8 @@ impl Service {
     /// A memory's table entry.
     ///
     /// # Errors
-    /// `not_found` for an unknown id.
+    /// `not_found` for an unknown id; `tampered` when its view entries do
+    /// not match their MAC (its summary and tags are not shown).
     pub fn memory(&self, id: IdArg) -> Result<Value, ApiError> {
         let scope = self.target_scope(self.resolve(id)?);
         let named = IdArg {
@@ -640,6 +641,7 @@ impl Service {
                 .get(id)
                 .cloned()
                 .ok_or(EngineError::UnknownMemory { id })?;
+            engram.core().text_index.read().verified_text(&entry)?;
             Ok::<_, ApiError>(json::memory(scope, engram, &entry))
         })?;
         Ok(answer)

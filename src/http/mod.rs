@@ -698,6 +698,10 @@ async fn export(
     q: Result<Query<ExportQuery>, QueryRejection>,
 ) -> Result<Response, HttpError> {
     let from = query(q)?.from.unwrap_or(1);
+    // Hold the reads asked before (their queued `recalled` events), as
+    // stats counts them; a failure here shows as a shorter export.
+    let settling = Arc::clone(&state.service);
+    let _ = tokio::task::spawn_blocking(move || settling.engram().settle()).await;
     let last_seq = state.service.engram().log().last_seq();
     if from == 0 || from > last_seq + 1 {
         return Err(error(

@@ -294,6 +294,19 @@ impl Fold for MemoryTable {
             }
         }
     }
+
+    /// One entry per memory, `memory <id>`, in id order.
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, crate::fold::snapshot::SnapshotError> {
+        self.entries
+            .values()
+            .map(|entry| {
+                Ok((
+                    format!("memory {}", entry.id),
+                    crate::fold::snapshot::encode_value(entry)?,
+                ))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
