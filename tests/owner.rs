@@ -745,3 +745,41 @@ fn a_daemon_of_another_version_is_replaced_and_nothing_is_lost() {
     assert!(ids.contains(&first["id"].as_str().unwrap()), "{hits}");
     assert_eq!(ids.len(), 2, "{hits}");
 }
+
+/// A recall's `recalled` event is queued, not waited for, so `engram log`
+/// and `export` reading the files right after could end an event short
+/// (an export that then imported into a different store). They now ask the
+/// owner to write what it queued first.
+#[test]
+fn log_and_export_right_after_a_recall_ended_an_event_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _daemon = StopDaemon(&store);
+    let run = |args: &[&str]| {
+        let out = engram_cmd(&store).args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    run(&["remember", "The staging database is restored every Monday"]);
+    for round in 0..10 {
+        run(&["recall", "staging database", "--json"]);
+        let log = run(&["log", "--json"]);
+        let last: Value =
+            serde_json::from_str(std::str::from_utf8(&log).unwrap().lines().last().unwrap())
+                .unwrap();
+        assert_eq!(last["kind"], "recalled", "round {round}: {last}");
+        run(&["recall", "restored Monday", "--json"]);
+        let export = String::from_utf8(run(&["export"])).unwrap();
+        let n_events = export.lines().filter(|l| l.contains("\"seq\"")).count();
+        assert_eq!(
+            n_events as u64,
+            last["seq"].as_u64().unwrap() + 1,
+            "round {round}: the export holds the second recall's event"
+        );
+    }
+}

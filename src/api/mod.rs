@@ -863,6 +863,19 @@ impl Service {
         )
     }
 
+    /// Waits until the events queued before (a read's `recalled`) are
+    /// written and folded: asked by a process about to read the store's
+    /// files (`engram log`, `export`, `verify`), so it sees every request
+    /// answered before. `{"last_seq"}`: the log's end once settled.
+    ///
+    /// # Errors
+    /// When the log cannot sync or a view fell behind past the wait.
+    pub fn settle(&self) -> Result<Value, ApiError> {
+        let engram = self.engram();
+        engram.settle()?;
+        Ok(serde_json::json!({ "last_seq": engram.log().last_seq() }))
+    }
+
     /// Counts, views, health, recall mode.
     #[must_use]
     pub fn stats(&self) -> Value {

@@ -432,6 +432,27 @@ impl Context {
 
     /// For `--in-process` and commands that need the store to themselves:
     /// fails, naming the owner, while one holds the store.
+    /// Asks a running owner to write the events it queued (a read's
+    /// `recalled`, which never waits for the disk) before this process
+    /// reads the store's files, so `log`, `export` and `verify` see every
+    /// request answered before them. No owner, nothing queued: nothing to
+    /// do. Never starts an owner.
+    pub fn settle_owner(&self) {
+        if self.in_process || self.shared_log.is_some() || !self.store.has_log() {
+            return;
+        }
+        let client = engram::client::Client::new(self.owner_socket())
+            .with_stores(&[self.store_name(&self.store)]);
+        if client.owner().is_err() {
+            return;
+        }
+        if let Err(e) = client.call("POST", "/api/settle", None) {
+            eprintln!(
+                "engram: warning: the store's owner did not write its queued events ({e}): the newest reads may be missing"
+            );
+        }
+    }
+
     pub fn refuse_running_owner(&self, what: &str) -> anyhow::Result<()> {
         let client = engram::client::Client::new(self.owner_socket());
         if let Ok(owner) = client.owner() {

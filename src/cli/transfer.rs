@@ -33,6 +33,7 @@ pub struct ImportArgs {
 pub fn export(ctx: &Context, args: &ExportArgs) -> anyhow::Result<ExitCode> {
     ctx.require_log()?;
     ctx.catch_up_replica()?;
+    ctx.settle_owner();
     let reader = ctx
         .store
         .open_reader(&ctx.key)?

@@ -155,6 +155,7 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         );
         return verify_shared(ctx, url, args.json);
     }
+    ctx.settle_owner();
     let store = &ctx.store;
     if !store.has_log() {
         if args.json {

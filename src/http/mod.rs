@@ -183,6 +183,7 @@ fn memory_id(text: &str) -> Result<IdArg, HttpError> {
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
         .route("/stats", get(stats))
+        .route("/settle", post(settle))
         .route("/remember", post(remember))
         // A batch takes what `remember --items` reads: the CLI sends it here.
         .route(
@@ -442,6 +443,10 @@ async fn health() -> axum::Json<Value> {
 
 async fn stats(State(state): State<AppState>) -> Answer {
     run(&state, |s| Ok(s.stats())).await
+}
+
+async fn settle(State(state): State<AppState>) -> Answer {
+    run(&state, Service::settle).await
 }
 
 async fn remember(
