@@ -17,6 +17,7 @@ mod hooks;
 mod http_api;
 mod hybrid;
 mod ingest;
+mod install;
 mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;

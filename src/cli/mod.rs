@@ -8,6 +8,7 @@ mod flywheel;
 mod hook;
 mod ingest;
 mod inspect;
+mod install;
 mod log_cmd;
 mod memory;
 mod model;
@@ -106,6 +107,14 @@ enum Command {
     /// Record a transcript (JSON lines) as one session's turns, redacting
     /// secrets and personal data first. Prints the session id and seq range.
     Ingest(ingest::IngestArgs),
+    /// Set up a harness (claude-code: the MCP server and the hooks; cursor:
+    /// the MCP server) in the project's settings or, with --user, the
+    /// user's. Merges with what is there and keeps a backup of each file it
+    /// changes; exit 1 when already installed.
+    Install(install::InstallArgs),
+    /// Take out what `install` put in a harness's settings; a file nothing
+    /// else changed is restored byte for byte. Exit 1 when not installed.
+    Uninstall(install::InstallArgs),
     /// Memory in an agent harness's loop: recall for each prompt, capture
     /// each session's transcript. Reads the harness's hook JSON on stdin;
     /// never blocks it (a failure exits 1 and is logged in hook.log).
@@ -487,6 +496,11 @@ fn describe_store(scope: &str, store: &Store) -> String {
 
 /// Runs a parsed command line and returns the exit status.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match &args.command {
+        Command::Install(a) => return install::install(a),
+        Command::Uninstall(a) => return install::uninstall(a),
+        _ => {}
+    }
     if let Command::Hook(_) = &args.command {
         // A hook resolves its stores from its payload's working directory.
         return hook::run(args);
@@ -525,7 +539,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Daemon(a) => daemon::run(&ctx, &a),
         Command::Export(a) => transfer::export(&ctx, &a),
         Command::Import(a) => transfer::import(&ctx, &a),
-        Command::Hook(_) => anyhow::bail!("a hook is dispatched before the context is built"),
+        Command::Hook(_) | Command::Install(_) | Command::Uninstall(_) => {
+            anyhow::bail!("dispatched before the context is built")
+        }
     }
 }
 
