@@ -188,7 +188,7 @@ pub enum ReadError {
     PastEnd { requested: u64, last: u64 },
     #[error("seq 0 does not exist: seqs start at 1")]
     SeqZero,
-    #[error("empty range {first}..={last}")]
+    #[error("empty range {first} to {last}")]
     EmptyRange { first: u64, last: u64 },
     #[error(transparent)]
     Io(#[from] IoFailure),

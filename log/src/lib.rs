@@ -122,7 +122,7 @@ impl LogConfig {
         let range = limits::SEGMENT_BYTES_MIN..=limits::SEGMENT_BYTES_MAX;
         if !range.contains(&self.segment_bytes_max) {
             return Err(OpenError::Config(format!(
-                "segment size {} is outside {}..={} bytes",
+                "segment size {} is outside {}-{} bytes",
                 self.segment_bytes_max,
                 range.start(),
                 range.end()

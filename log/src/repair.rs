@@ -66,7 +66,7 @@ pub enum RepairError {
     DamageBefore { from_seq: u64, damage: Corruption },
     /// `from_seq` falls inside a frame: a frame is cut whole or not at all.
     #[error(
-        "seq {from_seq} is inside the frame holding seqs {frame_first}..={frame_last}, which is cut whole or not at all: cut from seq {frame_first} (or {})",
+        "seq {from_seq} is inside the frame holding seqs {frame_first} to {frame_last}, which is cut whole or not at all: cut from seq {frame_first} (or {})",
         frame_last + 1
     )]
     InsideFrame {

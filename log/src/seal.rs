@@ -24,7 +24,7 @@ pub enum SealError {
     /// The words were altered: the log's own checks or the memory's content
     /// hash or HMAC failed. Names the first seq that cannot be trusted.
     #[error(
-        "memory source tampered at seq {seq} (reference seqs {first_seq}..={last_seq}): {reason}"
+        "memory source tampered at seq {seq} (reference seqs {first_seq} to {last_seq}): {reason}"
     )]
     Tampered {
         seq: u64,
@@ -34,7 +34,7 @@ pub enum SealError {
     },
     /// The reference does not point at session events of one session.
     #[error(
-        "the reference seqs {first_seq}..={last_seq} of session {session:?} are not that session's events: {reason}"
+        "the reference seqs {first_seq} to {last_seq} of session {session:?} are not that session's events: {reason}"
     )]
     BadReference {
         session: String,

@@ -137,7 +137,7 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
         Event::Remembered(r) => match memory {
             Some(_) => (
                 format!(
-                    "session {} seqs {}..={}",
+                    "session {} seqs {} to {}",
                     r.reference.session, r.reference.first_seq, r.reference.last_seq
                 ),
                 r.summary

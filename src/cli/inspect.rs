@@ -124,7 +124,7 @@ fn segment(ctx: &Context, args: &SegmentArgs) -> anyhow::Result<ExitCode> {
                 "hash": hex::encode(frame.hash), "linked": linked, "hmac_ok": mac,
             }),
             format!(
-                "{offset:>10}  seq {:>8}..={:<8} {:>5} events {:>8} B  {}  hash {}…{}{}",
+                "{offset:>10}  seqs {:>8}-{:<8} {:>5} events {:>8} B  {}  hash {}…{}{}",
                 h.first_seq,
                 h.last_seq(),
                 h.n_events,

@@ -79,7 +79,8 @@ pub struct RememberArgs {
 pub struct RecallArgs {
     /// What to look for.
     query: String,
-    /// Only memories in this room.
+    /// Search this room's corridor; when nothing matches there, every room
+    /// (a hint where to look first, not a filter).
     #[arg(long, value_name = "ROOM")]
     room: Option<String>,
     /// Only memories in this tier (l4 searches archived memories).
@@ -258,6 +259,8 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
             text("reason"),
         );
         match receipt["outcome"].as_str().unwrap_or_default() {
+            // A --store folder is the only store: no scope to name.
+            "new" if ctx.scope == "store" => println!("remembered memory {id} at {at}"),
             "new" => println!("remembered memory {id} at {at} ({} store)", ctx.scope),
             "reinforced" => {
                 println!("reinforced memory {id} at {at}: the text restates it (no new slot)");

@@ -132,8 +132,10 @@ enum Command {
     /// Remember plain text (recorded as a note turn, then referenced) or a
     /// range of session turns already in the log (--first-seq/--last-seq).
     Remember(memory::RememberArgs),
-    /// Find memories by keywords (BM25 over words and CJK bigrams). Exit 1
-    /// when nothing matches. --format context prints the block for a model.
+    /// Find memories by what they say: keywords (BM25 over words and CJK
+    /// bigrams), fused with the embedding model's nearest memories when a
+    /// model is configured (hybrid; `stats` names the mode). Exit 1 when
+    /// nothing matches. --format context prints the block for a model.
     Recall(memory::RecallArgs),
     /// Print a memory's original words and prove they were not altered
     /// (content hash and HMAC). A mismatch is an error naming the seq.
@@ -542,6 +544,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Hook(_) | Command::Install(_) | Command::Uninstall(_) => {
             anyhow::bail!("dispatched before the context is built")
         }
+    }
+}
+
+/// `n` and `word`, plural unless `n` is 1: "1 segment", "3 segments".
+pub fn counted(n: impl TryInto<u64>, word: &str) -> String {
+    match n.try_into().unwrap_or(u64::MAX) {
+        1 => format!("1 {word}"),
+        n => format!("{n} {word}s"),
     }
 }
 

@@ -163,7 +163,7 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
         );
     } else {
         println!(
-            "imported {} events (seqs {}..={}, {} memories) into the shared log; {} is its replica",
+            "imported {} events (seqs {} to {}, {} memories) into the shared log; {} is its replica",
             summary.n_events,
             summary.first_seq,
             summary.last_seq,
@@ -221,7 +221,7 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> anyhow::Result<ExitCode> {
         );
     } else {
         println!(
-            "{} {store} with {} events (seqs {}..={}); memories sealed under its key: {}",
+            "{} {store} with {} events (seqs {} to {}); memories sealed under its key: {}",
             if summary.continuation {
                 "continued"
             } else {

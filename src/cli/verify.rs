@@ -131,7 +131,7 @@ fn verify_shared(ctx: &Context, url: &str, json: bool) -> anyhow::Result<ExitCod
             p.seq, p.reason
         );
         println!(
-            "verified seqs 1..={} of the shared log before the first bad seq {}",
+            "verified seqs 1 to {} of the shared log before the first bad seq {}",
             report.last_seq, p.seq
         );
     } else {
@@ -205,13 +205,17 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
                 p.seq
             );
             println!(
-                "verified seqs 1..={} before the first bad seq {}",
+                "verified seqs 1 to {} before the first bad seq {}",
                 report.last_seq, p.seq
             );
         } else {
             println!(
-                "ok: {} events in {} segments ({} frames, {} bytes), last seq {}, hash chain and HMACs verified",
-                report.n_events, report.n_segments, report.n_frames, report.bytes, report.last_seq
+                "ok: {} in {} ({}, {}), last seq {}, hash chain and HMACs verified",
+                super::counted(report.n_events, "event"),
+                super::counted(report.n_segments, "segment"),
+                super::counted(report.n_frames, "frame"),
+                super::counted(report.bytes, "byte"),
+                report.last_seq
             );
         }
         if let Some(views) = &views {

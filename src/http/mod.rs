@@ -712,7 +712,7 @@ async fn export(
         return Err(error(
             ErrorCode::BadRequest,
             format!(
-                "from {from} is outside 1..={}: the log's last seq is {last_seq}",
+                "from {from} is outside 1-{}: the log's last seq is {last_seq}",
                 last_seq + 1
             ),
         ));

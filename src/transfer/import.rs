@@ -69,7 +69,7 @@ pub enum ImportError {
     },
     /// The target store holds events and the file does not continue them.
     #[error(
-        "the store at {store} already holds seqs 1..={store_last_seq} and this export starts at seq {first_seq}: import into a new store (--store NEW); to continue a store imported from the same source, import that source's `engram export --from {}`",
+        "the store at {store} already holds seqs 1 to {store_last_seq} and this export starts at seq {first_seq}: import into a new store (--store NEW); to continue a store imported from the same source, import that source's `engram export --from {}`",
         store_last_seq + 1
     )]
     NotEmpty {
@@ -312,7 +312,7 @@ impl<R: BufRead> ExportReader<R> {
                 return Err(self.bad(
                     seq,
                     format!(
-                        "the memory's reference seqs {}..={} do not point back at earlier events",
+                        "the memory's reference seqs {} to {} do not point back at earlier events",
                         reference.first_seq, reference.last_seq
                     ),
                 ));
@@ -536,7 +536,7 @@ fn reseal(log: &Log, seq: u64, mut memory: Remembered) -> Result<Remembered, Imp
         seal::content_sha256(words.iter().map(|e| &e.event)).map_err(|e| refused(e.to_string()))?;
     if actual != memory.content_sha256 {
         return Err(refused(format!(
-            "the memory's words (seqs {}..={}) hash to {actual:?} but it was sealed over {:?}: its source was altered, it cannot be re-sealed",
+            "the memory's words (seqs {} to {}) hash to {actual:?} but it was sealed over {:?}: its source was altered, it cannot be re-sealed",
             memory.reference.first_seq, memory.reference.last_seq, memory.content_sha256
         )));
     }
