@@ -638,6 +638,22 @@ pub(crate) fn recover(
             report.torn_tail = Some(torn);
         }
     }
+    // Opening for writing records the log's end as durable (the tail
+    // record). Whole frames past the last point a writer synced read back
+    // from the page cache all the same: a writer that stopped before its
+    // fdatasync, or whose fdatasync failed, left them. A crash after this
+    // open would lose them while the tail record names them, and the next
+    // open would refuse the log as cut short: make them durable first. (A
+    // clean close synced everything; the sealed segments were synced before
+    // the next one began.)
+    if repair
+        && report.tail != Some(TailState::Closed)
+        && let Some(last) = walk.segments.last()
+    {
+        last.file
+            .sync_data()
+            .map_err(io_err("syncing segment", &last.name))?;
+    }
     let chain = walk.chain;
     let mut segments = Vec::with_capacity(walk.segments.len());
     for (i, w) in walk.segments.iter().enumerate() {
