@@ -10,7 +10,8 @@
 //!   HMAC never panics;
 //! - over a fuzzed header and payload whose blake3 hash and HMAC were made
 //!   right, `parse_frame` accepts exactly the well-formed frames (magic,
-//!   version, at least one event, lengths that add up) and the HMAC checks;
+//!   version, at least one event, seqs that fit in a u64, lengths that add
+//!   up) and the HMAC checks;
 //! - a segment holding such a frame, and a real log with bytes flipped and
 //!   files cut, open read-only and for writing, verify and replay without a
 //!   panic, and every event they return is the one written at that seq.
@@ -204,6 +205,7 @@ fn sealed(mut header: [u8; FRAME_HEADER_LEN], fix_magic: bool, fix_len: bool, pa
     let well_formed = header[..4] == FRAME_MAGIC
         && u32::from(version) <= FORMAT_VERSION
         && n_events >= 1
+        && first_seq.checked_add(u64::from(n_events) - 1).is_some()
         && payload_len as usize == payload.len()
         && payload.len() <= FRAME_PAYLOAD_BYTES_MAX
         && count_events(payload) == Some(u64::from(n_events));
