@@ -345,11 +345,21 @@ impl Engram {
     /// one crash tests use. The log must be the store's own (its views are
     /// checked against it as on any open).
     pub fn open_on_log(store: Store, log: engram_log::Log) -> Result<Self, EngineError> {
+        Self::open_on_log_with(store, log, OpenOptions::default())
+    }
+
+    /// [`Engram::open_on_log`] with view options: a forced rebuild of the
+    /// views over a log on any storage (the model-based test's `Rebuild`).
+    pub fn open_on_log_with(
+        store: Store,
+        log: engram_log::Log,
+        view_options: OpenOptions,
+    ) -> Result<Self, EngineError> {
         Self::assemble(
             store,
             log,
             &StoreOptions::default(),
-            OpenOptions::default(),
+            view_options,
             &|_, _| {},
         )
     }

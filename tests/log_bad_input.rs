@@ -375,3 +375,41 @@ fn log_bad_input_missing_segment_is_a_gap() {
         assert_eq!(mem_files(&damaged), before, "nothing changed");
     }
 }
+
+#[test]
+fn log_bad_input_a_frame_whose_seqs_pass_the_largest_is_refused_not_a_panic() {
+    // A frame's hash needs no key: anyone can make one whose header claims
+    // seqs from u64::MAX on. Checking its HMAC computed its last seq with
+    // an overflow (a panic in a debug build) before it could refuse it; a
+    // replica fed such a frame (`Log::append_frame`) stopped there. Found
+    // while writing the `frame` fuzz target.
+    use engram_log::format::{FrameProblem, push_event, write_frame};
+
+    let mut payload = Vec::new();
+    for content in ["one", "two"] {
+        let event = session_event("overflow", 0, content);
+        push_event(&mut payload, &engram_log::codec::encode(&event).unwrap());
+    }
+    let mut frame = Vec::new();
+    write_frame(
+        &mut frame,
+        &HmacKey::from_bytes([0x11; 32]),
+        u64::MAX,
+        2,
+        1,
+        &GENESIS_HASH,
+        &payload,
+    );
+    assert_eq!(
+        engram_log::format::parse_frame(&frame).unwrap_err(),
+        FrameProblem::SeqOverflow
+    );
+    let log = Log::open(arc(MemStorage::new()), LogConfig::new(test_key())).unwrap();
+    let refused = log.append_frame(&frame);
+    assert!(
+        matches!(refused, Err(AppendError::BadFrame { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(log.last_seq(), 0);
+    assert!(log.verify().unwrap().is_ok());
+}

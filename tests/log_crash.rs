@@ -449,6 +449,74 @@ fn log_crash_failed_fsync_poisons_until_reopened() {
 }
 
 #[test]
+fn log_crash_after_a_reopen_keeps_the_unsynced_frame_the_reopen_recorded() {
+    // A writer wrote a frame and stopped before it was durable (its
+    // fdatasync failed here; a process killed before its fdatasync leaves
+    // the same). The next open reads the frame back whole from the page
+    // cache and records the log's end, past it, as durable. A machine
+    // crash before any further sync used to lose the frame while the tail
+    // record named it: the next open refused the log as cut short
+    // ("its end is missing"). Found by the model-based test (`model`).
+    let storage = FaultyStorage::new();
+    let (log, acknowledged) = log_with_events(&storage);
+    storage.fail_next_sync();
+    let unsynced = session_event("eio", 5, "written, never synced");
+    assert!(log.append_one(&unsynced).is_err());
+    drop(log);
+
+    let reopened = Log::open(arc(storage.clone()), LogConfig::new(test_key())).unwrap();
+    assert_eq!(reopened.last_seq(), 6, "the whole frame is read back");
+    // The machine stops while the reopened log is open, before any append.
+    let images: Vec<(Tear, FaultyStorage)> =
+        [Tear::LoseUnsynced, Tear::KeepPrefix(17), Tear::Garbage(64)]
+            .into_iter()
+            .map(|tear| (tear, storage.crash_image(tear)))
+            .collect();
+    drop(reopened);
+
+    for (tear, image) in images {
+        let log = Log::open(arc(image), LogConfig::new(test_key()))
+            .unwrap_or_else(|e| panic!("{tear:?}: the log does not open: {e}"));
+        let mut kept = acknowledged.clone();
+        kept.push(unsynced.clone());
+        assert_events(&replay_all(log.reader()), &kept);
+        assert!(log.verify().unwrap().is_ok());
+        log.close().unwrap();
+    }
+}
+
+#[test]
+fn log_crash_a_write_cut_inside_the_hmac_is_a_torn_tail() {
+    // The crash cut the last frame's write inside its trailer: the header,
+    // payload and hash landed, the last bytes of the HMAC did not. The hash
+    // checks out, so opening used to keep the frame, and every read of it
+    // then failed its HMAC: the views could not open and the store was
+    // stuck until a repair. It was never acknowledged: it is a torn tail.
+    // Found by the model-based test (`model`).
+    let storage = FaultyStorage::new();
+    let (log, acknowledged) = log_with_events(&storage);
+    let cut = session_event("eio", 5, "its HMAC never fully landed");
+    let frame_len = engram_log::format::FRAME_OVERHEAD
+        + engram_log::format::EVENT_LEN_PREFIX
+        + engram_log::codec::encode(&cut).unwrap().len();
+    storage.crash_at_sync(1);
+    assert!(log.append_one(&cut).is_err());
+    drop(log);
+    for missing in [1, 10, 32] {
+        let image = storage.crash_image(Tear::KeepPrefix(frame_len - missing));
+        let log = Log::open(arc(image), LogConfig::new(test_key()))
+            .unwrap_or_else(|e| panic!("{missing} bytes missing: {e}"));
+        let torn = log.recovery().torn_tail.as_ref();
+        assert!(torn.is_some_and(|t| t.reason.contains("HMAC")), "{torn:?}");
+        assert_events(&replay_all(log.reader()), &acknowledged);
+        assert!(log.verify().unwrap().is_ok());
+        let next = session_event("eio", 5, "after the torn tail");
+        assert_eq!(log.append_one(&next).unwrap(), 6);
+        log.close().unwrap();
+    }
+}
+
+#[test]
 fn log_crash_failed_write_poisons_until_reopened() {
     let storage = FaultyStorage::new();
     let (log, acknowledged) = log_with_events(&storage);

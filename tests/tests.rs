@@ -27,6 +27,7 @@ mod memory;
 mod memory_ids;
 mod memory_safety;
 mod memory_scopes;
+mod model;
 mod owner;
 mod process_crash;
 mod save_atomic;

@@ -190,6 +190,7 @@ fn every_source_file_opens_with_a_module_comment() {
         "benches",
         "tests",
         "examples",
+        "fuzz",
     ] {
         rust_files(&root().join(dir), &mut files);
     }

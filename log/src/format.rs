@@ -157,11 +157,14 @@ pub struct FrameHeader {
 }
 
 impl FrameHeader {
-    /// Last seq the frame holds.
+    /// Last seq the frame holds. (`decode` refuses a header whose last
+    /// seq would pass `u64::MAX`; a header built by hand saturates.)
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         debug_assert!(self.n_events >= 1);
-        self.first_seq + u64::from(self.n_events) - 1
+        self.first_seq
+            .saturating_add(u64::from(self.n_events))
+            .saturating_sub(1)
     }
 
     /// Total frame length on disk.
@@ -208,6 +211,13 @@ impl FrameHeader {
         if parsed.n_events == 0 {
             return Err(FrameProblem::NoEvents);
         }
+        if parsed
+            .first_seq
+            .checked_add(u64::from(parsed.n_events) - 1)
+            .is_none()
+        {
+            return Err(FrameProblem::SeqOverflow);
+        }
         Ok(parsed)
     }
 }
@@ -219,6 +229,8 @@ pub enum FrameProblem {
     Short,
     BadMagic,
     NoEvents,
+    /// The frame's last seq would be past `u64::MAX`.
+    SeqOverflow,
     PayloadTooLarge(u32),
     /// A frame version this build does not know (checked after the hash, so
     /// only a genuine newer frame reports it).
@@ -234,6 +246,9 @@ impl std::fmt::Display for FrameProblem {
             FrameProblem::Short => write!(f, "frame cut short"),
             FrameProblem::BadMagic => write!(f, "no frame magic"),
             FrameProblem::NoEvents => write!(f, "frame header claims zero events"),
+            FrameProblem::SeqOverflow => {
+                write!(f, "frame header claims seqs past the largest there can be")
+            }
             FrameProblem::PayloadTooLarge(n) => {
                 write!(
                     f,

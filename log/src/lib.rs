@@ -370,9 +370,10 @@ impl Log {
         let Some(open_segment) = state.segments.last().cloned() else {
             unreachable!("a segment was just ensured");
         };
-        // Everything up to here is durable (recovery checked it, and synced
-        // what it repaired): record it before the first append, so that a
-        // crash from now on can only tear what comes after.
+        // Everything up to here is durable (recovery checked it, synced
+        // what it repaired, and synced the last segment's frames a stopped
+        // writer never synced): record it before the first append, so that
+        // a crash from now on can only tear what comes after.
         tail::write_tail(
             &*storage,
             &config.key,

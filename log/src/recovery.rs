@@ -3,8 +3,9 @@
 //! Crash analysis (see `docs/design.md` for the full protocol):
 //! 1. A crash during a frame write leaves a partial or garbage frame at the
 //!    very end of the last segment, past the end the tail record (`TAIL`)
-//!    names as durable. It was never acknowledged: truncate it, fsync the
-//!    file and the folder, and report it.
+//!    names as durable (a write cut inside the trailer leaves a frame whose
+//!    hash checks out and whose HMAC does not). It was never acknowledged:
+//!    truncate it, fsync the file and the folder, and report it.
 //! 2. A crash while creating a segment leaves a last segment whose header is
 //!    short or bad and that holds no frame: remove it and report it.
 //! 3. A bad frame followed by a good one cannot come from a crash: it is
@@ -30,8 +31,8 @@ use crate::format::{
 use crate::key::HmacKey;
 use crate::reader::{Segment, State};
 use crate::scan::{
-    Chain, ScanStop, SegmentScan, parse_segment_name, scan_segment, segment_name, tail_is_zero,
-    valid_frame_after,
+    Chain, Macs, ScanStop, SegmentScan, parse_segment_name, scan_segment, segment_name,
+    tail_is_zero, valid_frame_after,
 };
 use crate::storage::{Storage, StorageFile};
 use crate::tail::{TAIL_FILE_NAME, TailRead, read_tail};
@@ -251,7 +252,8 @@ pub(crate) struct Walk {
 /// How far to walk and what to check on the way.
 pub(crate) struct WalkChecks<'a> {
     /// Check every frame's HMAC with this key (`verify`); opening checks
-    /// hashes and the chain only (reads check HMACs).
+    /// hashes and the chain, and HMACs only where a crash may have torn
+    /// the last frame (reads check HMACs).
     pub(crate) hmac: Option<&'a HmacKey>,
     /// Caps the bytes walked per segment (a live log's acknowledged lengths).
     pub(crate) ends: Option<&'a BTreeMap<String, u64>>,
@@ -390,7 +392,7 @@ fn walk_with(
             Err(other) => return Err(other),
         }
         let (scan, finding) = walk_segment(
-            &file, &name, len, is_last, walk.chain, at_tail, checks, &mut visit,
+            &file, &name, len, is_last, walk.chain, at_tail, key, checks, &mut visit,
         )
         .map_err(io("reading segment"))?;
         walk.chain = scan.chain;
@@ -451,6 +453,7 @@ fn walk_segment(
     is_last: bool,
     chain: Chain,
     at_tail: Option<TailRecord>,
+    key: &HmacKey,
     checks: &WalkChecks<'_>,
     visit: &mut dyn FnMut(&ParsedFrame<'_>) -> Result<(), String>,
 ) -> std::io::Result<(SegmentScan, Option<Finding>)> {
@@ -463,14 +466,21 @@ fn walk_segment(
             reason,
         }))
     };
+    let every = checks.hmac.map_or(Macs::Unchecked, Macs::Every);
+    // Where a crash may have torn the last frame, its HMAC is checked too:
+    // a write cut inside the trailer after the hash landed leaves a frame
+    // whose hash checks out and whose HMAC does not, and keeping it would
+    // end the log in a frame no read accepts.
+    let tearable = checks.hmac.map_or(Macs::Last(key), Macs::Every);
     let Some(t) = at_tail else {
-        let scan = scan_segment(file, header_end, len, chain, checks.hmac, &mut *visit)?;
+        let macs = if is_last { tearable } else { every };
+        let scan = scan_segment(file, header_end, len, chain, macs, &mut *visit)?;
         let finding = crash_rules(file, name, &scan, len, is_last)?;
         return Ok((scan, finding));
     };
     // Up to the recorded end, nothing can be torn.
     let durable = len.min(t.segment_len);
-    let before = scan_segment(file, header_end, durable, chain, checks.hmac, &mut *visit)?;
+    let before = scan_segment(file, header_end, durable, chain, every, &mut *visit)?;
     let phrase = tail_phrase(t.state);
     if let Some(stop) = &before.stop {
         let reason = format!(
@@ -522,7 +532,7 @@ fn walk_segment(
         t.segment_len,
         len,
         before.chain,
-        checks.hmac,
+        tearable,
         &mut *visit,
     )?;
     let finding = crash_rules(file, name, &after, len, is_last)?;
@@ -637,6 +647,22 @@ pub(crate) fn recover(
             }
             report.torn_tail = Some(torn);
         }
+    }
+    // Opening for writing records the log's end as durable (the tail
+    // record). Whole frames past the last point a writer synced read back
+    // from the page cache all the same: a writer that stopped before its
+    // fdatasync, or whose fdatasync failed, left them. A crash after this
+    // open would lose them while the tail record names them, and the next
+    // open would refuse the log as cut short: make them durable first. (A
+    // clean close synced everything; the sealed segments were synced before
+    // the next one began.)
+    if repair
+        && report.tail != Some(TailState::Closed)
+        && let Some(last) = walk.segments.last()
+    {
+        last.file
+            .sync_data()
+            .map_err(io_err("syncing segment", &last.name))?;
     }
     let chain = walk.chain;
     let mut segments = Vec::with_capacity(walk.segments.len());

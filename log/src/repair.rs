@@ -23,7 +23,7 @@ use crate::error::{Corruption, IoFailure, OpenError};
 use crate::format::{SEGMENT_HEADER_LEN, SegmentHeader, TailRecord, TailState};
 use crate::key::HmacKey;
 use crate::recovery::{Finding, WalkChecks, list_segments, walk};
-use crate::scan::{Chain, scan_segment};
+use crate::scan::{Chain, Macs, scan_segment};
 use crate::storage::{Storage, StorageFile};
 use crate::tail::{TAIL_FILE_NAME, write_tail};
 
@@ -254,7 +254,7 @@ fn frame_boundary(
     let mut at = SEGMENT_HEADER_LEN as u64;
     let mut found = None;
     let mut inside = None;
-    let scan = scan_segment(&file, at, end, start, None, |frame| {
+    let scan = scan_segment(&file, at, end, start, Macs::Unchecked, |frame| {
         let first = frame.header.first_seq;
         let last = frame.header.last_seq();
         if first == from_seq {

@@ -120,6 +120,24 @@ impl FrameCursor {
     }
 }
 
+/// Which frames' HMACs a walk checks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Macs<'a> {
+    /// None (opening checks hashes and the chain; reads check HMACs).
+    Unchecked,
+    /// Every frame's (`verify`).
+    Every(&'a HmacKey),
+    /// The last frame's, where a crash may have torn it: a write cut inside
+    /// the trailer after the hash landed leaves a frame whose hash checks
+    /// out and whose HMAC does not. (Any frame whose HMAC fails is checked
+    /// for a valid frame after it, which makes it not the last.)
+    Last(&'a HmacKey),
+}
+
+/// Why a frame whose hash checked out was refused by its HMAC.
+pub(crate) const HMAC_MISMATCH: &str =
+    "HMAC mismatch: the frame was altered (or written with another key)";
+
 /// The expectations one frame sets for the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Chain {
@@ -149,9 +167,7 @@ impl Chain {
         if let Some(key) = key
             && !frame.mac_matches(key)
         {
-            return Err(
-                "HMAC mismatch: the frame was altered (or written with another key)".to_owned(),
-            );
+            return Err(HMAC_MISMATCH.to_owned());
         }
         self.next_seq = frame.header.last_seq() + 1;
         self.prev_hash = frame.hash;
@@ -166,9 +182,9 @@ pub(crate) struct ScanStop {
     /// The first seq not covered by a good frame.
     pub(crate) seq: u64,
     pub(crate) reason: String,
-    /// The bytes are not a whole frame with a valid hash: what a crash in the
-    /// middle of a write leaves (a torn tail, if nothing valid follows). A
-    /// whole frame failing the chain or HMAC is never torn.
+    /// The bytes are not a whole frame with a valid hash and HMAC: what a
+    /// crash in the middle of a write leaves (a torn tail, if nothing valid
+    /// follows). A whole frame failing the chain is never torn.
     pub(crate) torn_candidate: bool,
 }
 
@@ -195,7 +211,7 @@ pub(crate) fn scan_segment(
     start: u64,
     len: u64,
     mut chain: Chain,
-    key: Option<&HmacKey>,
+    macs: Macs<'_>,
     mut visit: impl FnMut(&ParsedFrame<'_>) -> Result<(), String>,
 ) -> io::Result<SegmentScan> {
     let mut cursor = FrameCursor::new(Arc::clone(file), start, len, SEQUENTIAL_READ_BYTES);
@@ -209,18 +225,36 @@ pub(crate) fn scan_segment(
             Ok(None) => break,
             Ok(Some((_, frame))) => {
                 let mut next = chain;
+                // A whole frame that does not follow is never torn. One
+                // whose HMAC fails may be: a write cut inside the trailer
+                // after the hash landed leaves exactly that.
+                let mac_refused = match macs {
+                    Macs::Unchecked => false,
+                    Macs::Every(key) => !frame.mac_matches(key),
+                    // Not the last frame: reads refuse it.
+                    Macs::Last(key) => {
+                        !frame.mac_matches(key) && valid_frame_after(file, offset, len)?.is_none()
+                    }
+                };
                 let checked = next
-                    .follow(&frame, key)
-                    .map_err(|reason| (chain.next_seq, reason))
+                    .follow(&frame, None)
+                    .map_err(|reason| (chain.next_seq, reason, false))
                     .and_then(|()| {
-                        visit(&frame).map_err(|reason| (frame.header.first_seq, reason))
+                        if mac_refused {
+                            Err((chain.next_seq, HMAC_MISMATCH.to_owned(), true))
+                        } else {
+                            Ok(())
+                        }
+                    })
+                    .and_then(|()| {
+                        visit(&frame).map_err(|reason| (frame.header.first_seq, reason, false))
                     });
-                if let Err((seq, reason)) = checked {
+                if let Err((seq, reason, torn_candidate)) = checked {
                     stop = Some(ScanStop {
                         offset,
                         seq,
                         reason,
-                        torn_candidate: false,
+                        torn_candidate,
                     });
                     break;
                 }
