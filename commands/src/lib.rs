@@ -24,6 +24,7 @@ pub mod flywheel;
 pub mod gate;
 pub mod ingest;
 pub mod maintain;
+pub mod meaning;
 pub mod memory;
 pub mod record;
 pub mod reembed;

@@ -562,7 +562,14 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             profile: mine,
             entities,
         } = analysis;
-        let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta);
+        // The vector, computed once, before the decision (it weighs how near
+        // a paraphrase is) and recorded with the memory, so replay never
+        // runs a model. A text too poor to keep is not embedded.
+        let embedding = match decide::low_entropy(&text, &mine) {
+            Some(_) => None,
+            None => self.store.embedding_of(&text),
+        };
+        let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta, embedding.as_ref());
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
@@ -600,8 +607,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     uniqueness_permille,
                     source: meta.source,
                     scope: meta.scope,
-                    // Computed now and recorded, so replay never runs a model.
-                    embedding: self.store.embedding_of(&text),
+                    embedding,
                 };
                 self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
@@ -656,9 +662,11 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         terms: &[String],
         mine: &decide::Profile,
         meta: &MemoryMeta,
+        embedding: Option<&Embedding>,
     ) -> (Decision, BTreeMap<MemoryId, usize>) {
         let views = self.store.views();
         let table = views.memory_table.read();
+        let vectors = views.vectors.read();
         let index = views.text_index.read();
         let palace = views.palace.read();
         let corridor_of = |id: MemoryId| {
@@ -681,6 +689,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 let entry = table.state.get(hit.memory)?;
                 Some(Neighbour {
                     profile: None,
+                    semantic: embedding.and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
                     text: index.state.text(hit.memory)?.to_owned(),
                     corridor: corridor_of(hit.memory),
@@ -729,6 +738,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 corridor: pending.corridor.clone(),
                 tags: pending.tags.clone(),
                 profile: Some(std::sync::Arc::clone(&pending.profile)),
+                semantic: None,
             });
         }
         let room_texts = |corridor: &str| -> Vec<String> {
@@ -840,6 +850,26 @@ fn prepare_all(items: &[Remember]) -> Vec<Prepared> {
         }
         prepared
     })
+}
+
+/// The cosine similarity of `embedding` and memory `id`'s vector of the
+/// same model and dimension, if it has one (both are L2-normalised before
+/// quantizing, so the scaled dot product is the cosine).
+fn cosine(
+    embedding: &Embedding,
+    vectors: &engram_projections::VectorIndex,
+    id: MemoryId,
+) -> Option<f32> {
+    let (scale, values) = vectors.vector(&embedding.model, id)?;
+    if values.len() != embedding.values.len() {
+        return None;
+    }
+    let dot: i64 = values
+        .iter()
+        .zip(&embedding.values)
+        .map(|(&x, &y)| i64::from(x) * i64::from(y))
+        .sum();
+    Some(dot as f32 * scale * embedding.scale)
 }
 
 /// Items scanned per query term among a batch's own memories.
