@@ -47,9 +47,13 @@
 //! facts are rarely duplicates), minus [`PREFIX_REPEAT_PENALTY`] when its
 //! first six characters repeat a memory's in the same room; clamped.
 //!
-//! **Room**: the caller's, else the room of the most similar neighbour at
-//! similarity >= [`ROOM_MATCH_MIN`] or sharing a tag, else a new room named
-//! after the text's most specific early term ([`room_name_from`]).
+//! **Room**: the caller's, else the room of the most similar neighbour
+//! sharing a tag or about the same subject at similarity >=
+//! [`ROOM_MATCH_MIN`] (never one about a different subject: "search
+//! service" does not file under "billing"), else the text's topic
+//! ([`crate::topic::room_name`]: a tag, a project, tool or organisation,
+//! a topic word, a person or place). A topic that is already a room is
+//! that room: one topic, one room.
 //!
 //! Known limits: a ranking is read from its connector's neighbourhood
 //! (two content words each side), so "Ruby is slower than Go" has no
@@ -103,11 +107,6 @@ const BOILERPLATE: &[&str] = &[
     "嗯",
     "是的",
     "好",
-];
-
-/// Words too generic to name a room.
-const GENERIC: &[&str] = &[
-    "user", "users", "用户", "我们", "project", "always", "please",
 ];
 
 /// Why two texts about the same subject disagree, if they do: a reversed
@@ -271,22 +270,6 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     None
 }
 
-/// A room name from the text: the longest of its first six content terms
-/// that is not too generic (ties to the earlier), else `None`.
-#[must_use]
-pub fn room_name_from(profile: &Profile) -> Option<String> {
-    profile
-        .terms
-        .iter()
-        .filter(|t| !GENERIC.contains(&t.as_str()))
-        .take(6)
-        .fold(None::<&String>, |best, term| match best {
-            Some(b) if b.chars().count() >= term.chars().count() => Some(b),
-            _ => Some(term),
-        })
-        .cloned()
-}
-
 /// An existing memory near the new content.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Neighbour {
@@ -341,15 +324,25 @@ pub fn decide(
     neighbours: &[Neighbour],
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
-    decide_profiled(text, &profile(text), tags, room, neighbours, room_texts)
+    let entities = engram_text::entities::extract(text);
+    decide_profiled(
+        text,
+        &profile(text),
+        &entities,
+        tags,
+        room,
+        neighbours,
+        room_texts,
+    )
 }
 
-/// [`decide`] with `text`'s profile computed by the caller (a batch keeps
-/// it for comparing later items).
+/// [`decide`] with `text`'s profile and entities computed by the caller (a
+/// batch keeps the profile for comparing later items).
 #[must_use]
 pub fn decide_profiled(
     text: &str,
     mine: &Profile,
+    entities: &[engram_text::entities::Entity],
     tags: &[String],
     room: Option<&str>,
     neighbours: &[Neighbour],
@@ -369,13 +362,18 @@ pub fn decide_profiled(
     // decision below takes its first match in.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
     let best = scored.iter().map(|(s, _, _)| *s).fold(0.0_f64, f64::max);
+    // A neighbour's room when it shares a tag, or is about the same
+    // subject (a restatement or an update of it); else the text's topic.
     let room = room.map(str::to_owned).unwrap_or_else(|| {
         scored
             .iter()
-            .filter(|(s, n, _)| *s >= ROOM_MATCH_MIN || n.tags.iter().any(|t| tags.contains(t)))
+            .filter(|(s, n, theirs)| {
+                n.tags.iter().any(|t| tags.contains(t))
+                    || (*s >= ROOM_MATCH_MIN && relate(mine, theirs) != Relation::Different)
+            })
             .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
             .map(|(_, n, _)| n.corridor.clone())
-            .or_else(|| room_name_from(mine))
+            .or_else(|| crate::topic::room_name(text, mine, entities, tags))
             .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned())
     });
     let mut uniqueness = 1.0 - best;
@@ -613,7 +611,23 @@ mod tests {
             &[],
             &|_| vec![],
         );
-        assert_eq!(new.room, "analysis");
+        // The tool it names is its topic (the room used to be the longest
+        // early term, "analysis").
+        assert_eq!(new.room, "python");
+        // Near in words but about another subject: its own room, not the
+        // neighbour's (issue 17: "search service" went into "billing").
+        let billing = Neighbour {
+            corridor: "billing".to_owned(),
+            ..neighbour(5, "The billing service listens on port 8080.")
+        };
+        let search = decide(
+            "The search service listens on port 9090.",
+            &[],
+            None,
+            &[billing],
+            &|_| vec![],
+        );
+        assert_eq!(search.room, "search");
     }
 
     /// Issue 17, measured: each of these went wrong before word order,
@@ -697,7 +711,8 @@ mod tests {
                     }
                 })
                 .collect();
-            let decision = decide_profiled(text, &mine, &[], None, &neighbours, &|_| Vec::new());
+            let decision =
+                decide_profiled(text, &mine, &[], &[], None, &neighbours, &|_| Vec::new());
             if matches!(
                 decision.outcome,
                 Outcome::New | Outcome::Contradiction { .. }

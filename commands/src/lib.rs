@@ -29,3 +29,4 @@ pub mod memory;
 pub mod record;
 pub mod reembed;
 pub mod save;
+pub mod topic;

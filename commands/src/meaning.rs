@@ -362,7 +362,7 @@ fn weekday_of_cjk(c: char) -> Option<u64> {
 
 /// Rewrites the Chinese in `text` (see the module documentation) and
 /// returns the rewritten text with the Chinese values found.
-fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
+pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
     let mut out = String::with_capacity(text.len() + 16);
     let mut values = Vec::new();
     let mut rest = text;

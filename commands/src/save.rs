@@ -569,7 +569,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             Some(_) => None,
             None => self.store.embedding_of(&text),
         };
-        let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta, embedding.as_ref());
+        let (decision, pending_of) =
+            self.decide(&text, &terms, &mine, &entities, &meta, embedding.as_ref());
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
@@ -613,7 +614,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
-                    entities,
+                    entities: self.resolve_entities(entities),
                     ttl_ms,
                     contradiction,
                 }
@@ -623,6 +624,27 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             kind,
             uniqueness_permille,
         })
+    }
+
+    /// The entities found, as (key, category) links, each key resolved
+    /// against the entities already stored (`alice` is `alice chen` when
+    /// the dictionary knows exactly one Alice), each link once.
+    fn resolve_entities(&self, found: Vec<engram_text::entities::Entity>) -> Vec<(String, String)> {
+        let dictionary = self.store.views().entities.read();
+        let mut links: Vec<(String, String)> = Vec::with_capacity(found.len());
+        for entity in found {
+            let prefix = format!("{} ", entity.key);
+            let key = engram_text::entities::resolve(
+                entity.category,
+                &entity.key,
+                dictionary.state.keys_starting(entity.category, &prefix),
+            );
+            let category = entity.category.to_owned();
+            if !links.iter().any(|(k, c)| *k == key && *c == category) {
+                links.push((key, category));
+            }
+        }
+        links
     }
 
     /// Makes the memory item `index` will make findable by later items.
@@ -661,6 +683,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         text: &str,
         terms: &[String],
         mine: &decide::Profile,
+        entities: &[engram_text::entities::Entity],
         meta: &MemoryMeta,
         embedding: Option<&Embedding>,
     ) -> (Decision, BTreeMap<MemoryId, usize>) {
@@ -759,6 +782,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         let decision = decide::decide_profiled(
             text,
             mine,
+            entities,
             &meta.tags,
             meta.room.as_deref(),
             &neighbours,
@@ -783,7 +807,7 @@ struct Prepared {
 struct Analysis {
     terms: Vec<String>,
     profile: std::sync::Arc<decide::Profile>,
-    entities: Vec<(String, String)>,
+    entities: Vec<engram_text::entities::Entity>,
 }
 
 impl Analysis {
@@ -893,18 +917,18 @@ fn seal_failure(session: &str, e: &engram_log::codec::CodecError) -> SealError {
 pub fn entity_events(id: MemoryId, text: &str, summary: Option<&str>) -> Vec<Event> {
     entities_of(text, summary)
         .into_iter()
-        .map(|(entity, category)| {
+        .map(|e| {
             Event::EntityLinked(EntityLinked {
                 memory: id,
-                entity,
-                category,
+                entity: e.key,
+                category: e.category.to_owned(),
             })
         })
         .collect()
 }
 
-/// The entities `text` and the summary name, as (key, category), each once.
-fn entities_of(text: &str, summary: Option<&str>) -> Vec<(String, String)> {
+/// The entities `text` and the summary name, each once.
+fn entities_of(text: &str, summary: Option<&str>) -> Vec<engram_text::entities::Entity> {
     let mut found = engram_text::entities::extract(text);
     if let Some(summary) = summary {
         for entity in engram_text::entities::extract(summary) {
@@ -917,9 +941,6 @@ fn entities_of(text: &str, summary: Option<&str>) -> Vec<(String, String)> {
         }
     }
     found
-        .into_iter()
-        .map(|e| (e.key, e.category.to_owned()))
-        .collect()
 }
 
 /// Splits the plans into parts that each fit one append.
