@@ -627,18 +627,25 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     }
 
     /// The entities found, as (key, category) links, each key resolved
-    /// against the entities already stored (`alice` is `alice chen` when
-    /// the dictionary knows exactly one Alice), each link once.
+    /// against the entities already stored and the others this save names
+    /// (`alice` is `alice chen` when exactly one Alice is known), each link
+    /// once.
     fn resolve_entities(&self, found: Vec<engram_text::entities::Entity>) -> Vec<(String, String)> {
         let dictionary = self.store.views().entities.read();
         let mut links: Vec<(String, String)> = Vec::with_capacity(found.len());
-        for entity in found {
+        for entity in &found {
             let prefix = format!("{} ", entity.key);
-            let key = engram_text::entities::resolve(
-                entity.category,
-                &entity.key,
-                dictionary.state.keys_starting(entity.category, &prefix),
+            let mut known: BTreeSet<&str> = dictionary
+                .state
+                .keys_starting(entity.category, &prefix)
+                .collect();
+            known.extend(
+                found
+                    .iter()
+                    .filter(|e| e.category == entity.category && e.key.starts_with(&prefix))
+                    .map(|e| e.key.as_str()),
             );
+            let key = engram_text::entities::resolve(entity.category, &entity.key, known);
             let category = entity.category.to_owned();
             if !links.iter().any(|(k, c)| *k == key && *c == category) {
                 links.push((key, category));
