@@ -880,3 +880,77 @@ fn a_model_cannot_retire_or_archive_a_user_memory_through_the_flywheel() {
     engram.grade(user, 0).unwrap();
     engram.close().unwrap();
 }
+
+/// Issue 17 through the engine: decisions, rooms and entities, and all of
+/// it the same after restart and rebuild (the views are folds of what the
+/// saves recorded).
+#[test]
+fn issue_17_decisions_rooms_and_people_survive_restart_and_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = |engram: &Engram| {
+        let core = engram.core();
+        (
+            format!("{:?}", core.palace.read().state),
+            format!("{:?}", core.verdicts.read().state),
+            format!("{:?}", core.entities.read().state),
+        )
+    };
+    let save = |engram: &Engram, text: &str| engram.remember(&Remember::text(text)).unwrap();
+    let before = {
+        let engram = open(dir.path());
+        let billing = save(&engram, "The billing service listens on port 8080.");
+        let search = save(&engram, "The search service listens on port 9090.");
+        assert_eq!(search.outcome, Outcome::New, "{search:?}");
+        let room = |r: &engram::Receipt| r.coordinate.clone().unwrap();
+        assert!(room(&billing).starts_with("billing#"), "{billing:?}");
+        assert!(room(&search).starts_with("search#"), "{search:?}");
+        let moved = save(&engram, "The billing service listens on port 9090.");
+        assert_eq!(
+            (moved.outcome, moved.related),
+            (Outcome::Contradiction, billing.id)
+        );
+        let python = save(&engram, "The user prefers Python to Node.js.");
+        let node = save(&engram, "The user prefers Node.js to Python.");
+        assert_eq!(
+            (node.outcome, node.related),
+            (Outcome::Contradiction, python.id)
+        );
+        let thursday = save(&engram, "Deploys happen on Thursdays.");
+        let friday = save(&engram, "Deploys happen on Fridays.");
+        assert_eq!(
+            (friday.outcome, friday.related),
+            (Outcome::Contradiction, thursday.id)
+        );
+        save(&engram, "Alice joined 2021.");
+        assert_eq!(save(&engram, "Bob joined 2023.").outcome, Outcome::New);
+        let owner = save(&engram, "Alice Chen owns the payments dashboard.");
+        let later = save(&engram, "Alice reviews every payments migration.");
+        let dictionary = engram.core().entities.read().state.clone();
+        let memories = dictionary.memories("person", "alice chen").unwrap();
+        assert!(memories.contains(&owner.id.unwrap()), "{dictionary:?}");
+        assert!(memories.contains(&later.id.unwrap()), "{dictionary:?}");
+        for (text, person) in [
+            ("Bob Martinez is the release manager.", "bob martinez"),
+            ("Carol Wu maintains the search cluster.", "carol wu"),
+            ("张伟负责支付系统。", "张伟"),
+        ] {
+            let id = save(&engram, text).id.unwrap();
+            let dictionary = engram.core().entities.read().state.clone();
+            assert!(
+                dictionary
+                    .memories("person", person)
+                    .is_some_and(|m| m.contains(&id)),
+                "{text}: {dictionary:?}"
+            );
+        }
+        let state = snapshot(&engram);
+        engram.close().unwrap();
+        state
+    };
+    let engram = open(dir.path());
+    assert_eq!(snapshot(&engram), before, "after restart");
+    engram.close().unwrap();
+    let engram = open_rebuilt(dir.path());
+    assert_eq!(snapshot(&engram), before, "after rebuild");
+    engram.close().unwrap();
+}

@@ -562,7 +562,15 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             profile: mine,
             entities,
         } = analysis;
-        let (decision, pending_of) = self.decide(&text, &terms, &mine, &meta);
+        // The vector, computed once, before the decision (it weighs how near
+        // a paraphrase is) and recorded with the memory, so replay never
+        // runs a model. A text too poor to keep is not embedded.
+        let embedding = match decide::low_entropy(&text, &mine) {
+            Some(_) => None,
+            None => self.store.embedding_of(&text),
+        };
+        let (decision, pending_of) =
+            self.decide(&text, &terms, &mine, &entities, &meta, embedding.as_ref());
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
@@ -600,14 +608,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     uniqueness_permille,
                     source: meta.source,
                     scope: meta.scope,
-                    // Computed now and recorded, so replay never runs a model.
-                    embedding: self.store.embedding_of(&text),
+                    embedding,
                 };
                 self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
-                    entities,
+                    entities: self.resolve_entities(entities),
                     ttl_ms,
                     contradiction,
                 }
@@ -617,6 +624,34 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             kind,
             uniqueness_permille,
         })
+    }
+
+    /// The entities found, as (key, category) links, each key resolved
+    /// against the entities already stored and the others this save names
+    /// (`alice` is `alice chen` when exactly one Alice is known), each link
+    /// once.
+    fn resolve_entities(&self, found: Vec<engram_text::entities::Entity>) -> Vec<(String, String)> {
+        let dictionary = self.store.views().entities.read();
+        let mut links: Vec<(String, String)> = Vec::with_capacity(found.len());
+        for entity in &found {
+            let prefix = format!("{} ", entity.key);
+            let mut known: BTreeSet<&str> = dictionary
+                .state
+                .keys_starting(entity.category, &prefix)
+                .collect();
+            known.extend(
+                found
+                    .iter()
+                    .filter(|e| e.category == entity.category && e.key.starts_with(&prefix))
+                    .map(|e| e.key.as_str()),
+            );
+            let key = engram_text::entities::resolve(entity.category, &entity.key, known);
+            let category = entity.category.to_owned();
+            if !links.iter().any(|(k, c)| *k == key && *c == category) {
+                links.push((key, category));
+            }
+        }
+        links
     }
 
     /// Makes the memory item `index` will make findable by later items.
@@ -655,10 +690,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         text: &str,
         terms: &[String],
         mine: &decide::Profile,
+        entities: &[engram_text::entities::Entity],
         meta: &MemoryMeta,
+        embedding: Option<&Embedding>,
     ) -> (Decision, BTreeMap<MemoryId, usize>) {
         let views = self.store.views();
         let table = views.memory_table.read();
+        let vectors = views.vectors.read();
         let index = views.text_index.read();
         let palace = views.palace.read();
         let corridor_of = |id: MemoryId| {
@@ -684,6 +722,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 let text = index.verified_text(entry).ok()??;
                 Some(Neighbour {
                     profile: None,
+                    semantic: embedding.and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
                     text: text.to_owned(),
                     corridor: corridor_of(hit.memory),
@@ -732,6 +771,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 corridor: pending.corridor.clone(),
                 tags: pending.tags.clone(),
                 profile: Some(std::sync::Arc::clone(&pending.profile)),
+                semantic: None,
             });
         }
         let room_texts = |corridor: &str| -> Vec<String> {
@@ -755,6 +795,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         let decision = decide::decide_profiled(
             text,
             mine,
+            entities,
             &meta.tags,
             meta.room.as_deref(),
             &neighbours,
@@ -779,7 +820,7 @@ struct Prepared {
 struct Analysis {
     terms: Vec<String>,
     profile: std::sync::Arc<decide::Profile>,
-    entities: Vec<(String, String)>,
+    entities: Vec<engram_text::entities::Entity>,
 }
 
 impl Analysis {
@@ -848,6 +889,26 @@ fn prepare_all(items: &[Remember]) -> Vec<Prepared> {
     })
 }
 
+/// The cosine similarity of `embedding` and memory `id`'s vector of the
+/// same model and dimension, if it has one (both are L2-normalised before
+/// quantizing, so the scaled dot product is the cosine).
+fn cosine(
+    embedding: &Embedding,
+    vectors: &engram_projections::VectorIndex,
+    id: MemoryId,
+) -> Option<f32> {
+    let (scale, values) = vectors.vector(&embedding.model, id)?;
+    if values.len() != embedding.values.len() {
+        return None;
+    }
+    let dot: i64 = values
+        .iter()
+        .zip(&embedding.values)
+        .map(|(&x, &y)| i64::from(x) * i64::from(y))
+        .sum();
+    Some(dot as f32 * scale * embedding.scale)
+}
+
 /// Items scanned per query term among a batch's own memories.
 const PENDING_POSTINGS_SCANNED: usize = 32;
 
@@ -869,18 +930,18 @@ fn seal_failure(session: &str, e: &engram_log::codec::CodecError) -> SealError {
 pub fn entity_events(id: MemoryId, text: &str, summary: Option<&str>) -> Vec<Event> {
     entities_of(text, summary)
         .into_iter()
-        .map(|(entity, category)| {
+        .map(|e| {
             Event::EntityLinked(EntityLinked {
                 memory: id,
-                entity,
-                category,
+                entity: e.key,
+                category: e.category.to_owned(),
             })
         })
         .collect()
 }
 
-/// The entities `text` and the summary name, as (key, category), each once.
-fn entities_of(text: &str, summary: Option<&str>) -> Vec<(String, String)> {
+/// The entities `text` and the summary name, each once.
+fn entities_of(text: &str, summary: Option<&str>) -> Vec<engram_text::entities::Entity> {
     let mut found = engram_text::entities::extract(text);
     if let Some(summary) = summary {
         for entity in engram_text::entities::extract(summary) {
@@ -893,9 +954,6 @@ fn entities_of(text: &str, summary: Option<&str>) -> Vec<(String, String)> {
         }
     }
     found
-        .into_iter()
-        .map(|e| (e.key, e.category.to_owned()))
-        .collect()
 }
 
 /// Splits the plans into parts that each fit one append.

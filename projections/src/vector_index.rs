@@ -176,6 +176,17 @@ impl VectorIndex {
         self.has(model, id) || self.parked.contains_key(&(id, model.to_owned()))
     }
 
+    /// The vector of memory `id` under `model` (live, not parked): its
+    /// scale and int8 values.
+    #[must_use]
+    pub fn vector(&self, model: &str, id: MemoryId) -> Option<(f32, &[i8])> {
+        let vectors = self.models.get(model)?;
+        let slot = *vectors.slot_of.get(&id)? as usize;
+        let dim = vectors.dimension as usize;
+        let values = vectors.values.get(slot * dim..(slot + 1) * dim)?;
+        Some((*vectors.scales.get(slot)?, values))
+    }
+
     /// The models with vectors, by name, with their counts.
     pub fn models(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
         self.models

@@ -34,6 +34,18 @@ impl EntityDictionary {
         self.entities.get(&(category.to_owned(), key.to_owned()))
     }
 
+    /// The keys of `category` that begin with `prefix`, in order.
+    pub fn keys_starting<'a>(
+        &'a self,
+        category: &'a str,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = &'a str> + 'a {
+        self.entities
+            .range((category.to_owned(), prefix.to_owned())..)
+            .take_while(move |((c, k), _)| c == category && k.starts_with(prefix))
+            .map(|((_, k), _)| k.as_str())
+    }
+
     /// Number of entities.
     #[must_use]
     pub fn len(&self) -> usize {

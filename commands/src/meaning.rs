@@ -1,0 +1,939 @@
+//! Reading a text for a save decision: what it is about, the values it
+//! states, whether it is negated, and which of two things it ranks first.
+//!
+//! [`profile`] turns a text into a [`Profile`]; [`crate::decide`] compares
+//! profiles. Pure and deterministic; no dictionary, no model.
+//!
+//! **Units.** The text is tokenized ([`engram_text::tokenize`]) after a
+//! rewrite of Chinese marker words into spaced English markers (`不` ->
+//! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`),
+//! Chinese values (`周五`, `两点`, `九十天`, the `年` of `2021年`) into
+//! values, and Chinese particles (`的 了 在 是 ...`) into spaces, so a CJK
+//! run is cut where a word ends and no bigram spans a value or a particle.
+//! Each token becomes one unit:
+//!
+//! | unit | examples | part of the content terms |
+//! | --- | --- | --- |
+//! | value | `8080`, `3.5`, `2024-03-01`, `5pm`, `three`, `Fridays`, `March`, `周五`, `九十天` | no |
+//! | identifier | `3fa9c2`, `0x1f`, `4936514` (7 digits or more), `host-17`, `ENG-101`, the number after `order`, `ticket`, `build`, ... | yes |
+//! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
+//! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
+//! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
+//! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
+//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`) | yes |
+//!
+//! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
+//! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
+//! content units next to the connector (at most two each side, within one
+//! clause) are the preferred and the other side.
+
+use std::collections::BTreeSet;
+
+use engram_text::tokenize::{TokenKind, is_stopword, tokenize};
+
+/// What kind of value a text states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ValueKind {
+    /// A number, amount, time, version or date (`8080`, `5pm`, `3.5`).
+    Number,
+    /// A day of the week, as 1 (Monday) to 7.
+    Weekday,
+    /// A month, as 1 to 12.
+    Month,
+}
+
+/// A ranking of one thing over another.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preference {
+    pub preferred: BTreeSet<String>,
+    pub other: BTreeSet<String>,
+}
+
+/// A text broken into what decisions look at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// Content terms (content units, identifiers and the word parts of
+    /// compounds), in first-seen order, without repeats.
+    pub terms: Vec<String>,
+    /// The same terms sorted, so [`similarity`] is one merge with no
+    /// allocation (a batch save compares every item with ten neighbours).
+    pub(crate) sorted_terms: Vec<String>,
+    /// The values stated, by kind.
+    pub values: BTreeSet<(ValueKind, String)>,
+    pub negated: bool,
+    /// +1 likes, -1 dislikes, 0 neither.
+    pub polarity: i8,
+    /// "A over B", when the text ranks two things.
+    pub preference: Option<Preference>,
+}
+
+impl Profile {
+    /// Whether the text states a number or a date.
+    #[must_use]
+    pub fn is_anchored(&self) -> bool {
+        !self.values.is_empty()
+    }
+
+    /// The values of `kind`.
+    pub fn values_of(&self, kind: ValueKind) -> impl Iterator<Item = &str> + '_ {
+        self.values
+            .iter()
+            .filter(move |(k, _)| *k == kind)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Words (English, case-folded) that negate a statement.
+pub const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "won't",
+    "can't", "cannot", "dont", "doesnt", "didnt", "isnt", "wont", "cant", "neither", "nor", "don",
+    "doesn", "didn", "isn", "wasn", "aren",
+];
+/// Words stating a liking.
+pub const LIKES: &[&str] = &[
+    "like",
+    "likes",
+    "liked",
+    "love",
+    "loves",
+    "loved",
+    "prefer",
+    "prefers",
+    "preferred",
+    "enjoy",
+    "enjoys",
+    "enjoyed",
+    "want",
+    "wants",
+    "favor",
+    "favors",
+    "favour",
+    "favours",
+];
+/// Words stating a dislike.
+pub const DISLIKES: &[&str] = &[
+    "dislike", "dislikes", "hate", "hates", "avoid", "avoids", "detest", "detests",
+];
+/// Words that join the two sides of a ranking.
+const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "versus"];
+/// Words that carry no topic: pronouns, light verbs, adverbs, prepositions
+/// the tokenizer's stopword list leaves in. They are not content terms, do
+/// not tell two subjects apart and never name a room.
+pub const FUNCTION_WORDS: &[&str] = &[
+    "absolutely",
+    "actually",
+    "after",
+    "again",
+    "all",
+    "also",
+    "always",
+    "am",
+    "any",
+    "anything",
+    "away",
+    "basically",
+    "because",
+    "before",
+    "being",
+    "better",
+    "both",
+    "certainly",
+    "currently",
+    "daily",
+    "decide",
+    "decided",
+    "definitely",
+    "directly",
+    "during",
+    "each",
+    "else",
+    "ever",
+    "every",
+    "everything",
+    "exactly",
+    "get",
+    "getting",
+    "goe",
+    "going",
+    "gone",
+    "got",
+    "happen",
+    "happened",
+    "happening",
+    "he",
+    "her",
+    "here",
+    "him",
+    "his",
+    "i",
+    "just",
+    "keep",
+    "kept",
+    "least",
+    "less",
+    "make",
+    "made",
+    "making",
+    "may",
+    "me",
+    "might",
+    "mine",
+    "more",
+    "most",
+    "much",
+    "must",
+    "my",
+    "need",
+    "needed",
+    "now",
+    "often",
+    "okay",
+    "one",
+    "only",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "per",
+    "please",
+    "probably",
+    "quite",
+    "rather",
+    "really",
+    "run",
+    "running",
+    "ran",
+    "same",
+    "set",
+    "she",
+    "so",
+    "some",
+    "something",
+    "sometime",
+    "sometimes",
+    "still",
+    "take",
+    "taken",
+    "taking",
+    "took",
+    "than",
+    "thing",
+    "through",
+    "too",
+    "up",
+    "us",
+    "use",
+    "used",
+    "using",
+    "usually",
+    "very",
+    "via",
+    "way",
+    "we",
+    "well",
+    "whatever",
+    "within",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "user",
+    "users",
+];
+/// Nouns after which a number names something (`order 40213`) instead of
+/// stating a value.
+const ID_NOUNS: &[&str] = &[
+    "order", "ticket", "issue", "pr", "build", "commit", "invoice", "customer", "user", "account",
+    "employee", "case", "incident", "bug", "job", "request", "item", "id", "number", "release",
+    "run", "task", "story", "epic", "fact", "note", "record", "entry", "row", "page", "section",
+    "chapter", "step", "rule", "patient", "student", "shipment", "batch", "sample",
+];
+const WEEKDAYS: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+const NUMBER_WORDS: &[&str] = &[
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve",
+];
+
+/// Chinese phrases rewritten before tokenizing, longest first where one
+/// contains another: connectors, likings, negations.
+const CJK_MARKERS: &[(&str, &str)] = &[
+    ("而不是", " over "),
+    ("而非", " over "),
+    ("胜过", " over "),
+    ("比起", " compared "),
+    ("不再", " not "),
+    ("更喜欢", " prefers "),
+    ("喜欢", " prefers "),
+    ("偏好", " prefers "),
+    ("偏爱", " prefers "),
+    ("更爱", " prefers "),
+    ("热爱", " prefers "),
+    ("讨厌", " hates "),
+    ("不", " not "),
+    ("没", " not "),
+    ("沒", " not "),
+    ("别", " not "),
+    ("別", " not "),
+    ("未", " not "),
+    ("勿", " not "),
+    ("莫", " not "),
+];
+/// Chinese particles that end a word: a space in their place.
+const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过";
+const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
+/// Units after a number (Chinese numerals or ASCII digits).
+const CJK_UNITS: &[&str] = &[
+    "小时", "分钟", "点", "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁",
+    "元", "条", "张", "份", "遍", "周", "分",
+];
+
+fn cjk_numeral(c: char) -> Option<u64> {
+    Some(match c {
+        '零' | '〇' => 0,
+        '一' => 1,
+        '二' | '两' => 2,
+        '三' => 3,
+        '四' => 4,
+        '五' => 5,
+        '六' => 6,
+        '七' => 7,
+        '八' => 8,
+        '九' => 9,
+        _ => return None,
+    })
+}
+
+/// The value of a run of Chinese numerals (`九十` is 90, `两` is 2).
+fn cjk_number(run: &str) -> u64 {
+    let (mut total, mut section, mut number) = (0_u64, 0_u64, 0_u64);
+    for c in run.chars() {
+        if let Some(d) = cjk_numeral(c) {
+            number = d;
+            continue;
+        }
+        let unit = match c {
+            '十' => 10,
+            '百' => 100,
+            '千' => 1000,
+            '万' => {
+                total = total.saturating_add(section.saturating_add(number).saturating_mul(10_000));
+                section = 0;
+                number = 0;
+                continue;
+            }
+            _ => continue,
+        };
+        section = section.saturating_add(number.max(1).saturating_mul(unit));
+        number = 0;
+    }
+    total.saturating_add(section).saturating_add(number)
+}
+
+fn weekday_of_cjk(c: char) -> Option<u64> {
+    match c {
+        '日' | '天' => Some(7),
+        c => cjk_numeral(c).filter(|d| (1..=6).contains(d)),
+    }
+}
+
+/// Rewrites the Chinese in `text` (see the module documentation) and
+/// returns the rewritten text with the Chinese values found.
+pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut values = Vec::new();
+    let mut rest = text;
+    // The last character written that was not a space: a digit there
+    // makes a following unit part of its number (`30 秒`, `2021年`).
+    let mut after_digit = false;
+    while let Some(c) = rest.chars().next() {
+        if c.is_ascii() {
+            out.push(c);
+            if !c.is_whitespace() {
+                after_digit = c.is_ascii_digit();
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        // A unit after digits belongs to the number.
+        if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
+            out.push(' ');
+            rest = &rest[unit.len()..];
+            after_digit = false;
+            continue;
+        }
+        after_digit = false;
+        // 周五, 星期五, 礼拜天.
+        if let Some(prefix) = ["星期", "礼拜", "周"]
+            .iter()
+            .find(|p| rest.starts_with(**p))
+            && let Some(c) = rest[prefix.len()..].chars().next()
+            && let Some(day) = weekday_of_cjk(c)
+        {
+            values.push((ValueKind::Weekday, day.to_string()));
+            out.push(' ');
+            rest = &rest[prefix.len() + c.len_utf8()..];
+            continue;
+        }
+        // 两点, 九十天, 三月.
+        let run: String = rest
+            .chars()
+            .take_while(|c| CJK_NUMERALS.contains(*c))
+            .collect();
+        if !run.is_empty()
+            && let Some(unit) = CJK_UNITS
+                .iter()
+                .find(|u| rest[run.len()..].starts_with(**u))
+        {
+            let kind = if *unit == "月" {
+                ValueKind::Month
+            } else {
+                ValueKind::Number
+            };
+            values.push((kind, cjk_number(&run).to_string()));
+            out.push(' ');
+            rest = &rest[run.len() + unit.len()..];
+            continue;
+        }
+        if let Some((from, to)) = CJK_MARKERS.iter().find(|(from, _)| rest.starts_with(*from)) {
+            out.push_str(to);
+            rest = &rest[from.len()..];
+            continue;
+        }
+        if CJK_PARTICLES.contains(c) {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    (out, values)
+}
+
+/// A light English stem: plurals and third persons (`deploys`, `fixes`,
+/// `libraries`) lose their ending. Idempotent on its own output for the
+/// words it changes.
+#[must_use]
+pub fn stem(word: &str) -> String {
+    if !word.is_ascii() || word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    if let Some(base) = word.strip_suffix("ies")
+        && base.len() >= 2
+    {
+        return format!("{base}y");
+    }
+    for ending in ["sses", "xes", "ches", "shes", "zes"] {
+        if word.ends_with(ending) {
+            return word[..word.len() - 2].to_owned();
+        }
+    }
+    if word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+        && !word.ends_with("os")
+    {
+        return word[..word.len() - 1].to_owned();
+    }
+    word.to_owned()
+}
+
+/// What a unit is (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Content,
+    Value,
+    Negation,
+    Like,
+    Dislike,
+    Connector,
+    Function,
+    Stop,
+}
+
+#[derive(Debug, Clone)]
+struct Unit {
+    term: String,
+    class: Class,
+    /// Byte range in the rewritten text.
+    start: usize,
+    end: usize,
+}
+
+/// Digits in a plain number from which it reads as a code (a short commit
+/// hash that happens to hold no letter, an order number), not an amount.
+const CODE_DIGITS_MIN: usize = 7;
+
+/// Whether `word` is a hexadecimal code (`3fa9c2`, `0x1f`, `4936514`): a
+/// name, not a value.
+fn is_hex_code(word: &str) -> bool {
+    if let Some(rest) = word.strip_prefix("0x") {
+        return !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_hexdigit());
+    }
+    if word.len() >= CODE_DIGITS_MIN && word.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    word.len() >= 6
+        && word.bytes().all(|b| b.is_ascii_hexdigit())
+        && word.bytes().any(|b| b.is_ascii_digit())
+        && word.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+fn starts_with_digit(term: &str) -> bool {
+    term.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+fn is_function(term: &str) -> bool {
+    FUNCTION_WORDS.contains(&term) || is_stopword(term)
+}
+
+/// Whether `term` takes part in telling two subjects apart: a content term
+/// that is not a function word.
+#[must_use]
+pub fn is_salient(term: &str) -> bool {
+    !is_function(term)
+}
+
+/// The units of the rewritten text, and the word parts of its compounds.
+fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
+    let tokens = tokenize(rewritten);
+    let mut units: Vec<Unit> = Vec::with_capacity(tokens.len());
+    let mut parts_out = Vec::new();
+    let mut i = 0;
+    while let Some(token) = tokens.get(i) {
+        i += 1;
+        let (start, end) = (token.span.start, token.span.end);
+        let unit = |term: String, class: Class| Unit {
+            term,
+            class,
+            start,
+            end,
+        };
+        if token.kind == TokenKind::Compound {
+            let mut parts = Vec::new();
+            while let Some(part) = tokens.get(i).filter(|t| t.kind == TokenKind::Part) {
+                parts.push(part.term.clone());
+                i += 1;
+            }
+            let numeric = parts.iter().all(|p| starts_with_digit(p));
+            let version = parts.first().is_some_and(|p| {
+                p.strip_prefix('v')
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            }) && parts.iter().skip(1).all(|p| starts_with_digit(p));
+            let has_digit = token.term.chars().any(|c| c.is_ascii_digit());
+            if numeric || version {
+                units.push(unit(token.term.clone(), Class::Value));
+            } else {
+                units.push(unit(token.term.clone(), Class::Content));
+                parts_out.extend(
+                    parts
+                        .into_iter()
+                        .filter(|p| !(has_digit && starts_with_digit(p)))
+                        .filter(|p| !is_function(p))
+                        .map(|p| stem(&p)),
+                );
+            }
+            continue;
+        }
+        let term = token.term.as_str();
+        let previous = units.last().map(|u| u.term.as_str());
+        let class = if starts_with_digit(term) {
+            if is_hex_code(term) || previous.is_some_and(|p| ID_NOUNS.contains(&p)) {
+                Class::Content
+            } else {
+                Class::Value
+            }
+        } else if NEGATIONS.contains(&term) {
+            Class::Negation
+        } else if LIKES.contains(&term) {
+            Class::Like
+        } else if DISLIKES.contains(&term) {
+            Class::Dislike
+        } else if CONNECTORS.contains(&term) {
+            Class::Connector
+        } else if is_hex_code(term) {
+            Class::Content
+        } else if term.len() == 1 && term.is_ascii() {
+            // The `t` of `don't`, the `s` of `user's`.
+            Class::Stop
+        } else if value_of_word(term, rewritten.get(start..end)).is_some() {
+            Class::Value
+        } else if is_function(term) || is_function(&stem(term)) {
+            if is_stopword(term) || term == "to" {
+                Class::Stop
+            } else {
+                Class::Function
+            }
+        } else {
+            Class::Content
+        };
+        let term = match class {
+            Class::Content => stem(term),
+            _ => term.to_owned(),
+        };
+        units.push(unit(term, class));
+    }
+    (units, parts_out)
+}
+
+/// The value a word states: a weekday, a month, a number word.
+fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String)> {
+    let day = term.strip_suffix('s').unwrap_or(term);
+    if let Some(at) = WEEKDAYS.iter().position(|d| *d == day) {
+        return Some((ValueKind::Weekday, (at + 1).to_string()));
+    }
+    if let Some(at) = MONTHS.iter().position(|m| *m == term) {
+        // "may" is a month only when written as a name.
+        let named = spelled.is_some_and(|s| s.starts_with('M'));
+        if term != "may" || named {
+            return Some((ValueKind::Month, (at + 1).to_string()));
+        }
+    }
+    NUMBER_WORDS
+        .iter()
+        .position(|n| *n == term)
+        .filter(|_| term != "one")
+        .map(|n| (ValueKind::Number, n.to_string()))
+}
+
+/// Whether the text between two units ends a clause.
+fn clause_break(text: &str, from: usize, to: usize) -> bool {
+    text.get(from..to).is_some_and(|between| {
+        between.chars().any(|c| {
+            matches!(
+                c,
+                '.' | ','
+                    | ';'
+                    | ':'
+                    | '!'
+                    | '?'
+                    | '('
+                    | ')'
+                    | '\n'
+                    | '。'
+                    | '，'
+                    | '、'
+                    | '；'
+                    | '：'
+                    | '！'
+                    | '？'
+            )
+        })
+    })
+}
+
+/// Whether units `from..=to` lie in one clause.
+fn same_clause(units: &[Unit], text: &str, from: usize, to: usize) -> bool {
+    units.get(from..=to).is_some_and(|run| {
+        run.windows(2)
+            .all(|w| !clause_break(text, w[0].end, w[1].start))
+    })
+}
+
+/// Up to two content units going back from `before` (exclusive), within
+/// the clause.
+fn collect_back(units: &[Unit], text: &str, before: usize) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut at = before;
+    let mut edge = units.get(before).map_or(text.len(), |u| u.start);
+    while at > 0 && out.len() < 2 {
+        at -= 1;
+        let Some(unit) = units.get(at) else { break };
+        if clause_break(text, unit.end, edge) {
+            break;
+        }
+        edge = unit.start;
+        match unit.class {
+            Class::Content => {
+                out.insert(unit.term.clone());
+            }
+            Class::Value => {}
+            Class::Stop if ["the", "a", "an"].contains(&unit.term.as_str()) => {}
+            _ => break,
+        }
+    }
+    out
+}
+
+/// Up to two content units going forward from `from` (inclusive), within
+/// the clause.
+fn collect_forward(units: &[Unit], text: &str, from: usize) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut edge = from
+        .checked_sub(1)
+        .and_then(|i| units.get(i))
+        .map_or(0, |u| u.end);
+    for unit in units.iter().skip(from) {
+        if out.len() >= 2 || clause_break(text, edge, unit.start) {
+            break;
+        }
+        edge = unit.end;
+        match unit.class {
+            Class::Content => {
+                out.insert(unit.term.clone());
+            }
+            Class::Value | Class::Function => {}
+            Class::Stop if ["the", "a", "an"].contains(&unit.term.as_str()) => {}
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The ranking a text states, if any (see the module documentation).
+fn preference_of(units: &[Unit], text: &str) -> Option<Preference> {
+    let term = |i: usize| units.get(i).map(|u| u.term.as_str());
+    for (k, unit) in units.iter().enumerate() {
+        let (preferred, other) = match unit.term.as_str() {
+            "over" | "versus" if unit.class == Class::Connector => (
+                collect_back(units, text, k),
+                collect_forward(units, text, k + 1),
+            ),
+            "than" => {
+                // "rather A than B", "more A than B": A lies between.
+                let back = match k.checked_sub(1).and_then(term) {
+                    Some("rather" | "more" | "better") => k - 1,
+                    _ => k,
+                };
+                (
+                    collect_back(units, text, back),
+                    collect_forward(units, text, k + 1),
+                )
+            }
+            "instead" if term(k + 1) == Some("of") => (
+                collect_back(units, text, k),
+                collect_forward(units, text, k + 2),
+            ),
+            "to" => {
+                // "prefers A to B", within one clause.
+                let liked = units[..k]
+                    .iter()
+                    .rposition(|u| u.class == Class::Like && u.term.starts_with("prefer"));
+                match liked {
+                    Some(at) if same_clause(units, text, at, k) => (
+                        collect_back(units, text, k),
+                        collect_forward(units, text, k + 1),
+                    ),
+                    _ => continue,
+                }
+            }
+            "compared" => {
+                // "比起 B，更喜欢 A", "compared to B, prefers A".
+                let from = match term(k + 1) {
+                    Some("to" | "with") => k + 2,
+                    _ => k + 1,
+                };
+                let other = collect_forward(units, text, from);
+                let Some(liked) = units.iter().skip(k).position(|u| u.class == Class::Like) else {
+                    continue;
+                };
+                (collect_forward(units, text, k + liked + 1), other)
+            }
+            _ => continue,
+        };
+        if !preferred.is_empty() && !other.is_empty() {
+            return Some(Preference { preferred, other });
+        }
+    }
+    None
+}
+
+/// The profile of `text`.
+#[must_use]
+pub fn profile(text: &str) -> Profile {
+    let (rewritten, cjk_values) = rewrite_cjk(text);
+    // Case is kept for the words that need it ("May"); the rewrite changes
+    // no ASCII, so spans of the rewritten text index it.
+    let (units, parts) = units_of(&rewritten);
+    let mut out = Profile::default();
+    out.values.extend(cjk_values);
+    let mut seen = BTreeSet::new();
+    let (mut likes, mut dislikes) = (false, false);
+    for unit in &units {
+        match unit.class {
+            Class::Content => {
+                if seen.insert(unit.term.clone()) {
+                    out.terms.push(unit.term.clone());
+                }
+            }
+            Class::Value => {
+                let value = value_of_word(&unit.term, rewritten.get(unit.start..unit.end))
+                    .unwrap_or((ValueKind::Number, unit.term.clone()));
+                out.values.insert(value);
+            }
+            Class::Negation => out.negated = true,
+            Class::Like => likes = true,
+            Class::Dislike => dislikes = true,
+            Class::Connector | Class::Function | Class::Stop => {}
+        }
+    }
+    for part in parts {
+        if seen.insert(part.clone()) {
+            out.terms.push(part);
+        }
+    }
+    out.polarity = if dislikes {
+        -1
+    } else if likes {
+        1
+    } else {
+        0
+    };
+    out.preference = preference_of(&units, &rewritten);
+    out.sorted_terms = seen.into_iter().collect();
+    out
+}
+
+/// Sørensen-Dice similarity of two profiles' content terms (0 when both
+/// are empty).
+#[must_use]
+pub fn similarity(a: &Profile, b: &Profile) -> f64 {
+    debug_assert!(a.sorted_terms.len() == a.terms.len() && b.sorted_terms.len() == b.terms.len());
+    let total = a.sorted_terms.len() + b.sorted_terms.len();
+    if total == 0 {
+        return 0.0;
+    }
+    let (mut left, mut right) = (
+        a.sorted_terms.iter().peekable(),
+        b.sorted_terms.iter().peekable(),
+    );
+    let mut shared = 0_usize;
+    while let (Some(x), Some(y)) = (left.peek(), right.peek()) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => {
+                left.next();
+            }
+            std::cmp::Ordering::Greater => {
+                right.next();
+            }
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                left.next();
+                right.next();
+            }
+        }
+    }
+    2.0 * shared as f64 / total as f64
+}
+
+/// The salient terms of `a` that `b` lacks.
+#[must_use]
+pub fn salient_only_in(a: &Profile, b: &Profile) -> Vec<String> {
+    a.sorted_terms
+        .iter()
+        .filter(|t| is_salient(t) && b.sorted_terms.binary_search(t).is_err())
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chinese_values_markers_and_particles_are_rewritten() {
+        let p = profile("部署在周五下午进行。");
+        assert!(
+            p.values.contains(&(ValueKind::Weekday, "5".to_owned())),
+            "{p:?}"
+        );
+        assert!(p.terms.contains(&"部署".to_owned()), "{p:?}");
+        assert!(!p.terms.iter().any(|t| t.contains('周')), "{p:?}");
+        let p = profile("日志保留九十天");
+        assert!(
+            p.values.contains(&(ValueKind::Number, "90".to_owned())),
+            "{p:?}"
+        );
+        let p = profile("用户不喜欢在早上喝绿茶。");
+        assert!(p.negated && p.polarity == 1, "{p:?}");
+        assert_eq!(profile("张伟在2021年加入公司").values.len(), 1);
+        assert_eq!(cjk_number("两"), 2);
+        assert_eq!(cjk_number("十五"), 15);
+        assert_eq!(cjk_number("三百二十"), 320);
+        assert_eq!(cjk_number("一万二千"), 12_000);
+    }
+
+    #[test]
+    fn identifiers_are_names_and_values_are_values() {
+        let p = profile("Build 3fa9c2 on host-17 listens on port 8080 since 2024-03-01, v1.2.3");
+        assert!(p.terms.contains(&"3fa9c2".to_owned()), "{p:?}");
+        assert!(p.terms.contains(&"host-17".to_owned()), "{p:?}");
+        let numbers: Vec<&str> = p.values_of(ValueKind::Number).collect();
+        assert_eq!(numbers, ["2024-03-01", "8080", "v1.2.3"], "{p:?}");
+        let p = profile("Order 40213 shipped on Fridays");
+        assert!(p.terms.contains(&"40213".to_owned()), "{p:?}");
+        assert_eq!(p.values_of(ValueKind::Weekday).collect::<Vec<_>>(), ["5"]);
+    }
+
+    #[test]
+    fn preference_pairs_keep_their_roles() {
+        let pair = |t: &str| {
+            let p = profile(t).preference.unwrap_or_default();
+            (
+                p.preferred.into_iter().collect::<Vec<_>>(),
+                p.other.into_iter().collect::<Vec<_>>(),
+            )
+        };
+        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            pair("prefers Node.js to Python"),
+            (s(&["node.js"]), s(&["python"]))
+        );
+        assert_eq!(pair("Use spaces over tabs."), (s(&["space"]), s(&["tab"])));
+        assert_eq!(
+            pair("Tom would rather use Ruby than Perl"),
+            (s(&["ruby"]), s(&["perl"]))
+        );
+        assert_eq!(
+            pair("prefers email instead of phone calls"),
+            (s(&["email"]), s(&["call", "phone"]))
+        );
+        assert_eq!(
+            pair("用户更喜欢Python而不是Node.js。"),
+            (s(&["python"]), s(&["node.js"]))
+        );
+        assert_eq!(
+            pair("比起邮件，用户更喜欢电话。"),
+            (s(&["电话"]), s(&["邮件"]))
+        );
+        assert_eq!(pair("went to the shop"), (s(&[]), s(&[])));
+    }
+
+    #[test]
+    fn stems_are_light() {
+        for (word, stemmed) in [
+            ("deploys", "deploy"),
+            ("fixes", "fix"),
+            ("libraries", "library"),
+            ("class", "class"),
+            ("status", "status"),
+            ("tabs", "tab"),
+            ("go", "go"),
+        ] {
+            assert_eq!(stem(word), stemmed);
+            assert_eq!(stem(&stem(word)), stemmed);
+        }
+    }
+}
