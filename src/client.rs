@@ -19,6 +19,9 @@ use serde_json::Value;
 use crate::api::{ApiError, ErrorCode};
 use crate::owner::{KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER};
 
+/// The first read of an answer: most answers fit.
+const REPLY_READ_CHUNK: usize = 16 * 1024;
+
 /// Largest answer a client reads (an export is read from files, never
 /// through the owner).
 pub const REPLY_BYTES_MAX: usize = 256 << 20;
@@ -215,12 +218,16 @@ impl Client {
             "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
+        // One write and reads of 16 KiB: a command line call pays for every
+        // system call (a small read buffer grows from 32 bytes).
+        let mut request = Vec::with_capacity(head.len() + body.len());
+        request.extend_from_slice(head.as_bytes());
+        request.extend_from_slice(body);
         stream
-            .write_all(head.as_bytes())
-            .and_then(|()| stream.write_all(body))
+            .write_all(&request)
             .and_then(|()| stream.flush())
             .map_err(self.io("sending a request to"))?;
-        let mut raw = Vec::new();
+        let mut raw = Vec::with_capacity(REPLY_READ_CHUNK);
         (&mut stream)
             .take(REPLY_BYTES_MAX as u64 + 1)
             .read_to_end(&mut raw)
