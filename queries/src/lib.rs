@@ -15,5 +15,6 @@ pub mod recall;
 
 pub use context::context_block;
 pub use recall::{
-    Cue, Hit, QueryVector, RecallMode, RecallQuery, cues, fuse, label, recall, recall_with,
+    Cue, Fusion, Hit, QueryVector, RecallMode, RecallQuery, cues, fuse, label, recall,
+    recall_fused, recall_with,
 };
