@@ -301,6 +301,73 @@ fn chinese_is_recalled_by_character_bigrams() {
 }
 
 #[test]
+fn inflected_words_are_recalled_and_pronouns_do_not_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let target = engram
+        .remember(&Remember::text("Deploys happen on Thursdays."))
+        .unwrap()
+        .id
+        .unwrap();
+    engram
+        .remember(&Remember::text("My sister and I went to the beach."))
+        .unwrap();
+    let hits = engram.recall(&RecallQuery::new("deploy day")).unwrap();
+    assert_eq!(ids(&hits), [target]);
+    // "when", "do", "we", "my" are stopwords: only "deploy" counts.
+    let hits = engram
+        .recall(&RecallQuery::new("When do we deploy my code?"))
+        .unwrap();
+    assert_eq!(ids(&hits), [target]);
+    engram.close().unwrap();
+}
+
+#[test]
+fn bad_queries_get_an_answer_or_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    engram
+        .remember(&Remember::text(
+            "What is it to me? The deploy is on Thursday.",
+        ))
+        .unwrap();
+    // Empty: a clear error.
+    for empty in ["", "   \n"] {
+        let err = engram.recall(&RecallQuery::new(empty)).unwrap_err();
+        assert!(err.to_string().contains("query"), "{err}");
+    }
+    // Only stopwords: they are searched (nothing else to go on).
+    let hits = engram
+        .recall(&RecallQuery::new("what is it to me"))
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    // Only punctuation or symbols: nothing to look up, no hit.
+    assert!(
+        engram
+            .recall(&RecallQuery::new("?!… ,.;:"))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(engram.recall(&RecallQuery::new("🚀🚀")).unwrap().is_empty());
+    // A script the tokenizer has no rule for: searched as words.
+    assert!(
+        engram
+            .recall(&RecallQuery::new("ሰላም ዓለም 𒀀"))
+            .unwrap()
+            .is_empty()
+    );
+    // A megabyte: refused by the engine with a clear error ...
+    let big = "deploy thursday 数据 ".repeat(50_000);
+    let err = engram.recall(&RecallQuery::new(big.clone())).unwrap_err();
+    assert!(err.to_string().contains("query"), "{err}");
+    // ... and answered by the query layer underneath.
+    let (hits, _) =
+        engram_queries::recall_with(engram.core(), &RecallQuery::new(big), None).unwrap();
+    assert_eq!(hits.len(), 1);
+    engram.close().unwrap();
+}
+
+#[test]
 fn filters_narrow_recall_by_room_tier_and_tags() {
     let dir = tempfile::tempdir().unwrap();
     let engram = open(dir.path());

@@ -1,7 +1,8 @@
 //! Recall latency at 10k and 100k memories: engram's BM25 recall
-//! (`engram_queries::recall`, limit 5) against SQLite FTS5 (trigram
-//! tokenizer, `bm25`, `ORDER BY rank LIMIT 5`) holding the same texts under
-//! the same ids and answering the same 200 queries. The corpus, the queries,
+//! (`engram_queries::recall`, limit 5) against SQLite FTS5 (the peer a user
+//! would pick, `engram_benches::fts5`: `porter unicode61` with a stoplist,
+//! a trigram table for CJK; `bm25`, `ORDER BY rank LIMIT 5`) holding the
+//! same texts under the same ids and answering the same 200 queries. The corpus, the queries,
 //! the FTS5 match expression and what each side does per recall are in
 //! `engram_benches::recall`.
 //!

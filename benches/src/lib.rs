@@ -28,7 +28,9 @@
 //! `sync` figures mean something only when that folder is on a real disk,
 //! never on tmpfs, where `fsync` costs nothing.
 
+pub mod fts5;
 pub mod recall;
+pub mod retrieval;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier, Mutex};

@@ -26,22 +26,19 @@
 //! filters, the hits with their text, trust and palace coordinate. It is the
 //! read path only: [`Engram::recall`] would also append a `Recalled` event.
 //!
-//! **FTS5.** One SQLite database (a file in the same temporary folder, WAL,
-//! 1 GiB page cache and 1 GiB mmap, so it is read from memory like engram's
-//! index) with `CREATE VIRTUAL TABLE memories USING fts5(content, tokenize =
-//! 'trigram')`, the rowid of each row being the engram memory id, merged by
-//! FTS5's `optimize` after loading. The trigram tokenizer is the built-in one
-//! that indexes Chinese; it matches substrings of 3 characters or more, so
-//! [`fts5_match`] turns a query into an OR of quoted strings: each word of 3
-//! or more characters that is not a stopword (the same stopword list engram
-//! drops from queries), and for a run of Chinese characters its overlapping
-//! 3-character windows (the trigram counterpart of engram's bigrams).
-//! **Terms shorter than 3 characters are skipped** (a 2-character Chinese
-//! word standing alone, a 2-letter word): a trigram index cannot look them
-//! up. [`queries`] draws again when a query would leave FTS5 no term, so
-//! every query runs in both engines. A recall is `SELECT rowid, content,
-//! bm25(memories) ... WHERE memories MATCH ?1 ORDER BY rank LIMIT 5` through
-//! a cached prepared statement, reading every row into owned values.
+//! **FTS5.** The peer a user would pick ([`crate::fts5::Fts5Peer`], the same
+//! as in the retrieval benchmark): one SQLite database (a file in the same
+//! temporary folder, WAL, 1 GiB page cache and 1 GiB mmap, so it is read
+//! from memory like engram's index) with a `porter unicode61` FTS5 table
+//! queried with an OR of the query's words less a 60-word stoplist, and a
+//! trigram table queried with the 3-character windows of its CJK runs,
+//! rowid = engram memory id, both merged by `optimize` after loading. A
+//! recall is one or two `SELECT rowid, content, bm25(..) ... ORDER BY rank
+//! LIMIT 5` through cached prepared statements, reading every row into
+//! owned values (summed per row when a query has both parts). (Until
+//! 2026-12-01 the peer was a trigram table alone, slower and weaker than
+//! this one.) [`queries`] still draws queries by [`fts5_match`], the
+//! trigram rule, so the query set is the one earlier runs measured.
 //!
 //! The two do not return the same hits (bigrams against substring trigrams,
 //! different BM25 parameters); [`latency_report`] prints how far their top 5
@@ -65,8 +62,9 @@ use engram_log::{
 };
 use engram_projections::vector_index::VectorSearch;
 use engram_queries::{Hit, QueryVector, RecallMode, RecallQuery};
-use engram_text::tokenize::is_stopword;
 use tempfile::TempDir;
+
+use crate::fts5::Fts5Peer;
 
 /// The seed of the recall corpus and queries.
 pub const RECALL_SEED: u64 = 0x007e_c411_2026;
@@ -453,6 +451,22 @@ fn is_cjk(c: char) -> bool {
         | '\u{ac00}'..='\u{d7af}')
 }
 
+/// The English stopwords engram dropped from queries until 2026-12-01:
+/// [`fts5_match`] keeps them so [`queries`] draws the query set earlier
+/// runs measured.
+#[rustfmt::skip]
+const TRIGRAM_STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "for", "from", "had", "has", "have", "how", "if", "in", "into", "is", "it",
+    "its", "of", "on", "or", "should", "such", "that", "the", "their", "then", "there", "these",
+    "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why",
+    "will", "with", "would",
+];
+
+fn is_stopword(word: &str) -> bool {
+    TRIGRAM_STOPWORDS.binary_search(&word).is_ok()
+}
+
 /// The FTS5 `MATCH` expression of `query` for the trigram tokenizer: an OR
 /// of quoted strings, one per word of 3 or more characters that is not a
 /// stopword, and one per 3-character window of each CJK run. Words shorter
@@ -645,97 +659,44 @@ impl EngramRecall {
     }
 }
 
-/// One FTS5 hit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FtsHit {
-    pub id: MemoryId,
-    pub text: String,
-    pub score: f64,
-}
+pub use crate::fts5::FtsHit;
 
-/// SQLite FTS5 (trigram) holding the same texts under the same ids.
+/// SQLite FTS5 holding the same texts under the same ids: the peer of
+/// [`crate::fts5`] (`porter unicode61` with a stoplist, trigram for CJK) in
+/// a database file read from memory.
 pub struct Fts5Recall {
-    conn: rusqlite::Connection,
-    /// Time to insert every row and merge the index.
+    peer: Fts5Peer,
+    /// Time to insert every row and merge the indexes.
     pub build: Duration,
     dir: TempDir,
 }
 
 impl Fts5Recall {
-    const SELECT: &'static str = "SELECT rowid, content, bm25(memories) FROM memories \
-                          WHERE memories MATCH ?1 ORDER BY rank LIMIT ?2";
-
     /// A fresh database holding `texts` under `ids`.
     pub fn build(texts: &[String], ids: &[MemoryId]) -> Result<Self> {
-        ensure!(texts.len() == ids.len(), "one id per text");
         let dir = tempfile::tempdir().context("temporary folder for the SQLite database")?;
-        let started = Instant::now();
-        let mut conn = Self::open(&dir.path().join("fts5.sqlite"))?;
-        for (texts, ids) in texts
-            .chunks(MEMORIES_PER_BATCH)
-            .zip(ids.chunks(MEMORIES_PER_BATCH))
-        {
-            let txn = conn.transaction()?;
-            {
-                let mut insert =
-                    txn.prepare_cached("INSERT INTO memories (rowid, content) VALUES (?1, ?2)")?;
-                for (text, &id) in texts.iter().zip(ids) {
-                    insert.execute(rusqlite::params![i64::try_from(id)?, text])?;
-                }
-            }
-            txn.commit()?;
-        }
-        conn.execute("INSERT INTO memories (memories) VALUES ('optimize')", [])?;
-        let build = started.elapsed();
-        let rows: i64 = conn.query_row("SELECT count(*) FROM memories", [], |r| r.get(0))?;
-        ensure!(
-            rows == i64::try_from(texts.len())?,
-            "FTS5 holds {rows} rows"
-        );
-        Ok(Self { conn, build, dir })
+        let conn = Self::open(&dir.path().join("fts5.sqlite"))?;
+        let peer = Fts5Peer::build(conn, texts, ids, MEMORIES_PER_BATCH)?;
+        Ok(Self {
+            build: peer.build,
+            peer,
+            dir,
+        })
     }
 
     fn open(path: &Path) -> Result<rusqlite::Connection> {
         let conn = rusqlite::Connection::open(path)?;
-        let fts5: i64 =
-            conn.query_row("SELECT sqlite_compileoption_used('ENABLE_FTS5')", [], |r| {
-                r.get(0)
-            })?;
-        ensure!(fts5 == 1, "this SQLite was built without FTS5");
         let journal: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
         ensure!(journal == "wal", "SQLite refused WAL mode: {journal}");
         conn.pragma_update(None, "synchronous", "OFF")?;
         conn.pragma_update(None, "cache_size", -1_048_576)?;
         conn.pragma_update(None, "mmap_size", 1_i64 << 30)?;
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE memories USING fts5(content, tokenize = 'trigram')",
-        )?;
         Ok(conn)
     }
 
-    /// The best [`RECALL_HITS`] rows for `query` (none when [`fts5_match`]
-    /// keeps no term).
+    /// The best [`RECALL_HITS`] rows for `query` ([`Fts5Peer::search`]).
     pub fn recall(&self, query: &str) -> Result<Vec<FtsHit>> {
-        let Some(expression) = fts5_match(query) else {
-            return Ok(Vec::new());
-        };
-        self.recall_match(&expression)
-    }
-
-    /// The best [`RECALL_HITS`] rows for an FTS5 `MATCH` expression.
-    pub fn recall_match(&self, expression: &str) -> Result<Vec<FtsHit>> {
-        let mut select = self.conn.prepare_cached(Self::SELECT)?;
-        let rows = select.query_map(
-            rusqlite::params![expression, i64::try_from(RECALL_HITS)?],
-            |row| {
-                Ok(FtsHit {
-                    id: u64::try_from(row.get::<_, i64>(0)?).unwrap_or_default(),
-                    text: row.get(1)?,
-                    score: row.get(2)?,
-                })
-            },
-        )?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+        self.peer.search(query, RECALL_HITS)
     }
 
     /// Bytes of the database file and its WAL.

@@ -6,7 +6,8 @@
 //! referenced session events back from the log (an earlier, immutable,
 //! verified prefix: the fold stays a pure function of the log) and indexes
 //! their content, the summary and the tags with
-//! [`engram_text::tokenize::tokenize`]. A `Forgotten` removes the memory's
+//! [`engram_text::tokenize::index_terms`] (NFKC, case folding, words
+//! stemmed, CJK bigrams). A `Forgotten` removes the memory's
 //! postings and drops its text at once. Archived memories stay indexed;
 //! recall decides from the memory table whether to show them.
 //!
@@ -23,7 +24,8 @@
 //! [`RECENT_TURNS`] session events (not persisted) and reads the log only
 //! for older ones, so a rebuild does not re-read a frame per memory.
 //!
-//! **Scoring.** Okapi BM25 with `k1` = [`BM25_K1`], `b` = [`BM25_B`] and
+//! **Scoring.** Okapi BM25 with `k1` = [`BM25_K1`], `b` = [`BM25_B`] (tuned
+//! on the dev split of the retrieval corpus, `benches/corpus/retrieval`) and
 //! `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the memories not
 //! forgotten. Each distinct query term counts once. Ties go to the older
 //! memory (lower id), so the order is total and deterministic.
@@ -47,7 +49,7 @@
 use std::collections::BTreeMap;
 
 use engram_log::{Digest, Event, LogReader, LoggedEvent, MemoryId, Remembered};
-use engram_text::tokenize::tokenize;
+use engram_text::tokenize::index_terms;
 use redb::{ReadTransaction, WriteTransaction};
 use serde::{Deserialize, Serialize};
 
@@ -62,9 +64,26 @@ use crate::view_mac::{self, MemoryWords, ViewKey};
 pub const RECENT_TURNS: usize = 4096;
 
 /// BM25 term-frequency saturation.
-pub const BM25_K1: f32 = 1.2;
+pub const BM25_K1: f32 = 0.6;
 /// BM25 length normalisation.
-pub const BM25_B: f32 = 0.75;
+pub const BM25_B: f32 = 0.3;
+
+/// BM25 parameters ([`TextIndexState::search_with`]); the default is
+/// [`BM25_K1`], [`BM25_B`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bm25 {
+    pub k1: f32,
+    pub b: f32,
+}
+
+impl Default for Bm25 {
+    fn default() -> Self {
+        Self {
+            k1: BM25_K1,
+            b: BM25_B,
+        }
+    }
+}
 
 /// One indexed memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,6 +144,42 @@ impl TextIndexState {
         limit: usize,
         accept: impl Fn(MemoryId) -> bool,
     ) -> Vec<TextHit> {
+        self.search_with(terms, limit, Bm25::default(), accept)
+    }
+
+    /// The sum of the idf of the distinct `terms`, a term no memory holds
+    /// counting with df = 0: what a memory of average length holding each
+    /// term once scores, the keyword side's scale in hybrid fusion. 0 with
+    /// no terms or no memories.
+    #[must_use]
+    pub fn idf_sum(&self, terms: &[String]) -> f32 {
+        if self.live_docs == 0 {
+            return 0.0;
+        }
+        let n = self.live_docs as f32;
+        let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
+        let mut sum = 0.0;
+        for term in terms {
+            if seen.contains(&term.as_str()) {
+                continue;
+            }
+            seen.push(term);
+            let df = self.terms.get(term).map_or(0, Vec::len) as f32;
+            sum += (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        }
+        sum
+    }
+
+    /// [`TextIndexState::search`] with other BM25 parameters (for tuning).
+    #[must_use]
+    pub fn search_with(
+        &self,
+        terms: &[String],
+        limit: usize,
+        bm25: Bm25,
+        accept: impl Fn(MemoryId) -> bool,
+    ) -> Vec<TextHit> {
+        let Bm25 { k1, b } = bm25;
         if limit == 0 || self.live_docs == 0 {
             return Vec::new();
         }
@@ -151,8 +206,7 @@ impl TextIndexState {
                 };
                 let len = len as f32;
                 let tf = tf as f32;
-                let norm =
-                    tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg_len));
+                let norm = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len));
                 if *slot == 0.0 {
                     touched.push(doc);
                 }
@@ -186,9 +240,9 @@ impl TextIndexState {
         let mut counts: BTreeMap<String, u32> = BTreeMap::new();
         let mut len = 0u32;
         for part in std::iter::once(text.as_str()).chain(extra.iter().copied()) {
-            for token in tokenize(part) {
+            for term in index_terms(part) {
                 len = len.saturating_add(1);
-                *counts.entry(token.term).or_default() += 1;
+                *counts.entry(term).or_default() += 1;
             }
         }
         for (term, tf) in counts {
@@ -283,7 +337,8 @@ impl TextIndex {
     pub const NAME: &'static str = "text_index";
     /// Code version: bump when `apply`, tokenization or the layout changes.
     /// 3: each document keeps the MAC of its memory's words and entry.
-    pub const VERSION: u32 = 3;
+    /// 4: terms NFKC-normalized and stemmed (`index_terms`).
+    pub const VERSION: u32 = 4;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.

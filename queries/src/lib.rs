@@ -15,6 +15,6 @@ pub mod recall;
 
 pub use context::context_block;
 pub use recall::{
-    Cue, Hit, QueryVector, RecallMode, RecallQuery, UNVERIFIED_LABEL, cues, fuse, label, recall,
-    recall_with,
+    Cue, Fusion, Hit, QueryVector, RecallMode, RecallQuery, UNVERIFIED_LABEL, cues, fuse, label,
+    model_reads, recall, recall_fused, recall_with,
 };

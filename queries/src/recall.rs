@@ -22,7 +22,7 @@ pub const RECALL_LIMIT_MAX: usize = 100;
 pub const RECALL_LIMIT_DEFAULT: usize = 5;
 
 /// What to recall.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecallQuery {
     pub text: String,
     /// Search this room's corridor first; all rooms when nothing is found
@@ -36,6 +36,11 @@ pub struct RecallQuery {
     /// The caller's session: memories scoped to another session are hidden.
     pub session: Option<String>,
     pub limit: usize,
+    /// The relevance floor: hits scoring below it are dropped. `None` is
+    /// the mode's default: [`HYBRID_MIN_SCORE`] in hybrid mode (fused
+    /// scores are in 0..=1), none in keyword mode (every keyword hit shares
+    /// a term with the query; BM25 has no fixed scale).
+    pub min_score: Option<f64>,
 }
 
 impl RecallQuery {
@@ -49,6 +54,7 @@ impl RecallQuery {
             tags: Vec::new(),
             session: None,
             limit: RECALL_LIMIT_DEFAULT,
+            min_score: None,
         }
     }
 }
@@ -134,7 +140,8 @@ pub struct Hit {
     pub id: MemoryId,
     /// Palace coordinate `room#slot`.
     pub coordinate: String,
-    /// BM25 score.
+    /// Keyword mode: the BM25 score (unbounded, higher is better).
+    /// Hybrid mode: the fused score in 0..=1 ([`fuse`]).
     pub score: f64,
     /// The words the memory references.
     pub text: String,
@@ -170,13 +177,37 @@ pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
     status_ok && tier_ok && scope_ok && tags_ok
 }
 
-/// The reciprocal-rank-fusion constant: a hit at rank `r` (1-based) in one
-/// ranking adds `1 / (RRF_K + r)`. 60 is the value of Cormack et al. (2009),
-/// which damps the head of each list so neither ranking dominates.
-pub const RRF_K: f64 = 60.0;
-
 /// How many candidates each ranking contributes to the fusion, per hit asked.
 pub const FUSION_DEPTH: usize = 4;
+
+/// How hybrid recall weighs its two signals ([`fuse`]). The default is
+/// tuned on the dev split of the retrieval corpus
+/// (`benches/corpus/retrieval`) with all-MiniLM-L6-v2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    /// The keyword side's weight, 0..=1; the semantic side gets the rest.
+    pub keyword_weight: f64,
+    /// The cosine similarity at or below which the semantic side gives
+    /// nothing (unrelated sentences are rarely at 0 with a sentence model).
+    pub cosine_floor: f64,
+}
+
+/// [`Fusion::default`]'s keyword weight.
+pub const HYBRID_KEYWORD_WEIGHT: f64 = 0.4;
+/// [`Fusion::default`]'s cosine floor.
+pub const HYBRID_COSINE_FLOOR: f64 = 0.0;
+/// The default relevance floor of hybrid recall: a fused score below it
+/// is not a hit ([`RecallQuery::min_score`]).
+pub const HYBRID_MIN_SCORE: f64 = 0.1;
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self {
+            keyword_weight: HYBRID_KEYWORD_WEIGHT,
+            cosine_floor: HYBRID_COSINE_FLOOR,
+        }
+    }
+}
 
 /// The query's embedding, from the model the caller runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,7 +223,8 @@ pub struct QueryVector {
 pub enum RecallMode {
     /// BM25 only.
     Keyword,
-    /// BM25 and vectors fused by reciprocal rank.
+    /// BM25 and vectors fused by a convex combination of normalised
+    /// scores ([`fuse`]).
     Hybrid,
 }
 
@@ -215,27 +247,78 @@ pub fn recall(core: &CoreViews, query: &RecallQuery) -> Result<Vec<Hit>, ViewErr
     Ok(recall_with(core, query, None)?.0)
 }
 
-/// Fuses rankings (each best first) by reciprocal rank; ties to the older
-/// memory. Returns (memory, fused score), best first.
+/// Fuses a keyword ranking and a semantic ranking by their scores, so a
+/// strong signal counts for more than a weak one. Returns (memory, fused
+/// score in 0..=1) at or above `min_score`, best first, ties to the older
+/// memory, at most `limit`.
+///
+/// - keyword: a BM25 score over `ceiling`, capped at 1. `ceiling` is the
+///   sum of the query terms' idf ([`TextIndexState::idf_sum`]): about what
+///   a memory of average length holding every query term once scores, so
+///   a memory matching one common word of a long question gets little.
+/// - semantic: the cosine `c` as `(c - cosine_floor) / (1 - cosine_floor)`,
+///   at least 0.
+/// - fused: `keyword_weight * keyword + (1 - keyword_weight) * semantic`; a
+///   memory missing from one ranking scores 0 on that side.
+///
+/// [`TextIndexState::idf_sum`]: engram_projections::text_index::TextIndexState::idf_sum
 #[must_use]
-pub fn fuse(rankings: &[Vec<MemoryId>], limit: usize) -> Vec<(MemoryId, f64)> {
+pub fn fuse(
+    keyword: &[(MemoryId, f64)],
+    ceiling: f64,
+    semantic: &[(MemoryId, f64)],
+    fusion: Fusion,
+    min_score: f64,
+    limit: usize,
+) -> Vec<(MemoryId, f64)> {
+    let w = fusion.keyword_weight.clamp(0.0, 1.0);
+    let floor = fusion.cosine_floor.clamp(0.0, 0.999);
     let mut scores: std::collections::BTreeMap<MemoryId, f64> = std::collections::BTreeMap::new();
-    for ranking in rankings {
-        for (rank, &id) in ranking.iter().enumerate() {
-            *scores.entry(id).or_default() += 1.0 / (RRF_K + rank as f64 + 1.0);
+    if ceiling > 0.0 {
+        for &(id, score) in keyword {
+            *scores.entry(id).or_default() += w * (score / ceiling).clamp(0.0, 1.0);
         }
     }
-    let mut fused: Vec<(MemoryId, f64)> = scores.into_iter().collect();
+    for &(id, cosine) in semantic {
+        let s = ((cosine - floor) / (1.0 - floor)).clamp(0.0, 1.0);
+        *scores.entry(id).or_default() += (1.0 - w) * s;
+    }
+    let mut fused: Vec<(MemoryId, f64)> = scores
+        .into_iter()
+        .filter(|&(_, s)| s > 0.0 && s >= min_score)
+        .collect();
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     fused.truncate(limit);
     fused
 }
 
+/// Whether the embedding model `model` reads `text`: a query holding CJK
+/// text needs a model trained on it (a name saying Chinese or
+/// multilingual). On the retrieval benchmark, hybrid recall with the
+/// English all-MiniLM-L6-v2 found less than keyword recall on Chinese and
+/// mixed English-Chinese questions (recall@10 0.365 against 0.811): its
+/// vectors of Chinese text are noise, so such queries run keyword only.
+#[must_use]
+pub fn model_reads(model: &str, text: &str) -> bool {
+    const CJK_MODEL_MARKS: [&str; 6] = ["zh", "chinese", "multilingual", "m3", "xlm", "cjk"];
+    let has_cjk = text.chars().any(|c| {
+        matches!(u32::from(c),
+            0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+    });
+    if !has_cjk {
+        return true;
+    }
+    let model = model.to_lowercase();
+    CJK_MODEL_MARKS.iter().any(|mark| model.contains(mark))
+}
+
 /// The best hits for `query` and the mode that ran: hybrid (BM25 and
-/// vectors fused by reciprocal rank, [`RRF_K`]) when `vector` is given and
-/// the index holds vectors of its model and dimension, keyword otherwise.
-/// Filters and corridor routing apply to both rankings. In hybrid mode a
-/// hit's `score` is its fused score; in keyword mode its BM25 score.
+/// vectors fused by score, [`fuse`] with [`Fusion::default`]) when
+/// `vector` is given, the index holds vectors of its model and dimension,
+/// and the model reads the query's script ([`model_reads`]); keyword
+/// otherwise. Filters and corridor routing apply to both rankings. In
+/// hybrid mode a hit's `score` is its fused score (0..=1); in keyword mode
+/// its BM25 score. Hits below [`RecallQuery::min_score`] are dropped.
 ///
 /// # Errors
 /// [`ViewError::Tampered`] naming the first hit whose view entries do not
@@ -246,11 +329,26 @@ pub fn recall_with(
     query: &RecallQuery,
     vector: Option<&QueryVector>,
 ) -> Result<(Vec<Hit>, RecallMode), ViewError> {
+    recall_fused(core, query, vector, Fusion::default())
+}
+
+/// [`recall_with`] with other fusion weights (for tuning).
+///
+/// # Errors
+/// As [`recall_with`].
+pub fn recall_fused(
+    core: &CoreViews,
+    query: &RecallQuery,
+    vector: Option<&QueryVector>,
+    fusion: Fusion,
+) -> Result<(Vec<Hit>, RecallMode), ViewError> {
     let terms = query_terms(&query.text);
     let limit = query.limit.min(RECALL_LIMIT_MAX);
     let vectors = core.vectors.read();
     let vector = vector.filter(|v| {
-        vectors.state.dimension(&v.model) == Some(v.values.len()) && !v.values.is_empty()
+        vectors.state.dimension(&v.model) == Some(v.values.len())
+            && !v.values.is_empty()
+            && model_reads(&v.model, &query.text)
     });
     let mode = if vector.is_some() {
         RecallMode::Hybrid
@@ -298,16 +396,20 @@ pub fn recall_with(
             .map(|h| (h.memory, f64::from(h.score)))
             .collect();
         match vector {
-            None => keyword,
+            None => keyword
+                .into_iter()
+                .filter(|&(_, s)| query.min_score.is_none_or(|min| s >= min))
+                .collect(),
             Some(v) => {
-                let semantic: Vec<MemoryId> = vectors
+                let semantic: Vec<(MemoryId, f64)> = vectors
                     .state
                     .nearest(&v.model, &v.values, depth, accept)
                     .into_iter()
-                    .map(|(id, _)| id)
+                    .map(|(id, cosine)| (id, f64::from(cosine)))
                     .collect();
-                let keyword: Vec<MemoryId> = keyword.into_iter().map(|(id, _)| id).collect();
-                fuse(&[keyword, semantic], limit)
+                let ceiling = f64::from(index.state.idf_sum(&terms));
+                let min_score = query.min_score.unwrap_or(HYBRID_MIN_SCORE);
+                fuse(&keyword, ceiling, &semantic, fusion, min_score, limit)
             }
         }
     };
@@ -356,14 +458,43 @@ pub fn recall_with(
 mod tests {
     use super::*;
 
+    /// An English model is not asked about CJK text; a Chinese or
+    /// multilingual one is, and any model reads other scripts.
     #[test]
-    fn reciprocal_rank_fusion_rewards_agreement_and_breaks_ties_by_age() {
-        // 2 is second in both lists: 2/(60+2) beats 1/(60+1) for 1 and 3.
-        let fused = fuse(&[vec![1, 2, 4], vec![3, 2, 5]], 3);
+    fn hybrid_runs_only_where_the_model_reads_the_query() {
+        let english = "sentence-transformers/all-MiniLM-L6-v2";
+        assert!(model_reads(english, "when do deploys happen"));
+        assert!(!model_reads(english, "部署在哪天"));
+        assert!(!model_reads(english, "deploy 在周四"));
+        assert!(model_reads("BAAI/bge-small-zh-v1.5", "部署在哪天"));
+        assert!(model_reads(
+            "paraphrase-multilingual-MiniLM-L12-v2",
+            "デプロイ"
+        ));
+        assert!(model_reads(english, "déploiement le jeudi"));
+    }
+
+    #[test]
+    fn fusion_weighs_signal_strength_and_breaks_ties_by_age() {
+        let fusion = Fusion {
+            keyword_weight: 0.5,
+            cosine_floor: 0.2,
+        };
+        // 1: a weak keyword match only (1 of 4 idf units); 2: the best
+        // semantic match only; 3: a full keyword match; 4 and 5 tie.
+        let keyword = [(3, 4.0), (1, 1.0), (4, 2.0), (5, 2.0)];
+        let semantic = [(2, 0.9), (6, 0.1)];
+        let fused = fuse(&keyword, 4.0, &semantic, fusion, 0.0, 10);
         let ids: Vec<MemoryId> = fused.iter().map(|(id, _)| *id).collect();
-        assert_eq!(ids, [2, 1, 3]);
-        assert!((fused[0].1 - 2.0 / 62.0).abs() < 1e-12);
-        assert!(fuse(&[vec![], vec![]], 5).is_empty());
-        assert_eq!(fuse(&[vec![9]], 0), vec![]);
+        assert_eq!(ids, [3, 2, 4, 5, 1], "6 is below the cosine floor");
+        assert!((fused[0].1 - 0.5).abs() < 1e-12);
+        assert!((fused[1].1 - 0.5 * 0.7 / 0.8).abs() < 1e-12);
+        // The floor and the limit.
+        let fused = fuse(&keyword, 4.0, &semantic, fusion, 0.3, 10);
+        assert_eq!(fused.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [3, 2]);
+        assert!(fuse(&[], 0.0, &[], fusion, 0.0, 5).is_empty());
+        assert!(fuse(&keyword, 4.0, &semantic, fusion, 0.0, 0).is_empty());
+        // A zero ceiling (no query term) leaves the semantic side alone.
+        assert_eq!(fuse(&keyword, 0.0, &semantic, fusion, 0.0, 5).len(), 1);
     }
 }

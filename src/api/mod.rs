@@ -552,6 +552,7 @@ impl Service {
             tags: r.tags.clone(),
             session: r.session.clone(),
             limit,
+            min_score: None,
         };
         let mut hits: Vec<(usize, &'static str, Hit)> = self
             .engram()

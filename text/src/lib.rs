@@ -3,8 +3,11 @@
 //! - [`redact`]: secrets and personal data become `[REDACTED:<type>]` before
 //!   anything reaches the log (the log is immutable: a secret that lands there
 //!   stays).
-//! - [`tokenize`]: the terms the full-text index uses: words, and character
-//!   bigrams for CJK text, so Chinese is found without a dictionary.
+//! - [`tokenize`]: the terms the full-text index uses: NFKC-normalised,
+//!   case-folded words, stemmed ([`stem`]: Snowball, per language), and
+//!   character bigrams for CJK text, so Chinese is found without a
+//!   dictionary.
+//! - [`stem`]: which stemmer a word gets, and the stopwords of queries.
 //! - [`display`]: control, line-breaking and invisible characters shown
 //!   as visible escapes in human output.
 //! - [`entities`]: people, projects, tools, files, organisations and
@@ -16,4 +19,5 @@
 pub mod display;
 pub mod entities;
 pub mod redact;
+pub mod stem;
 pub mod tokenize;

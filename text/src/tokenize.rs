@@ -6,12 +6,14 @@
 //!
 //! # Rules
 //!
-//! 1. **Width folding** (the common NFKC cases std can do): full-width ASCII
-//!    `U+FF01..=U+FF5E` becomes half-width (`Ｐｙｔｈｏｎ３` is `python3`), the
-//!    ideographic space `U+3000` is a space, `U+2010`/`U+2011` (hyphens) are
-//!    `-`. Half-width katakana is *not* folded to full-width, and decomposed
-//!    accents are not composed (`e` + `U+0301` and `é` are different terms):
-//!    that needs the Unicode normalization tables.
+//! 1. **Unicode normalization**: NFKC (`unicode-normalization`), one
+//!    character with the marks that combine with it at a time (so a term's
+//!    span stays in the original text): full-width ASCII becomes half-width
+//!    (`Ｐｙｔｈｏｎ３` is `python3`), half-width katakana full-width, the
+//!    ideographic space a space, ligatures (`ﬁ`) and compatibility forms
+//!    (`㎏`, `①`) their letters, and decomposed accents are composed (`e` +
+//!    `U+0301` is `é`). The hyphens `U+2010`/`U+2011` then become `-`. Text
+//!    already in NFKC (all ASCII, most text) takes a fast path.
 //! 2. **CJK runs** (Han incl. extensions and compatibility ideographs, `々`,
 //!    `〇`; Hiragana; Katakana incl. `ー`; Hangul syllables and jamo) become
 //!    overlapping character bigrams: `数据分析` is `数据`, `据分`, `分析`. A run
@@ -20,9 +22,9 @@
 //!    never dropped.
 //! 3. **Word runs** (any other `char::is_alphanumeric`, so Latin, Cyrillic,
 //!    Greek, digits, ...) become words, case-folded: Unicode lowercase, plus
-//!    `ß`/`ẞ` → `ss`, `ς` → `σ`, `ſ` → `s`, and the Latin ligatures `ﬀ ﬁ ﬂ
-//!    ﬃ ﬄ ﬅ ﬆ` spelled out. Combining marks (`U+0300..=U+036F` and the other
-//!    combining diacritical blocks) stay inside the word they follow.
+//!    `ß`/`ẞ` → `ss` and `ς` → `σ`. Combining marks left after composition
+//!    (`U+0300..=U+036F` and the other combining diacritical blocks) stay
+//!    inside the word they follow.
 //! 4. **Joined words**: a single `.`, `_` or `-` *between* two word characters
 //!    joins them. The joined word is emitted as one [`TokenKind::Compound`]
 //!    term (`node.js`) immediately followed by each of its parts as
@@ -38,10 +40,19 @@
 //!    skipped without separating.
 //! 6. **Length cap**: a term is cut to its first [`MAX_TERM_CHARS`]
 //!    characters (the same cut on both the index and the query side).
-//! 7. **Stopwords**: [`tokenize`] keeps every word (documents are indexed
-//!    whole, so a query made only of stopwords — "The Who" — can still be
-//!    answered). [`query_terms`] drops the English [`STOPWORDS`] unless the
-//!    query has nothing else.
+//! 7. **Stemming** ([`index_terms`], [`query_terms`]; not [`tokenize`],
+//!    which gives the words as written): words and compound parts are
+//!    stemmed by the Snowball stemmer of their language (see
+//!    [`crate::stem`]: English, 13 other Latin-script languages decided per
+//!    text, Russian, Greek, Arabic, Tamil); a whole compound (`node.js`), a
+//!    word with a digit and CJK terms are kept as they are. `Deploys` and
+//!    `deploy` are both `deploy`.
+//! 8. **Stopwords**: [`tokenize`] and [`index_terms`] keep every word
+//!    (documents are indexed whole, so a query made only of stopwords —
+//!    "The Who" — can still be answered). [`query_terms`] drops the
+//!    stopwords of the query's language ([`crate::stem::is_stopword`]:
+//!    English function words and pronouns, and those of the query's
+//!    language) unless the query has nothing else.
 //!
 //! # Positions
 //!
@@ -74,28 +85,22 @@ use std::ops::Range;
 /// Terms longer than this many characters are cut to this many characters.
 pub const MAX_TERM_CHARS: usize = 128;
 
-/// English stopwords dropped by [`query_terms`] (never by [`tokenize`]),
-/// sorted. Negations (`no`, `not`) are deliberately kept: they change what a
-/// memory means.
-pub const STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
-    "do", "does", "for", "from", "had", "has", "have", "how", "if", "in", "into", "is", "it",
-    "its", "of", "on", "or", "should", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "were", "what", "when", "where", "which", "who", "whom", "why",
-    "will", "with", "would",
-];
+pub use crate::stem::STOPWORDS;
+use crate::stem::{Language, detect_latin, language_of, stem};
 
-/// Whether `term` (already normalised, i.e. lowercase) is in [`STOPWORDS`].
+/// Whether `term` (already normalised, i.e. lowercase) is in the English
+/// [`STOPWORDS`].
 ///
 /// ```
 /// use engram_text::tokenize::is_stopword;
 /// assert!(is_stopword("the"));
+/// assert!(is_stopword("my"));
 /// assert!(!is_stopword("The")); // terms are lowercase already
 /// assert!(!is_stopword("not"));
 /// ```
 #[must_use]
 pub fn is_stopword(term: &str) -> bool {
-    STOPWORDS.binary_search(&term).is_ok()
+    crate::stem::is_stopword(term, Language::English)
 }
 
 /// What produced a [`Token`].
@@ -153,36 +158,117 @@ pub struct Token {
 /// ```
 #[must_use]
 pub fn tokenize(text: &str) -> Vec<Token> {
+    use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
     let mut tokenizer = Tokenizer::with_capacity(text.len() / 4);
+    if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        for (at, c) in text.char_indices() {
+            tokenizer.push(at..at + c.len_utf8(), c);
+        }
+        return tokenizer.finish();
+    }
+    // One starter with the characters that combine with it at a time: each
+    // normalized character takes the span of its chunk.
+    let mut start = 0;
     for (at, c) in text.char_indices() {
-        tokenizer.push(at, c);
+        if at > start && starts_chunk(c) {
+            if let Some(chunk) = text.get(start..at) {
+                for n in chunk.nfkc() {
+                    tokenizer.push(start..at, n);
+                }
+            }
+            start = at;
+        }
+    }
+    if let Some(chunk) = text.get(start..) {
+        for n in chunk.nfkc() {
+            tokenizer.push(start..text.len(), n);
+        }
     }
     tokenizer.finish()
 }
 
-/// The terms of a query, normalised exactly as [`tokenize`] normalises
-/// documents, deduplicated (first occurrence wins, order kept), with
-/// [`STOPWORDS`] removed unless every term is a stopword.
+/// Whether `c` begins a normalization chunk: a starter (combining class 0)
+/// that is not a Hangul medial or final jamo (which compose with the
+/// preceding jamo into a syllable).
+fn starts_chunk(c: char) -> bool {
+    unicode_normalization::char::canonical_combining_class(c) == 0
+        && !matches!(u32::from(c), 0x1160..=0x11FF)
+}
+
+/// The language of the Latin-script words among `tokens`.
+fn latin_language(tokens: &[Token]) -> Language {
+    detect_latin(
+        tokens
+            .iter()
+            .filter(|t| matches!(t.kind, TokenKind::Word | TokenKind::Part))
+            .map(|t| t.term.as_str()),
+    )
+}
+
+/// The index term of `token`: words and compound parts stemmed, the rest
+/// as they are.
+fn stemmed(token: Token, latin: Language) -> String {
+    if !matches!(token.kind, TokenKind::Word | TokenKind::Part) {
+        return token.term;
+    }
+    match language_of(&token.term, latin) {
+        Some(language) => match stem(&token.term, language) {
+            std::borrow::Cow::Borrowed(_) => token.term,
+            std::borrow::Cow::Owned(stemmed) => stemmed,
+        },
+        None => token.term,
+    }
+}
+
+/// The terms the text index counts for `text`, in order: [`tokenize`]'s,
+/// with words and compound parts stemmed (rule 7). Its length is
+/// `tokenize(text).len()`.
+///
+/// ```
+/// use engram_text::tokenize::index_terms;
+/// assert_eq!(index_terms("Deploys happen on Thursdays"), ["deploy", "happen", "on", "thursday"]);
+/// assert_eq!(index_terms("node.js 数据"), ["node.js", "node", "js", "数据"]);
+/// ```
+#[must_use]
+pub fn index_terms(text: &str) -> Vec<String> {
+    let tokens = tokenize(text);
+    let latin = latin_language(&tokens);
+    tokens.into_iter().map(|t| stemmed(t, latin)).collect()
+}
+
+/// The terms of a query, normalised and stemmed exactly as
+/// [`index_terms`] treats documents, deduplicated (first occurrence wins,
+/// order kept), with the stopwords of the query's language removed unless
+/// every word is a stopword.
 ///
 /// ```
 /// use engram_text::tokenize::query_terms;
 ///
 /// assert_eq!(query_terms("What does the user use, Node.js?"), ["user", "use", "node.js", "node", "js"]);
+/// assert_eq!(query_terms("When is my deploy day?"), ["deploy", "day"]);
 /// assert_eq!(query_terms("The Who"), ["the", "who"]); // nothing else: keep them
 /// assert_eq!(query_terms("数据分析 数据"), ["数据", "据分", "分析"]);
 /// assert!(query_terms("  ,.!? ").is_empty());
 /// ```
 #[must_use]
 pub fn query_terms(query: &str) -> Vec<String> {
+    let tokens = tokenize(query);
+    let latin = latin_language(&tokens);
+    let is_stop = |t: &Token| {
+        matches!(t.kind, TokenKind::Word | TokenKind::Part)
+            && crate::stem::is_stopword(&t.term, latin)
+    };
+    let keep_all = tokens.iter().all(is_stop);
     let mut seen = HashSet::new();
     let mut terms = Vec::new();
-    for token in tokenize(query) {
-        if seen.insert(token.term.clone()) {
-            terms.push(token.term);
+    for token in tokens {
+        if !keep_all && is_stop(&token) {
+            continue;
         }
-    }
-    if terms.iter().any(|t| !is_stopword(t)) {
-        terms.retain(|t| !is_stopword(t));
+        let term = stemmed(token, latin);
+        if seen.insert(term.clone()) {
+            terms.push(term);
+        }
     }
     terms
 }
@@ -214,12 +300,9 @@ fn classify(c: char) -> Class {
     }
 }
 
-/// Full-width ASCII to half-width, ideographic space to space, Unicode
-/// hyphens to `-`.
+/// The Unicode hyphens to `-` (after NFKC, which does the rest).
 fn fold_width(c: char) -> char {
     match u32::from(c) {
-        cp @ 0xFF01..=0xFF5E => char::from_u32(cp - 0xFEE0).unwrap_or(c),
-        0x3000 => ' ',
         0x2010 | 0x2011 => '-',
         _ => c,
     }
@@ -310,13 +393,6 @@ impl Term {
         match c {
             'ß' | 'ẞ' => self.push_str("ss"),
             'ς' => self.push_char('σ'),
-            'ſ' => self.push_char('s'),
-            'ﬀ' => self.push_str("ff"),
-            'ﬁ' => self.push_str("fi"),
-            'ﬂ' => self.push_str("fl"),
-            'ﬃ' => self.push_str("ffi"),
-            'ﬄ' => self.push_str("ffl"),
-            'ﬅ' | 'ﬆ' => self.push_str("st"),
             _ => {
                 for lower in c.to_lowercase() {
                     self.push_char(lower);
@@ -370,9 +446,10 @@ impl Tokenizer {
         });
     }
 
-    fn push(&mut self, at: usize, original: char) {
-        let c = fold_width(original);
-        let end = at + original.len_utf8();
+    /// Takes `c` (normalized), which came from `span` of the text.
+    fn push(&mut self, span: Range<usize>, c: char) {
+        let c = fold_width(c);
+        let (at, end) = (span.start, span.end);
         match classify(c) {
             Class::Cjk => {
                 self.end_word();
@@ -496,7 +573,9 @@ mod tests {
     fn stopwords_are_sorted_and_lowercase() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
         for word in STOPWORDS {
-            assert_eq!(query_terms(word), [*word]);
+            // A query of one stopword keeps it (stemmed, as documents are).
+            assert_eq!(query_terms(word), index_terms(word));
+            assert_eq!(query_terms(word).len(), 1);
         }
     }
 
@@ -515,8 +594,7 @@ mod tests {
         assert_eq!(classify('\u{200D}'), Class::Ignore);
         assert_eq!(classify('。'), Class::Separator);
         assert_eq!(classify('🚀'), Class::Separator);
-        assert_eq!(fold_width('Ａ'), 'A');
-        assert_eq!(fold_width('～'), '~');
-        assert_eq!(fold_width('！'), '!');
+        assert_eq!(fold_width('\u{2011}'), '-');
+        assert_eq!(fold_width('a'), 'a');
     }
 }

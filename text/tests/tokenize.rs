@@ -3,7 +3,9 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use engram_text::tokenize::{MAX_TERM_CHARS, TokenKind, is_stopword, query_terms, tokenize};
+use engram_text::tokenize::{
+    MAX_TERM_CHARS, TokenKind, index_terms, is_stopword, query_terms, tokenize,
+};
 use proptest::prelude::*;
 
 fn terms(text: &str) -> Vec<String> {
@@ -146,7 +148,71 @@ fn emoji_and_symbols_are_dropped() {
 
 #[test]
 fn combining_marks_stay_in_words() {
-    assert_eq!(terms("cafe\u{301} ok"), ["cafe\u{301}", "ok"]);
+    // NFKC composes what has a composed form ...
+    assert_eq!(terms("cafe\u{301} ok"), ["café", "ok"]);
+    assert_eq!(terms("cafe\u{301}"), terms("café"));
+    // ... and the rest stays in the word.
+    assert_eq!(terms("x\u{301}y"), ["x\u{301}y"]);
+}
+
+#[test]
+fn nfkc_normalizes_compatibility_forms() {
+    // Half-width katakana become full-width; compatibility forms their letters.
+    assert_eq!(terms("ｶﾀｶﾅ"), terms("カタカナ"));
+    assert_eq!(terms("5㎏ ① ﬀ"), ["5kg", "1", "ff"]);
+    // Spans stay in the original text.
+    let text = "ｶﾀｶﾅ ｐｙ";
+    for token in tokenize(text) {
+        assert!(text.get(token.span.clone()).is_some());
+    }
+    assert_eq!(&text[tokenize(text)[3].span.clone()], "ｐｙ");
+}
+
+#[test]
+fn stemming_matches_inflected_forms() {
+    let doc: HashSet<String> = index_terms("Deploys happen on Thursdays")
+        .into_iter()
+        .collect();
+    assert_eq!(
+        query_terms("deploy day thursday"),
+        ["deploy", "day", "thursday"]
+    );
+    assert!(doc.contains("deploy") && doc.contains("thursday"));
+    assert_eq!(
+        index_terms("We adopted a beagle"),
+        ["we", "adopt", "a", "beagl"]
+    );
+    assert_eq!(query_terms("the beagle we adopt"), ["beagl", "adopt"]);
+    // A compound stays whole; its parts are stemmed; digits are not stemmed.
+    assert_eq!(
+        index_terms("running_jobs 2024s"),
+        ["running_jobs", "run", "job", "2024s"]
+    );
+    // CJK terms are never stemmed.
+    assert_eq!(index_terms("部署数据"), ["部署", "署数", "数据"]);
+}
+
+#[test]
+fn other_languages_are_stemmed_by_their_own_stemmer() {
+    // French, decided by its function words, on both sides.
+    let doc = index_terms("Les déploiements ont lieu le jeudi");
+    let query = query_terms("Quand est le déploiement ?");
+    assert!(
+        query.iter().all(|t| doc.contains(t)),
+        "{query:?} in {doc:?}"
+    );
+    // German.
+    let doc = index_terms("Die Besprechungen sind am Montag");
+    let query = query_terms("Wann ist die Besprechung");
+    assert_eq!(query.len(), 1);
+    assert!(
+        query.iter().all(|t| doc.contains(t)),
+        "{query:?} in {doc:?}"
+    );
+    // Russian by its script.
+    assert_eq!(index_terms("книги"), index_terms("книга"));
+    // A script with no stemmer is kept as written.
+    assert_eq!(index_terms("שלום עולם"), ["שלום", "עולם"]);
 }
 
 #[test]
@@ -162,11 +228,17 @@ fn empty_and_whitespace() {
 fn query_terms_dedup_and_stopwords() {
     assert_eq!(
         query_terms("What is the user's preferred language for the data?"),
-        ["user", "s", "preferred", "language", "data"]
+        ["user", "prefer", "languag", "data"]
     );
     assert_eq!(query_terms("the the THE"), ["the"]);
     assert_eq!(query_terms("not python"), ["not", "python"]);
     assert!(is_stopword("the"));
+    // Pronouns are stopwords.
+    assert_eq!(
+        query_terms("What did my sister tell me?"),
+        ["sister", "tell"]
+    );
+    assert_eq!(query_terms("I we you they"), ["i", "we", "you", "they"]);
     // CJK is never dropped.
     assert_eq!(query_terms("的 the"), ["的"]);
 }
@@ -224,18 +296,17 @@ proptest! {
             prop_assert_eq!(token.position, i);
             prop_assert!(text.get(token.span.clone()).is_some());
         }
-        // Query normalisation is the document normalisation.
-        let doc: HashSet<String> = tokens.into_iter().map(|t| t.term).collect();
+        // Query normalisation is the document normalisation, and only
+        // stopwords are dropped: a query term is an index term, and a
+        // non-empty text gives a non-empty query.
+        let doc = index_terms(&text);
+        prop_assert_eq!(doc.len(), tokens.len());
+        let doc: HashSet<String> = doc.into_iter().collect();
         let query = query_terms(&text);
         for term in &query {
             prop_assert!(doc.contains(term));
         }
-        let query: HashSet<&String> = query.iter().collect();
-        if query.iter().any(|t| !is_stopword(t)) {
-            for term in &doc {
-                prop_assert!(is_stopword(term) || query.contains(term));
-            }
-        }
+        prop_assert_eq!(query.is_empty(), doc.is_empty());
     }
 
     #[test]
@@ -246,4 +317,25 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn unseen_scripts_and_odd_queries_are_answered() {
+    // Scripts the tokenizer has no rule for: words as written, no stemmer.
+    assert_eq!(query_terms("ሰላም ዓለም"), ["ሰላም", "ዓለም"]); // Ethiopic
+    assert_eq!(query_terms("𒀀𒀁"), ["𒀀𒀁"]); // Cuneiform
+    assert_eq!(query_terms("ᏣᎳᎩ"), query_terms("ꮳꮃꭹ")); // Cherokee, case-folded
+    assert_eq!(query_terms("ᏣᎳᎩ").len(), 1);
+    // Only punctuation or symbols: nothing to look up.
+    assert!(query_terms("?!… ,.;:").is_empty());
+    assert!(query_terms("🚀🚀").is_empty());
+    // Only stopwords: kept.
+    assert_eq!(
+        query_terms("what is it to me"),
+        ["what", "is", "it", "to", "me"]
+    );
+    // A megabyte of query.
+    let big = "deploy thursday 数据 ".repeat(50_000);
+    assert!(big.len() > 1_000_000);
+    assert_eq!(query_terms(&big), ["deploy", "thursday", "数据"]);
 }
