@@ -149,34 +149,11 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
 
 /// A value as people write it (`friday` for weekday 5).
 fn value_name(kind: ValueKind, value: &str) -> String {
-    const DAYS: [&str; 7] = [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ];
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let index = value.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
     let name = match kind {
         ValueKind::Number => None,
-        ValueKind::Weekday => index.and_then(|i| DAYS.get(i)),
-        ValueKind::Month => index.and_then(|i| MONTHS.get(i)),
+        ValueKind::Weekday => index.and_then(|i| crate::meaning::WEEKDAYS.get(i)),
+        ValueKind::Month => index.and_then(|i| crate::meaning::MONTHS.get(i)),
     };
     name.map_or_else(|| value.to_owned(), |n| (*n).to_owned())
 }

@@ -248,7 +248,8 @@ const ID_NOUNS: &[&str] = &[
     "run", "task", "story", "epic", "fact", "note", "record", "entry", "row", "page", "section",
     "chapter", "step", "rule", "patient", "student", "shipment", "batch", "sample",
 ];
-const WEEKDAYS: &[&str] = &[
+/// Weekday names, Monday first (weekday 1).
+pub(crate) const WEEKDAYS: &[&str] = &[
     "monday",
     "tuesday",
     "wednesday",
@@ -257,7 +258,8 @@ const WEEKDAYS: &[&str] = &[
     "saturday",
     "sunday",
 ];
-const MONTHS: &[&str] = &[
+/// Month names, January first (month 1).
+pub(crate) const MONTHS: &[&str] = &[
     "january",
     "february",
     "march",

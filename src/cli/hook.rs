@@ -202,12 +202,7 @@ fn prompt(ctx: Context, payload: &Payload, args: &PromptArgs) -> anyhow::Result<
 /// A recall over the context's stores that hold a log (no store is created
 /// by a prompt).
 fn recall(ctx: &Context, request: &RecallRequest) -> anyhow::Result<Value> {
-    let with_log: Vec<&engram::store::Store> = ctx
-        .recall_stores
-        .iter()
-        .filter(|(_, s)| s.has_log() || ctx.shared_log.is_some())
-        .map(|(_, s)| s)
-        .collect();
+    let with_log = ctx.recall_stores_with_log();
     if with_log.is_empty() {
         return Ok(serde_json::json!({"hits": []}));
     }

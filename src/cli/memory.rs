@@ -286,12 +286,7 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
     request.limit()?;
     // The first store with a log takes the recall's `recalled` event; a
     // store without a log is not created by a recall.
-    let with_log: Vec<&engram::store::Store> = ctx
-        .recall_stores
-        .iter()
-        .filter(|(_, s)| s.has_log() || ctx.shared_log.is_some())
-        .map(|(_, s)| s)
-        .collect();
+    let with_log = ctx.recall_stores_with_log();
     if with_log.is_empty() {
         return print_recall(
             &serde_json::json!({"hits": [], "mode": "keyword", "context": context_block(&[])}),

@@ -301,6 +301,16 @@ impl Context {
         })
     }
 
+    /// The stores a recall searches that hold a log (a recall creates no
+    /// store), primary first; all of them for a replica of a shared log.
+    pub fn recall_stores_with_log(&self) -> Vec<&Store> {
+        self.recall_stores
+            .iter()
+            .filter(|(_, s)| s.has_log() || self.shared_log.is_some())
+            .map(|(_, s)| s)
+            .collect()
+    }
+
     /// What the owner of this context's stores owns, in words.
     pub fn describe_owner(&self) -> String {
         match &self.home {
