@@ -223,6 +223,18 @@ pub fn router(state: AppState) -> Router {
         ))
         // Health answers without a token: a probe must not need a secret.
         .route("/health", get(health));
+    let token = state.token.clone();
+    with_panel(api, token, BODY_LIMIT).with_state(state)
+}
+
+/// The panel's files at `/` around `api` at `/api/`, with the fallbacks,
+/// the body limit and the host check every server has: the owner's
+/// router and the forwarding one differ only in their API.
+fn with_panel<S: Clone + Send + Sync + 'static>(
+    api: Router<S>,
+    token: Option<Arc<str>>,
+    body_limit: usize,
+) -> Router<S> {
     Router::new()
         .route("/", get(index))
         .route("/panel.css", get(css))
@@ -230,12 +242,11 @@ pub fn router(state: AppState) -> Router {
         .nest("/api", api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(
-            Token(state.token.clone()),
+            Token(token),
             check_host,
         ))
-        .with_state(state)
 }
 
 /// The bearer token a router asks for, when it asks for one.
@@ -267,18 +278,7 @@ pub fn forwarding_router(token: Option<Arc<str>>, forward: Forward) -> Router {
         ))
         // Added after the layer: a probe needs no token.
         .route("/health", get(health));
-    Router::new()
-        .route("/", get(index))
-        .route("/panel.css", get(css))
-        .route("/panel.js", get(js))
-        .nest("/api", api)
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(
-            Token(token),
-            check_host,
-        ))
+    with_panel(api, token, INGEST_BODY_LIMIT)
 }
 
 async fn forwarded(forward: Forward, request: Request) -> Response {
