@@ -411,6 +411,27 @@ pub fn memory_target(
     target
 }
 
+/// `path` with the fields of `request` that have a value as its query
+/// (`/api/memories?room=deploys&limit=10`): a request whose fields are
+/// plain values (strings, numbers, booleans) is also a URL query.
+#[must_use]
+pub fn query_target(path: &str, request: &serde_json::Value) -> String {
+    let mut target = path.to_owned();
+    let mut separator = '?';
+    for (name, value) in request.as_object().into_iter().flatten() {
+        let text = match value {
+            serde_json::Value::String(text) => text.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            serde_json::Value::Bool(b) => b.to_string(),
+            _ => continue,
+        };
+        target.push(separator);
+        target.push_str(&format!("{}={}", encode(name), encode(&text)));
+        separator = '&';
+    }
+    target
+}
+
 /// Percent-encodes a path segment or a query value of a request.
 #[must_use]
 pub fn encode(text: &str) -> String {

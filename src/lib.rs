@@ -68,4 +68,5 @@ pub use engram_commands::record::Turn;
 pub use engram_queries::{Hit, RecallMode, RecallQuery, context, context_block};
 pub use memory::{
     Confirmation, Content, Expansion, Forgetting, MemoryProvider, Outcome, Receipt, Remember,
+    Update, Updated,
 };

@@ -53,6 +53,7 @@ pub struct Expansion {
 }
 
 pub use engram_commands::flywheel::{Confirmation, Forgetting};
+pub use engram_commands::update::{Update, Updated};
 
 /// A memory backend behind the same tools (CLI, MCP, HTTP): the engine
 /// implements it, and another provider (a remote store, a test double) can
@@ -366,6 +367,15 @@ impl Engram {
         )?)
     }
 
+    /// New words for a memory, recorded as a supersession in one atomic
+    /// append: a new memory and the verdict that retires the old one
+    /// (`engram_commands::update`). A forgotten, unknown or already
+    /// superseded memory is refused with nothing written; a model may not
+    /// supersede what the user said.
+    pub fn update(&self, update: &Update) -> Result<Updated, EngineError> {
+        Ok(engram_commands::update::update(self, update)?)
+    }
+
     /// Checks `quote` against memory `id`'s verified source words and
     /// records `EvidenceConfirmed` (valid evidence raises trust).
     pub fn confirm(
@@ -501,6 +511,7 @@ impl From<engram_commands::flywheel::CommandError<EngineError>> for EngineError 
             CommandError::UnknownMemory { id } => EngineError::UnknownMemory { id },
             CommandError::Forgotten { id, seq } => EngineError::Forgotten { id, seq },
             CommandError::Denied(denial) => EngineError::Denied(denial),
+            CommandError::Discarded { reason } => EngineError::Discarded { reason },
             CommandError::Seal(e) => EngineError::Seal(e),
             CommandError::Contended { tries } => EngineError::Contended { tries },
             CommandError::Store(e) => e,

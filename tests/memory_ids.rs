@@ -20,7 +20,7 @@ const PROJECT: &str = "Project uses trunk-based development with short branches"
 
 /// A world with a repository whose user store and project store each hold
 /// one memory, both numbered 2 (`extra` goes to both remembers).
-fn two_stores(extra: &[&str]) -> (World, std::path::PathBuf) {
+pub(crate) fn two_stores(extra: &[&str]) -> (World, std::path::PathBuf) {
     let w = World::new();
     let repo = w.repo("repo", "https://example.com/repo.git");
     let mut args = vec!["--scope", "user", "remember", USER, "--json"];
@@ -37,7 +37,7 @@ fn two_stores(extra: &[&str]) -> (World, std::path::PathBuf) {
 }
 
 /// The number of events in each store: (user, project).
-fn events(w: &World, cwd: &Path) -> (u64, u64) {
+pub(crate) fn events(w: &World, cwd: &Path) -> (u64, u64) {
     let count = |scope: &str| {
         w.json(cwd, &["--scope", scope, "stats", "--json"])["n_events"]
             .as_u64()

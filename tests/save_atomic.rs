@@ -192,6 +192,40 @@ fn a_save_and_a_batch_each_cost_exactly_one_fsync() {
         1,
         "a distillation is one append"
     );
+    // An update (the new words, their seal and links, the edge and the
+    // verdict retiring the old memory) is one append too.
+    let before = storage.n_syncs();
+    let before_seq = engram.log().last_seq();
+    let updated = engram
+        .update(&engram::Update {
+            memory: members[0],
+            text: "kumquat alpha: deploys happen on Wednesdays now".into(),
+            session: None,
+            summary: None,
+            tags: None,
+            room: None,
+            reason: String::new(),
+            subject: Subject::user(),
+        })
+        .unwrap();
+    assert_eq!(storage.n_syncs() - before, 1, "an update is one append");
+    let written: Vec<&str> = replay_all(engram.log().reader())
+        .iter()
+        .filter(|e| e.seq > before_seq)
+        .map(|e| e.event.kind())
+        .collect();
+    assert_eq!(written.first(), Some(&"session"), "{written:?}");
+    assert_eq!(written.get(1), Some(&"remembered"), "{written:?}");
+    assert_eq!(written.last(), Some(&"verdict_recorded"), "{written:?}");
+    assert!(written.contains(&"contradiction_flagged"), "{written:?}");
+    assert!(
+        engram
+            .core()
+            .verdicts
+            .read()
+            .state
+            .is_overruled(updated.old)
+    );
     let events = replay_all(engram.log().reader());
     let saves = saves_by_note(&events);
     // The saves of every shape were exercised.

@@ -23,6 +23,7 @@ mod log_concurrency;
 mod log_corruption;
 mod log_crash;
 mod mcp_client;
+mod memories;
 mod memory;
 mod memory_ids;
 mod memory_safety;

@@ -36,6 +36,10 @@ pub enum FlywheelError {
     AlreadyDecided { a: MemoryId, b: MemoryId },
     #[error("a rule needs at least two distinct member memories, got {count}")]
     TooFewMembers { count: usize },
+    #[error(
+        "memory {id} was already superseded (by the verdict at seq {seq}): update the memory that replaced it"
+    )]
+    Superseded { id: MemoryId, seq: u64 },
 }
 
 /// Why a command on existing memories failed. Nothing was written, but for
@@ -53,6 +57,9 @@ pub enum CommandError<E: std::error::Error + 'static> {
     /// A gate refused it; the `GateDenied` event was appended.
     #[error("{0}")]
     Denied(Denial),
+    /// An update's new words were too poor to keep (low entropy).
+    #[error("the new words were discarded ({reason}): nothing was changed")]
+    Discarded { reason: String },
     /// The memory's source words did not verify.
     #[error(transparent)]
     Seal(#[from] SealError),

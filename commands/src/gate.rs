@@ -10,9 +10,9 @@
 //!
 //! | policy | denies |
 //! | --- | --- |
-//! | [`ScopeIsolation`] | remember, forget, expand, confirm or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
+//! | [`ScopeIsolation`] | remember, forget, expand, confirm, supersede or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
 //! | [`SizeLimits`] | content over [`CONTENT_BYTES_MAX`], a reference over [`REFERENCE_EVENTS_MAX`] events (a saved memory's or a distilled rule's) |
-//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), shelving a contradiction with, or archiving what the user said; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
+//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), superseding (an update), shelving a contradiction with, or archiving what the user said; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
 //!
 //! Verdicts, grades and maintenance are store-wide housekeeping with no
 //! session of their own, so scope isolation leaves them to the other
@@ -78,6 +78,9 @@ pub enum Action {
     /// A rule distilled from memories: the rule's words
     /// ([`Object::Content`]) and each member ([`Object::Memory`]).
     Distill,
+    /// An update retiring a memory ([`Object::Memory`]) for new words
+    /// (which pass [`Action::Remember`] as every save does).
+    Supersede,
 }
 
 impl Action {
@@ -93,6 +96,7 @@ impl Action {
             Action::Grade => "grade",
             Action::Archive => "archive",
             Action::Distill => "distill",
+            Action::Supersede => "supersede",
         }
     }
 }
@@ -334,6 +338,10 @@ impl Policy for WriteTrust {
             (Action::Forget, Object::Memory(entry)) if users(entry) => {
                 deny("a model cannot forget what the user said; ask the user".to_owned())
             }
+            (Action::Supersede, Object::Memory(entry)) if users(entry) => deny(format!(
+                "a model cannot supersede what the user said (memory {}); ask the user",
+                entry.id
+            )),
             (Action::Archive, Object::Memory(entry)) if users(entry) => deny(format!(
                 "a model cannot archive what the user said (memory {}); ask the user",
                 entry.id
@@ -534,6 +542,41 @@ mod tests {
         for v in [Verdict::KeepA, Verdict::KeepB, Verdict::Shelve] {
             assert!(verdict(&Subject::user(), &user, &model_memory, v).is_ok());
         }
+    }
+
+    #[test]
+    fn a_model_cannot_supersede_what_the_user_said() {
+        let gates = GateChain::standard();
+        let user = entry(4, Source::User, Scope::Store);
+        let denied = gates
+            .check(&model(), Action::Supersede, &Object::Memory(&user))
+            .unwrap_err();
+        assert_eq!(denied.policy, "write_trust");
+        assert_eq!(denied.event.action, "supersede");
+        assert_eq!(denied.event.object, "memory 4");
+        assert!(denied.event.reason.contains("supersede"), "{denied}");
+        // The model's own memory, and anything the user updates, pass.
+        let model_memory = entry(5, Source::Model, Scope::Store);
+        assert!(
+            gates
+                .check(&model(), Action::Supersede, &Object::Memory(&model_memory))
+                .is_ok()
+        );
+        assert!(
+            gates
+                .check(&Subject::user(), Action::Supersede, &Object::Memory(&user))
+                .is_ok()
+        );
+        // A session's private memory is updated from that session only.
+        let private = entry(6, Source::User, Scope::Session("s1".into()));
+        let outside = gates
+            .check(
+                &Subject::user(),
+                Action::Supersede,
+                &Object::Memory(&private),
+            )
+            .unwrap_err();
+        assert_eq!(outside.policy, "scope_isolation");
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! - [`record`]: raw session turns, redacted and gated.
 //! - [`flywheel`]: forget, confirm, grade, verdict, maintain and distill
 //!   over the same store, each gated and one append.
+//! - [`update`]: new words for a memory as a supersession (a save and the
+//!   verdict retiring the old memory), one append.
 //!
 //! The engine (`engram::Engram`) runs these steps around the log.
 //!
@@ -30,3 +32,4 @@ pub mod record;
 pub mod reembed;
 pub mod save;
 pub mod topic;
+pub mod update;

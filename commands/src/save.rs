@@ -332,14 +332,14 @@ pub fn remember_batch<S: CommandStore>(
 /// A memory a decision names: one in the views, or one made by an earlier
 /// item of the same batch (by its index), whose id is known once appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
+pub(crate) enum Target {
     Existing(MemoryId),
     Pending(usize),
 }
 
 /// The words a save stands for, as they will be in the log.
 #[derive(Debug, Clone)]
-enum Words {
+pub(crate) enum Words {
     /// A note to record in this batch, its seal hash computed.
     Note {
         note: SessionEvent,
@@ -354,13 +354,13 @@ enum Words {
 
 /// One item, decided; everything but seqs known.
 #[derive(Debug, Clone)]
-struct Plan {
-    kind: Kind,
-    uniqueness_permille: u16,
+pub(crate) struct Plan {
+    pub(crate) kind: Kind,
+    pub(crate) uniqueness_permille: u16,
 }
 
 #[derive(Debug, Clone)]
-enum Kind {
+pub(crate) enum Kind {
     Denied {
         denial: Denial,
     },
@@ -449,8 +449,11 @@ struct PendingMemory {
 
 /// The items of a batch decided so far, searchable by term, so a later
 /// item can restate or contradict an earlier one.
-struct Planner<'a, S: CommandStore> {
+pub(crate) struct Planner<'a, S: CommandStore> {
     store: &'a S,
+    /// The memory an update supersedes: left out of the decision's
+    /// neighbours, and the save always makes a new memory.
+    supersedes: Option<MemoryId>,
     /// Next turn number per session, for notes recorded in this batch.
     turns: BTreeMap<String, u32>,
     /// Memories this batch makes, in order.
@@ -461,13 +464,24 @@ struct Planner<'a, S: CommandStore> {
 }
 
 impl<'a, S: CommandStore> Planner<'a, S> {
-    fn new(store: &'a S) -> Self {
+    pub(crate) fn new(store: &'a S) -> Self {
         Self {
             store,
+            supersedes: None,
             turns: BTreeMap::new(),
             pending: Vec::new(),
             pending_terms: HashMap::new(),
             n_planned: 0,
+        }
+    }
+
+    /// A planner for the new words of an update of `old`: the text is
+    /// never decided against `old`, and a restatement of another memory
+    /// still makes a new one (the caller asked for these words to stand).
+    pub(crate) fn superseding(store: &'a S, old: MemoryId) -> Self {
+        Self {
+            supersedes: Some(old),
+            ..Self::new(store)
         }
     }
 
@@ -485,7 +499,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         })
     }
 
-    fn plan(
+    pub(crate) fn plan(
         &mut self,
         request: &Remember,
         prepared: Prepared,
@@ -576,7 +590,12 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             None => Target::Existing(id),
         };
         let uniqueness_permille = decision.uniqueness_permille;
-        let kind = match decision.outcome {
+        let outcome = match decision.outcome {
+            // An update's words stand: never a reinforcement.
+            Decided::Reinforced { .. } if self.supersedes.is_some() => Decided::New,
+            outcome => outcome,
+        };
+        let kind = match outcome {
             Decided::Discarded { reason } => Kind::Discarded {
                 reason,
                 content_sha256: Digest(sha2::Sha256::digest(text.as_bytes()).into()),
@@ -709,10 +728,11 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         let mut neighbours: Vec<Neighbour> = index
             .state
             .search(terms, DECIDE_NEIGHBOURS, |id| {
-                table
-                    .state
-                    .get(id)
-                    .is_some_and(|e| e.status == MemoryStatus::Live)
+                Some(id) != self.supersedes
+                    && table
+                        .state
+                        .get(id)
+                        .is_some_and(|e| e.status == MemoryStatus::Live)
             })
             .into_iter()
             .filter_map(|hit| {
@@ -808,7 +828,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
 /// What one item of a batch yields from its own words alone: no state, so
 /// a batch works it out for all items at once, on every core, before the
 /// decisions, which must run in order under the write lock.
-struct Prepared {
+pub(crate) struct Prepared {
     meta: Result<MemoryMeta, InputError>,
     /// A text item's note (its turn set at planning) and analysis; `None`
     /// for a reference, whose words are read from the log under the lock.
@@ -848,7 +868,7 @@ fn prepare_note(
     Ok((note, analysis))
 }
 
-fn prepare(request: &Remember) -> Prepared {
+pub(crate) fn prepare(request: &Remember) -> Prepared {
     let meta = request.meta.cleaned();
     let note = match (&request.content, &meta) {
         (Content::Text { text, session }, Ok(meta)) => Some(prepare_note(
@@ -1014,13 +1034,13 @@ fn append_part<S: CommandStore>(
 }
 
 /// A part's events for one first seq, and the ids and references they give.
-struct Built {
-    events: Vec<Event>,
-    made: BTreeMap<usize, MemoryId>,
-    references: BTreeMap<usize, MemoryRef>,
+pub(crate) struct Built {
+    pub(crate) events: Vec<Event>,
+    pub(crate) made: BTreeMap<usize, MemoryId>,
+    pub(crate) references: BTreeMap<usize, MemoryRef>,
 }
 
-fn build(
+pub(crate) fn build(
     key: &HmacKey,
     now_ms: u64,
     first_seq: u64,

@@ -4,12 +4,14 @@
 //! - [`context`]: the injection-safe block of hits handed to a model.
 //! - [`health`]: the 0-100 health score and due reviews.
 //! - [`palace`]: the room directory, tours and the renovation list.
+//! - [`list`]: a store's memories, newest first, filtered, a page at a time.
 //!
 //! Expanding a memory reads and verifies the log (`engram_log::seal`); the
 //! engine records `Recalled` and `Expanded` events around these queries.
 
 pub mod context;
 pub mod health;
+pub mod list;
 pub mod palace;
 pub mod recall;
 

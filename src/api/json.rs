@@ -363,6 +363,27 @@ pub fn memory(
     })
 }
 
+/// One memory of a list; `scope` names its store.
+#[must_use]
+pub fn listed(scope: &str, m: &engram_queries::list::Listed) -> Value {
+    json!({
+        "id": qualified(scope, m.id),
+        "scope": scope,
+        "status": m.status.as_str(),
+        "tier": tier_name(m.tier),
+        "coordinate": m.coordinate,
+        "room": m.room,
+        "tags": m.tags,
+        "summary": m.summary,
+        "label": m.label,
+        "text": m.text,
+        "verified": m.verified,
+        "source": m.source,
+        "trust": m.trust,
+        "created": format_ts(m.created_ts_ms),
+    })
+}
+
 /// What `ingest` answers; `extracted` are the memories extracted from the
 /// turns, when asked for.
 #[must_use]

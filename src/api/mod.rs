@@ -36,6 +36,7 @@ use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject
 
 mod ingest;
 mod log;
+mod memories;
 
 pub use ingest::{ParsedTranscript, parse_ingest, parse_ingest_from};
 

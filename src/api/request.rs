@@ -4,6 +4,7 @@
 
 use engram_log::{Actor, Source, Tier, Verdict};
 use engram_projections::models::review::GRADE_MAX;
+use engram_queries::list::{LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, ListStatus};
 use engram_queries::recall::{RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -397,3 +398,109 @@ pub struct IngestRequest {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub extract: bool,
 }
+
+/// A memory's status as `list` shows and filters it: `live`, `superseded`
+/// (overruled by a verdict: an update retired it, or a contradiction was
+/// decided against it), `archived` or `forgotten`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum StatusName {
+    Live,
+    Superseded,
+    Archived,
+    Forgotten,
+}
+
+impl StatusName {
+    #[must_use]
+    pub fn status(self) -> ListStatus {
+        match self {
+            StatusName::Live => ListStatus::Live,
+            StatusName::Superseded => ListStatus::Superseded,
+            StatusName::Archived => ListStatus::Archived,
+            StatusName::Forgotten => ListStatus::Forgotten,
+        }
+    }
+}
+
+/// Which memories to list, newest first, a page at a time. Every field is
+/// a plain value, so the request is also a URL query (`GET
+/// /api/memories?room=deploys&limit=10`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListRequest {
+    /// Only memories filed in this room (or a room of its corridor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room: Option<String>,
+    /// Only memories carrying this tag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Only memories in this tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "TierName")]
+    pub tier: Option<TierName>,
+    /// Only memories of this status; default every status but forgotten.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "StatusName")]
+    pub status: Option<StatusName>,
+    /// Only memories created at or after this time: RFC 3339
+    /// (`2026-12-01T09:00:00Z`) or an offset from now (`-7d`, `-12h`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Most memories on this page, 1-500 (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = LIST_LIMIT_MAX))]
+    pub limit: Option<u32>,
+    /// Where the page starts: the `next` of the page before (opaque).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+impl ListRequest {
+    /// The number of memories asked for, checked.
+    ///
+    /// # Errors
+    /// `bad_request` for a limit outside 1-500.
+    pub fn limit(&self) -> Result<usize, ApiError> {
+        let limit = self.limit.map_or(LIST_LIMIT_DEFAULT, |l| l as usize);
+        if (1..=LIST_LIMIT_MAX).contains(&limit) {
+            Ok(limit)
+        } else {
+            Err(ApiError::bad_request(format!(
+                "limit {limit} is outside 1-{LIST_LIMIT_MAX}"
+            )))
+        }
+    }
+}
+
+/// New words for a memory: recorded as a new memory and a verdict that
+/// retires the old one, in one atomic append.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateRequest {
+    /// The new words, self-contained (they replace the old memory's).
+    pub content: String,
+    /// Why (kept in the verdict that retires the old memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Who updates.
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session: the new words are recorded there (default
+    /// `notes`); needed to update a session-only memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// A one-line summary of the new words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Tags of the new memory (default: the old memory's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Palace room of the new memory (default: the old memory's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room: Option<String>,
+}
+

@@ -10,6 +10,7 @@ mod ingest;
 mod inspect;
 mod install;
 mod log_cmd;
+mod memories;
 mod memory;
 mod model;
 mod palace;
@@ -143,6 +144,14 @@ enum Command {
     /// Tombstone a memory: it never comes back from recall. The log keeps
     /// the original words (see `engram log`).
     Forget(memory::ForgetArgs),
+    /// List memories newest first, across the stores recall searches, with
+    /// filters (room, tag, tier, status, creation time) and pages (--limit,
+    /// --cursor with the `next` a page prints).
+    List(memories::ListArgs),
+    /// Correct a memory: the new words become a new memory and a verdict
+    /// retires the old one (superseded: out of recall, kept in the log),
+    /// in one atomic append. A forgotten memory cannot be updated.
+    Update(memories::UpdateArgs),
     /// Check that QUOTE occurs in a memory's verified source words and
     /// record the evidence (valid evidence raises trust). Exit 1 when it
     /// does not occur.
@@ -535,6 +544,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Recall(a) => memory::recall(&ctx, &a),
         Command::Expand(a) => memory::expand(&ctx, &a),
         Command::Forget(a) => memory::forget(&ctx, &a),
+        Command::List(a) => memories::list(&ctx, &a),
+        Command::Update(a) => memories::update(&ctx, &a),
         Command::Confirm(a) => memory::confirm(&ctx, &a),
         Command::Palace(a) => palace::palace(&ctx, &a),
         Command::Renovation(a) => palace::renovation_list(&ctx, &a),

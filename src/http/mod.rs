@@ -24,8 +24,8 @@ use serde_json::{Value, json};
 
 use crate::api::{
     ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, GradeRequest,
-    IdArg, IngestRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest, Service,
-    VerdictRequest,
+    IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest,
+    Service, UpdateRequest, VerdictRequest,
 };
 
 /// Largest request body in general.
@@ -191,7 +191,9 @@ pub fn router(state: AppState) -> Router {
             post(remember_batch).layer(DefaultBodyLimit::max(crate::api::BATCH_INPUT_BYTES_MAX)),
         )
         .route("/recall", post(recall))
+        .route("/memories", get(list))
         .route("/memories/{id}", get(memory))
+        .route("/memories/{id}/update", post(update))
         .route("/memories/{id}/expand", get(expand))
         .route("/memories/{id}/audit", get(audit))
         .route("/memories/{id}/forget", post(forget))
@@ -468,6 +470,23 @@ async fn recall(
     JsonBody(request): JsonBody<RecallRequest>,
 ) -> Answer {
     run(&state, move |s| s.recall(&request)).await
+}
+
+async fn list(
+    State(state): State<AppState>,
+    q: Result<Query<ListRequest>, QueryRejection>,
+) -> Answer {
+    let q = query(q)?;
+    run(&state, move |s| s.list(&q)).await
+}
+
+async fn update(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(request): JsonBody<UpdateRequest>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    run(&state, move |s| s.update(id, &request)).await
 }
 
 async fn memory(State(state): State<AppState>, Path(id): Path<String>) -> Answer {

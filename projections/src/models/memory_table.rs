@@ -158,8 +158,8 @@ impl MemoryTable {
         self.entries.get(&id).map(|e| e.status)
     }
 
-    /// Every entry, in id order.
-    pub fn iter(&self) -> impl Iterator<Item = &MemoryEntry> + '_ {
+    /// Every entry, in id order (`rev` for the newest first).
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &MemoryEntry> + '_ {
         self.entries.values()
     }
 

@@ -74,6 +74,12 @@ impl Verdicts {
         self.overruled.contains_key(&id)
     }
 
+    /// The seq of the verdict that overruled `id`, if one did.
+    #[must_use]
+    pub fn overruled_at(&self, id: MemoryId) -> Option<u64> {
+        self.overruled.get(&id).copied()
+    }
+
     /// Number of open contradictions.
     #[must_use]
     pub fn open_count(&self) -> usize {
