@@ -7,9 +7,15 @@ Usage: mcp_client.py ENGRAM_BINARY STORE_DIR
 
 Starts `ENGRAM_BINARY --store STORE_DIR mcp` over stdio (ENGRAM_HOME is
 passed on when set), then checks: the server calls itself `engram`; every
-tool is listed with a description and an object input schema; remember,
-recall, expand, forget, recall (gone), review, engram_save and
-engram_search answer as documented; an unknown tool, an argument of the
+tool is listed with a description, a title, its annotations (read-only,
+destructive, idempotent, open world: each as it truly applies) and an
+object input schema; remember, recall, expand, forget, recall (gone),
+review, engram_save and engram_search (with tags, room and limit) answer as
+documented; memory_list pages and filters, memory_update supersedes a
+memory (and refuses a forgotten one), memory_verdicts lists a
+contradiction that memory_verdict then resolves, memory_entities looks an
+entity up, and memory_ingest records a transcript given as text (again:
+nothing added) and refuses a path that does not exist; an unknown tool, an argument of the
 wrong type and an out-of-range grade are errors (a tool error or a JSON-RPC
 error) after which the server still answers. A line the SDK cannot parse
 as a message (anything but protocol on the server's stdout) fails the run.
@@ -40,7 +46,45 @@ TOOLS = [
     "engram_save",
     "engram_search",
     "engram_review",
+    "memory_list",
+    "memory_update",
+    "memory_verdicts",
+    "memory_verdict",
+    "memory_entities",
+    "memory_ingest",
 ]
+# (readOnlyHint, destructiveHint, idempotentHint) of each tool; openWorldHint
+# is false for every one (a memory store is a closed world).
+ANNOTATIONS = {
+    "memory_remember": (False, False, False),
+    "memory_recall": (True, False, True),
+    "memory_expand": (True, False, True),
+    "memory_forget": (False, True, True),
+    "memory_review": (True, False, True),
+    "memory_grade": (False, False, False),
+    "memory_confirm": (False, False, False),
+    "memory_stats": (True, False, True),
+    "memory_palace": (True, False, True),
+    "engram_save": (False, False, False),
+    "engram_search": (True, False, True),
+    "engram_review": (True, False, True),
+    "memory_list": (True, False, True),
+    "memory_update": (False, True, False),
+    "memory_verdicts": (True, False, True),
+    "memory_verdict": (False, True, True),
+    "memory_entities": (True, False, True),
+    "memory_ingest": (False, False, True),
+}
+UPDATED = "The staging cluster is named heron and moved to the Dublin region."
+PREFERS_A = "The team prefers Postgres over MySQL for new services."
+PREFERS_B = "The team prefers MySQL over Postgres for new services."
+TRANSCRIPT = "\n".join(
+    json.dumps(line)
+    for line in [
+        {"role": "user", "content": "Our on-call rotation hands over every Monday at ten."},
+        {"role": "assistant", "content": "Noted: on-call hands over on Mondays at ten."},
+    ]
+)
 CONTEXT_TAG = "<engram_memory_context>"
 REMEMBERED = "The release train leaves on Tuesdays; hotfixes ride the Thursday shuttle."
 SAVED = "The staging cluster is named heron and lives in the Frankfurt region."
@@ -128,7 +172,22 @@ async def session_checks(session):
             isinstance(schema, dict) and schema.get("type") == "object",
             f"{name} input schema is not an object schema: {schema}",
         )
+        check(bool((tool.title or "").strip()), f"{name} has no title")
+        notes = tool.annotations
+        check(notes is not None, f"{name} has no annotations")
+        hints = (
+            field(notes, "read_only_hint", "readOnlyHint"),
+            field(notes, "destructive_hint", "destructiveHint"),
+            field(notes, "idempotent_hint", "idempotentHint"),
+        )
+        check(hints == ANNOTATIONS[name], f"{name} annotations {hints}, not {ANNOTATIONS[name]}")
+        check(
+            field(notes, "open_world_hint", "openWorldHint") is False,
+            f"{name} claims an open world",
+        )
+        check(notes.title == tool.title, f"{name}: annotation title {notes.title!r}")
     summary["tools"] = sorted(by_name)
+    summary["titles"] = {name: by_name[name].title for name in TOOLS}
 
     client = Client(session)
     receipt = await client.call_json(
@@ -175,6 +234,94 @@ async def session_checks(session):
     found = await client.call("engram_search", {"query": "staging cluster region"})
     check(CONTEXT_TAG in found and SAVED in found, f"engram_search: {found}")
     check(f"memory {results[0]['id']} " in found, f"engram_search lacks the id: {found}")
+
+    # engram_save and engram_search with tags, room and limit.
+    tagged = await client.call_json(
+        "engram_save",
+        {
+            "items": [
+                {"content": "The canary deploy waits fifteen minutes before promotion."},
+                {"content": "Rollbacks page the duty captain on call.", "tags": ["pager"]},
+            ],
+            "room": "deploys",
+            "tags": ["ops"],
+        },
+    )
+    ids = [r.get("id") for r in tagged.get("results") or []]
+    check(len(ids) == 2 and all(ids), f"engram_save with tags and room: {tagged}")
+    found = await client.call(
+        "engram_search", {"query": "canary deploy rollbacks", "tags": ["pager"], "limit": 1}
+    )
+    check(f"memory {ids[1]} " in found, f"engram_search tags: {found}")
+    check(f"memory {ids[0]} " not in found, f"engram_search ignored tags: {found}")
+
+    # memory_list: newest first, filtered, paged.
+    listed = await client.call("memory_list", {"tag": "ops"})
+    check(CONTEXT_TAG in listed, f"memory_list is not a data block: {listed}")
+    check(
+        listed.index(f'"id":"{ids[1]}"') < listed.index(f'"id":"{ids[0]}"'),
+        f"memory_list is not newest first: {listed}",
+    )
+    page = await client.call("memory_list", {"room": "deploys", "limit": 1})
+    check(f'"id":"{ids[1]}"' in page and f'"id":"{ids[0]}"' not in page, f"page 1: {page}")
+    check(f'"next":"' in page, f"page 1 has no next: {page}")
+    cursor = page.split('"next":"', 1)[1].split('"', 1)[0]
+    page = await client.call("memory_list", {"room": "deploys", "limit": 1, "cursor": cursor})
+    check(f'"id":"{ids[0]}"' in page and '"next":null' in page, f"page 2: {page}")
+
+    # memory_update: a new memory supersedes the old one.
+    updated = await client.call_json(
+        "memory_update",
+        {"id": summary["saved"], "content": UPDATED, "reason": "the cluster moved"},
+    )
+    check(updated.get("supersedes") == summary["saved"], f"memory_update: {updated}")
+    check(updated.get("id") not in (None, summary["saved"]), f"memory_update: {updated}")
+    summary["updated"] = updated["id"]
+    found = await client.call("engram_search", {"query": "staging cluster heron region"})
+    check(UPDATED in found and SAVED not in found, f"search after update: {found}")
+    superseded = await client.call("memory_list", {"status": "superseded"})
+    check(f'"id":"{summary["saved"]}"' in superseded, f"superseded list: {superseded}")
+    summary["update_forgotten"] = await client.refused(
+        "memory_update", {"id": memory, "content": "The release train leaves on Wednesdays."}
+    )
+    check(
+        "forgotten" in summary["update_forgotten"],
+        f"updating a forgotten memory: {summary['update_forgotten']}",
+    )
+
+    # memory_verdicts and memory_verdict: a contradiction, listed, resolved.
+    first = await client.call_json("memory_remember", {"content": PREFERS_A})
+    second = await client.call_json("memory_remember", {"content": PREFERS_B})
+    check(second.get("outcome") == "contradiction", f"no contradiction: {second}")
+    open_ = await client.call("memory_verdicts", {})
+    check(CONTEXT_TAG in open_, f"memory_verdicts is not a data block: {open_}")
+    check(first["id"] in open_ and second["id"] in open_, f"memory_verdicts: {open_}")
+    verdict = await client.call_json(
+        "memory_verdict",
+        {"a": second["id"], "b": first["id"], "verdict": "keep-a", "reason": "decided"},
+    )
+    check(verdict.get("verdict") == "keep-a" and verdict.get("seq"), f"memory_verdict: {verdict}")
+    open_ = await client.call("memory_verdicts", {})
+    check('"open":[]' in open_, f"the contradiction is still open: {open_}")
+
+    # memory_entities: look an entity up.
+    entities = await client.call("memory_entities", {"search": "mysql"})
+    check(CONTEXT_TAG in entities and "mysql" in entities, f"memory_entities: {entities}")
+    check(second["id"] in entities, f"memory_entities lacks the memory: {entities}")
+    entities = await client.call("memory_entities", {"category": "place", "search": "mysql"})
+    check('"entities":[]' in entities, f"memory_entities category filter: {entities}")
+
+    # memory_ingest: text in, again nothing added; a missing path refused.
+    ingested = await client.call(
+        "memory_ingest", {"transcript": TRANSCRIPT, "session": "standup"}
+    )
+    check('"new_turns":2' in ingested, f"memory_ingest: {ingested}")
+    again = await client.call("memory_ingest", {"transcript": TRANSCRIPT, "session": "standup"})
+    check('"new_turns":0' in again, f"memory_ingest again: {again}")
+    summary["ingest_missing"] = await client.refused(
+        "memory_ingest", {"path": "/nonexistent/transcript.jsonl"}
+    )
+    check("reading" in summary["ingest_missing"], f"missing path: {summary['ingest_missing']}")
 
     summary["refusals"] = {
         "unknown_tool": await client.refused("memory_teleport", {"id": 1}),

@@ -5,9 +5,11 @@
 //! child's pipes.
 //!
 //! Invariants checked: the SDK's whole session succeeds (every tool listed
-//! with a description and schema; remember, recall, expand, forget, review,
-//! save and search answer as documented; bad calls are refused and the
-//! server answers the next one) and its writes are in the store afterwards;
+//! with a description, a title, its annotations and a schema; remember,
+//! recall, expand, forget, review, save, search, list, update, verdicts,
+//! verdict, entities and ingest answer as documented; bad calls are refused
+//! and the server answers the next one) and its writes are in the store
+//! afterwards (the updated memory superseded, its successor recalled);
 //! every line on the server's stdout is a JSON-RPC message, a malformed
 //! request line does not stop the server, and end of input ends it cleanly.
 
@@ -24,19 +26,25 @@ use crate::support::skip_unless_required;
 /// How long the SDK's whole session, or any one raw answer, may take.
 const WAIT: Duration = Duration::from_secs(60);
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
-const TOOLS: [&str; 12] = [
+const TOOLS: [&str; 18] = [
     "engram_review",
     "engram_save",
     "engram_search",
     "memory_confirm",
+    "memory_entities",
     "memory_expand",
     "memory_forget",
     "memory_grade",
+    "memory_ingest",
+    "memory_list",
     "memory_palace",
     "memory_recall",
     "memory_remember",
     "memory_review",
     "memory_stats",
+    "memory_update",
+    "memory_verdict",
+    "memory_verdicts",
 ];
 
 /// A child process killed (if still running) on drop.
@@ -160,6 +168,7 @@ fn the_official_python_sdk_drives_the_memory_tools() {
     assert_eq!(out.status.code(), Some(0));
     let forgotten = summary["remembered"].as_str().unwrap();
     let saved = summary["saved"].as_str().unwrap();
+    let updated = summary["updated"].as_str().unwrap();
     let out = crate::support::engram(&store, &["audit", forgotten, "--json"]);
     assert_eq!(
         out.status.code(),
@@ -179,8 +188,14 @@ fn the_official_python_sdk_drives_the_memory_tools() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // memory_update superseded the saved memory: its successor is found,
+    // it is not.
     let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
-    assert_eq!(hits[0]["id"], saved, "{hits}");
+    assert_eq!(hits[0]["id"], updated, "{hits}");
+    assert!(
+        hits.as_array().unwrap().iter().all(|h| h["id"] != saved),
+        "{hits}"
+    );
     let out = crate::support::engram(&store, &["recall", "release train Tuesdays", "--json"]);
     assert_eq!(
         out.status.code(),
@@ -370,6 +385,45 @@ fn mcp_tool_schemas_state_the_real_limits_and_plain_enums() {
     let tier = &recall["properties"]["tier"];
     assert_eq!(tier["type"], "string", "{tier}");
     assert_eq!(tier["enum"], json!(["l1", "l2", "l3", "l4"]), "{tier}");
+    let search = schema("engram_search");
+    assert_eq!(search["properties"]["limit"]["maximum"], 100, "{search}");
+    assert_eq!(search["properties"]["tags"]["type"], "array", "{search}");
+    let list = schema("memory_list");
+    assert_eq!(list["properties"]["limit"]["minimum"], 1, "{list}");
+    assert_eq!(list["properties"]["limit"]["maximum"], 500, "{list}");
+    assert_eq!(
+        list["properties"]["status"]["enum"],
+        json!(["live", "superseded", "archived", "forgotten"]),
+        "{list}"
+    );
+    assert_eq!(
+        schema("memory_verdict")["properties"]["verdict"]["enum"],
+        json!(["keep-a", "keep-b", "keep-both", "shelve"])
+    );
+    assert_eq!(
+        schema("memory_entities")["properties"]["category"]["enum"],
+        json!(["person", "project", "tool", "file", "organisation", "place"])
+    );
+    assert_eq!(
+        schema("memory_update")["required"],
+        json!(["id", "content"]),
+        "the update's schema"
+    );
+    for tool in tools {
+        // Every tool has a title, and annotations that say what it does.
+        assert!(tool["title"].is_string(), "no title: {tool}");
+        let notes = &tool["annotations"];
+        assert_eq!(notes["title"], tool["title"], "{tool}");
+        for hint in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            assert!(notes[hint].is_boolean(), "{hint} missing: {tool}");
+        }
+        assert_eq!(notes["openWorldHint"], false, "{tool}");
+    }
     for tool in tools {
         let mut found = Vec::new();
         indirections(&tool["inputSchema"], "", &mut found);

@@ -504,3 +504,32 @@ pub struct UpdateRequest {
     pub room: Option<String>,
 }
 
+/// An entity category: `person`, `project`, `tool`, `file`,
+/// `organisation` or `place`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum CategoryName {
+    Person,
+    Project,
+    Tool,
+    File,
+    Organisation,
+    Place,
+}
+
+impl CategoryName {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CategoryName::Person => "person",
+            CategoryName::Project => "project",
+            CategoryName::Tool => "tool",
+            CategoryName::File => "file",
+            CategoryName::Organisation => "organisation",
+            CategoryName::Place => "place",
+        }
+    }
+}
