@@ -15,7 +15,7 @@ documented; memory_list pages and filters, memory_update supersedes a
 memory (and refuses a forgotten one), memory_verdicts lists a
 contradiction that memory_verdict then resolves, memory_entities looks an
 entity up, and memory_ingest records a transcript given as text (again:
-nothing added) and refuses a path that does not exist; an unknown tool, an argument of the
+nothing added) or by its path, and refuses a path that does not exist; an unknown tool, an argument of the
 wrong type and an out-of-range grade are errors (a tool error or a JSON-RPC
 error) after which the server still answers. A line the SDK cannot parse
 as a message (anything but protocol on the server's stdout) fails the run.
@@ -29,6 +29,7 @@ import asyncio
 import json
 import os
 import sys
+import tempfile
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
@@ -318,6 +319,12 @@ async def session_checks(session):
     check('"new_turns":2' in ingested, f"memory_ingest: {ingested}")
     again = await client.call("memory_ingest", {"transcript": TRANSCRIPT, "session": "standup"})
     check('"new_turns":0' in again, f"memory_ingest again: {again}")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "retro.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(TRANSCRIPT + "\n")
+        by_path = await client.call("memory_ingest", {"path": path, "session": "retro"})
+        check('"new_turns":2' in by_path, f"memory_ingest by path: {by_path}")
     summary["ingest_missing"] = await client.refused(
         "memory_ingest", {"path": "/nonexistent/transcript.jsonl"}
     )
