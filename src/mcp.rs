@@ -408,7 +408,7 @@ impl McpServer {
     }
 
     #[tool(
-        description = "List memories due for spaced-repetition review: their coordinates and neighbouring cues, never their content. Try to recall each from the cues, then memory_expand it and grade yourself with memory_grade."
+        description = "List memories due for spaced-repetition review: their coordinates and cues (the room's topic, tags, entities, the labels of neighbouring slots that are not due themselves), never a due memory's words. Try to recall each from the cues, then memory_expand it and grade yourself with memory_grade."
     )]
     async fn memory_review(&self) -> ToolAnswer {
         self.call(|s| Ok(data_block(&s.review()?))).await

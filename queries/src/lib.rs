@@ -4,6 +4,8 @@
 //! - [`context`]: the injection-safe block of hits handed to a model.
 //! - [`health`]: the 0-100 health score and due reviews.
 //! - [`palace`]: the room directory, tours and the renovation list.
+//! - [`review`]: the cues shown beside a memory due for review (never its
+//!   words, nor another due memory's).
 //!
 //! Expanding a memory reads and verifies the log (`engram_log::seal`); the
 //! engine records `Recalled` and `Expanded` events around these queries.
@@ -12,6 +14,7 @@ pub mod context;
 pub mod health;
 pub mod palace;
 pub mod recall;
+pub mod review;
 
 pub use context::context_block;
 pub use recall::{

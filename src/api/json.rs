@@ -139,6 +139,9 @@ pub fn due(scope: &str, due: &[DueItem]) -> Value {
                 "coordinate": d.coordinate,
                 "due": format_ts(d.due_ms),
                 "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
+                "topic": d.topic,
+                "tags": d.tags,
+                "entities": d.entities.iter().map(|e| json!({"category": e.category, "key": e.key})).collect::<Vec<_>>(),
             })
         })
         .collect();

@@ -20,7 +20,8 @@ pub struct ReviewArgs {
     /// (`+2d`, `+12h`, `-1h`). Default: now.
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
-    /// Print one JSON object: {"due": [{"id", "coordinate", "cues"}]}.
+    /// Print one JSON object: {"due": [{"id", "coordinate", "due", "cues",
+    /// "topic", "tags", "entities"}]}.
     #[arg(long)]
     json: bool,
 }
@@ -124,22 +125,49 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
             println!("nothing due at {}", format_ts(at));
         }
         for d in &due {
-            let cues: Vec<&str> = d["cues"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c["coordinate"].as_str())
-                .collect();
+            let list = |field: &str, item: &dyn Fn(&serde_json::Value) -> String| {
+                let items: Vec<String> = d[field]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(item)
+                    .collect();
+                if items.is_empty() {
+                    "-".to_owned()
+                } else {
+                    items.join(", ")
+                }
+            };
+            let shown = |v: &serde_json::Value, field: &str| {
+                engram_text::display::neutralize_line(v[field].as_str().unwrap_or_default())
+                    .into_owned()
+            };
             println!(
-                "memory {} at {} (due {}); next to: {}",
+                "memory {} at {} (due {}); topic {}",
                 text(d, "id"),
                 text(d, "coordinate"),
                 text(d, "due"),
-                if cues.is_empty() {
-                    "-".to_owned()
-                } else {
-                    cues.join(", ")
-                }
+                text(d, "topic"),
+            );
+            println!(
+                "  tags: {}; entities: {}",
+                list("tags", &|t| engram_text::display::neutralize_line(
+                    t.as_str().unwrap_or_default()
+                )
+                .into_owned()),
+                list("entities", &|e| format!(
+                    "{} {}",
+                    shown(e, "category"),
+                    shown(e, "key")
+                )),
+            );
+            println!(
+                "  next to: {}",
+                list("cues", &|c| format!(
+                    "{} {}",
+                    shown(c, "coordinate"),
+                    shown(c, "label")
+                ))
             );
         }
     }

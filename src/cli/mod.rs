@@ -154,7 +154,9 @@ enum Command {
     /// candidates to merge, reword or forget.
     Renovation(palace::RenovationArgs),
     /// Memories due for SM-2 review at --at (default now): coordinates and
-    /// cues, never content. Grade each with `engram grade`.
+    /// cues (the room's topic, tags, entities, the labels of neighbours
+    /// that are not due themselves), never a due memory's words. Grade
+    /// each with `engram grade`.
     Review(flywheel::ReviewArgs),
     /// Record a review grade 0-5 and advance the memory's SM-2 schedule.
     Grade(flywheel::GradeArgs),
