@@ -6,14 +6,14 @@
 
 use engram_commands::flywheel;
 use engram_commands::gate::Subject;
-use engram_log::{Actor, MemoryId, Verdict};
+use engram_log::{Actor, MemoryId, Tier, Verdict};
 use engram_projections::models::{EdgeState, MemoryStatus, Schedule};
 use engram_queries::Cue;
 use engram_queries::review::{EntityCue, review_cues};
 
 use crate::engine::{EngineError, Engram};
 
-pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION};
+pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION, TierMove};
 
 /// An item due for review: where it is and what is around it, never its
 /// content nor another due item's (the reviewer recalls it first; see
@@ -145,6 +145,43 @@ impl Engram {
         reason: &str,
     ) -> Result<u64, EngineError> {
         Ok(flywheel::verdict(self, a, b, verdict, by, reason)?)
+    }
+}
+
+impl Engram {
+    /// Moves memory `id` to tier `to` by hand (`engram tier`): see
+    /// `engram_commands::flywheel::move_tier`. A forgotten memory, a move
+    /// to its own tier and moves into or out of L2 are refused with
+    /// nothing written.
+    pub fn move_tier(
+        &self,
+        id: MemoryId,
+        to: Tier,
+        reason: &str,
+        subject: &Subject,
+    ) -> Result<TierMove, EngineError> {
+        Ok(flywheel::move_tier(self, id, to, reason, subject)?)
+    }
+}
+
+impl Engram {
+    /// Records workspace documents as L2 memories, refreshing those whose
+    /// file changed (`engram_commands::workspace`): one atomic append, or
+    /// nothing when every document is unchanged or one is refused.
+    pub fn refresh_workspace(
+        &self,
+        documents: &[engram_commands::workspace::Document],
+        subject: &Subject,
+    ) -> Result<Vec<engram_commands::workspace::DocumentOutcome>, EngineError> {
+        Ok(engram_commands::workspace::refresh(
+            self, documents, subject,
+        )?)
+    }
+
+    /// The L0 block's parts for this store (`engram_queries::l0`).
+    #[must_use]
+    pub fn l0(&self) -> engram_queries::l0::L0 {
+        engram_queries::l0::l0(self.core())
     }
 }
 

@@ -37,6 +37,7 @@ TOOLS = [
     "memory_confirm",
     "memory_stats",
     "memory_palace",
+    "memory_l0",
     "engram_save",
     "engram_search",
     "engram_review",

@@ -91,6 +91,10 @@ pub struct MaintainArgs {
     /// Trust (permille) at which eviction keeps a memory.
     #[arg(long, value_name = "PERMILLE", default_value_t = MaintainPolicy::default().keep_trust_at_least)]
     keep_trust: u16,
+    /// Days without access before a session memory (L1) that was never
+    /// promoted (reinforced from another session, confirmed) decays.
+    #[arg(long, value_name = "DAYS", default_value_t = MaintainPolicy::default().session_idle_days)]
+    session_idle_days: u64,
     /// Only say what would be archived.
     #[arg(long)]
     dry_run: bool,
@@ -290,6 +294,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
         importance_below: Some(args.importance_below),
         capacity: Some(args.capacity),
         keep_trust: Some(args.keep_trust),
+        session_idle_days: Some(args.session_idle_days),
         by: args.by,
     };
     ctx.require_log()?;
