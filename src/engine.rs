@@ -53,6 +53,12 @@ pub enum EngineError {
     Contended { tries: usize },
     #[error(transparent)]
     Flywheel(#[from] crate::flywheel::FlywheelError),
+    /// A tier move refused (a forgotten memory, its own tier, L2).
+    #[error(transparent)]
+    Tier(#[from] engram_commands::tier::TierMoveError),
+    /// A workspace document refused (too large, not text, a bad path).
+    #[error(transparent)]
+    Workspace(#[from] engram_commands::workspace::WorkspaceError),
     #[error(transparent)]
     Embed(engram_embed::EmbedError),
     #[error("the shared log: {0}")]

@@ -6,21 +6,29 @@
 
 use engram_commands::flywheel;
 use engram_commands::gate::Subject;
-use engram_log::{Actor, MemoryId, Verdict};
+use engram_log::{Actor, MemoryId, Tier, Verdict};
 use engram_projections::models::{EdgeState, MemoryStatus, Schedule};
-use engram_queries::{Cue, cues};
+use engram_queries::Cue;
+use engram_queries::review::{EntityCue, review_cues};
 
 use crate::engine::{EngineError, Engram};
 
-pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION};
+pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION, TierMove};
 
 /// An item due for review: where it is and what is around it, never its
-/// content (the reviewer recalls it first).
+/// content nor another due item's (the reviewer recalls it first; see
+/// `engram_queries::review`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueItem {
     pub id: MemoryId,
     pub coordinate: String,
+    /// The slots next to it; a neighbour that is due too is labelled
+    /// `engram_queries::review::DUE_LABEL`, never with its words.
     pub cues: Vec<Cue>,
+    /// The room's topic (its corridor's name).
+    pub topic: String,
+    pub tags: Vec<String>,
+    pub entities: Vec<EntityCue>,
     pub due_ms: u64,
 }
 
@@ -55,10 +63,19 @@ impl Engram {
     }
 
     /// Memories due for review at `at_ms` (unix ms), earliest first, with
-    /// coordinates and cues only. Archived, overruled and forgotten
-    /// memories are not reviewed.
+    /// coordinates and cues only: no due memory's words, its own or a due
+    /// neighbour's. Archived, overruled and forgotten memories are not
+    /// reviewed.
     #[must_use]
     pub fn review(&self, at_ms: u64) -> Vec<DueItem> {
+        let all_due: std::collections::BTreeSet<MemoryId> = self
+            .core()
+            .review
+            .read()
+            .state
+            .due(at_ms)
+            .into_iter()
+            .collect();
         let due: Vec<(MemoryId, u64)> = {
             let schedule = self.core().review.read();
             schedule
@@ -74,11 +91,17 @@ impl Engram {
                     self.core().memory_table.read().state.status(*id) == Some(MemoryStatus::Live);
                 live && !self.core().verdicts.read().state.is_overruled(*id)
             })
-            .map(|(id, due_ms)| DueItem {
-                id,
-                coordinate: self.coordinate(id),
-                cues: cues(self.core(), id),
-                due_ms,
+            .map(|(id, due_ms)| {
+                let cues = review_cues(self.core(), id, &all_due);
+                DueItem {
+                    id,
+                    coordinate: self.coordinate(id),
+                    cues: cues.neighbours,
+                    topic: cues.topic,
+                    tags: cues.tags,
+                    entities: cues.entities,
+                    due_ms,
+                }
             })
             .collect()
     }
@@ -122,6 +145,43 @@ impl Engram {
         reason: &str,
     ) -> Result<u64, EngineError> {
         Ok(flywheel::verdict(self, a, b, verdict, by, reason)?)
+    }
+}
+
+impl Engram {
+    /// Moves memory `id` to tier `to` by hand (`engram tier`): see
+    /// `engram_commands::flywheel::move_tier`. A forgotten memory, a move
+    /// to its own tier and moves into or out of L2 are refused with
+    /// nothing written.
+    pub fn move_tier(
+        &self,
+        id: MemoryId,
+        to: Tier,
+        reason: &str,
+        subject: &Subject,
+    ) -> Result<TierMove, EngineError> {
+        Ok(flywheel::move_tier(self, id, to, reason, subject)?)
+    }
+}
+
+impl Engram {
+    /// Records workspace documents as L2 memories, refreshing those whose
+    /// file changed (`engram_commands::workspace`): one atomic append, or
+    /// nothing when every document is unchanged or one is refused.
+    pub fn refresh_workspace(
+        &self,
+        documents: &[engram_commands::workspace::Document],
+        subject: &Subject,
+    ) -> Result<Vec<engram_commands::workspace::DocumentOutcome>, EngineError> {
+        Ok(engram_commands::workspace::refresh(
+            self, documents, subject,
+        )?)
+    }
+
+    /// The L0 block's parts for this store (`engram_queries::l0`).
+    #[must_use]
+    pub fn l0(&self) -> engram_queries::l0::L0 {
+        engram_queries::l0::l0(self.core())
     }
 }
 

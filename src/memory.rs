@@ -508,6 +508,8 @@ impl From<engram_commands::flywheel::CommandError<EngineError>> for EngineError 
         match e {
             CommandError::Input(e) => EngineError::Input(e),
             CommandError::Flywheel(e) => EngineError::Flywheel(e),
+            CommandError::Tier(e) => EngineError::Tier(e),
+            CommandError::Workspace(e) => EngineError::Workspace(e),
             CommandError::UnknownMemory { id } => EngineError::UnknownMemory { id },
             CommandError::Forgotten { id, seq } => EngineError::Forgotten { id, seq },
             CommandError::Denied(denial) => EngineError::Denied(denial),

@@ -221,4 +221,32 @@ fn json_output_of_every_command_keeps_its_shape() {
             "--json"
         ])
     );
+    insta::assert_json_snapshot!("l0", run(&["l0", "--json"]));
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("docs")).unwrap();
+    std::fs::write(
+        repo.join("AGENTS.md"),
+        "# Agents\n\nRun the tests before every commit.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("docs/deploy.md"),
+        "# Deploys\n\nDeploys go out on Thursdays.\n",
+    )
+    .unwrap();
+    insta::assert_json_snapshot!(
+        "workspace",
+        run(&["workspace", repo.to_str().unwrap(), "--json"])
+    );
+    insta::assert_json_snapshot!(
+        "tier",
+        run(&[
+            "tier",
+            postgres15["id"].as_str().unwrap(),
+            "l4",
+            "--reason",
+            "stale",
+            "--json"
+        ])
+    );
 }

@@ -352,6 +352,7 @@ fn export_then_import_gives_the_same_stats_recalls_and_views_under_a_new_key() {
         "contradiction_flagged",
         "verdict_recorded",
         "distilled",
+        "tier_changed",
         "archived",
         "forgotten",
         "graded",

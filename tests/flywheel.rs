@@ -441,7 +441,16 @@ fn maintenance_archives_decayed_expired_and_evicted_memories_but_not_failed_revi
     let before = engram.log().last_seq();
     let done = engram.maintain(&policy, later, false).unwrap();
     assert_eq!(done, planned);
-    assert_eq!(engram.log().last_seq(), before + done.len() as u64);
+    // Each archive is a demotion to L4 (`tier_changed`) and an `archived`.
+    assert_eq!(engram.log().last_seq(), before + 2 * done.len() as u64);
+    let demoted: Vec<MemoryId> = engram
+        .replay(before + 1)
+        .filter_map(|e| match e.unwrap().event {
+            engram::log::Event::TierChanged(t) if t.to == engram::log::Tier::L4 => Some(t.memory),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(demoted, ids);
     // Archived memories are recalled only when tier L4 is asked for.
     let words = fact(0);
     let thing = words.split(' ').nth(4).unwrap().to_owned();

@@ -26,7 +26,7 @@ use crate::support::skip_unless_required;
 /// How long the SDK's whole session, or any one raw answer, may take.
 const WAIT: Duration = Duration::from_secs(60);
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
-const TOOLS: [&str; 18] = [
+const TOOLS: [&str; 19] = [
     "engram_review",
     "engram_save",
     "engram_search",
@@ -37,6 +37,7 @@ const TOOLS: [&str; 18] = [
     "memory_grade",
     "memory_ingest",
     "memory_list",
+    "memory_l0",
     "memory_palace",
     "memory_recall",
     "memory_remember",
@@ -487,9 +488,15 @@ fn request_type_schemas_state_the_real_limits_and_plain_enums() {
         json!({
             "type": "string",
             "enum": ["l1", "l2", "l3", "l4"],
-            "description": "l3 (cross-session, default), l2 (workspace document) or l1."
+            "description": "l1 (a session memory: the default when `session` is named), l3\n(cross-session: the default otherwise) or l2 (workspace document)."
         })
     );
+    let tier = schema::<engram::api::TierRequest>();
+    assert_eq!(
+        tier["properties"]["tier"]["enum"],
+        json!(["l1", "l2", "l3", "l4"])
+    );
+    assert_eq!(tier["required"], json!(["tier"]), "{tier}");
     let verdict = schema::<VerdictRequest>();
     assert_eq!(
         verdict["properties"]["verdict"]["enum"],

@@ -35,5 +35,6 @@ mod save_atomic;
 mod server;
 mod shared_log;
 mod tidy;
+mod tiers;
 mod views;
 mod views_forged;

@@ -12,7 +12,12 @@
 //! user or assistant, and a `Remembered` event referencing it), in
 //! conversation order; the peer holds the same texts under the same ids.
 //! With a model ([`Corpus::embed`]) each `Remembered` carries the turn's
-//! vector, computed once (and cached under `target/`).
+//! vector, computed once (and cached under `target/`). Every memory is in
+//! L3, unless `ENGRAM_BENCH_RETRIEVAL_L1=last` ([`L1_ENV`]) puts the
+//! conversation's last session in L1, as a harness's current session is:
+//! recall puts L1 first where relevance is comparable
+//! (`engram_queries::recall::tier_first`), and that run measures what it
+//! costs the questions about earlier sessions.
 //!
 //! **Systems.** `fts5` ([`Fts5Peer::search`]); `keyword`
 //! ([`engram_queries::recall_with`] without a vector); `hybrid` (the same
@@ -37,7 +42,7 @@ use engram::store::{Store, StoreOptions};
 use engram_commands::memory::{MemoryMeta, remembered};
 use engram_embed::Embedder;
 use engram_log::{
-    Durability, Embedding, Event, HmacKey, KeySource, MemoryId, MemoryRef, Role, SessionEvent,
+    Durability, Embedding, Event, HmacKey, KeySource, MemoryId, MemoryRef, Role, SessionEvent, Tier,
 };
 use engram_projections::text_index::Bm25;
 use engram_queries::{Fusion, QueryVector, RecallMode, RecallQuery};
@@ -46,6 +51,10 @@ use tempfile::TempDir;
 
 use crate::fts5::Fts5Peer;
 use crate::recall::RECALL_KEY_HEX;
+
+/// With `last`, the memories of each conversation's last session are in
+/// L1 (the current session), the others in L3.
+pub const L1_ENV: &str = "ENGRAM_BENCH_RETRIEVAL_L1";
 
 /// Hits asked of every system per question.
 pub const DEPTH: usize = 10;
@@ -198,6 +207,10 @@ impl Stores {
         let mut events = Vec::new();
         let mut ids = Vec::new();
         let mut turn_in_session: HashMap<&str, u32> = HashMap::new();
+        let current = std::env::var(L1_ENV)
+            .is_ok_and(|v| v == "last")
+            .then(|| conversation.turns.last().map(|t| t.session.clone()))
+            .flatten();
         for (i, turn) in conversation.turns.iter().enumerate() {
             let index = turn_in_session.entry(turn.session.as_str()).or_default();
             let event = Event::Session(SessionEvent {
@@ -217,7 +230,15 @@ impl Stores {
                 last_seq: next,
             };
             let hash = engram_log::seal::content_sha256(std::iter::once(&event))?;
-            let mut memory = remembered(&key, reference, hash, MemoryMeta::default());
+            let meta = MemoryMeta {
+                tier: if current.as_ref() == Some(&turn.session) {
+                    Tier::L1
+                } else {
+                    Tier::L3
+                },
+                ..MemoryMeta::default()
+            };
+            let mut memory = remembered(&key, reference, hash, meta);
             if let Some((model, vectors)) = vectors {
                 let v = vectors
                     .get(i)

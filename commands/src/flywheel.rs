@@ -10,7 +10,7 @@
 
 use engram_log::seal::{self, SealError};
 use engram_log::{
-    Actor, Archived, Distilled, Event, Graded, MemoryId, MemoryRef, Source, Verdict,
+    Actor, Archived, Distilled, Event, Graded, MemoryId, MemoryRef, Source, Tier, Verdict,
     VerdictRecorded,
 };
 use engram_projections::models::review::GRADE_MAX;
@@ -50,6 +50,10 @@ pub enum CommandError<E: std::error::Error + 'static> {
     Input(#[from] InputError),
     #[error(transparent)]
     Flywheel(#[from] FlywheelError),
+    #[error(transparent)]
+    Tier(#[from] crate::tier::TierMoveError),
+    #[error(transparent)]
+    Workspace(#[from] crate::workspace::WorkspaceError),
     #[error("no memory with id {id}: a memory's id is the seq of its `remembered` event")]
     UnknownMemory { id: MemoryId },
     #[error("memory {id} was forgotten at seq {seq}")]
@@ -160,7 +164,8 @@ pub struct Confirmation {
 }
 
 /// Checks `quote` against memory `id`'s verified source words and records
-/// `EvidenceConfirmed` (valid evidence raises trust).
+/// `EvidenceConfirmed` (valid evidence raises trust, and promotes a session
+/// memory from L1 to L3 with a `TierChanged` in the same append).
 pub fn confirm<S: CommandStore>(
     store: &S,
     id: MemoryId,
@@ -180,7 +185,14 @@ pub fn confirm<S: CommandStore>(
     )?;
     let evidence = memory::evidence(id, subject.actor, quote, &events)?;
     let valid = evidence.valid;
-    let seq = append(store, &[Event::EvidenceConfirmed(evidence)])?.first_seq;
+    // Valid evidence promotes a session memory to the cross-session store,
+    // in the same append.
+    let promotion = valid
+        .then(|| crate::tier::promotion_on_confirm(&entry))
+        .flatten();
+    let mut batch = vec![Event::EvidenceConfirmed(evidence)];
+    batch.extend(promotion.map(Event::TierChanged));
+    let seq = append(store, &batch)?.first_seq;
     let trust = store.views().trust.read().state.trust(id).unwrap_or(0.0);
     Ok(Confirmation {
         id,
@@ -305,8 +317,9 @@ pub fn verdict<S: CommandStore>(
 }
 
 /// Archives what `policy` says should go at `now_ms` (expired, decayed,
-/// evicted; see [`crate::maintain`]) in one atomic append, and returns what
-/// it archived and why. `dry_run` only plans. Every archive passes the gate
+/// evicted; see [`crate::maintain`]) in one atomic append, each as a
+/// `TierChanged` to L4 and an `Archived`, and returns what it archived and
+/// why. `dry_run` only plans. Every archive passes the gate
 /// chain: when any is denied (a model archiving what the user said),
 /// nothing is archived, each denial is recorded as `GateDenied` (one
 /// append) and the first is returned.
@@ -366,18 +379,80 @@ pub fn maintain<S: CommandStore>(
         return Err(CommandError::Denied(first.clone()));
     }
     if !plan.is_empty() {
-        let events: Vec<Event> = plan
-            .iter()
-            .map(|(memory, reason)| {
-                Event::Archived(Archived {
-                    memory: *memory,
-                    reason: reason.clone(),
+        // Each archive is a demotion: its `TierChanged` to L4, then the
+        // `Archived` that makes it cold.
+        let events: Vec<Event> = {
+            let table = store.views().memory_table.read();
+            plan.iter()
+                .flat_map(|(memory, reason)| {
+                    let from = table.state.get(*memory).map_or(Tier::L3, |e| e.tier);
+                    [
+                        Event::TierChanged(crate::tier::demotion(*memory, from, reason)),
+                        Event::Archived(Archived {
+                            memory: *memory,
+                            reason: reason.clone(),
+                        }),
+                    ]
                 })
-            })
-            .collect();
+                .collect()
+        };
         append(store, &events)?;
     }
     Ok(plan)
+}
+
+/// What an explicit tier move recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierMove {
+    pub id: MemoryId,
+    pub from: Tier,
+    pub to: Tier,
+    /// Seq of the `TierChanged`.
+    pub seq: u64,
+}
+
+/// Moves memory `id` to tier `to` by hand (`engram tier`): a
+/// `TierChanged`, and to L4 an `Archived` with it (the archive is cold);
+/// out of L4 the memory is live again. Refused, with nothing written, for a
+/// forgotten memory, a move to its own tier, and moves into or out of L2
+/// (see [`crate::tier::planned_move`]). A move to L4, or from L3 to L1,
+/// passes the gate as an archive (a model cannot archive what the user
+/// said); any other move as a confirmation of the memory.
+pub fn move_tier<S: CommandStore>(
+    store: &S,
+    id: MemoryId,
+    to: Tier,
+    reason: &str,
+    subject: &Subject,
+) -> Result<TierMove, S> {
+    let subject = memory::clean_subject(subject)?;
+    let reason = if reason.trim().is_empty() {
+        format!("moved by hand to {}", crate::tier::tier_name(to))
+    } else {
+        memory::clean("reason", reason, memory::NOTE_BYTES_MAX)?
+    };
+    let _writer = store.write_lock();
+    let entry = entry(store, id)?;
+    let change = crate::tier::planned_move(&entry, to, reason)?;
+    // Down to the archive, or from the cross-session store back to a
+    // session's (which decays sooner), is an archive for the gates.
+    let action = if to == Tier::L4 || (entry.tier == Tier::L3 && to == Tier::L1) {
+        Action::Archive
+    } else {
+        Action::Confirm
+    };
+    gate(store, &subject, action, &Object::Memory(&entry))?;
+    let from = change.from;
+    let archive = (to == Tier::L4).then(|| {
+        Event::Archived(Archived {
+            memory: id,
+            reason: change.reason.clone(),
+        })
+    });
+    let mut events = vec![Event::TierChanged(change)];
+    events.extend(archive);
+    let seq = append(store, &events)?.first_seq;
+    Ok(TierMove { id, from, to, seq })
 }
 
 /// A distilled rule as recorded.

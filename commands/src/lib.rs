@@ -8,10 +8,14 @@
 //!   [`save::CommandStore`], the seam the engine implements; a save is one
 //!   atomic append.
 //! - [`record`]: raw session turns, redacted and gated.
-//! - [`flywheel`]: forget, confirm, grade, verdict, maintain and distill
-//!   over the same store, each gated and one append.
+//! - [`flywheel`]: forget, confirm, grade, verdict, maintain, distill and
+//!   the explicit tier move over the same store, each gated and one append.
 //! - [`update`]: new words for a memory as a supersession (a save and the
 //!   verdict retiring the old memory), one append.
+//! - [`tier`]: when a memory changes tier (promotion, demotion) and the
+//!   `TierChanged` that records it.
+//! - [`workspace`]: workspace documents (AGENTS.md, CLAUDE.md, README,
+//!   docs/) recorded as L2 memories, refreshed by content hash.
 //!
 //! The engine (`engram::Engram`) runs these steps around the log.
 //!
@@ -31,5 +35,7 @@ pub mod memory;
 pub mod record;
 pub mod reembed;
 pub mod save;
+pub mod tier;
 pub mod topic;
 pub mod update;
+pub mod workspace;

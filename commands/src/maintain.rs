@@ -1,14 +1,17 @@
 //! Maintenance: which memories to archive now (decay, time to live, LRU
 //! eviction from the L3 hot set). Pure: the engine gathers the facts from
-//! the views, [`plan`] decides, the engine appends one `Archived` per
-//! memory in one atomic batch.
+//! the views, [`plan`] decides, the handler appends a demotion to L4
+//! (`TierChanged`) and an `Archived` per memory in one atomic batch.
 //!
 //! In order, over live memories:
 //!
 //! 1. **Expired**: a time to live that has passed (`remember --ttl`).
 //! 2. **Decayed**: in L3, unaccessed for [`MaintainPolicy::idle_days`] days
 //!    and of low importance: `trust + 100 * reinforcements` below
-//!    [`MaintainPolicy::importance_below`] (permille).
+//!    [`MaintainPolicy::importance_below`] (permille). In L1 (a session
+//!    memory never reinforced from another session nor confirmed, so never
+//!    promoted), unaccessed for [`MaintainPolicy::session_idle_days`] days,
+//!    whatever its importance: it belonged to its conversation.
 //! 3. **Evicted**: while the L3 hot set holds more than
 //!    [`MaintainPolicy::hot_set_capacity`] memories, the least recently used
 //!    goes, skipping memories with trust of at least
@@ -43,7 +46,14 @@ pub struct MaintainPolicy {
     pub hot_set_capacity: usize,
     /// Trust (permille) at which eviction keeps a memory (800).
     pub keep_trust_at_least: u16,
+    /// Days without access before a session memory (L1) decays
+    /// ([`SESSION_IDLE_DAYS`]).
+    pub session_idle_days: u64,
 }
+
+/// The default days without access before a session memory (L1), never
+/// promoted, decays: [`MaintainPolicy::session_idle_days`].
+pub const SESSION_IDLE_DAYS: u64 = 7;
 
 impl Default for MaintainPolicy {
     fn default() -> Self {
@@ -52,6 +62,7 @@ impl Default for MaintainPolicy {
             importance_below: DECAY_IMPORTANCE_BELOW,
             hot_set_capacity: 10_000,
             keep_trust_at_least: 800,
+            session_idle_days: SESSION_IDLE_DAYS,
         }
     }
 }
@@ -84,6 +95,22 @@ pub fn plan(
             && at <= now_ms
         {
             out.push((f.id, "expired: its time to live passed".to_owned()));
+        }
+    }
+    let session_idle_ms = policy.session_idle_days.saturating_mul(DAY_MS);
+    for f in facts {
+        if taken(&out, f.id) || f.tier != Tier::L1 || f.failed_last_review {
+            continue;
+        }
+        let idle = now_ms.saturating_sub(f.last_access_ms);
+        if idle >= session_idle_ms {
+            out.push((
+                f.id,
+                format!(
+                    "decayed: a session memory unaccessed for {} days, never reinforced from another session nor confirmed",
+                    idle / DAY_MS
+                ),
+            ));
         }
     }
     let idle_ms = policy.idle_days.saturating_mul(DAY_MS);
@@ -166,6 +193,30 @@ mod tests {
             .map(|(id, _)| id)
             .collect();
         assert_eq!(archived, [1]);
+    }
+
+    #[test]
+    fn session_memories_decay_after_their_own_idle_days_whatever_their_importance() {
+        let now = 100 * DAY_MS;
+        let session = |id, days_ago: u64, trust| MemoryFacts {
+            tier: Tier::L1,
+            reinforcements: 5,
+            ..facts(id, 100 - days_ago, trust)
+        };
+        let mut failed = session(3, 50, 100);
+        failed.failed_last_review = true;
+        let documents = MemoryFacts {
+            tier: Tier::L2,
+            ..facts(4, 0, 100)
+        };
+        let all = [session(1, 8, 1000), session(2, 6, 100), failed, documents];
+        let plan = plan(&MaintainPolicy::default(), &all, now);
+        assert_eq!(plan.len(), 1, "{plan:?}");
+        assert_eq!(plan[0].0, 1);
+        assert!(
+            plan[0].1.starts_with("decayed: a session memory"),
+            "{plan:?}"
+        );
     }
 
     #[test]

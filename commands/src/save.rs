@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use engram_log::seal::{self, SealError};
 use engram_log::{
     Appended, ContradictionFlagged, Digest, Discarded, Embedding, EntityLinked, Event, HmacKey,
-    LogReader, MemoryId, MemoryRef, Reinforced, Remembered, SessionEvent, TtlSet,
+    LogReader, MemoryId, MemoryRef, Reinforced, Remembered, SessionEvent, TierChanged, TtlSet,
 };
 use engram_projections::CoreViews;
 use engram_projections::models::MemoryStatus;
@@ -372,6 +372,8 @@ pub(crate) enum Kind {
         words: Words,
         memory: Target,
         source: engram_log::Source,
+        /// A session memory restated from another session: L1 -> L3.
+        promotion: Option<TierChanged>,
     },
     Remembered {
         words: Words,
@@ -387,7 +389,12 @@ impl Kind {
     fn n_events(&self) -> usize {
         match self {
             Kind::Denied { .. } | Kind::Discarded { .. } => 1,
-            Kind::Reinforced { words, .. } => 1 + usize::from(matches!(words, Words::Note { .. })),
+            Kind::Reinforced {
+                words, promotion, ..
+            } => {
+                1 + usize::from(matches!(words, Words::Note { .. }))
+                    + usize::from(promotion.is_some())
+            }
             Kind::Remembered {
                 words,
                 entities,
@@ -461,6 +468,8 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     /// Term -> positions in `pending` (only looked up, never iterated).
     pending_terms: HashMap<String, Vec<usize>>,
     n_planned: usize,
+    /// Memories a restatement in this batch promoted (once each).
+    promoted: BTreeSet<MemoryId>,
 }
 
 impl<'a, S: CommandStore> Planner<'a, S> {
@@ -472,6 +481,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             pending: Vec::new(),
             pending_terms: HashMap::new(),
             n_planned: 0,
+            promoted: BTreeSet::new(),
         }
     }
 
@@ -600,11 +610,15 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 reason,
                 content_sha256: Digest(sha2::Sha256::digest(text.as_bytes()).into()),
             },
-            Decided::Reinforced { memory } => Kind::Reinforced {
-                words,
-                memory: target(memory),
-                source: meta.source,
-            },
+            Decided::Reinforced { memory } => {
+                let promotion = self.promotion(memory, &pending_of, &words);
+                Kind::Reinforced {
+                    words,
+                    memory: target(memory),
+                    source: meta.source,
+                    promotion,
+                }
+            }
             outcome @ (Decided::New | Decided::Contradiction { .. }) => {
                 let contradiction = match outcome {
                     Decided::Contradiction { memory, reason } => Some((target(memory), reason)),
@@ -671,6 +685,31 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             }
         }
         links
+    }
+
+    /// The promotion a restatement of memory `id` by `words` earns (a
+    /// session memory restated from another session; see
+    /// [`crate::tier`]), once per batch. A memory this batch makes is new
+    /// in the batch's own session: never promoted by it.
+    fn promotion(
+        &mut self,
+        id: MemoryId,
+        pending_of: &BTreeMap<MemoryId, usize>,
+        words: &Words,
+    ) -> Option<TierChanged> {
+        if pending_of.contains_key(&id) || self.promoted.contains(&id) {
+            return None;
+        }
+        let session = match words {
+            Words::Note { note, .. } => note.session.as_str(),
+            Words::Referenced { reference, .. } => reference.session.as_str(),
+        };
+        let promotion = {
+            let table = self.store.views().memory_table.read();
+            crate::tier::promotion_on_reinforce(table.state.get(id)?, session)
+        }?;
+        self.promoted.insert(id);
+        Some(promotion)
     }
 
     /// Makes the memory item `index` will make findable by later items.
@@ -1094,6 +1133,7 @@ pub(crate) fn build(
                 words,
                 memory,
                 source,
+                promotion,
             } => {
                 let (reference, _) = words_of(&mut events, words);
                 let memory = resolve(&made, *memory);
@@ -1102,6 +1142,9 @@ pub(crate) fn build(
                     evidence: Some(reference.clone()),
                     source: *source,
                 }));
+                if let Some(promotion) = promotion {
+                    events.push(Event::TierChanged(promotion.clone()));
+                }
                 references.insert(*index, reference);
             }
             Kind::Remembered {

@@ -96,7 +96,7 @@ pub fn escape(text: &str) -> String {
 
 /// `text` as lines of a block: escaped, split at `\n`, every line
 /// prefixed with [`TEXT_LINE_PREFIX`] and ended with `\n`.
-fn push_text_lines(out: &mut String, text: &str) {
+pub(crate) fn push_text_lines(out: &mut String, text: &str) {
     out.push_str(TEXT_LINE_PREFIX);
     for c in text.chars() {
         if c == '\n' {

@@ -3,17 +3,23 @@
 //! - [`recall`]: BM25 over the text index with the memory table's filters.
 //! - [`context`]: the injection-safe block of hits handed to a model.
 //! - [`health`]: the 0-100 health score and due reviews.
+//! - [`l0`]: the L0 block a harness puts into every prompt (rooms, the
+//!   user profile, the most trusted facts).
 //! - [`palace`]: the room directory, tours and the renovation list.
 //! - [`list`]: a store's memories, newest first, filtered, a page at a time.
+//! - [`review`]: the cues shown beside a memory due for review (never its
+//!   words, nor another due memory's).
 //!
 //! Expanding a memory reads and verifies the log (`engram_log::seal`); the
 //! engine records `Recalled` and `Expanded` events around these queries.
 
 pub mod context;
 pub mod health;
+pub mod l0;
 pub mod list;
 pub mod palace;
 pub mod recall;
+pub mod review;
 
 pub use context::context_block;
 pub use recall::{

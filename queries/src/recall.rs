@@ -3,7 +3,9 @@
 //! A hit is a memory that is live (or archived, when tier L4 is asked for),
 //! visible to the caller's session, in the asked room and tier, carrying
 //! every asked tag, and sharing at least one term with the query. Hits come
-//! best first; equal scores go to the older memory.
+//! best first, session (L1) and workspace (L2) memories first where
+//! relevance is comparable ([`tier_first`]); equal scores go to the older
+//! memory.
 //!
 //! Every word a hit or a cue hands out is taken through
 //! [`engram_projections::TextIndex::verified_text`]: the view entries must
@@ -239,6 +241,34 @@ impl RecallMode {
     }
 }
 
+/// How many times the limit each ranking looks, so [`tier_first`] can
+/// bring a session or workspace memory from just past the limit.
+pub const TIER_LOOKAHEAD: usize = 2;
+/// How much a session (L1) or workspace (L2) memory's score counts for
+/// against others' when hits are ordered: one within 20% of a
+/// cross-session memory's score comes first ([`tier_first`]).
+pub const TIER_FIRST_FACTOR: f64 = 1.25;
+
+/// Orders `scored` (best first) with session (L1) and workspace (L2)
+/// memories first where relevance is comparable: each hit is ranked by
+/// its score times [`TIER_FIRST_FACTOR`] in L1 and L2, by its score
+/// elsewhere; equal ranks keep their order. The scores themselves are
+/// not changed. Where every hit is of one kind the order is unchanged.
+pub fn tier_first(scored: &mut [(MemoryId, f64)], tier_of: impl Fn(MemoryId) -> Option<Tier>) {
+    let rank = |&(id, score): &(MemoryId, f64)| tier_rank(tier_of(id), score);
+    scored.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
+}
+
+/// What a hit of `tier` scoring `score` is ordered by ([`tier_first`]);
+/// hits of several stores are merged by it too.
+#[must_use]
+pub fn tier_rank(tier: Option<Tier>, score: f64) -> f64 {
+    match tier {
+        Some(Tier::L1 | Tier::L2) => score * TIER_FIRST_FACTOR,
+        _ => score,
+    }
+}
+
 /// The best hits for `query`, best first (keyword mode).
 ///
 /// # Errors
@@ -384,9 +414,11 @@ pub fn recall_fused(
                 .is_some_and(|c| palace.state.corridor_of(&c.room) == corridor)
         })
     };
+    // Ranked deeper than the limit, so a session or workspace memory just
+    // past it can still come first (`tier_first`).
     let depth = match mode {
-        RecallMode::Keyword => limit,
-        RecallMode::Hybrid => limit * FUSION_DEPTH,
+        RecallMode::Keyword => limit * TIER_LOOKAHEAD,
+        RecallMode::Hybrid => limit * TIER_LOOKAHEAD * FUSION_DEPTH,
     };
     let rank = |accept: &dyn Fn(MemoryId) -> bool| -> Vec<(MemoryId, f64)> {
         let keyword: Vec<(MemoryId, f64)> = index
@@ -409,7 +441,14 @@ pub fn recall_fused(
                     .collect();
                 let ceiling = f64::from(index.state.idf_sum(&terms));
                 let min_score = query.min_score.unwrap_or(HYBRID_MIN_SCORE);
-                fuse(&keyword, ceiling, &semantic, fusion, min_score, limit)
+                fuse(
+                    &keyword,
+                    ceiling,
+                    &semantic,
+                    fusion,
+                    min_score,
+                    limit * TIER_LOOKAHEAD,
+                )
             }
         }
     };
@@ -417,6 +456,8 @@ pub fn recall_fused(
     if scored.is_empty() && corridor.is_some() {
         scored = rank(&admitted);
     }
+    tier_first(&mut scored, |id| table.state.get(id).map(|e| e.tier));
+    scored.truncate(limit);
     drop(verdicts);
     drop(vectors);
     let trust = core.trust.read();
@@ -472,6 +513,28 @@ mod tests {
             "デプロイ"
         ));
         assert!(model_reads(english, "déploiement le jeudi"));
+    }
+
+    #[test]
+    fn session_and_workspace_memories_come_first_where_relevance_is_comparable() {
+        let tiers = |id| {
+            Some(match id {
+                1 | 2 => Tier::L3,
+                3 => Tier::L1,
+                4 => Tier::L2,
+                _ => Tier::L3,
+            })
+        };
+        // 3 (L1) is within 20% of 2 but not of 1; 4 (L2) is far behind.
+        let mut scored = vec![(1, 10.0), (2, 6.0), (3, 5.0), (5, 4.0), (4, 1.0)];
+        tier_first(&mut scored, tiers);
+        let ids: Vec<MemoryId> = scored.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [1, 3, 2, 5, 4]);
+        assert_eq!(scored[1], (3, 5.0), "scores are not changed");
+        // One kind only: the order stays.
+        let mut same = vec![(7, 3.0), (8, 3.0), (9, 1.0)];
+        tier_first(&mut same, |_| Some(Tier::L3));
+        assert_eq!(same, [(7, 3.0), (8, 3.0), (9, 1.0)]);
     }
 
     #[test]

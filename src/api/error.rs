@@ -129,6 +129,10 @@ impl From<EngineError> for ApiError {
             EngineError::Discarded { .. } => ErrorCode::Discarded,
             EngineError::Flywheel(FlywheelError::NotInContradiction { .. }) => ErrorCode::NotFound,
             EngineError::Flywheel(_) => ErrorCode::BadRequest,
+            EngineError::Tier(engram_commands::tier::TierMoveError::Forgotten { .. }) => {
+                ErrorCode::Forgotten
+            }
+            EngineError::Tier(_) | EngineError::Workspace(_) => ErrorCode::BadRequest,
             EngineError::View(engram_projections::ViewError::Tampered { .. }) => {
                 ErrorCode::Tampered
             }

@@ -139,6 +139,9 @@ pub fn due(scope: &str, due: &[DueItem]) -> Value {
                 "coordinate": d.coordinate,
                 "due": format_ts(d.due_ms),
                 "cues": d.cues.iter().map(|c| json!({"coordinate": c.coordinate, "label": c.label})).collect::<Vec<_>>(),
+                "topic": d.topic,
+                "tags": d.tags,
+                "entities": d.entities.iter().map(|e| json!({"category": e.category, "key": e.key})).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -402,5 +405,95 @@ pub fn ingested(ingested: &super::Ingested, extracted: &[Value]) -> Value {
                 json!({"line": line, "reason": reason}),
             other => json!({"line": null, "reason": other.to_string()}),
         }).collect::<Vec<_>>(),
+    })
+}
+
+/// The L0 block of the stores `parts` (the store taking writes first):
+/// rooms, the user profile and the most trusted facts, merged across the
+/// stores (most trusted first, then store order, then id) and bounded as
+/// one store's are, with the block itself (`engram_queries::l0`).
+#[must_use]
+pub fn l0(parts: &[(&str, engram_queries::l0::L0)]) -> Value {
+    use engram_queries::l0::{
+        L0_FACTS_MAX, L0_PROFILE_MAX, L0_ROOMS_MAX, L0Entry, Named, NamedRoom, l0_block,
+    };
+    let several = parts.len() > 1;
+    let mut rooms: Vec<(&str, &engram_queries::l0::L0Room)> = parts
+        .iter()
+        .flat_map(|(scope, l0)| l0.rooms.iter().map(move |r| (*scope, r)))
+        .collect();
+    let mut rooms_left_out: usize = parts.iter().map(|(_, l0)| l0.rooms_left_out).sum();
+    rooms_left_out += rooms.len().saturating_sub(L0_ROOMS_MAX);
+    rooms.truncate(L0_ROOMS_MAX);
+    let merged = |pick: fn(&engram_queries::l0::L0) -> &Vec<L0Entry>, max: usize| {
+        let mut all: Vec<(usize, &str, &L0Entry)> = parts
+            .iter()
+            .enumerate()
+            .flat_map(|(rank, (scope, l0))| pick(l0).iter().map(move |e| (rank, *scope, e)))
+            .collect();
+        all.sort_by(|a, b| {
+            b.2.trust_permille
+                .cmp(&a.2.trust_permille)
+                .then(a.0.cmp(&b.0))
+                .then(a.2.id.cmp(&b.2.id))
+        });
+        all.truncate(max);
+        all.into_iter()
+            .map(|(_, scope, e)| (qualified(scope, e.id), scope, e))
+            .collect::<Vec<_>>()
+    };
+    let profile = merged(|l0| &l0.profile, L0_PROFILE_MAX);
+    let facts = merged(|l0| &l0.facts, L0_FACTS_MAX);
+    let named = |list: &[(String, &str, &L0Entry)]| -> Vec<Value> {
+        list.iter()
+            .map(|(id, scope, e)| {
+                json!({
+                    "id": id,
+                    "coordinate": e.coordinate,
+                    "scope": scope,
+                    "tier": tier_name(e.tier),
+                    "trust": fraction(e.trust_permille),
+                    "text": e.text,
+                })
+            })
+            .collect()
+    };
+    let block = {
+        let rooms: Vec<NamedRoom<'_>> = rooms
+            .iter()
+            .map(|(scope, room)| NamedRoom {
+                store: several.then_some(*scope),
+                room,
+            })
+            .collect();
+        let p: Vec<Named<'_>> = profile
+            .iter()
+            .map(|(id, scope, entry)| Named {
+                id,
+                store: several.then_some(*scope),
+                entry,
+            })
+            .collect();
+        let f: Vec<Named<'_>> = facts
+            .iter()
+            .map(|(id, scope, entry)| Named {
+                id,
+                store: several.then_some(*scope),
+                entry,
+            })
+            .collect();
+        l0_block(&rooms, rooms_left_out, &p, &f)
+    };
+    json!({
+        "rooms": rooms.iter().map(|(scope, r)| json!({
+            "room": r.room,
+            "corridor": r.corridor,
+            "fill": r.fill,
+            "scope": scope,
+        })).collect::<Vec<_>>(),
+        "rooms_left_out": rooms_left_out,
+        "profile": named(&profile),
+        "facts": named(&facts),
+        "block": block,
     })
 }

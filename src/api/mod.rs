@@ -24,7 +24,7 @@ pub use time::parse_time;
 use engram_commands::decide::RENOVATION_BELOW_PERMILLE;
 use engram_commands::ingest::{IngestError, read_transcript};
 use engram_commands::maintain::MaintainPolicy;
-use engram_log::{MemoryId, MemoryRef, Scope};
+use engram_log::{MemoryId, MemoryRef, Scope, Tier};
 use serde_json::{Value, json};
 
 use std::sync::Arc;
@@ -435,7 +435,13 @@ impl Service {
         if r.session_only && r.session.is_none() {
             return Err(ApiError::bad_request("session_only needs a session"));
         }
-        let tier = r.tier.unwrap_or(TierName::L3).save_tier()?;
+        // A memory saved in a session is that session's (L1) until it is
+        // promoted (`engram_commands::tier`).
+        let tier = match (r.tier, &r.session) {
+            (Some(tier), _) => tier.save_tier()?,
+            (None, Some(_)) => Tier::L1,
+            (None, None) => Tier::L3,
+        };
         let ttl_ms = match &r.ttl {
             Some(text) => Some(
                 humantime::parse_duration(text)
@@ -492,6 +498,11 @@ impl Service {
                     tags: item.tags.clone(),
                     room: item.room.clone().or_else(|| r.room.clone()),
                     source: r.by.source(),
+                    tier: if r.session.is_some() {
+                        Tier::L1
+                    } else {
+                        Tier::L3
+                    },
                     ..MemoryMeta::default()
                 },
                 subject: subject(r.by, r.session.as_ref()),
@@ -585,9 +596,12 @@ impl Service {
                 Err(e) => return Err(e.into()),
             }
         }
+        // Merged as each store ordered them: session and workspace
+        // memories first where relevance is comparable.
+        let rank = |hit: &Hit| engram_queries::recall::tier_rank(Some(hit.tier), hit.score);
         hits.sort_by(|a, b| {
-            b.2.score
-                .total_cmp(&a.2.score)
+            rank(&b.2)
+                .total_cmp(&rank(&a.2))
                 .then(a.0.cmp(&b.0))
                 .then(a.2.id.cmp(&b.2.id))
         });
@@ -726,6 +740,63 @@ impl Service {
         Ok(json::schedule(scope, id.id, r.grade, &schedule))
     }
 
+    /// Records workspace documents as L2 memories (unchanged ones add
+    /// nothing; a changed one supersedes its older version).
+    ///
+    /// # Errors
+    /// A document too large, not text, with a bad path, too many, or
+    /// gated: nothing is written.
+    pub fn workspace(&self, r: &WorkspaceRequest) -> Result<Value, ApiError> {
+        r.validate()?;
+        let subject = subject(r.by, None);
+        let outcomes = self.engram().refresh_workspace(&r.documents(), &subject)?;
+        let scope = self.scope();
+        let documents: Vec<Value> = outcomes
+            .iter()
+            .map(|o| {
+                json!({
+                    "path": o.path,
+                    "outcome": o.outcome,
+                    "memories": o.memories.iter().map(|&id| qualified(scope, id)).collect::<Vec<_>>(),
+                    "superseded": o.superseded.iter().map(|&id| qualified(scope, id)).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        Ok(json!({ "documents": documents }))
+    }
+
+    /// The L0 block of every store held: rooms, the user profile and the
+    /// most trusted facts (`engram_queries::l0`), as parts and as the block.
+    #[must_use]
+    pub fn l0(&self) -> Value {
+        let mut parts = vec![(self.scope(), self.engram().l0())];
+        for other in &self.others {
+            if let Ok(Some(l0)) = other.with(false, |engram| engram.l0()) {
+                parts.push((other.scope, l0));
+            }
+        }
+        json::l0(&parts)
+    }
+
+    /// Moves a memory to another tier by hand.
+    ///
+    /// # Errors
+    /// An unknown or forgotten memory, its own tier, into or out of l2, or
+    /// gated.
+    pub fn move_tier(&self, id: IdArg, r: &TierRequest) -> Result<Value, ApiError> {
+        let subject = subject(r.by, None);
+        let reason = r.reason.clone().unwrap_or_default();
+        let (scope, moved) = self.with_memory(id, |engram, id| {
+            engram.move_tier(id, r.tier.tier(), &reason, &subject)
+        })?;
+        Ok(json!({
+            "id": qualified(scope, moved.id),
+            "from": json::tier_name(moved.from),
+            "to": json::tier_name(moved.to),
+            "seq": moved.seq,
+        }))
+    }
+
     /// Memories due for review at `at` (default now): never content.
     ///
     /// # Errors
@@ -782,6 +853,7 @@ impl Service {
             importance_below: r.importance_below.unwrap_or(defaults.importance_below),
             hot_set_capacity: r.capacity.unwrap_or(defaults.hot_set_capacity),
             keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
+            session_idle_days: r.session_idle_days.unwrap_or(defaults.session_idle_days),
         };
         let archived = self
             .engram()

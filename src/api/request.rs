@@ -116,7 +116,8 @@ pub struct RememberRequest {
     /// Visible only within `session`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub session_only: bool,
-    /// l3 (cross-session, default), l2 (workspace document) or l1.
+    /// l1 (a session memory: the default when `session` is named), l3
+    /// (cross-session: the default otherwise) or l2 (workspace document).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "TierName")]
     pub tier: Option<TierName>,
@@ -314,6 +315,70 @@ impl GradeRequest {
     }
 }
 
+/// One workspace document: its path under the workspace root and its text.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceDocument {
+    /// Relative to the workspace root (`AGENTS.md`, `docs/deploy.md`), at
+    /// most `PATH_BYTES_MAX` (100) bytes.
+    pub path: String,
+    /// The document's text, at most `DOCUMENT_BYTES_MAX` (256 KiB).
+    pub content: String,
+}
+
+/// Record workspace documents (AGENTS.md, CLAUDE.md, README, docs/) as L2
+/// memories; an unchanged document adds nothing, a changed one supersedes
+/// its older version's memories.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceRequest {
+    /// At most `DOCUMENTS_MAX` (64), `WORKSPACE_BYTES_MAX` (2 MiB) in all.
+    pub documents: Vec<WorkspaceDocument>,
+    /// Who records them.
+    #[serde(default)]
+    pub by: By,
+}
+
+impl WorkspaceRequest {
+    /// The documents as the handler takes them.
+    #[must_use]
+    pub fn documents(&self) -> Vec<engram_commands::workspace::Document> {
+        self.documents
+            .iter()
+            .map(|d| engram_commands::workspace::Document {
+                path: d.path.clone(),
+                content: d.content.clone(),
+            })
+            .collect()
+    }
+
+    /// Checks the limits: count, sizes, paths, text.
+    ///
+    /// # Errors
+    /// `bad_request` naming the first document that breaks one.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        engram_commands::workspace::check(&self.documents())
+            .map_err(|e| ApiError::from(EngineError::from(e)))
+    }
+}
+
+/// Move a memory to another tier by hand.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TierRequest {
+    /// The tier to move it to: l1 (its session), l3 (cross-session) or l4
+    /// (the archive; out of l4 it is live again). l2 holds workspace
+    /// documents, which move only when their file changes.
+    #[schemars(with = "TierName")]
+    pub tier: TierName,
+    /// Why (kept in the `tier_changed` event).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Who moves it (a model cannot archive what the user said).
+    #[serde(default)]
+    pub by: By,
+}
+
 /// Archive what should go.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -332,6 +397,10 @@ pub struct MaintainRequest {
     pub capacity: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_trust: Option<u16>,
+    /// Days without access before a session memory (L1) never promoted
+    /// decays (default 7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_idle_days: Option<u64>,
     /// Who runs it (a model cannot archive what the user said).
     #[serde(default)]
     pub by: By,

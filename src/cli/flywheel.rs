@@ -20,7 +20,8 @@ pub struct ReviewArgs {
     /// (`+2d`, `+12h`, `-1h`). Default: now.
     #[arg(long, value_name = "TIME")]
     at: Option<String>,
-    /// Print one JSON object: {"due": [{"id", "coordinate", "cues"}]}.
+    /// Print one JSON object: {"due": [{"id", "coordinate", "due", "cues",
+    /// "topic", "tags", "entities"}]}.
     #[arg(long)]
     json: bool,
 }
@@ -90,6 +91,10 @@ pub struct MaintainArgs {
     /// Trust (permille) at which eviction keeps a memory.
     #[arg(long, value_name = "PERMILLE", default_value_t = MaintainPolicy::default().keep_trust_at_least)]
     keep_trust: u16,
+    /// Days without access before a session memory (L1) that was never
+    /// promoted (reinforced from another session, confirmed) decays.
+    #[arg(long, value_name = "DAYS", default_value_t = MaintainPolicy::default().session_idle_days)]
+    session_idle_days: u64,
     /// Only say what would be archived.
     #[arg(long)]
     dry_run: bool,
@@ -124,22 +129,49 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
             println!("nothing due at {}", format_ts(at));
         }
         for d in &due {
-            let cues: Vec<&str> = d["cues"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|c| c["coordinate"].as_str())
-                .collect();
+            let list = |field: &str, item: &dyn Fn(&serde_json::Value) -> String| {
+                let items: Vec<String> = d[field]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(item)
+                    .collect();
+                if items.is_empty() {
+                    "-".to_owned()
+                } else {
+                    items.join(", ")
+                }
+            };
+            let shown = |v: &serde_json::Value, field: &str| {
+                engram_text::display::neutralize_line(v[field].as_str().unwrap_or_default())
+                    .into_owned()
+            };
             println!(
-                "memory {} at {} (due {}); next to: {}",
+                "memory {} at {} (due {}); topic {}",
                 text(d, "id"),
                 text(d, "coordinate"),
                 text(d, "due"),
-                if cues.is_empty() {
-                    "-".to_owned()
-                } else {
-                    cues.join(", ")
-                }
+                text(d, "topic"),
+            );
+            println!(
+                "  tags: {}; entities: {}",
+                list("tags", &|t| engram_text::display::neutralize_line(
+                    t.as_str().unwrap_or_default()
+                )
+                .into_owned()),
+                list("entities", &|e| format!(
+                    "{} {}",
+                    shown(e, "category"),
+                    shown(e, "key")
+                )),
+            );
+            println!(
+                "  next to: {}",
+                list("cues", &|c| format!(
+                    "{} {}",
+                    shown(c, "coordinate"),
+                    shown(c, "label")
+                ))
             );
         }
     }
@@ -262,6 +294,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
         importance_below: Some(args.importance_below),
         capacity: Some(args.capacity),
         keep_trust: Some(args.keep_trust),
+        session_idle_days: Some(args.session_idle_days),
         by: args.by,
     };
     ctx.require_log()?;

@@ -60,9 +60,10 @@ pub struct RememberArgs {
     /// Visible only within --session.
     #[arg(long, requires = "session")]
     session_only: bool,
-    /// Tier: l3 (cross-session, default), l2 (workspace document), l1.
-    #[arg(long, value_enum, default_value = "l3")]
-    tier: TierName,
+    /// Tier: l1 (a session memory; the default with --session), l3
+    /// (cross-session; the default without), l2 (workspace document).
+    #[arg(long, value_enum)]
+    tier: Option<TierName>,
     /// Who is saving it: the user (default) or a model.
     #[arg(long, value_enum, default_value = "user")]
     by: By,
@@ -239,7 +240,7 @@ pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> 
         first_seq: args.first_seq,
         last_seq: args.last_seq,
         session_only: args.session_only,
-        tier: Some(args.tier),
+        tier: args.tier,
         by: args.by,
         ttl: args.ttl.map(|d| humantime::format_duration(d).to_string()),
     };

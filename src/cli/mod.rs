@@ -16,6 +16,7 @@ mod model;
 mod palace;
 mod repair;
 mod serve;
+mod tiers;
 mod transfer;
 mod verify;
 mod views;
@@ -163,10 +164,24 @@ enum Command {
     /// candidates to merge, reword or forget.
     Renovation(palace::RenovationArgs),
     /// Memories due for SM-2 review at --at (default now): coordinates and
-    /// cues, never content. Grade each with `engram grade`.
+    /// cues (the room's topic, tags, entities, the labels of neighbours
+    /// that are not due themselves), never a due memory's words. Grade
+    /// each with `engram grade`.
     Review(flywheel::ReviewArgs),
     /// Record a review grade 0-5 and advance the memory's SM-2 schedule.
     Grade(flywheel::GradeArgs),
+    /// Move a memory to another tier by hand: l1 (its session), l3
+    /// (cross-session), l4 (the archive). A forgotten memory cannot move.
+    Tier(tiers::TierArgs),
+    /// Record the workspace's documents (AGENTS.md, CLAUDE.md, README*,
+    /// docs/) as L2 memories: an unchanged file adds nothing, a changed
+    /// one supersedes its older version. A document too large or not text
+    /// is refused and nothing changes.
+    Workspace(tiers::WorkspaceArgs),
+    /// The L0 block to put into every prompt: the room directory, the user
+    /// profile (memories tagged `profile`) and the most trusted facts,
+    /// bounded in size.
+    L0(tiers::L0Args),
     /// Open contradictions (and shelved ones) awaiting a verdict.
     Verdicts(flywheel::VerdictsArgs),
     /// Decide a contradiction: keep-a, keep-b (the other leaves recall),
@@ -551,6 +566,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Renovation(a) => palace::renovation_list(&ctx, &a),
         Command::Review(a) => flywheel::review(&ctx, &a),
         Command::Grade(a) => flywheel::grade(&ctx, &a),
+        Command::Tier(a) => tiers::tier(&ctx, &a),
+        Command::Workspace(a) => tiers::workspace(&ctx, &a),
+        Command::L0(a) => tiers::l0(&ctx, &a),
         Command::Verdicts(a) => flywheel::verdicts(&ctx, &a),
         Command::Verdict(a) => flywheel::verdict(&ctx, &a),
         Command::Maintain(a) => flywheel::maintain(&ctx, &a),

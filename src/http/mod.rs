@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use crate::api::{
     ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, GradeRequest,
     IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest,
-    Service, UpdateRequest, VerdictRequest,
+    Service, TierRequest, UpdateRequest, VerdictRequest, WorkspaceRequest,
 };
 
 /// Largest request body in general.
@@ -199,6 +199,7 @@ pub fn router(state: AppState) -> Router {
         .route("/memories/{id}/forget", post(forget))
         .route("/memories/{id}/confirm", post(confirm))
         .route("/memories/{id}/grade", post(grade))
+        .route("/memories/{id}/tier", post(move_tier))
         .route("/review", get(review))
         .route("/verdicts", get(verdicts))
         .route("/verdict", post(verdict))
@@ -217,6 +218,12 @@ pub fn router(state: AppState) -> Router {
             "/ingest",
             post(ingest).layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT)),
         )
+        // Documents as JSON text: up to twice their bytes once escaped.
+        .route(
+            "/workspace",
+            post(workspace).layer(DefaultBodyLimit::max(INGEST_BODY_LIMIT)),
+        )
+        .route("/l0", get(l0))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(axum::middleware::from_fn_with_state(
@@ -447,6 +454,17 @@ async fn stats(State(state): State<AppState>) -> Answer {
     run(&state, |s| Ok(s.stats())).await
 }
 
+async fn l0(State(state): State<AppState>) -> Answer {
+    run(&state, |s| Ok(s.l0())).await
+}
+
+async fn workspace(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<WorkspaceRequest>,
+) -> Answer {
+    run(&state, move |s| s.workspace(&request)).await
+}
+
 async fn settle(State(state): State<AppState>) -> Answer {
     run(&state, Service::settle).await
 }
@@ -555,6 +573,15 @@ async fn grade(
 ) -> Answer {
     let id = memory_id(&id)?;
     run(&state, move |s| s.grade(id, &request)).await
+}
+
+async fn move_tier(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    JsonBody(request): JsonBody<TierRequest>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    run(&state, move |s| s.move_tier(id, &request)).await
 }
 
 #[derive(Debug, Deserialize)]
