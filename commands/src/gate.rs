@@ -78,6 +78,8 @@ pub enum Action {
     /// A rule distilled from memories: the rule's words
     /// ([`Object::Content`]) and each member ([`Object::Memory`]).
     Distill,
+    /// Maintenance recording a memory's refreshed uniqueness.
+    Rescore,
 }
 
 impl Action {
@@ -93,6 +95,7 @@ impl Action {
             Action::Grade => "grade",
             Action::Archive => "archive",
             Action::Distill => "distill",
+            Action::Rescore => "rescore",
         }
     }
 }
@@ -262,7 +265,10 @@ impl Policy for ScopeIsolation {
     }
 
     fn check(&self, subject: &Subject, action: Action, object: &Object<'_>) -> Decision {
-        if matches!(action, Action::Verdict | Action::Grade | Action::Archive) {
+        if matches!(
+            action,
+            Action::Verdict | Action::Grade | Action::Archive | Action::Rescore
+        ) {
             return Decision::Allow;
         }
         let scope = match object {
