@@ -596,6 +596,10 @@ pub fn counted(n: impl TryInto<u64>, word: &str) -> String {
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.
 pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(len),
         indicatif::ProgressDrawTarget::stderr(),
@@ -606,6 +610,26 @@ pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message(what.to_owned());
+    bar
+}
+
+/// A spinner on stderr for one long request whose progress the owner does
+/// not report (a batch remember, an ingest: each is one atomic request):
+/// what is being done and for how long, cleared when it ends. Hidden when
+/// stderr is not a terminal, so piped output and `--json` carry nothing
+/// of it.
+pub fn spinner(what: String) -> indicatif::ProgressBar {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        bar.set_style(style);
+    }
+    bar.set_message(what);
+    bar.enable_steady_tick(Duration::from_millis(120));
     bar
 }
 
