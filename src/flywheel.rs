@@ -14,6 +14,7 @@ use engram_queries::review::{EntityCue, review_cues};
 use crate::engine::{EngineError, Engram};
 
 pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION, TierMove};
+pub use engram_commands::maintain::{Maintained, Rescored};
 
 /// An item due for review: where it is and what is around it, never its
 /// content nor another due item's (the reviewer recalls it first; see
@@ -192,23 +193,25 @@ impl Engram {
         policy: &engram_commands::maintain::MaintainPolicy,
         now_ms: u64,
         dry_run: bool,
-    ) -> Result<Vec<(MemoryId, String)>, EngineError> {
+    ) -> Result<Maintained, EngineError> {
         self.maintain_as(policy, now_ms, dry_run, &Subject::user())
     }
 
     /// Archives what the policy says should go at `now_ms` (expired,
-    /// decayed, evicted; see `engram_commands::maintain`) in one atomic
-    /// append, and returns what it archived and why. `dry_run` only plans.
-    /// Every archive passes the gate chain: when any is denied (a model
-    /// archiving what the user said), nothing is archived, each denial is
-    /// recorded as `GateDenied` (one append) and the first is returned.
+    /// decayed, evicted; see `engram_commands::maintain`) and records each
+    /// memory whose uniqueness against its neighbours changed, in one
+    /// atomic append, and returns what it did. `dry_run` only plans; a run
+    /// with nothing to do appends nothing. Every archive passes the gate
+    /// chain: when any is denied (a model archiving what the user said),
+    /// nothing is archived, each denial is recorded as `GateDenied` (one
+    /// append) and the first is returned.
     pub fn maintain_as(
         &self,
         policy: &engram_commands::maintain::MaintainPolicy,
         now_ms: u64,
         dry_run: bool,
         subject: &Subject,
-    ) -> Result<Vec<(MemoryId, String)>, EngineError> {
+    ) -> Result<Maintained, EngineError> {
         Ok(flywheel::maintain(self, policy, now_ms, dry_run, subject)?)
     }
 }

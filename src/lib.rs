@@ -51,6 +51,7 @@ pub use engram_log as log;
 
 pub mod api;
 pub mod client;
+pub mod config;
 pub mod engine;
 pub mod flywheel;
 pub mod http;

@@ -401,6 +401,38 @@ pub struct Owned {
     embedder: Option<Arc<dyn engram_embed::Embedder>>,
     engrams: parking_lot::Mutex<BTreeMap<String, Arc<Engram>>>,
     routers: parking_lot::Mutex<BTreeMap<Vec<String>, Served>>,
+    maintenance: MaintenanceCounts,
+    /// Per store, the last seq an earlier run of this owner looked at: the
+    /// next run rescores uniqueness only around the memories saved since
+    /// (`MaintainPolicy::rescore_after`), so a run costs what arrived, not
+    /// what the store holds. A new owner starts from the newest memories.
+    rescored_through: parking_lot::Mutex<BTreeMap<String, u64>>,
+}
+
+/// The first scheduled maintenance run comes this long after the owner
+/// starts (or one interval, when that is shorter): soon enough that an
+/// owner started for a few commands still runs it, late enough that a
+/// burst of commands is not slowed by it.
+pub const MAINTENANCE_FIRST_RUN_AFTER: Duration = Duration::from_secs(300);
+
+/// How the owner's maintenance went since it started (`daemon status`).
+#[derive(Debug, Default)]
+struct MaintenanceCounts {
+    /// The schedule's interval in ms; 0 while none runs.
+    every_ms: AtomicU64,
+    runs: AtomicU64,
+    archived: AtomicU64,
+    rescored: AtomicU64,
+    failed: AtomicU64,
+}
+
+/// One store's part of a maintenance run.
+#[derive(Debug)]
+pub struct StoreMaintained {
+    /// The store's name under the owner's folder (`user`, `project-...`,
+    /// `.`).
+    pub store: String,
+    pub result: Result<engram_commands::maintain::Maintained, EngineError>,
 }
 
 impl std::fmt::Debug for Owned {
@@ -430,6 +462,8 @@ impl Owned {
             embedder,
             engrams: parking_lot::Mutex::new(BTreeMap::new()),
             routers: parking_lot::Mutex::new(BTreeMap::new()),
+            maintenance: MaintenanceCounts::default(),
+            rescored_through: parking_lot::Mutex::new(BTreeMap::new()),
         })
     }
 
@@ -561,6 +595,120 @@ impl Owned {
             .with_state(Arc::clone(self))
     }
 
+    /// One maintenance run at `now_ms` over every store this owner holds
+    /// open, by the system, with `policy`: what `engram maintain` does
+    /// (archive what expired, decayed or is evicted; record uniqueness that
+    /// changed), through the same handler and gate chain, uniqueness only
+    /// around the memories saved since this owner's last run (the newest
+    /// ones on its first). A store with nothing to do appends nothing. The scheduler calls it; an
+    /// application or a test can call it as a tick of its own clock.
+    pub fn maintain_now(
+        &self,
+        policy: &engram_commands::maintain::MaintainPolicy,
+        now_ms: u64,
+    ) -> Vec<StoreMaintained> {
+        let open: Vec<(String, Arc<Engram>)> = self
+            .engrams
+            .lock()
+            .iter()
+            .map(|(name, engram)| (name.clone(), Arc::clone(engram)))
+            .collect();
+        let system = crate::Subject {
+            actor: engram_log::Actor::System,
+            session: None,
+        };
+        let counts = &self.maintenance;
+        let done: Vec<StoreMaintained> = open
+            .into_iter()
+            .map(|(store, engram)| {
+                let after = self.rescored_through.lock().get(&store).copied();
+                let through = engram.log().last_seq();
+                let policy = engram_commands::maintain::MaintainPolicy {
+                    rescore_after: Some(after.unwrap_or(0)),
+                    ..*policy
+                };
+                let result = engram.maintain_as(&policy, now_ms, false, &system);
+                if result.is_ok() {
+                    self.rescored_through.lock().insert(store.clone(), through);
+                }
+                match &result {
+                    Ok(m) => {
+                        counts
+                            .archived
+                            .fetch_add(m.archived.len() as u64, Ordering::SeqCst);
+                        counts
+                            .rescored
+                            .fetch_add(m.rescored.len() as u64, Ordering::SeqCst);
+                    }
+                    Err(_) => {
+                        counts.failed.fetch_add(1, Ordering::SeqCst);
+                    }
+                }
+                StoreMaintained { store, result }
+            })
+            .collect();
+        counts.runs.fetch_add(1, Ordering::SeqCst);
+        done
+    }
+
+    /// Runs [`Owned::maintain_now`] with the default policy every `every`
+    /// (the first run after [`MAINTENANCE_FIRST_RUN_AFTER`], or `every` when
+    /// shorter), at the wall clock's time, reporting on stderr (the owner's
+    /// log) what each run changed and what failed. Never ends: run it
+    /// beside the server and drop it at shutdown. Must run inside a tokio
+    /// runtime; each run is on a blocking thread.
+    pub async fn run_maintenance(self: Arc<Self>, every: Duration) {
+        let every_ms = u64::try_from(every.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.maintenance.every_ms.store(every_ms, Ordering::SeqCst);
+        let first = every.min(MAINTENANCE_FIRST_RUN_AFTER);
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + first, every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            let owned = Arc::clone(&self);
+            let ran = tokio::task::spawn_blocking(move || {
+                let policy = engram_commands::maintain::MaintainPolicy::default();
+                owned.maintain_now(&policy, crate::engine::now_ms())
+            })
+            .await;
+            let Ok(done) = ran else {
+                eprintln!("engram: maintenance stopped unexpectedly; the next run will try again");
+                continue;
+            };
+            for StoreMaintained { store, result } in done {
+                match result {
+                    Ok(m) if m.is_empty() => {}
+                    Ok(m) => eprintln!(
+                        "engram: maintenance of store {store}: archived {}, uniqueness refreshed for {}",
+                        m.archived.len(),
+                        m.rescored.len()
+                    ),
+                    Err(e) => eprintln!("engram: maintenance of store {store} failed: {e}"),
+                }
+            }
+        }
+    }
+
+    /// The maintenance schedule and what it did since the owner started:
+    /// `{"every": "1h" | null, "runs", "archived", "rescored", "failed"}`.
+    #[must_use]
+    pub fn maintenance_status(&self) -> serde_json::Value {
+        let c = &self.maintenance;
+        let every = match c.every_ms.load(Ordering::SeqCst) {
+            0 => serde_json::Value::Null,
+            ms => serde_json::Value::String(
+                humantime::format_duration(Duration::from_millis(ms)).to_string(),
+            ),
+        };
+        serde_json::json!({
+            "every": every,
+            "runs": c.runs.load(Ordering::SeqCst),
+            "archived": c.archived.load(Ordering::SeqCst),
+            "rescored": c.rescored.load(Ordering::SeqCst),
+            "failed": c.failed.load(Ordering::SeqCst),
+        })
+    }
+
     /// Closes every store, persisting its views. Call it once the routers
     /// are dropped (after serving ends); a store a request still holds is
     /// closed when that request ends.
@@ -628,6 +776,7 @@ async fn dispatch(State(owned): State<Arc<Owned>>, request: Request) -> Response
             return axum::Json(serde_json::json!({
                 "ok": true, "name": "engram", "version": VERSION,
                 "root": owned.root().display().to_string(),
+                "maintenance": owned.maintenance_status(),
             }))
             .into_response();
         }

@@ -930,3 +930,43 @@ fn a_closed_pipe_panicked_with_a_backtrace() {
     }
     let _ = engram(&store, &["daemon", "stop"]);
 }
+
+#[test]
+fn a_batch_remember_and_an_ingest_piped_carry_no_progress_noise() {
+    // Both show a spinner on a terminal; piped (as here, and as a harness
+    // reads them), stderr carries none of it and stdout only the answer.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let items: Vec<Value> = (0..200)
+        .map(
+            |i| serde_json::json!({"content": format!("service {i} deploys on weekday {}", i % 7)}),
+        )
+        .collect();
+    let batch = dir.path().join("batch.json");
+    std::fs::write(&batch, serde_json::json!({"items": items}).to_string()).unwrap();
+    let transcript = dir.path().join("session.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"role\": \"user\", \"content\": \"I prefer tabs over spaces.\"}\n\
+         {\"role\": \"assistant\", \"content\": \"Noted.\"}\n",
+    )
+    .unwrap();
+    let batch_arg = batch.to_str().unwrap();
+    let transcript_arg = transcript.to_str().unwrap();
+    for args in [
+        &["--in-process", "remember", "--items", batch_arg][..],
+        &["--in-process", "remember", "--items", batch_arg, "--json"],
+        &["--in-process", "ingest", transcript_arg, "--extract"],
+        &["--in-process", "ingest", transcript_arg, "--json"],
+    ] {
+        let out = engram(&store, args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        for noise in ["\r", "\u{1b}", "remembering", "ingesting", "item"] {
+            assert!(!err.contains(noise), "{args:?}: {noise:?} in {err:?}");
+        }
+        if args.contains(&"--json") {
+            let _: Value = serde_json::from_slice(&out.stdout).unwrap();
+        }
+    }
+}

@@ -17,7 +17,8 @@ use engram_log::{
     Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedded,
     Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten,
     GateDenied, Graded, MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered,
-    Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet, Verdict, VerdictRecorded,
+    Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet, UniquenessScored, Verdict,
+    VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -398,6 +399,7 @@ fn variant_index(event: &Event) -> usize {
         Event::EvidenceConfirmed(_) => 17,
         Event::TtlSet(_) => 18,
         Event::Embedded(_) => 19,
+        Event::UniquenessScored(_) => 20,
     }
 }
 
@@ -437,6 +439,14 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
         (int_u64(), embedding())
             .prop_map(|(memory, embedding)| Event::Embedded(Embedded { memory, embedding }))
             .boxed(),
+        (int_u64(), any::<u16>())
+            .prop_map(|(memory, uniqueness_permille)| {
+                Event::UniquenessScored(UniquenessScored {
+                    memory,
+                    uniqueness_permille,
+                })
+            })
+            .boxed(),
     ]
 }
 
@@ -472,7 +482,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 20, "one strategy per Event variant");
+    assert_eq!(variants.len(), 21, "one strategy per Event variant");
 }
 
 #[test]

@@ -430,7 +430,7 @@ fn maintenance_archives_decayed_expired_and_evicted_memories_but_not_failed_revi
         before_dry_run,
         "a dry run appends nothing"
     );
-    let ids: Vec<MemoryId> = planned.iter().map(|(id, _)| *id).collect();
+    let ids: Vec<MemoryId> = planned.archived.iter().map(|(id, _)| *id).collect();
     assert!(ids.contains(&expiring), "{planned:?}");
     assert!(ids.contains(&idle), "{planned:?}");
     assert!(
@@ -441,8 +441,12 @@ fn maintenance_archives_decayed_expired_and_evicted_memories_but_not_failed_revi
     let before = engram.log().last_seq();
     let done = engram.maintain(&policy, later, false).unwrap();
     assert_eq!(done, planned);
-    // Each archive is a demotion to L4 (`tier_changed`) and an `archived`.
-    assert_eq!(engram.log().last_seq(), before + 2 * done.len() as u64);
+    // Each archive is a demotion to L4 (`tier_changed`) and an `archived`;
+    // each refreshed score a `uniqueness_scored`.
+    assert_eq!(
+        engram.log().last_seq(),
+        before + (2 * done.archived.len() + done.rescored.len()) as u64
+    );
     let demoted: Vec<MemoryId> = engram
         .replay(before + 1)
         .filter_map(|e| match e.unwrap().event {
@@ -466,7 +470,7 @@ fn maintenance_archives_decayed_expired_and_evicted_memories_but_not_failed_revi
         idle_days: 10_000,
         ..MaintainPolicy::default()
     };
-    let evicted = engram.maintain(&tight, later, false).unwrap();
+    let evicted = engram.maintain(&tight, later, false).unwrap().archived;
     assert_eq!(evicted.len(), 1, "{evicted:?}");
     assert_eq!(evicted[0].0, important);
     assert!(evicted[0].1.starts_with("evicted"), "{evicted:?}");
@@ -861,7 +865,10 @@ fn a_model_cannot_retire_or_archive_a_user_memory_through_the_flywheel() {
     let later = engram::engine::now_ms() + 40 * DAY_MS;
     let policy = MaintainPolicy::default();
     let planned = engram.maintain(&policy, later, true).unwrap();
-    assert!(planned.iter().any(|(id, _)| *id == user), "{planned:?}");
+    assert!(
+        planned.archived.iter().any(|(id, _)| *id == user),
+        "{planned:?}"
+    );
     let before = engram.log().last_seq();
     let result = engram.maintain_as(&policy, later, false, &model);
     assert_denied(&engram, before, result, "write_trust", "archive");

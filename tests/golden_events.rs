@@ -259,3 +259,15 @@ pub fn golden_v1_3_batches() -> Vec<Vec<Event>> {
     })]);
     batches
 }
+
+/// The batches of the v1.4 fixture: v1.3's, then a uniqueness refreshed by
+/// maintenance (variant 20).
+pub fn golden_v1_4_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_3_batches();
+    let memory = batches.iter().map(|b| b.len() as u64).sum::<u64>() - 4;
+    batches.push(vec![Event::UniquenessScored(UniquenessScored {
+        memory,
+        uniqueness_permille: 250,
+    })]);
+    batches
+}

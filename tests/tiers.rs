@@ -235,8 +235,16 @@ fn session_memories_are_promoted_and_demoted_by_tier_changed_events_that_survive
     let archived = engram
         .maintain(&MaintainPolicy::default(), later, false)
         .unwrap();
-    assert!(archived.iter().any(|(id, _)| *id == idle), "{archived:?}");
-    assert!(!archived.iter().any(|(id, _)| *id == heron || *id == window));
+    assert!(
+        archived.archived.iter().any(|(id, _)| *id == idle),
+        "{archived:?}"
+    );
+    assert!(
+        !archived
+            .archived
+            .iter()
+            .any(|(id, _)| *id == heron || *id == window)
+    );
     assert_eq!(
         engram.core().tier_index.read().state.tier_of(idle),
         Some(Tier::L4)

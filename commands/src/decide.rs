@@ -281,6 +281,29 @@ pub struct Decision {
     pub room: String,
 }
 
+/// A text's uniqueness (permille): one minus its similarity to the most
+/// similar memory, plus [`DATE_ANCHOR_BONUS`] for a number or date, less
+/// [`PREFIX_REPEAT_PENALTY`] when its first six characters repeat in its
+/// room. The save and maintenance's refresh both score with it.
+#[must_use]
+pub fn uniqueness_permille(mine: &Profile, best_similarity: f64, prefix_repeats: bool) -> u16 {
+    let mut uniqueness = 1.0 - best_similarity;
+    if mine.is_anchored() {
+        uniqueness += DATE_ANCHOR_BONUS;
+    }
+    if prefix_repeats {
+        uniqueness -= PREFIX_REPEAT_PENALTY;
+    }
+    // Clamped to 0..=1 first: the cast cannot truncate.
+    (uniqueness.clamp(0.0, 1.0) * 1000.0).round() as u16
+}
+
+/// Whether two texts open with the same six characters (case folded).
+#[must_use]
+pub fn same_opening(a: &str, b: &str) -> bool {
+    first_six(a) == first_six(b)
+}
+
 fn first_six(text: &str) -> String {
     text.trim()
         .chars()
@@ -353,15 +376,9 @@ pub fn decide_profiled(
             .or_else(|| crate::topic::room_name(text, mine, entities, tags))
             .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned())
     });
-    let mut uniqueness = 1.0 - best;
-    if mine.is_anchored() {
-        uniqueness += DATE_ANCHOR_BONUS;
-    }
     let prefix = first_six(text);
-    if room_texts(&room).iter().any(|t| first_six(t) == prefix) {
-        uniqueness -= PREFIX_REPEAT_PENALTY;
-    }
-    let uniqueness_permille = (uniqueness.clamp(0.0, 1.0) * 1000.0).round() as u16;
+    let prefix_repeats = room_texts(&room).iter().any(|t| first_six(t) == prefix);
+    let uniqueness_permille = uniqueness_permille(mine, best, prefix_repeats);
     let near = |s: f64, n: &Neighbour| {
         s >= NEAR_DUPLICATE_MIN || n.semantic.is_some_and(|c| c >= SEMANTIC_NEAR_MIN)
     };

@@ -9,15 +9,18 @@
 //! views to its append, so two commands never decide on the same state.
 
 use engram_log::seal::{self, SealError};
+use std::collections::{BTreeMap, BTreeSet};
+
 use engram_log::{
-    Actor, Archived, Distilled, Event, Graded, MemoryId, MemoryRef, Source, Tier, Verdict,
-    VerdictRecorded,
+    Actor, Archived, Distilled, Event, Graded, MemoryId, MemoryRef, Source, Tier, UniquenessScored,
+    Verdict, VerdictRecorded,
 };
 use engram_projections::models::review::GRADE_MAX;
 use engram_projections::models::{EdgeState, MemoryEntry, MemoryStatus, Schedule};
 
+use crate::decide::{self, Profile};
 use crate::gate::{Action, Denial, Object, Subject};
-use crate::maintain::{MaintainPolicy, MemoryFacts};
+use crate::maintain::{MaintainPolicy, Maintained, MemoryFacts, RESCORED_PER_RUN_MAX, Rescored};
 use crate::memory::{self, InputError};
 use crate::save::{APPEND_TRIES_MAX, CommandStore, Expecting, entity_events};
 
@@ -317,10 +320,11 @@ pub fn verdict<S: CommandStore>(
 }
 
 /// Archives what `policy` says should go at `now_ms` (expired, decayed,
-/// evicted; see [`crate::maintain`]) in one atomic append, each as a
-/// `TierChanged` to L4 and an `Archived`, and returns what it archived and
-/// why. `dry_run` only plans. Every archive passes the gate
-/// chain: when any is denied (a model archiving what the user said),
+/// evicted; see [`crate::maintain`]), each as a `TierChanged` to L4 and an
+/// `Archived`, and records the uniqueness of the memories whose score
+/// changed, in one atomic append, and returns what it did. `dry_run` only
+/// plans. Nothing to do appends nothing. Every archive and score passes the
+/// gate chain: when any is denied (a model archiving what the user said),
 /// nothing is archived, each denial is recorded as `GateDenied` (one
 /// append) and the first is returned.
 pub fn maintain<S: CommandStore>(
@@ -329,7 +333,7 @@ pub fn maintain<S: CommandStore>(
     now_ms: u64,
     dry_run: bool,
     subject: &Subject,
-) -> Result<Vec<(MemoryId, String)>, S> {
+) -> Result<Maintained, S> {
     let subject = memory::clean_subject(subject)?;
     let _writer = store.write_lock();
     let facts: Vec<MemoryFacts> = {
@@ -355,17 +359,25 @@ pub fn maintain<S: CommandStore>(
             .collect()
     };
     let plan = crate::maintain::plan(policy, &facts, now_ms);
+    let leaving: BTreeSet<MemoryId> = plan.iter().map(|(id, _)| *id).collect();
+    let rescored = rescore(store, &leaving, policy.rescore_after);
     if dry_run {
-        return Ok(plan);
+        return Ok(Maintained {
+            archived: plan,
+            rescored,
+        });
     }
     let denials: Vec<Denial> = {
         let table = store.views().memory_table.read();
-        plan.iter()
-            .filter_map(|(id, _)| {
-                let entry = table.state.get(*id)?;
+        let archives = plan.iter().map(|(id, _)| (*id, Action::Archive));
+        let scores = rescored.iter().map(|r| (r.memory, Action::Rescore));
+        archives
+            .chain(scores)
+            .filter_map(|(id, action)| {
+                let entry = table.state.get(id)?;
                 store
                     .gates()
-                    .check(&subject, Action::Archive, &Object::Memory(entry))
+                    .check(&subject, action, &Object::Memory(entry))
                     .err()
             })
             .collect()
@@ -378,27 +390,156 @@ pub fn maintain<S: CommandStore>(
         append(store, &events)?;
         return Err(CommandError::Denied(first.clone()));
     }
-    if !plan.is_empty() {
-        // Each archive is a demotion: its `TierChanged` to L4, then the
-        // `Archived` that makes it cold.
-        let events: Vec<Event> = {
-            let table = store.views().memory_table.read();
-            plan.iter()
-                .flat_map(|(memory, reason)| {
-                    let from = table.state.get(*memory).map_or(Tier::L3, |e| e.tier);
-                    [
-                        Event::TierChanged(crate::tier::demotion(*memory, from, reason)),
-                        Event::Archived(Archived {
-                            memory: *memory,
-                            reason: reason.clone(),
-                        }),
-                    ]
+    // Each archive is a demotion: its `TierChanged` to L4, then the
+    // `Archived` that makes it cold; then the refreshed scores.
+    let events: Vec<Event> = {
+        let table = store.views().memory_table.read();
+        plan.iter()
+            .flat_map(|(memory, reason)| {
+                let from = table.state.get(*memory).map_or(Tier::L3, |e| e.tier);
+                [
+                    Event::TierChanged(crate::tier::demotion(*memory, from, reason)),
+                    Event::Archived(Archived {
+                        memory: *memory,
+                        reason: reason.clone(),
+                    }),
+                ]
+            })
+            .chain(rescored.iter().map(|r| {
+                Event::UniquenessScored(UniquenessScored {
+                    memory: r.memory,
+                    uniqueness_permille: r.to_permille,
                 })
-                .collect()
-        };
+            }))
+            .collect()
+    };
+    if !events.is_empty() {
         append(store, &events)?;
     }
-    Ok(plan)
+    Ok(Maintained {
+        archived: plan,
+        rescored,
+    })
+}
+
+/// Neighbours a memory's uniqueness is scored against, as at a save.
+const RESCORE_NEIGHBOURS: usize = 10;
+/// Query terms a memory's neighbours are searched with, as at a save.
+const RESCORE_QUERY_TERMS_MAX: usize = 64;
+
+/// The live memories (but those `leaving`) whose uniqueness against their
+/// nearest live neighbours now differs from the recorded one, in id
+/// order, at most [`RESCORED_PER_RUN_MAX`]; with `after`, only the memories
+/// saved after it and their neighbours are looked at
+/// ([`MaintainPolicy::rescore_after`]). Words are taken only through the
+/// views' MAC: a memory or neighbour that fails it is left out.
+fn rescore<S: CommandStore>(
+    store: &S,
+    leaving: &BTreeSet<MemoryId>,
+    after: Option<MemoryId>,
+) -> Vec<Rescored> {
+    let views = store.views();
+    let table = views.memory_table.read();
+    let index = views.text_index.read();
+    let palace = views.palace.read();
+    let stays = |id: MemoryId| {
+        !leaving.contains(&id)
+            && table
+                .state
+                .get(id)
+                .is_some_and(|e| e.status == MemoryStatus::Live)
+    };
+    let text_of = |id: MemoryId| {
+        let entry = table.state.get(id)?;
+        index.verified_text(entry).ok()?
+    };
+    let mut profiles: BTreeMap<MemoryId, std::sync::Arc<Profile>> = BTreeMap::new();
+    let mut profile_of = |id: MemoryId, text: &str| -> std::sync::Arc<Profile> {
+        std::sync::Arc::clone(
+            profiles
+                .entry(id)
+                .or_insert_with(|| std::sync::Arc::new(decide::profile(text))),
+        )
+    };
+    let search_terms = |text: &str| {
+        let mut terms = engram_text::tokenize::query_terms(text);
+        terms.truncate(RESCORE_QUERY_TERMS_MAX);
+        terms
+    };
+    // Around the newest memories only, when asked: those saved after
+    // `after` (the newest RESCORED_PER_RUN_MAX of them) and their neighbours.
+    let around: Option<BTreeSet<MemoryId>> = after.map(|after| {
+        let mut ids = BTreeSet::new();
+        for entry in table
+            .state
+            .iter()
+            .rev()
+            .take_while(|e| e.id > after)
+            .filter(|e| stays(e.id))
+            .take(RESCORED_PER_RUN_MAX)
+        {
+            ids.insert(entry.id);
+            if let Some(text) = text_of(entry.id) {
+                let terms = search_terms(text);
+                ids.extend(
+                    index
+                        .state
+                        .search(&terms, RESCORE_NEIGHBOURS, |m| m != entry.id && stays(m))
+                        .into_iter()
+                        .map(|hit| hit.memory),
+                );
+            }
+        }
+        ids
+    });
+    let candidates: Box<dyn Iterator<Item = &MemoryEntry>> = match &around {
+        Some(ids) => Box::new(ids.iter().filter_map(|id| table.state.get(*id))),
+        None => Box::new(table.state.iter()),
+    };
+    let mut out = Vec::new();
+    for entry in candidates {
+        if out.len() >= RESCORED_PER_RUN_MAX {
+            break;
+        }
+        let id = entry.id;
+        if !stays(id) {
+            continue;
+        }
+        let Some(text) = text_of(id) else {
+            continue;
+        };
+        let mine = profile_of(id, text);
+        let terms = search_terms(text);
+        let best = index
+            .state
+            .search(&terms, RESCORE_NEIGHBOURS, |m| m != id && stays(m))
+            .into_iter()
+            .filter_map(|hit| {
+                let theirs = text_of(hit.memory)?;
+                Some(decide::similarity(&mine, &profile_of(hit.memory, theirs)))
+            })
+            .fold(0.0_f64, f64::max);
+        let prefix_repeats = palace
+            .state
+            .coordinate(id)
+            .and_then(|c| palace.state.room(&c.room))
+            .is_some_and(|room| {
+                room.slots.iter().any(|&other| {
+                    other != id
+                        && stays(other)
+                        && text_of(other).is_some_and(|t| decide::same_opening(t, text))
+                })
+            });
+        let to_permille = decide::uniqueness_permille(&mine, best, prefix_repeats);
+        if to_permille != entry.uniqueness_permille {
+            out.push(Rescored {
+                memory: id,
+                from_permille: entry.uniqueness_permille,
+                to_permille,
+            });
+        }
+    }
+    out
 }
 
 /// What an explicit tier move recorded.

@@ -81,6 +81,8 @@ pub enum Action {
     /// An update retiring a memory ([`Object::Memory`]) for new words
     /// (which pass [`Action::Remember`] as every save does).
     Supersede,
+    /// Maintenance recording a memory's refreshed uniqueness.
+    Rescore,
 }
 
 impl Action {
@@ -97,6 +99,7 @@ impl Action {
             Action::Archive => "archive",
             Action::Distill => "distill",
             Action::Supersede => "supersede",
+            Action::Rescore => "rescore",
         }
     }
 }
@@ -266,7 +269,10 @@ impl Policy for ScopeIsolation {
     }
 
     fn check(&self, subject: &Subject, action: Action, object: &Object<'_>) -> Decision {
-        if matches!(action, Action::Verdict | Action::Grade | Action::Archive) {
+        if matches!(
+            action,
+            Action::Verdict | Action::Grade | Action::Archive | Action::Rescore
+        ) {
             return Decision::Allow;
         }
         let scope = match object {

@@ -20,6 +20,14 @@
 //! A memory whose last review failed (grade < 3) is exempt from decay and
 //! eviction: the reviewer is still learning it. An expired one is archived
 //! anyway (its owner said when it stops being true).
+//!
+//! Maintenance also refreshes uniqueness: a save scores a memory against
+//! the memories near it then, so a near-duplicate saved later would never
+//! lower the older one's score. Each run scores every live memory that
+//! stays against its nearest live neighbours now (the same
+//! [`crate::decide::uniqueness_permille`] a save uses) and records a
+//! `UniquenessScored` only where the score changed: a run with nothing to
+//! archive and no score to change appends nothing.
 
 use engram_log::{MemoryId, Tier};
 use engram_projections::models::review::DAY_MS;
@@ -49,6 +57,12 @@ pub struct MaintainPolicy {
     /// Days without access before a session memory (L1) decays
     /// ([`SESSION_IDLE_DAYS`]).
     pub session_idle_days: u64,
+    /// Rescore only around the memories saved after this one (their own
+    /// uniqueness and their nearest neighbours', whose uniqueness a new
+    /// near-duplicate can lower): what a scheduled run does, so its cost
+    /// follows what arrived since the last run, not the store's size.
+    /// `None` rescores every live memory (`engram maintain` by hand).
+    pub rescore_after: Option<engram_log::MemoryId>,
 }
 
 /// The default days without access before a session memory (L1), never
@@ -63,7 +77,39 @@ impl Default for MaintainPolicy {
             hot_set_capacity: 10_000,
             keep_trust_at_least: 800,
             session_idle_days: SESSION_IDLE_DAYS,
+            rescore_after: None,
         }
+    }
+}
+
+/// Most memories whose uniqueness one run records (the rest wait for the
+/// next run): one append stays well under the log's batch limits.
+pub const RESCORED_PER_RUN_MAX: usize = 4096;
+
+/// A memory's uniqueness as maintenance found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rescored {
+    pub memory: MemoryId,
+    /// The score recorded until now.
+    pub from_permille: u16,
+    /// The score against its neighbours now.
+    pub to_permille: u16,
+}
+
+/// What a maintenance run archived and rescored (or, dry, would).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Maintained {
+    /// Memories archived and why, in the order decided.
+    pub archived: Vec<(MemoryId, String)>,
+    /// Memories whose uniqueness changed, in id order.
+    pub rescored: Vec<Rescored>,
+}
+
+impl Maintained {
+    /// Whether the run found nothing to do (and appended nothing).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.archived.is_empty() && self.rescored.is_empty()
     }
 }
 

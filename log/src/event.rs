@@ -338,6 +338,16 @@ pub struct Embedded {
     pub embedding: Embedding,
 }
 
+/// Maintenance recomputed a memory's uniqueness against the memories now
+/// near it (a near-duplicate saved later lowers it; one forgotten raises
+/// it): the score the renovation list reads from here on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UniquenessScored {
+    pub memory: MemoryId,
+    /// Uniqueness score in thousandths (0..=1000).
+    pub uniqueness_permille: u16,
+}
+
 /// Every kind of event. Variants are encoded by position: append only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Event {
@@ -362,6 +372,7 @@ pub enum Event {
     EvidenceConfirmed(EvidenceConfirmed),
     TtlSet(TtlSet),
     Embedded(Embedded),
+    UniquenessScored(UniquenessScored),
 }
 
 impl Event {
@@ -389,6 +400,7 @@ impl Event {
             Event::EvidenceConfirmed(_) => "evidence_confirmed",
             Event::TtlSet(_) => "ttl_set",
             Event::Embedded(_) => "embedded",
+            Event::UniquenessScored(_) => "uniqueness_scored",
         }
     }
 
@@ -416,6 +428,7 @@ impl Event {
             Event::EvidenceConfirmed(e) => e.serialize(serializer),
             Event::TtlSet(e) => e.serialize(serializer),
             Event::Embedded(e) => e.serialize(serializer),
+            Event::UniquenessScored(e) => e.serialize(serializer),
         }
     }
 
@@ -451,6 +464,7 @@ impl Event {
             }
             "ttl_set" => Event::TtlSet(Deserialize::deserialize(deserializer)?),
             "embedded" => Event::Embedded(Deserialize::deserialize(deserializer)?),
+            "uniqueness_scored" => Event::UniquenessScored(Deserialize::deserialize(deserializer)?),
             other => {
                 return Err(serde::de::Error::custom(format!(
                     "unknown event kind {other:?}"

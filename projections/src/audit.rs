@@ -109,6 +109,7 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::EntityLinked(l) => out.push(Concerns::Memory(l.memory)),
         Event::TtlSet(t) => out.push(Concerns::Memory(t.memory)),
         Event::Embedded(e) => out.push(Concerns::Memory(e.memory)),
+        Event::UniquenessScored(u) => out.push(Concerns::Memory(u.memory)),
         Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
     }
 }
@@ -246,6 +247,14 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
         Event::TtlSet(t) => (
             format!("expires at unix ms {}", t.expires_at_ms),
             "time to live set".to_owned(),
+        ),
+        Event::UniquenessScored(u) => (
+            format!(
+                "uniqueness {}.{:03}",
+                u.uniqueness_permille / 1000,
+                u.uniqueness_permille % 1000
+            ),
+            "uniqueness refreshed".to_owned(),
         ),
     };
     AuditRecord {

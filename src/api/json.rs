@@ -182,10 +182,15 @@ pub fn contradictions(
 }
 
 #[must_use]
-pub fn archived(scope: &str, archived: &[(MemoryId, String)], dry_run: bool) -> Value {
+pub fn archived(scope: &str, done: &crate::flywheel::Maintained, dry_run: bool) -> Value {
     json!({
         "dry_run": dry_run,
-        "archived": archived.iter().map(|(id, reason)| json!({"id": qualified(scope, *id), "reason": reason})).collect::<Vec<_>>(),
+        "archived": done.archived.iter().map(|(id, reason)| json!({"id": qualified(scope, *id), "reason": reason})).collect::<Vec<_>>(),
+        "rescored": done.rescored.iter().map(|r| json!({
+            "id": qualified(scope, r.memory),
+            "from": fraction(r.from_permille),
+            "uniqueness": fraction(r.to_permille),
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -854,6 +854,7 @@ impl Service {
             hot_set_capacity: r.capacity.unwrap_or(defaults.hot_set_capacity),
             keep_trust_at_least: r.keep_trust.unwrap_or(defaults.keep_trust_at_least),
             session_idle_days: r.session_idle_days.unwrap_or(defaults.session_idle_days),
+            rescore_after: None,
         };
         let archived = self
             .engram()

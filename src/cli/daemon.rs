@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use engram::client::{Client, ClientError, OwnerId};
+use engram::config::{IDLE_DEFAULT, Setting, parse_every};
 use engram::owner::{
     Activity, DAEMON_LOCK_FILE_NAME, DAEMON_LOG_FILE_NAME, OwnerInfo, SocketId, VERSION,
     bind_socket, prepare_store_folder, remove_socket,
@@ -24,11 +25,6 @@ use engram::owner::{
 
 use super::Context;
 
-/// Environment variable with the idle period of daemons that clients start
-/// (`10m`, `30s`).
-pub const IDLE_ENV: &str = "ENGRAM_DAEMON_IDLE";
-/// The idle period of a detached daemon unless told otherwise.
-pub const IDLE_DEFAULT: Duration = Duration::from_secs(600);
 /// How long a client waits for a daemon it started to answer.
 const START_DEADLINE: Duration = Duration::from_secs(60);
 
@@ -40,10 +36,48 @@ pub struct DaemonArgs {
     /// exit after the idle period (default 10 minutes).
     #[arg(long)]
     detach: bool,
-    /// Exit after this long without a request (`10m`, `30s`). Default:
-    /// 10 minutes detached, never in the foreground.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, env = IDLE_ENV)]
+    /// Exit after this long without a request (`10m`, `30s`). Also
+    /// ENGRAM_DAEMON_IDLE, or `idle` under `[daemon]` in the config file.
+    /// Default: 10 minutes detached, never in the foreground.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     idle: Option<Duration>,
+    /// Run maintenance (archive what expired, decayed or is evicted;
+    /// refresh uniqueness) in every store the daemon holds open this often
+    /// (`1h`, `30m`), or `off`. Also ENGRAM_MAINTAIN_EVERY, or `every`
+    /// under `[maintenance]` in the config file. Default: 1h, the first run
+    /// 5 minutes after the start (or one interval, if shorter).
+    #[arg(long, value_name = "DURATION|off", value_parser = parse_every_arg)]
+    maintain_every: Option<Every>,
+}
+
+/// A `--maintain-every` value: an interval, or `None` for `off`.
+#[derive(Debug, Clone, Copy)]
+pub struct Every(pub Option<Duration>);
+
+/// `--maintain-every` as clap parses it.
+pub(super) fn parse_every_arg(text: &str) -> Result<Every, String> {
+    parse_every(text)
+        .map(Every)
+        .map_err(|expected| format!("{text:?} is not {expected}"))
+}
+
+/// The daemon's idle period: the flag, else the environment or the config
+/// file, else `default`.
+fn idle_setting(ctx: &Context, flag: Option<Duration>) -> Setting<Option<Duration>> {
+    ctx.settings
+        .daemon_idle
+        .clone()
+        .with_flag(flag.map(Some), "--idle")
+}
+
+/// The maintenance schedule: the flag, else the environment or the config
+/// file, else the default.
+pub(super) fn maintain_every(ctx: &Context, flag: Option<Every>) -> Option<Duration> {
+    ctx.settings
+        .maintain_every
+        .clone()
+        .with_flag(flag.map(|e| e.0), "--maintain-every")
+        .value
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -76,7 +110,8 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
                 );
                 return Ok(ExitCode::SUCCESS);
             }
-            let owner = start(ctx, args.idle.unwrap_or(IDLE_DEFAULT))?;
+            let idle = idle_setting(ctx, args.idle).value.unwrap_or(IDLE_DEFAULT);
+            let owner = start(ctx, idle, args.maintain_every.map(|e| e.0))?;
             eprintln!(
                 "engram: daemon started for {} (pid {}, log in {})",
                 ctx.describe_owner(),
@@ -85,7 +120,11 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        None => foreground(ctx, args.idle),
+        None => foreground(
+            ctx,
+            idle_setting(ctx, args.idle).value,
+            maintain_every(ctx, args.maintain_every),
+        ),
     }
 }
 
@@ -128,7 +167,11 @@ fn probe(client: &Client) -> Result<OwnerId, ClientError> {
 
 /// Owns the stores in this process until Ctrl-C, SIGTERM, the idle
 /// period, or the socket file being removed or taken over.
-fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode> {
+fn foreground(
+    ctx: &Context,
+    idle: Option<Duration>,
+    maintain_every: Option<Duration>,
+) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         ctx.shared_log.is_none(),
         "a store replicating a shared log (--log) is opened by each command itself: it has no daemon"
@@ -136,12 +179,13 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
     let root = ctx.owner_root().to_owned();
     let socket = bind_socket(&root)
         .with_context(|| format!("becoming the owner of {}", ctx.describe_owner()))?;
-    let owned = ctx.owned(super::model::load());
+    let owned = ctx.owned(super::model::load(ctx));
     eprintln!(
-        "engram: daemon (pid {}, version {VERSION}) owns {} on {}",
+        "engram: daemon (pid {}, version {VERSION}) owns {} on {}; maintenance {}",
         std::process::id(),
         ctx.describe_owner(),
-        ctx.owner_socket().display()
+        ctx.owner_socket().display(),
+        schedule_text(maintain_every)
     );
     let activity = Arc::new(Activity::default());
     let watched = Arc::clone(&activity);
@@ -166,6 +210,8 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
         }
     };
     let runtime = super::serve::runtime()?;
+    let maintenance =
+        maintain_every.map(|every| runtime.spawn(Arc::clone(&owned).run_maintenance(every)));
     let served = runtime.block_on(engram::owner::serve_socket(
         &socket,
         owned.router(),
@@ -175,6 +221,9 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
         },
         ended,
     ));
+    if let Some(maintenance) = maintenance {
+        maintenance.abort();
+    }
     runtime.shutdown_timeout(Duration::from_secs(30));
     // The stores are closed before the socket goes: a socket that no
     // longer answers means an owner that is gone.
@@ -186,10 +235,22 @@ fn foreground(ctx: &Context, idle: Option<Duration>) -> anyhow::Result<ExitCode>
     Ok(ExitCode::SUCCESS)
 }
 
+/// A maintenance schedule in words: `every 1h`, `off`.
+pub(super) fn schedule_text(every: Option<Duration>) -> String {
+    every.map_or_else(
+        || "off".to_owned(),
+        |d| format!("every {}", humantime::format_duration(d)),
+    )
+}
+
 /// Starts a detached daemon for the context's store and waits until it
 /// answers (or another owner does). Call it holding `daemon.lock`, or
 /// through [`connect`].
-fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
+fn start(
+    ctx: &Context,
+    idle: Duration,
+    maintain_every: Option<Option<Duration>>,
+) -> anyhow::Result<OwnerId> {
     prepare_store_folder(ctx.owner_root())
         .with_context(|| format!("preparing {}", ctx.describe_owner()))?;
     let log_path = ctx.owner_root().join(DAEMON_LOG_FILE_NAME);
@@ -206,6 +267,20 @@ fn start(ctx: &Context, idle: Duration) -> anyhow::Result<OwnerId> {
         .arg("daemon")
         .arg("--idle")
         .arg(humantime::format_duration(idle).to_string())
+        // The schedule given here; else the daemon reads the environment
+        // and the config file itself, as this process did.
+        .args(
+            maintain_every
+                .map(|every| {
+                    let every = every.map_or_else(
+                        || "off".to_owned(),
+                        |d| humantime::format_duration(d).to_string(),
+                    );
+                    ["--maintain-every".to_owned(), every]
+                })
+                .into_iter()
+                .flatten(),
+        )
         .current_dir(ctx.owner_root())
         .stdin(Stdio::null())
         .stdout(log)
@@ -292,12 +367,8 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
     let owner = match probe(&client) {
         Ok(owner) => owner,
         Err(ClientError::NoOwner { .. }) => {
-            let idle = match std::env::var(IDLE_ENV) {
-                Ok(text) if !text.trim().is_empty() => humantime::parse_duration(text.trim())
-                    .with_context(|| format!("{IDLE_ENV}={text:?} is not a duration"))?,
-                _ => IDLE_DEFAULT,
-            };
-            start(ctx, idle)?
+            let idle = ctx.settings.daemon_idle.value.unwrap_or(IDLE_DEFAULT);
+            start(ctx, idle, None)?
         }
         Err(e) => return Err(e.into()),
     };
@@ -386,20 +457,43 @@ fn status(ctx: &Context, json: bool) -> anyhow::Result<ExitCode> {
         Err(ClientError::NoOwner { .. }) => None,
         Err(e) => return Err(e.into()),
     };
+    // What the owner's scheduled maintenance did (an owner of an older
+    // version does not say).
+    let maintenance = owner
+        .as_ref()
+        .and_then(|_| client.call("GET", "/api/health", None).ok())
+        .map(|health| health["maintenance"].clone())
+        .unwrap_or(serde_json::Value::Null);
     if json {
         let owner = owner
             .as_ref()
             .map(|o| serde_json::json!({"pid": o.pid, "version": o.version, "kind": o.kind}));
-        println!("{}", serde_json::json!({"owner": owner, "socket": socket}));
+        println!(
+            "{}",
+            serde_json::json!({"owner": owner, "socket": socket, "maintenance": maintenance})
+        );
     } else {
         match &owner {
-            Some(o) => println!(
-                "{} is owned by pid {} ({}, version {}) on {socket}",
-                ctx.describe_owner(),
-                o.pid,
-                o.kind,
-                o.version
-            ),
+            Some(o) => {
+                println!(
+                    "{} is owned by pid {} ({}, version {}) on {socket}",
+                    ctx.describe_owner(),
+                    o.pid,
+                    o.kind,
+                    o.version
+                );
+                if let Some(runs) = maintenance["runs"].as_u64() {
+                    println!(
+                        "maintenance: {}; {runs} runs, {} archived, {} uniqueness refreshed, {} failed",
+                        maintenance["every"]
+                            .as_str()
+                            .map_or_else(|| "off".to_owned(), |e| format!("every {e}")),
+                        maintenance["archived"],
+                        maintenance["rescored"],
+                        maintenance["failed"]
+                    );
+                }
+            }
             None => println!(
                 "nothing owns {} (no answer on {socket})",
                 ctx.describe_owner()

@@ -41,7 +41,7 @@ impl Door {
     pub fn open(ctx: &Context, stores: &[&Store]) -> anyhow::Result<Self> {
         let names: Vec<String> = stores.iter().map(|s| ctx.store_name(s)).collect();
         if ctx.opens_in_process() {
-            let owned = ctx.owned(super::model::load());
+            let owned = ctx.owned(super::model::load(ctx));
             let router = owned.router();
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()

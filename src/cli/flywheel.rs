@@ -102,7 +102,8 @@ pub struct MaintainArgs {
     /// archived then).
     #[arg(long, value_enum, default_value = "user")]
     by: By,
-    /// Print one JSON object: {"archived": [{"id", "reason"}], "dry_run"}.
+    /// Print one JSON object: {"archived": [{"id", "reason"}], "rescored":
+    /// [{"id", "from", "uniqueness"}], "dry_run"}.
     #[arg(long)]
     json: bool,
 }
@@ -311,11 +312,25 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
             "archived"
         };
         let archived = answer["archived"].as_array().cloned().unwrap_or_default();
-        if archived.is_empty() {
-            println!("nothing to archive");
+        let rescored = answer["rescored"].as_array().cloned().unwrap_or_default();
+        if archived.is_empty() && rescored.is_empty() {
+            println!("nothing to archive, no uniqueness changed");
         }
         for a in &archived {
             println!("{verb} memory {}: {}", text(a, "id"), text(a, "reason"));
+        }
+        let verb = if args.dry_run {
+            "would rescore"
+        } else {
+            "rescored"
+        };
+        for r in &rescored {
+            println!(
+                "{verb} memory {}: uniqueness {:.2} -> {:.2}",
+                text(r, "id"),
+                r["from"].as_f64().unwrap_or_default(),
+                r["uniqueness"].as_f64().unwrap_or_default()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

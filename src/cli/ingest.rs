@@ -123,14 +123,23 @@ pub fn ingest_file(
             e.utf8_error().valid_up_to()
         )
     })?;
+    let turns = parsed.transcript.turns.len();
     let request = IngestRequest {
         transcript,
         session: Some(parsed.session),
         skip_bad_lines,
         extract,
     };
+    let spinner = super::spinner(format!(
+        "ingesting {} of {}{}",
+        super::counted(turns, "turn"),
+        file.display(),
+        if extract { ", extracting memories" } else { "" }
+    ));
     let door = super::door::Door::open(ctx, &[&ctx.store])?;
     let ingested = door.post("/api/ingest", &request);
-    door.finish()?;
+    let finished = door.finish();
+    spinner.finish_and_clear();
+    finished?;
     ingested.with_context(|| format!("ingesting {}", file.display()))
 }

@@ -189,9 +189,15 @@ fn remember_items(
         by: args.by,
         scope: None,
     };
+    let spinner = super::spinner(format!(
+        "remembering {} as one batch",
+        super::counted(request.items.len(), "item")
+    ));
     let door = super::door::Door::open(ctx, &[&ctx.store])?;
     let answer = door.post("/api/remember/batch", &request);
-    door.finish()?;
+    let finished = door.finish();
+    spinner.finish_and_clear();
+    finished?;
     let answer = answer?;
     let results = answer["results"].as_array().cloned().unwrap_or_default();
     let failed = results.iter().filter(|r| r["outcome"] == "error").count();

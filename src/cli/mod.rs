@@ -2,6 +2,7 @@
 //! flags are defined once here with their help.
 
 mod bench;
+mod config;
 pub(crate) mod daemon;
 mod door;
 mod flywheel;
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use engram::config::{Secret, Settings};
 use engram::log::{Durability, KeySource};
 use engram::scope::{StoreScope, default_scope, engram_home, scope_store_dir};
 use engram::store::{Store, StoreOptions};
@@ -70,13 +72,9 @@ pub struct Args {
     /// A shared log on PostgreSQL (`postgres://user:password@host/db`) for
     /// a team of machines: appends go there, and this store keeps a
     /// verified copy its views fold (a read replica). Every machine needs
-    /// the same HMAC key (ENGRAM_HMAC_KEY or --key-file).
-    #[arg(
-        long = "log",
-        global = true,
-        value_name = "URL",
-        env = "ENGRAM_LOG_URL"
-    )]
+    /// the same HMAC key (ENGRAM_HMAC_KEY or --key-file). Also
+    /// ENGRAM_LOG_URL, or `log` in the config file.
+    #[arg(long = "log", global = true, value_name = "URL")]
     shared_log: Option<String>,
 
     /// Open the store in this process instead of asking its owner (for
@@ -188,8 +186,10 @@ enum Command {
     /// keep-both, or shelve.
     Verdict(flywheel::VerdictArgs),
     /// Archive what should go: expired (--ttl), decayed (idle and
-    /// unimportant), evicted (L3 over capacity, least recently used first).
-    /// Memories that failed their last review are kept.
+    /// unimportant), evicted (L3 over capacity, least recently used first);
+    /// memories that failed their last review are kept. Also refreshes
+    /// each memory's uniqueness against the memories near it now. The
+    /// store's owner runs it on a schedule (--maintain-every).
     Maintain(flywheel::MaintainArgs),
     /// Propose clusters of similar memories, or record a rule distilled
     /// from some (the caller writes the rule).
@@ -212,6 +212,10 @@ enum Command {
     /// Serve the memory tools to an agent harness over MCP on stdio
     /// (stdout carries the protocol, logs go to stderr).
     Mcp(serve::McpArgs),
+    /// Each setting's effective value and where it came from: a flag, an
+    /// environment variable, the config file ($ENGRAM_HOME/config.toml, or
+    /// ENGRAM_CONFIG) and its key, or the default. Secrets are not shown.
+    Config(config::ConfigArgs),
     /// Write the log as JSON lines to standard output: a header, one line
     /// per event (seq, commit time, kind, the event's fields, a hash), a
     /// trailer with the count and a digest. `engram import` reads it.
@@ -265,6 +269,9 @@ pub struct Context {
     /// The engram home whose owner serves the store, `None` for a folder
     /// given with --store (its own owner).
     pub home: Option<std::path::PathBuf>,
+    /// The settings from the environment, the config file and the global
+    /// flags; a command applies its own flags on top.
+    pub settings: Settings,
 }
 
 impl Context {
@@ -274,6 +281,17 @@ impl Context {
             None => KeySource::StoreFile,
         };
         let key = KeySource::from_env_or(fallback);
+        let home_dir = engram_home();
+        let mut settings = Settings::load(home_dir.as_ref().ok().map(PathBuf::as_path))?;
+        settings.log = settings.log.with_flag(
+            args.shared_log.clone().map(|url| Some(Secret::new(url))),
+            "--log",
+        );
+        let shared_log = settings
+            .log
+            .value
+            .as_ref()
+            .map(|url| url.expose().to_owned());
         let mut global_args: Vec<std::ffi::OsString> = Vec::new();
         if let Some(dir) = &args.store {
             global_args.extend(["--store".into(), std::path::absolute(dir)?.into()]);
@@ -294,14 +312,15 @@ impl Context {
                 store,
                 scope: "store",
                 key,
-                shared_log: args.shared_log.clone(),
+                shared_log,
                 global_args,
                 in_process: args.in_process,
                 home: None,
+                settings,
             });
         }
         let cwd = std::env::current_dir().context("reading the working directory")?;
-        let home = engram_home()?;
+        let home = home_dir?;
         let scope = match args.scope {
             Some(scope) => scope,
             None => default_scope(&cwd)?,
@@ -309,7 +328,7 @@ impl Context {
         let store = Store::at(scope_store_dir(&home, scope, &cwd)?);
         let mut recall_stores = vec![(scope.as_str(), store.clone())];
         // A store replicating a shared log recalls from it alone.
-        if args.scope.is_none() && scope == StoreScope::Project && args.shared_log.is_none() {
+        if args.scope.is_none() && scope == StoreScope::Project && shared_log.is_none() {
             let user = Store::at(scope_store_dir(&home, StoreScope::User, &cwd)?);
             recall_stores.push((StoreScope::User.as_str(), user));
         }
@@ -318,10 +337,11 @@ impl Context {
             scope: scope.as_str(),
             key,
             recall_stores,
-            shared_log: args.shared_log.clone(),
+            shared_log,
             global_args,
             in_process: args.in_process,
             home: Some(home),
+            settings,
         })
     }
 
@@ -460,7 +480,7 @@ impl Context {
         anyhow::ensure!(
             self.shared_log.is_none(),
             "`engram {command}` works on the local log files and cannot use a shared log: \
-             run it without --log (and with ENGRAM_LOG_URL unset), on a scratch --store"
+             run it without --log (and with ENGRAM_LOG_URL and the config file's `log` unset), on a scratch --store"
         );
         Ok(())
     }
@@ -516,6 +536,7 @@ impl Context {
         StoreOptions {
             key: self.key.clone(),
             shared_log: self.shared_log.clone(),
+            durability: self.settings.durability.value,
             ..StoreOptions::default()
         }
     }
@@ -541,7 +562,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // A hook resolves its stores from its payload's working directory.
         return hook::run(args);
     }
-    let ctx = Context::new(&args).context("resolving the store")?;
+    // A broken config file speaks for itself (it names the file and key).
+    let ctx = Context::new(&args).map_err(|e| {
+        if e.is::<engram::config::ConfigError>() {
+            e
+        } else {
+            e.context("resolving the store")
+        }
+    })?;
     if ctx.in_process {
         ctx.refuse_running_owner("--in-process")?;
     }
@@ -580,6 +608,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Daemon(a) => daemon::run(&ctx, &a),
         Command::Export(a) => transfer::export(&ctx, &a),
         Command::Import(a) => transfer::import(&ctx, &a),
+        Command::Config(a) => config::run(&ctx, &a),
         Command::Hook(_) | Command::Install(_) | Command::Uninstall(_) => {
             anyhow::bail!("dispatched before the context is built")
         }
@@ -596,6 +625,10 @@ pub fn counted(n: impl TryInto<u64>, word: &str) -> String {
 
 /// A progress bar on stderr, hidden when stderr is not a terminal.
 pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(len),
         indicatif::ProgressDrawTarget::stderr(),
@@ -606,6 +639,26 @@ pub fn progress_bar(len: u64, what: &str) -> indicatif::ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message(what.to_owned());
+    bar
+}
+
+/// A spinner on stderr for one long request whose progress the owner does
+/// not report (a batch remember, an ingest: each is one atomic request):
+/// what is being done and for how long, cleared when it ends. Hidden when
+/// stderr is not a terminal, so piped output and `--json` carry nothing
+/// of it.
+pub fn spinner(what: String) -> indicatif::ProgressBar {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        bar.set_style(style);
+    }
+    bar.set_message(what);
+    bar.enable_steady_tick(Duration::from_millis(120));
     bar
 }
 

@@ -13,8 +13,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 
 use super::Context;
 
-/// Environment variable holding the HTTP API's bearer token.
-pub const TOKEN_ENV: &str = "ENGRAM_TOKEN";
+use engram::config::TOKEN_ENV;
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
@@ -23,6 +22,14 @@ pub struct ServeArgs {
     /// Port 0 picks a free port (the address is printed on stderr).
     #[arg(long, value_name = "IP:PORT", default_value = "127.0.0.1:7373")]
     addr: SocketAddr,
+    /// Run maintenance (archive what expired, decayed or is evicted;
+    /// refresh uniqueness) in the stores the server owns this often (`1h`,
+    /// `30m`), or `off`. Also ENGRAM_MAINTAIN_EVERY, or `every` under
+    /// `[maintenance]` in the config file. Default: 1h, the first run 5
+    /// minutes after the start (or one interval, if shorter). Beside
+    /// another owner, that owner's schedule applies.
+    #[arg(long, value_name = "DURATION|off", value_parser = super::daemon::parse_every_arg)]
+    maintain_every: Option<super::daemon::Every>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -63,17 +70,19 @@ pub(super) async fn shutdown_signal() {
 }
 
 pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let token = match std::env::var(TOKEN_ENV) {
-        Ok(token) if !token.trim().is_empty() => {
-            let token = token.trim();
-            engram::http::check_token(token).with_context(|| format!("{TOKEN_ENV} is refused"))?;
+    let token = match &ctx.settings.token.value {
+        Some(token) => {
+            let token = token.expose().trim();
+            engram::http::check_token(token)
+                .with_context(|| format!("the token ({}) is refused", ctx.settings.token.source))?;
             Some(token.to_owned())
         }
         _ if args.addr.ip().is_loopback() => None,
         _ => {
             let token = generate_token().context("generating a token")?;
             eprintln!(
-                "engram: {TOKEN_ENV} is not set and {} is not loopback: generated a token (shown once):\n  {token}",
+                "engram: no token is set ({TOKEN_ENV}, or token under [serve] in {}) and {} is not loopback: generated a token (shown once):\n  {token}",
+                ctx.settings.path.display(),
                 args.addr
             );
             Some(token)
@@ -98,13 +107,25 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let owned = ctx.owned(super::model::load());
+    let owned = ctx.owned(super::model::load(ctx));
     let (service, _) = owned.service_for(&ctx.recall_store_names())?;
     let state = AppState {
         service,
         token: token.as_deref().map(Arc::from),
     };
     let runtime = runtime()?;
+    // Maintenance is the owner's: only a server that owns the stores'
+    // socket runs it (a replica of a shared log is opened per command).
+    let every = super::daemon::maintain_every(ctx, args.maintain_every);
+    let maintenance = every
+        .filter(|_| socket.is_some())
+        .map(|every| runtime.spawn(Arc::clone(&owned).run_maintenance(every)));
+    if socket.is_some() {
+        eprintln!(
+            "engram: maintenance {}",
+            super::daemon::schedule_text(every)
+        );
+    }
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let ended = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|stop| *stop).await;
@@ -136,6 +157,9 @@ pub fn serve(ctx: &Context, args: &ServeArgs) -> anyhow::Result<ExitCode> {
         http.context("serving HTTP")?;
         on_socket
     });
+    if let Some(maintenance) = maintenance {
+        maintenance.abort();
+    }
     // Requests still running finish before the runtime drops.
     runtime.shutdown_timeout(std::time::Duration::from_secs(30));
     let closed = owned.close();
@@ -242,7 +266,7 @@ pub fn mcp(ctx: &Context, _args: &McpArgs) -> anyhow::Result<ExitCode> {
     // with --in-process the store opened here.
     let names = ctx.recall_store_names();
     let (server, owned) = if ctx.opens_in_process() {
-        let owned = ctx.owned(super::model::load());
+        let owned = ctx.owned(super::model::load(ctx));
         let (service, _) = owned.service_for(&names)?;
         (McpServer::new(service), Some(owned))
     } else {

@@ -150,6 +150,7 @@ impl Fold for LruTable {
             | Event::Discarded(_)
             | Event::Embedded(_)
             | Event::TtlSet(_)
+            | Event::UniquenessScored(_)
             | Event::Checkpoint(_) => {}
         }
     }

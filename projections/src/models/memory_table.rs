@@ -292,6 +292,12 @@ impl Fold for MemoryTable {
                     entry.last_changed_seq = seq;
                 }
             }
+            Event::UniquenessScored(u) => {
+                if let Some(entry) = self.changeable(u.memory) {
+                    entry.uniqueness_permille = u.uniqueness_permille.min(1000);
+                    entry.last_changed_seq = seq;
+                }
+            }
         }
     }
 

@@ -310,6 +310,7 @@ impl Fold for TrustScores {
             | Event::Discarded(_)
             | Event::Embedded(_)
             | Event::TtlSet(_)
+            | Event::UniquenessScored(_)
             | Event::Checkpoint(_) => {}
         }
     }
