@@ -103,6 +103,7 @@ fn json_output_of_every_command_keeps_its_shape() {
             transcript.to_str().unwrap(),
             "--session",
             "s1",
+            "--no-extract",
             "--json"
         ])
     );
@@ -248,5 +249,23 @@ fn json_output_of_every_command_keeps_its_shape() {
             "stale",
             "--json"
         ])
+    );
+    // Extraction (on by default) in a store of its own: each proposal with
+    // its kind, outcome, memory and what it superseded.
+    let extracting = dir.path().join("extracting");
+    insta::assert_json_snapshot!(
+        "ingest_extract",
+        self::run(
+            &extracting,
+            &home,
+            &[
+                "ingest",
+                transcript.to_str().unwrap(),
+                "--session",
+                "s1",
+                "--json"
+            ],
+            0
+        )
     );
 }

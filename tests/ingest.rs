@@ -34,10 +34,14 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
         .any(|w| w == needle.as_bytes())
 }
 
+/// The session turns the log holds (not the memories extraction made of them).
 fn log_lines(store: &Path) -> Vec<Value> {
     let out = engram(store, &["log", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     json_lines(&out.stdout)
+        .into_iter()
+        .filter(|l| l["kind"] == "session")
+        .collect()
 }
 
 #[test]
@@ -245,10 +249,16 @@ fn extraction_proposes_memories_that_reference_their_turn_and_reinforce_on_repea
         sentences.contains(&"我们决定数据分析统一用 Python 3.12 和 polars，不再用 pandas。"),
         "{sentences:?}"
     );
-    assert!(
-        extracted.iter().all(|e| e["outcome"] == "new"),
-        "{extracted:?}"
-    );
+    // Each is new but the correction, which supersedes the fact it corrects.
+    for e in extracted {
+        let (outcome, superseded) = if e["kind"] == "correction" {
+            ("contradiction", true)
+        } else {
+            ("new", false)
+        };
+        assert_eq!(e["outcome"], outcome, "{extracted:?}");
+        assert_eq!(e["superseded"].is_string(), superseded, "{extracted:?}");
+    }
     // Each proposal is a memory whose source is exactly its turn.
     for e in extracted {
         let id = e["id"].as_str().unwrap().to_owned();
@@ -467,4 +477,110 @@ fn simultaneous_ingests_of_one_transcript_record_each_turn_once() {
     let turns = json_lines(&outputs[0].stdout)[0]["turns"].as_u64().unwrap();
     assert_eq!(new, turns, "each turn recorded by exactly one of them");
     assert_eq!(log_lines(dir.path()).len() as u64, turns);
+}
+
+/// "please remember the deploy window is Tuesday" and, later, "Actually
+/// ... moved to Wednesday" were not extracted: ingest (extracting by
+/// default) now saves the fact, and the correction supersedes it, so recall
+/// answers Wednesday and no longer Tuesday.
+#[test]
+fn a_correction_in_a_later_session_supersedes_the_fact_it_corrects() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let first = dir.path().join("monday.jsonl");
+    std::fs::write(
+        &first,
+        concat!(
+            r#"{"role":"user","content":"Please remember the deploy window is Tuesday between 2 and 4pm."}"#,
+            "\n",
+            r#"{"role":"assistant","content":"Noted."}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let later = dir.path().join("friday.jsonl");
+    std::fs::write(
+        &later,
+        concat!(
+            r#"{"role":"user","content":"Can you check the release notes?"}"#,
+            "\n",
+            r#"{"role":"user","content":"Actually the deploy window moved to Wednesday."}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let ingest = |file: &Path| {
+        let out = engram(&store, &["ingest", file.to_str().unwrap(), "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        crate::support::json_lines(&out.stdout)[0]["extracted"].clone()
+    };
+    let fact = ingest(&first);
+    assert_eq!(fact[0]["kind"], "fact", "{fact}");
+    assert_eq!(fact[0]["outcome"], "new", "{fact}");
+    let correction = ingest(&later);
+    assert_eq!(correction.as_array().unwrap().len(), 1, "{correction}");
+    assert_eq!(correction[0]["kind"], "correction", "{correction}");
+    assert_eq!(correction[0]["outcome"], "contradiction", "{correction}");
+    assert_eq!(correction[0]["superseded"], fact[0]["id"], "{correction}");
+
+    let out = engram(&store, &["recall", "deploy window", "--json"]);
+    let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
+    let texts: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["text"].as_str().unwrap())
+        .collect();
+    assert!(texts[0].contains("Wednesday"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("Tuesday")), "{texts:?}");
+}
+
+/// `--no-extract` records the turns and proposes nothing.
+#[test]
+fn no_extract_records_the_turns_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let file = transcript("generic-transcript.jsonl");
+    let out = engram(
+        &store,
+        &["ingest", file.to_str().unwrap(), "--no-extract", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let report = &crate::support::json_lines(&out.stdout)[0];
+    assert!(report["new_turns"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(report["extracted"], serde_json::json!([]), "{report}");
+}
+
+/// The shared fixture's fact sits in one clause of a longer turn (with a
+/// phone number and an email); its later correction supersedes it.
+#[test]
+fn the_fixture_correction_supersedes_the_deploy_window_it_corrects() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let file = transcript("generic-transcript.jsonl");
+    let out = engram(&store, &["ingest", file.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let extracted = crate::support::json_lines(&out.stdout)[0]["extracted"].clone();
+    let correction = extracted
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["kind"] == "correction")
+        .unwrap_or_else(|| panic!("no correction in {extracted}"));
+    assert!(correction["superseded"].is_string(), "{extracted}");
+    let out = engram(&store, &["recall", "deploy window", "--json"]);
+    let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
+    let texts: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["text"].as_str().unwrap())
+        .collect();
+    assert!(texts[0].contains("Wednesday"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains("Tuesday")), "{texts:?}");
 }

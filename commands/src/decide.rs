@@ -390,12 +390,13 @@ pub fn decide_profiled(
         .filter(|(s, n, _)| near(*s, n))
         .map(|(s, n, theirs)| (*s, *n, relate(mine, theirs)))
         .collect();
+    let disagreement = related.iter().find_map(|(_, n, r)| match r {
+        Relation::Disagrees(reason) => Some((*n, reason.clone())),
+        _ => None,
+    });
     let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
-    } else if let Some((n, reason)) = related.iter().find_map(|(_, n, r)| match r {
-        Relation::Disagrees(reason) => Some((n, reason.clone())),
-        _ => None,
-    }) {
+    } else if let Some((n, reason)) = disagreement {
         Outcome::Contradiction {
             memory: n.id,
             reason,
@@ -405,6 +406,11 @@ pub fn decide_profiled(
         .find(|(s, n, r)| *r == Relation::Agrees && restates(*s, n))
     {
         Outcome::Reinforced { memory: n.id }
+    } else if let Some((n, reason)) = clause_disagreement(text, mine, &scored) {
+        Outcome::Contradiction {
+            memory: n.id,
+            reason,
+        }
     } else {
         Outcome::New
     };
@@ -415,9 +421,88 @@ pub fn decide_profiled(
     }
 }
 
+/// The clauses of a memory that says several things ("My phone is ...;
+/// the deploy window is Tuesday"): split at `;`, sentence ends and line
+/// breaks, and at `.` only before whitespace (`node7.internal` stays whole).
+fn clauses(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
+        if matches!(
+            c,
+            ';' | '；' | '。' | '!' | '！' | '?' | '？' | '\n' | '\r' | '\u{2028}' | '\u{2029}'
+        ) || (c == '.' && next_is_space)
+        {
+            out.push(&text[start..at]);
+            start = at + c.len_utf8();
+        }
+    }
+    out.push(&text[start..]);
+    out.into_iter()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// A neighbour that says several things, one of which `mine` updates: the
+/// whole text is too unlike `mine` to count as near, but one of its clauses
+/// is near and disagrees ("the deploy window moved to Wednesday" against
+/// "My phone is ...; please remember the deploy window is Tuesday").
+/// Contradictions only (a clause restated is not the memory restated), and
+/// only for a text that says one thing itself.
+fn clause_disagreement<'n>(
+    text: &str,
+    mine: &Profile,
+    scored: &[(f64, &'n Neighbour, std::sync::Arc<Profile>)],
+) -> Option<(&'n Neighbour, String)> {
+    if clauses(text).len() != 1 {
+        return None;
+    }
+    scored.iter().find_map(|(_, n, _)| {
+        let clauses = clauses(&n.text);
+        if clauses.len() < 2 {
+            return None;
+        }
+        clauses.iter().find_map(|clause| {
+            let theirs = profile(clause);
+            if similarity(mine, &theirs) < NEAR_DUPLICATE_MIN {
+                return None;
+            }
+            match relate(mine, &theirs) {
+                Relation::Disagrees(reason) => Some((*n, reason)),
+                _ => None,
+            }
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shared fixture's correction: the fact it corrects sits in one
+    /// clause of a longer memory, too unlike the correction as a whole.
+    #[test]
+    fn a_correction_of_one_clause_of_a_longer_memory_contradicts_it() {
+        let old = neighbour(
+            3,
+            "My phone is [REDACTED:phone] and the on-call email is [REDACTED:email]; please remember the deploy window is Tuesday 14:00-16:00 UTC.",
+        );
+        let decision = decide(
+            "Actually the deploy window moved to Wednesday 14:00-16:00 UTC.",
+            &[],
+            None,
+            &[old],
+            &|_| Vec::new(),
+        );
+        assert!(
+            matches!(decision.outcome, Outcome::Contradiction { memory: 3, .. }),
+            "{:?}",
+            decision.outcome
+        );
+    }
 
     fn neighbour(id: MemoryId, text: &str) -> Neighbour {
         Neighbour {

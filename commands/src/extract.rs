@@ -1,91 +1,582 @@
-//! Ingest extraction: memories proposed from a transcript's user turns —
-//! stated preferences, decisions, facts about the user or the project, in
-//! English and Chinese — each referencing its exact source turn. The
-//! proposals go through the same save path as any memory (gates, the four
-//! outcomes), so a restated preference reinforces instead of duplicating.
+//! Ingest extraction: memories proposed from a transcript's user turns, in
+//! English and Chinese, each referencing its exact source turn and labelled
+//! with its [`Kind`]: a stated **preference** or standing instruction, a
+//! **decision**, a **correction** of something said before, or a durable
+//! **fact** about the user, the people or the project. The proposals go
+//! through the same save path as any memory (gates, the four outcomes), so
+//! a restated preference reinforces instead of duplicating, and a
+//! correction that contradicts what it corrects supersedes it.
 //!
 //! A turn is split into sentences (`.`, `!`, `?`, `。`, `！`, `？`, line
-//! breaks); a sentence of at least [`SENTENCE_CHARS_MIN`] characters is
-//! proposed when it contains one of the cue phrases of [`CUES_EN`]
-//! (case-insensitive, at a word start) or [`CUES_ZH`]. Questions are not
-//! proposed.
+//! breaks). Each sentence is read on its own by rules, in order: questions
+//! and sentences shorter than [`SENTENCE_CHARS_MIN`] are never proposed;
+//! then a correction marker, a decision, a preference, a fact. A sentence
+//! that is only a correction marker ("Wait, no.") makes the next statement
+//! of the same turn a correction. Task chatter ("the build is red again",
+//! "run the tests") has none of these and is not proposed.
+//!
+//! The rules are measured on a labelled corpus of transcript turns
+//! (`tests/corpus/extract/{dev,test}.jsonl`, `tests/extract_corpus.rs`).
 
 use engram_log::Role;
 
 /// Shortest sentence worth proposing.
 pub const SENTENCE_CHARS_MIN: usize = 8;
 
-/// English cue phrases (lower case).
-pub const CUES_EN: &[&str] = &[
-    "i prefer",
-    "i like",
-    "i love",
-    "i don't like",
-    "i do not like",
-    "i dislike",
-    "i hate",
-    "i always",
-    "i never",
-    "i usually",
-    "i want",
-    "i need",
-    "please always",
-    "please never",
-    "always use",
-    "never use",
-    "don't use",
-    "do not use",
-    "we decided",
-    "we agreed",
-    "we will use",
-    "we'll use",
-    "let's use",
-    "we use",
-    "we are using",
-    "my name is",
-    "i am a",
-    "i'm a",
-    "i work",
-    "our team",
-    "our project",
-    "the project uses",
-    "this project",
-    "remember that",
-    "from now on",
-];
+/// What a proposed memory is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// A liking, a dislike, or a standing instruction ("always use UTC").
+    Preference,
+    /// A choice made ("we settled on Postgres").
+    Decision,
+    /// A change to something said before ("actually, it moved to Wednesday").
+    Correction,
+    /// A durable fact about the user, a person or the project.
+    Fact,
+}
 
-/// Chinese cue phrases.
-pub const CUES_ZH: &[&str] = &[
-    "我喜欢",
-    "我偏好",
-    "我更喜欢",
-    "我不喜欢",
-    "我讨厌",
-    "我习惯",
-    "我希望",
-    "我需要",
-    "以后",
-    "总是",
-    "不要用",
-    "别用",
-    "记住",
-    "我们决定",
-    "我们用",
-    "我们使用",
-    "决定",
-    "我叫",
-    "我是",
-    "我们的项目",
-    "这个项目",
-    "项目使用",
-];
+impl Kind {
+    /// The kind's name in answers: `preference`, `decision`, `correction`, `fact`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Preference => "preference",
+            Kind::Decision => "decision",
+            Kind::Correction => "correction",
+            Kind::Fact => "fact",
+        }
+    }
+}
 
 /// A sentence proposed as a memory, from the turn at `seq`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proposal {
     pub seq: u64,
     pub sentence: String,
+    pub kind: Kind,
 }
+
+/// Words that open a sentence without meaning anything to it; left off
+/// before the rules read the sentence (the proposal keeps them).
+const OPENERS_EN: &[&str] = &[
+    "also",
+    "and",
+    "but",
+    "so",
+    "oh",
+    "ok",
+    "okay",
+    "btw",
+    "by the way",
+    "ps",
+    "plus",
+    "hey",
+    "well",
+    "hmm",
+    "ah",
+];
+
+/// A sentence that starts with one of these corrects something said before.
+const CORRECTION_STARTS_EN: &[&str] = &[
+    "actually",
+    "correction",
+    "scratch that",
+    "no wait",
+    "no, wait",
+    "wait, no",
+    "nope",
+    "sorry, i was wrong",
+    "not quite",
+    "to correct",
+    "update:",
+    "oops",
+    "it's the other way round",
+    "it's the other way around",
+    "it is the other way round",
+    "it is the other way around",
+];
+
+/// Anywhere in a sentence, these admit that something said was wrong.
+const CORRECTION_ANYWHERE_EN: &[&str] = &[
+    "i was wrong",
+    "i made a mistake",
+    "my mistake",
+    "my bad",
+    "i misspoke",
+    "i meant",
+    "that's not right",
+    "that is not right",
+    "that's wrong",
+    "that is wrong",
+    "that's incorrect",
+    "that is incorrect",
+    "not correct anymore",
+    "no longer true",
+];
+
+/// A sentence opening with one of these and going on to state something
+/// ("No, the staging DB is on 5433", "Sorry, the name is order-svc")
+/// corrects what was said before.
+const CORRECTION_OPENERS_EN: &[&str] = &["no,", "nope,", "sorry,", "wait,", "hmm no", "no no"];
+
+/// Words that make an opened sentence a statement rather than an ask.
+const STATEMENT_VERBS_EN: &[&str] = &[
+    "is", "are", "was", "were", "it's", "that's", "runs", "lives", "uses", "moved", "changed",
+    "means", "should", "has", "have", "called", "named",
+];
+
+/// A sentence that is nothing but one of these (after trimming punctuation)
+/// makes the next statement a correction.
+const CORRECTION_MARKERS_EN: &[&str] = &[
+    "no",
+    "nope",
+    "wait",
+    "wait, no",
+    "no, wait",
+    "no wait",
+    "actually",
+    "correction",
+    "sorry",
+    "oops",
+    "scratch that",
+    "not quite",
+];
+
+/// "We're dropping Python 3.8", "we'll keep the monorepo": the team, in
+/// the future or now, changing how things are done.
+const WE_WILL_EN: &[&str] = &[
+    "we're",
+    "we are",
+    "we'll",
+    "we will",
+    "we're going to",
+    "we are going to",
+    "we've",
+    "we have",
+    "the team is",
+    "the team will",
+    "the team's",
+];
+const CHANGE_VERBS_EN: &[&str] = &[
+    "drop",
+    "move",
+    "migrat",
+    "switch",
+    "adopt",
+    "deprecat",
+    "remov",
+    "replac",
+    "standardiz",
+    "keep",
+    "split",
+    "merg",
+    "freez",
+    "sunset",
+    "retir",
+    "upgrad",
+    "downgrad",
+    "pin",
+    "stick",
+    "stop",
+    "start",
+    "go with",
+    "going with",
+    "consolidat",
+    "rewrit",
+    "port",
+];
+
+const DECISION_EN: &[&str] = &[
+    "we decided",
+    "we've decided",
+    "we have decided",
+    "i decided",
+    "i've decided",
+    "i have decided",
+    "team decided",
+    "we agreed",
+    "we've agreed",
+    "team agreed",
+    "we all agreed",
+    "we chose",
+    "we've chosen",
+    "we have chosen",
+    "we picked",
+    "we settled on",
+    "we've settled on",
+    "we're going with",
+    "we are going with",
+    "we'll go with",
+    "we will go with",
+    "let's go with",
+    "let's use",
+    "let's switch",
+    "let's stick with",
+    "let's move to",
+    "we switched",
+    "we've switched",
+    "we're switching",
+    "we are switching",
+    "we'll use",
+    "we will use",
+    "we'll write",
+    "we will write",
+    "we're going to use",
+    "we are going to use",
+    "we'll migrate",
+    "we will migrate",
+    "we'll drop",
+    "we will drop",
+    "decision:",
+    "the decision is",
+    "we went with",
+    "going with",
+    "decided to",
+    "agreed to",
+    "we chose",
+];
+
+const PREFERENCE_EN: &[&str] = &[
+    "i prefer",
+    "i'd prefer",
+    "i would prefer",
+    "i really prefer",
+    "i'd rather",
+    "i would rather",
+    "i like",
+    "i really like",
+    "i love",
+    "i hate",
+    "i really hate",
+    "i dislike",
+    "i don't like",
+    "i do not like",
+    "i can't stand",
+    "i cannot stand",
+    "my favourite",
+    "my favorite",
+    "i always",
+    "i never",
+    "i usually",
+    "i tend to",
+    "i want you to",
+    "please always",
+    "please never",
+    "please don't",
+    "please do not",
+    "please avoid",
+    "from now on",
+    "going forward",
+    "in the future",
+    "for anything",
+    "for any ",
+    "whenever you",
+    "every time you",
+    "each time you",
+    "make sure to always",
+    "make sure you always",
+];
+
+/// A standing instruction opens with one of these ("Never print secrets").
+const INSTRUCTION_STARTS_EN: &[&str] = &[
+    "always",
+    "never",
+    "don't",
+    "do not",
+    "avoid",
+    "prefer",
+    "stick to",
+    "only use",
+    "stop",
+    "please stop",
+    "please keep",
+    "keep using",
+    "for anything",
+    "for any",
+    "for all",
+    "whenever",
+    "every time",
+    "any time",
+    "anytime",
+];
+
+/// "Use X instead of Y": an instruction when it says what over what.
+const USE_OVER_EN: &[&str] = &[
+    " instead of ",
+    " rather than ",
+    " over ",
+    " not ",
+    " everywhere",
+    " whenever ",
+    " when you ",
+    " for all ",
+    " in all ",
+];
+
+/// Pointing words: an instruction about *this* thing is a task, not a rule.
+const DEICTIC_EN: &[&str] = &[
+    "this", "that", "it", "these", "those", "the last", "there", "here",
+];
+
+/// A rule scoped to the task at hand, or to what the assistant just
+/// showed, is not a standing one.
+const MOMENT_EN: &[&str] = &[
+    "for this change",
+    "for this pr",
+    "in this pr",
+    "for this one",
+    "for now",
+    "this time",
+    "right now",
+    "you showed",
+    "you wrote",
+    "you suggested",
+    "you proposed",
+    "you just",
+    "if you just",
+    "that one",
+    "this one",
+    "the first one",
+    "the second one",
+    "the last one",
+    "the first version",
+    "the second version",
+];
+
+/// Explicit asks to keep something.
+const REMEMBER_EN: &[&str] = &[
+    "remember that",
+    "please remember",
+    "remember:",
+    "note that",
+    "please note",
+    "keep in mind",
+    "fyi",
+    "for the record",
+    "heads up",
+    "for future reference",
+    "don't forget that",
+];
+
+/// Facts about the speaker.
+const SELF_FACT_EN: &[&str] = &[
+    "my name is",
+    "my name's",
+    "i maintain ",
+    "i own ",
+    "i lead ",
+    "i manage ",
+    "i'm responsible for",
+    "i am responsible for",
+    "i'm the ",
+    "i am the ",
+    "i'm called",
+    "call me ",
+    "i am a ",
+    "i'm a ",
+    "i am an ",
+    "i'm an ",
+    "i work ",
+    "i live ",
+    "i'm based ",
+    "i am based ",
+    "i'm from ",
+    "i am from ",
+    "my timezone",
+    "my time zone",
+    "my role",
+    "my team ",
+    "my pronouns",
+];
+
+/// A sentence about the project or team opens with one of these.
+const PROJECT_STARTS_EN: &[&str] = &[
+    "our ",
+    "we use ",
+    "we're using ",
+    "we are using ",
+    "we run ",
+    "we deploy ",
+    "we host ",
+    "we ship ",
+    "this repo",
+    "this project",
+    "this codebase",
+    "the repo",
+    "the project",
+    "the team",
+    "the ",
+    "production ",
+    "prod ",
+    "staging ",
+];
+
+/// Somewhere in a durable statement about the project, one of these.
+const STABLE_MARKERS_EN: &[&str] = &[
+    "in this repo",
+    "in this project",
+    "in our repo",
+    "in this codebase",
+    "owned by",
+    "is owned",
+    "is maintained",
+    " since ",
+    " every ",
+];
+
+/// What people do with things; "Alice Chen owns billing".
+const ROLE_VERBS_EN: &[&str] = &[
+    "owns",
+    "maintains",
+    "handles",
+    "leads",
+    "manages",
+    "runs",
+    "is",
+    "was",
+    "works",
+    "is responsible",
+    "looks after",
+    "takes care",
+    "reviews",
+];
+
+/// Words of the moment: a sentence with one is about today's task.
+const TRANSIENT_EN: &[&str] = &[
+    "again",
+    "still",
+    "fails",
+    "failing",
+    "failed",
+    "error",
+    "broken",
+    "crash",
+    "panic",
+    "bug",
+    "red",
+    "wrong",
+    "slow",
+    "today",
+    "right now",
+    "this time",
+    "flaky",
+    "complains",
+    "looks good",
+    "works now",
+    "stack trace",
+];
+
+const NUMBER_WORDS_EN: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "twenty", "thirty", "hundred", "thousand", "dozen",
+];
+
+const CORRECTION_ZH: &[&str] = &[
+    "不对",
+    "更正",
+    "说错了",
+    "搞错了",
+    "记错了",
+    "纠正",
+    "弄错了",
+    "写错了",
+    "不是这样",
+    "刚才说的",
+    "之前说的",
+    "上次说的",
+    "不准确",
+    "说的不准",
+];
+const DECISION_ZH: &[&str] = &[
+    "决定",
+    "选了",
+    "选择了",
+    "选定",
+    "采用",
+    "改用",
+    "定了",
+    "统一用",
+    "我们同意",
+    "敲定",
+    "那就",
+    "就用",
+    "就定",
+];
+/// "我们下个季度把 auth 迁到 Keycloak": we, moving something.
+const CHANGE_VERBS_ZH: &[&str] = &[
+    "迁到",
+    "迁移到",
+    "换成",
+    "换到",
+    "切到",
+    "切换到",
+    "升级到",
+    "改成",
+    "统一",
+    "废弃",
+    "下线",
+];
+const PREFERENCE_ZH: &[&str] = &[
+    "我喜欢",
+    "不喜欢",
+    "最喜欢",
+    "比较喜欢",
+    "一直喜欢",
+    "倾向于",
+    "的时候请",
+    "的时候都",
+    "每次都",
+    "每次请",
+    "我更喜欢",
+    "我偏好",
+    "我倾向",
+    "我不喜欢",
+    "我讨厌",
+    "我习惯",
+    "受不了",
+    "以后",
+    "今后",
+    "从现在起",
+    "从现在开始",
+    "不要用",
+    "别用",
+    "不要",
+    "总是",
+    "一律",
+    "永远不要",
+    "务必",
+];
+const FACT_ZH: &[&str] = &[
+    "我叫",
+    "我是",
+    "工作",
+    "我住在",
+    "时区",
+    "我们的",
+    "我们用",
+    "我们使用",
+    "这个项目",
+    "项目使用",
+    "负责",
+    "维护",
+    "部署在",
+    "端口是",
+    "地址是",
+    "请记住",
+    "记住",
+    "记一下",
+    "经理",
+    "负责人",
+    "工程师",
+    "设计师",
+    "主管",
+    "架构师",
+];
+const TRANSIENT_ZH: &[&str] = &[
+    "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看",
+];
+const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
 /// Sentences of `text`: ends at `!`, `?`, `。`, `！`, `？` and line
 /// breaks, and at `.` followed by whitespace or the end (so `3.12` and
@@ -113,17 +604,298 @@ fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
-fn has_cue(sentence: &str) -> bool {
-    let lower = sentence.to_lowercase();
-    let at_word_start = |cue: &str| {
-        lower.match_indices(cue).any(|(at, _)| {
-            lower[..at]
+/// `phrase` in `lower` at a word start.
+fn has_at_word_start(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(at, _)| {
+        lower[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
+fn any_at_word_start(lower: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| has_at_word_start(lower, p))
+}
+
+/// `lower` starts with `phrase` followed by a word boundary.
+fn starts_with_word(lower: &str, phrase: &str) -> bool {
+    lower.strip_prefix(phrase).is_some_and(|rest| {
+        phrase.ends_with([' ', ':'])
+            || rest
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '\'')
+    })
+}
+
+fn words(lower: &str) -> impl Iterator<Item = &str> {
+    lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+}
+
+fn has_word(lower: &str, list: &[&str]) -> bool {
+    words(lower).any(|w| list.contains(&w))
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
+}
+
+/// Lower case, curly apostrophes made straight, the openers left off.
+fn normalized(sentence: &str) -> String {
+    let mut lower = sentence
+        .to_lowercase()
+        .replace(['\u{2019}', '\u{2018}'], "'");
+    loop {
+        let before = lower.len();
+        for opener in OPENERS_EN {
+            if starts_with_word(&lower, opener) {
+                lower = lower[opener.len()..]
+                    .trim_start_matches([',', ':', ' ', '-'])
+                    .to_owned();
+            }
+        }
+        if lower.len() == before {
+            return lower;
+        }
+    }
+}
+
+fn is_question(sentence: &str, lower: &str) -> bool {
+    if sentence.ends_with('?') || sentence.ends_with('？') {
+        return true;
+    }
+    let cjk = sentence.chars().any(is_cjk);
+    cjk && QUESTION_ZH.iter().any(|q| {
+        sentence
+            .trim_end_matches(['。', '！', '.', '!'])
+            .ends_with(q)
+            || sentence.starts_with(q)
+    }) || [
+        "can you ",
+        "could you ",
+        "would you ",
+        "will you ",
+        "why ",
+        "how ",
+        "what ",
+        "where ",
+        "when ",
+        "is there ",
+        "are there ",
+        "do we ",
+        "does ",
+        "should we ",
+    ]
+    .iter()
+    .any(|q| lower.starts_with(q))
+}
+
+/// A sentence that only marks what follows as a correction.
+fn is_bare_marker(lower: &str, sentence: &str) -> bool {
+    let bare = lower.trim_end_matches(['.', '!', ',', ':', ' ', '…']);
+    CORRECTION_MARKERS_EN.contains(&bare)
+        || ["不对", "不是", "等等", "更正", "说错了"]
+            .contains(&sentence.trim_end_matches(['，', '。', '！', ',', '.', ':', '：']))
+}
+
+/// A specific value: a digit, a number word, a name or product further in
+/// (a capital not at the start), or a host/path-like token.
+fn has_specific_value(sentence: &str, lower: &str) -> bool {
+    if sentence.chars().any(|c| c.is_ascii_digit()) || has_word(lower, NUMBER_WORDS_EN) {
+        return true;
+    }
+    let mut tokens = sentence.split_whitespace();
+    tokens.next();
+    tokens.any(|t| {
+        let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+        t.chars().next().is_some_and(char::is_uppercase)
+            || (t.len() > 3 && t.contains(['.', '/']) && t.chars().any(char::is_alphabetic))
+    }) || crate::meaning::WEEKDAYS
+        .iter()
+        .any(|d| has_word(lower, &[d]))
+}
+
+/// "Alice Chen owns billing": a capitalized name, then what the person does.
+fn is_person_statement(sentence: &str) -> bool {
+    let tokens: Vec<&str> = sentence.split_whitespace().take(4).collect();
+    let capital = |t: &&str| t.chars().next().is_some_and(char::is_uppercase);
+    let Some(first) = tokens.first() else {
+        return false;
+    };
+    if !capital(first)
+        || [
+            "The", "This", "That", "It", "I", "We", "Our", "My", "You", "Please", "Let's",
+        ]
+        .contains(first)
+    {
+        return false;
+    }
+    let name_words = tokens.iter().take_while(|t| capital(t)).count();
+    let rest = tokens[name_words.min(tokens.len())..]
+        .join(" ")
+        .to_lowercase();
+    (1..=3).contains(&name_words)
+        && ROLE_VERBS_EN
+            .iter()
+            .any(|v| rest == *v || rest.starts_with(&format!("{v} ")))
+}
+
+/// "we're dropping", "we'll keep": the team and a change, a word or two apart.
+fn is_we_will_change(lower: &str) -> bool {
+    WE_WILL_EN.iter().any(|we| {
+        lower.match_indices(we).any(|(at, _)| {
+            let starts_word = lower[..at]
                 .chars()
                 .next_back()
-                .is_none_or(|c| !c.is_alphanumeric())
+                .is_none_or(|c| !c.is_alphanumeric());
+            let after = &lower[at + we.len()..];
+            starts_word
+                && after.starts_with(' ')
+                && words(after)
+                    .take(2)
+                    .any(|w| CHANGE_VERBS_EN.iter().any(|v| w.starts_with(v)))
         })
+    })
+}
+
+/// "No, the DB is on 5433", "Wait, I said 5 but it's 3": a correction
+/// without a fixed phrase.
+fn is_opened_correction(lower: &str) -> bool {
+    let opened = CORRECTION_OPENERS_EN
+        .iter()
+        .find_map(|o| lower.strip_prefix(o));
+    let statement = |rest: &str| {
+        let rest = rest.trim_start_matches([',', ' ']);
+        !INSTRUCTION_STARTS_EN
+            .iter()
+            .any(|p| starts_with_word(rest, p))
+            && !starts_with_word(rest, "please")
+            && has_word(rest, STATEMENT_VERBS_EN)
     };
-    CUES_EN.iter().any(|cue| at_word_start(cue)) || CUES_ZH.iter().any(|cue| sentence.contains(cue))
+    opened.is_some_and(statement)
+        || (["i said", "i told you", "i mentioned", "you said"]
+            .iter()
+            .any(|p| has_at_word_start(lower, p))
+            && (lower.contains(" but ") || lower.contains("actually")))
+}
+
+fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
+    if CORRECTION_STARTS_EN
+        .iter()
+        .any(|p| starts_with_word(lower, p))
+        || any_at_word_start(lower, CORRECTION_ANYWHERE_EN)
+        || is_opened_correction(lower)
+    {
+        return Some(Kind::Correction);
+    }
+    if any_at_word_start(lower, DECISION_EN) || is_we_will_change(lower) {
+        return Some(Kind::Decision);
+    }
+    let of_the_moment = any_at_word_start(lower, MOMENT_EN);
+    let instruction = INSTRUCTION_STARTS_EN
+        .iter()
+        .find_map(|p| starts_with_word(lower, p).then(|| lower[p.len()..].trim_start()));
+    let pointed = |rest: &str| {
+        // The first words after the verb name *this* thing: a task.
+        let head: Vec<&str> = words(rest).take(3).collect();
+        DEICTIC_EN.iter().any(|d| head.contains(d)) || rest.starts_with("mind")
+    };
+    if !of_the_moment
+        && (instruction.is_some_and(|rest| !pointed(rest))
+            || (starts_with_word(lower, "use")
+                && USE_OVER_EN.iter().any(|p| lower.contains(p))
+                && !pointed(&lower[3..])))
+    {
+        return Some(Kind::Preference);
+    }
+    if !of_the_moment
+        && PREFERENCE_EN.iter().any(|p| {
+            lower.match_indices(p).any(|(at, _)| {
+                let starts_word = lower[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric());
+                // "I like this approach" is about the moment; "I like small PRs" is not.
+                starts_word && !pointed(&lower[at + p.len()..])
+            })
+        })
+    {
+        return Some(Kind::Preference);
+    }
+    if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
+        return Some(Kind::Fact);
+    }
+    let transient = TRANSIENT_EN.iter().any(|t| has_at_word_start(lower, t));
+    if transient {
+        return None;
+    }
+    if is_person_statement(sentence) {
+        return Some(Kind::Fact);
+    }
+    // "The SLA doc is where that number comes from" points into the talk.
+    let without_own = ["this repo", "this project", "this codebase"]
+        .iter()
+        .fold(lower.to_owned(), |text, own| text.replace(own, ""));
+    let about_project = PROJECT_STARTS_EN.iter().any(|p| starts_with_word(lower, p))
+        && !has_word(&without_own, &["this", "that", "it", "these", "those"]);
+    let stable = any_at_word_start(lower, STABLE_MARKERS_EN);
+    if about_project && (stable || has_specific_value(sentence, lower)) {
+        return Some(Kind::Fact);
+    }
+    None
+}
+
+fn classify_zh(sentence: &str) -> Option<Kind> {
+    let contains = |list: &[&str]| list.iter().any(|p| sentence.contains(p));
+    let corrected_value = (sentence.contains("应该是") || sentence.contains("其实"))
+        && (sentence.contains("不是")
+            || sentence.contains("已经")
+            || sentence.contains("换成")
+            || sentence.contains("改成"));
+    // "不是 Redis 6，线上跑的是 Redis 7.2": not this, but that.
+    let not_but = sentence.starts_with("不是")
+        && sentence
+            .find(['，', ','])
+            .is_some_and(|at| sentence[at..].contains('是'));
+    if contains(CORRECTION_ZH) || corrected_value || not_but {
+        return Some(Kind::Correction);
+    }
+    if contains(DECISION_ZH) || (sentence.contains("我们") && contains(CHANGE_VERBS_ZH)) {
+        return Some(Kind::Decision);
+    }
+    if contains(PREFERENCE_ZH) {
+        return Some(Kind::Preference);
+    }
+    if contains(FACT_ZH) && !contains(TRANSIENT_ZH) {
+        return Some(Kind::Fact);
+    }
+    None
+}
+
+/// What `sentence` is, if it is worth remembering; `after_marker` when the
+/// sentence before it in the turn was a bare correction marker.
+fn classify(sentence: &str, after_marker: bool) -> Option<Kind> {
+    let lower = normalized(sentence);
+    if sentence.chars().count() < SENTENCE_CHARS_MIN || is_question(sentence, &lower) {
+        return None;
+    }
+    let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
+    let kind = if cjk * 4 >= sentence.chars().filter(|c| !c.is_whitespace()).count() {
+        classify_zh(sentence).or_else(|| classify_en(sentence, &lower))
+    } else {
+        classify_en(sentence, &lower).or_else(|| classify_zh(sentence))
+    };
+    if after_marker {
+        // "Wait, no. The frontend is on 5173": the statement corrects.
+        let statement = kind.is_some_and(|k| k != Kind::Preference)
+            || has_specific_value(sentence, &lower)
+            || cjk > 0;
+        return statement.then_some(Kind::Correction);
+    }
+    kind
 }
 
 /// Proposals from `turns` (seq, role, content): user turns only (what the
@@ -135,14 +907,21 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
         if role != Role::User {
             continue;
         }
+        let mut after_marker = false;
         for sentence in sentences(content) {
-            let question = sentence.ends_with('?') || sentence.ends_with('？');
-            if !question && sentence.chars().count() >= SENTENCE_CHARS_MIN && has_cue(sentence) {
+            let lower = normalized(sentence);
+            if is_bare_marker(&lower, sentence) {
+                after_marker = true;
+                continue;
+            }
+            if let Some(kind) = classify(sentence, after_marker) {
                 out.push(Proposal {
                     seq,
                     sentence: sentence.to_owned(),
+                    kind,
                 });
             }
+            after_marker = false;
         }
     }
     out
@@ -151,6 +930,13 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn got(turns: &[(u64, Role, &str)]) -> Vec<(u64, String, Kind)> {
+        proposals(turns)
+            .into_iter()
+            .map(|p| (p.seq, p.sentence, p.kind))
+            .collect()
+    }
 
     #[test]
     fn preferences_decisions_and_facts_are_proposed_from_user_turns() {
@@ -174,17 +960,91 @@ mod tests {
             (5, Role::User, "Do you always use tabs?"),
             (6, Role::User, "This is unlike anything; brilliant."),
         ];
-        let got: Vec<(u64, String)> = proposals(&turns)
-            .into_iter()
-            .map(|p| (p.seq, p.sentence))
-            .collect();
         assert_eq!(
-            got,
+            got(&turns),
             [
-                (1, "I prefer tabs over spaces in Go code.".to_owned()),
-                (3, "We decided to ship on Fridays only.".to_owned()),
-                (4, "我喜欢用 Python 3.12 做数据分析。".to_owned()),
+                (
+                    1,
+                    "I prefer tabs over spaces in Go code.".to_owned(),
+                    Kind::Preference
+                ),
+                (
+                    3,
+                    "We decided to ship on Fridays only.".to_owned(),
+                    Kind::Decision
+                ),
+                (
+                    4,
+                    "我喜欢用 Python 3.12 做数据分析。".to_owned(),
+                    Kind::Preference
+                ),
             ]
         );
+    }
+
+    #[test]
+    fn a_remembered_fact_and_its_correction_are_both_proposed() {
+        let turns = [
+            (
+                1,
+                Role::User,
+                "Please remember the deploy window is Tuesday between 2 and 4pm.",
+            ),
+            (
+                2,
+                Role::User,
+                "Actually the deploy window moved to Wednesday.",
+            ),
+        ];
+        let kinds: Vec<Kind> = got(&turns).into_iter().map(|(_, _, k)| k).collect();
+        assert_eq!(kinds, [Kind::Fact, Kind::Correction]);
+    }
+
+    #[test]
+    fn a_bare_marker_makes_the_next_statement_a_correction() {
+        let turns = [(
+            1,
+            Role::User,
+            "Wait, no. The frontend is on port 5173, the backend on 3000.",
+        )];
+        assert_eq!(
+            got(&turns),
+            [(
+                1,
+                "The frontend is on port 5173, the backend on 3000.".to_owned(),
+                Kind::Correction
+            )]
+        );
+    }
+
+    #[test]
+    fn instructions_about_this_thing_are_tasks_not_rules() {
+        let turns = [
+            (1, Role::User, "Don't change that file."),
+            (2, Role::User, "Never mind, it works."),
+            (3, Role::User, "I like this approach, go ahead."),
+            (4, Role::User, "Never use unwrap in library code."),
+        ];
+        assert_eq!(
+            got(&turns),
+            [(
+                4,
+                "Never use unwrap in library code.".to_owned(),
+                Kind::Preference
+            )]
+        );
+    }
+
+    #[test]
+    fn people_are_facts_and_chatter_is_nothing() {
+        let turns = [
+            (1, Role::User, "Alice Chen owns the billing service."),
+            (2, Role::User, "The build is red again."),
+            (3, Role::User, "Try adding a print statement there."),
+            (4, Role::User, "张伟负责后端的部署。"),
+            (5, Role::User, "帮我看看这个测试为什么失败？"),
+        ];
+        let kinds: Vec<(u64, Kind)> = got(&turns).into_iter().map(|(s, _, k)| (s, k)).collect();
+        assert_eq!(kinds, [(1, Kind::Fact), (4, Kind::Fact)]);
     }
 }

@@ -47,6 +47,7 @@
 //!   never empty (an emptied term is removed).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use engram_log::{Digest, Event, LogReader, LoggedEvent, MemoryId, Remembered};
 use engram_text::tokenize::index_terms;
@@ -322,6 +323,13 @@ pub struct TextIndex {
     /// seq -> (session, content) of the latest session events; a cache,
     /// never persisted, never changing what is indexed.
     recent: BTreeMap<u64, (String, String)>,
+    /// `verified[d]`: document `d` and its memory-table entry matched their
+    /// MAC once since the state was loaded, so [`TextIndex::verified_text`]
+    /// need not compute it again. Sound because both views are folds held
+    /// in memory: the only way altered bytes get in is a snapshot load,
+    /// which clears these flags, and the fields the MAC covers are those of
+    /// the `Remembered` event, which no later event changes.
+    verified: Vec<AtomicBool>,
 }
 
 impl std::fmt::Debug for TextIndex {
@@ -349,7 +357,14 @@ impl TextIndex {
             reader,
             state: TextIndexState::default(),
             recent: BTreeMap::new(),
+            verified: Vec::new(),
         }
+    }
+
+    /// One flag per document, all unset past those already checked.
+    fn size_verified(&mut self) {
+        self.verified
+            .resize_with(self.state.docs.len(), || AtomicBool::new(false));
     }
 
     fn remembered(&mut self, memory: MemoryId, r: &Remembered) -> Result<(), ViewError> {
@@ -443,17 +458,27 @@ impl TextIndex {
             memory: entry.id,
             reason: reason.to_owned(),
         };
-        let doc = self
+        let (at, doc) = self
             .state
             .by_memory
             .get(&entry.id)
-            .and_then(|&d| self.state.docs.get(d as usize))
-            .filter(|doc| doc.memory == entry.id)
+            .and_then(|&d| Some((d as usize, self.state.docs.get(d as usize)?)))
+            .filter(|(_, doc)| doc.memory == entry.id)
             .ok_or_else(|| tampered("the text index has no entry for it"))?;
         if !doc.live {
             return Err(tampered(
                 "the text index holds it as forgotten, the memory table does not",
             ));
+        }
+        let checked = self.verified.get(at);
+        if checked.is_some_and(|flag| flag.load(Ordering::Acquire)) {
+            debug_assert!(
+                self.key
+                    .memory_mac_matches(&MemoryWords::entry(entry, &doc.text), &doc.mac),
+                "memory {} was verified once and no longer matches its MAC",
+                entry.id
+            );
+            return Ok(Some(&doc.text));
         }
         if !self
             .key
@@ -462,6 +487,9 @@ impl TextIndex {
             return Err(tampered(
                 "its words or entry do not match the MAC the projector kept",
             ));
+        }
+        if let Some(flag) = checked {
+            flag.store(true, Ordering::Release);
         }
         Ok(Some(&doc.text))
     }
@@ -485,7 +513,10 @@ impl View for TextIndex {
                     self.recent.pop_first();
                 }
             }
-            Event::Remembered(r) => self.remembered(event.seq, r)?,
+            Event::Remembered(r) => {
+                self.remembered(event.seq, r)?;
+                self.size_verified();
+            }
             Event::Forgotten(f) => self.state.remove(f.memory),
             _ => {}
         }
@@ -514,6 +545,8 @@ impl View for TextIndex {
             })?,
             None => TextIndexState::default(),
         };
+        self.verified.clear();
+        self.size_verified();
         Ok(())
     }
 
@@ -521,6 +554,7 @@ impl View for TextIndex {
         txn.open_table(SNAPSHOTS)?.remove(Self::NAME)?;
         self.state = TextIndexState::default();
         self.recent.clear();
+        self.verified.clear();
         Ok(())
     }
 

@@ -106,7 +106,9 @@ impl Service {
         &self,
         recorded: &[(u64, engram_log::SessionEvent)],
     ) -> Result<Vec<Value>, ApiError> {
-        use engram_commands::extract::proposals;
+        use engram_commands::extract::{Kind, proposals};
+        use engram_commands::save::Outcome;
+        use engram_log::{Actor, Verdict};
         let engram = self.engram();
         let turns: Vec<(u64, engram_log::Role, &str)> = recorded
             .iter()
@@ -145,11 +147,33 @@ impl Service {
                     return Err(e.into());
                 }
             };
+            // The user corrected what the store holds: the correction
+            // supersedes it (a verdict keeping the new memory, by the user,
+            // whose words both are). A second append: after a crash between
+            // the two, the contradiction stays open for a verdict by hand.
+            let superseded = match (proposal.kind, receipt.outcome, receipt.id, receipt.related) {
+                (Kind::Correction, Outcome::Contradiction, Some(new), Some(old)) => {
+                    let reason = format!(
+                        "corrected in session {} (seq {})",
+                        turn.session, proposal.seq
+                    );
+                    match engram.verdict(new, old, Verdict::KeepA, Actor::User, &reason) {
+                        Ok(_) => Some(old),
+                        Err(e) => {
+                            engram.clear_prefetched();
+                            return Err(e.into());
+                        }
+                    }
+                }
+                _ => None,
+            };
             out.push(json!({
                 "seq": proposal.seq,
                 "sentence": proposal.sentence,
+                "kind": proposal.kind.as_str(),
                 "outcome": receipt.outcome.as_str(),
                 "id": receipt.id.map(|id| qualified(self.scope(), id)),
+                "superseded": superseded.map(|id| qualified(self.scope(), id)),
             }));
         }
         engram.clear_prefetched();

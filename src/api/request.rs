@@ -462,9 +462,10 @@ pub struct IngestRequest {
     /// Ingest the good lines and report the bad ones.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skip_bad_lines: bool,
-    /// Also save the memories proposed from the user's turns (stated
-    /// preferences, decisions, facts), each referencing its turn.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// Also save the memories proposed from the user's turns (preferences,
+    /// decisions, corrections, facts), each referencing its turn; a
+    /// correction that contradicts a memory supersedes it. On unless `false`.
+    #[serde(default = "extract_by_default")]
     pub extract: bool,
 }
 
@@ -601,4 +602,8 @@ impl CategoryName {
             CategoryName::Place => "place",
         }
     }
+}
+
+fn extract_by_default() -> bool {
+    true
 }

@@ -26,10 +26,15 @@ pub struct IngestArgs {
     /// before anything is appended.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Also propose memories from the user's turns (stated preferences,
-    /// decisions, facts; English and Chinese), each referencing its source
-    /// turn and saved through the usual four outcomes.
+    /// Record the turns only: propose no memories from them. By default the
+    /// user's turns are read for preferences, decisions, corrections and
+    /// facts (English and Chinese), each saved as a memory referencing its
+    /// source turn through the usual four outcomes; a correction that
+    /// contradicts a memory supersedes it.
     #[arg(long)]
+    no_extract: bool,
+    /// Extraction is on by default; kept so older scripts still run.
+    #[arg(long, hide = true, conflicts_with = "no_extract")]
     extract: bool,
     /// Print one JSON object: session, first_seq, last_seq, turns,
     /// new_turns, held_turns, redacted, extracted, skipped ([{line, reason}]).
@@ -43,7 +48,7 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         &args.file,
         args.session.as_deref(),
         args.skip_bad_lines,
-        args.extract,
+        !args.no_extract,
     )?;
     for problem in ingested["skipped"].as_array().into_iter().flatten() {
         let reason = neutralize_line(problem["reason"].as_str().unwrap_or_default());
@@ -76,13 +81,18 @@ pub fn run(ctx: &Context, args: &IngestArgs) -> anyhow::Result<ExitCode> {
         }
         for p in ingested["extracted"].as_array().into_iter().flatten() {
             println!(
-                "  extracted from seq {}: \"{}\" -> {}{}",
+                "  {} from seq {}: \"{}\" -> {}{}{}",
+                p["kind"].as_str().unwrap_or("extracted"),
                 p["seq"],
                 neutralize_line(p["sentence"].as_str().unwrap_or_default()),
                 p["outcome"].as_str().unwrap_or_default(),
                 p["id"]
                     .as_str()
                     .map(|id| format!(" (memory {id})"))
+                    .unwrap_or_default(),
+                p["superseded"]
+                    .as_str()
+                    .map(|id| format!(", superseding memory {id}"))
                     .unwrap_or_default()
             );
         }
