@@ -29,8 +29,8 @@ use serde_json::Value;
 
 use crate::api::{
     ApiError, BatchItem, BatchRequest, By, CategoryName, ConfirmRequest, ErrorCode, ForgetRequest,
-    GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX, RecallRequest,
-    RememberRequest, Service, StatusName, TierName, UpdateRequest, VerdictName, VerdictRequest,
+    GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX, RecallRequest, RememberRequest,
+    Service, StatusName, TierName, UpdateRequest, VerdictName, VerdictRequest,
 };
 use crate::client::{Client, encode, memory_target, query_target};
 
