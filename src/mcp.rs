@@ -29,8 +29,8 @@ use serde_json::Value;
 
 use crate::api::{
     ApiError, BatchItem, BatchRequest, By, CategoryName, ConfirmRequest, ErrorCode, ForgetRequest,
-    GradeRequest, IdArg, IngestRequest, ListRequest, RecallRequest, RememberRequest, Service,
-    StatusName, TierName, UpdateRequest, VerdictName, VerdictRequest,
+    GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX, RecallRequest, RememberRequest,
+    Service, StatusName, TierName, UpdateRequest, VerdictName, VerdictRequest,
 };
 use crate::client::{Client, encode, memory_target, query_target};
 
@@ -298,6 +298,11 @@ pub struct RecallArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
+    /// Leave out memories whose relevance is below this (hybrid: 0-1,
+    /// default 0.1; keyword: a BM25 score, no default floor).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = MIN_SCORE_MAX))]
+    pub min_score: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -636,6 +641,7 @@ impl McpServer {
                 tags: args.tags,
                 session: args.session,
                 limit: args.limit,
+                min_score: args.min_score,
             };
             s.recall_context(&request)
         })

@@ -179,6 +179,8 @@ impl Engram {
                 .as_deref()
                 .map(|s| memory::clean_name("session", s))
                 .transpose()?,
+            // Trust's freshness is measured to the query's time.
+            now_ms: Some(query.now_ms.unwrap_or_else(crate::engine::now_ms)),
             ..query.clone()
         };
         let vector = self.query_vector(&query.text);

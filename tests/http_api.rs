@@ -457,6 +457,14 @@ fn bad_input_gets_a_stable_error_and_the_server_stays_up_with_nothing_lost() {
     server
         .post("/api/recall", &json!({"query": "ramen", "limit": 0}))
         .assert_error(400, "bad_request");
+    for floor in [json!(-0.5), json!(1e9), json!("high")] {
+        server
+            .post(
+                "/api/recall",
+                &json!({"query": "ramen", "min_score": floor}),
+            )
+            .assert_error(400, "bad_request");
+    }
     server
         .post("/api/remember", &json!({}))
         .assert_error(400, "bad_request");

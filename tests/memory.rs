@@ -447,6 +447,171 @@ fn valid_evidence_raises_trust_and_invalid_evidence_does_not() {
     engram.close().unwrap();
 }
 
+/// Issue 17, item 5: a hit carries the evidence gate's state (`relevant`,
+/// `confirmed` once valid evidence is recorded), its trust ages when
+/// nothing renews it, and low trust is marked "reference only", in the hit
+/// and in the context block. Trust is a projection: a rebuild gives the
+/// same states at the same query time.
+#[test]
+fn hits_carry_the_evidence_state_freshness_and_reference_only() {
+    use engram::log::{Actor, Source};
+    const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path());
+    let user = engram
+        .remember(&Remember::text(
+            "The staging database is Postgres 16 on host db2.",
+        ))
+        .unwrap()
+        .id
+        .unwrap();
+    let model = engram
+        .remember(&Remember {
+            meta: MemoryMeta {
+                source: Source::Model,
+                ..MemoryMeta::default()
+            },
+            subject: Subject {
+                actor: Actor::Model,
+                session: None,
+            },
+            ..Remember::text("The wiki's nightly backup is copied to host db2 at 2am.")
+        })
+        .unwrap()
+        .id
+        .unwrap();
+    let now = engram::engine::now_ms();
+    let states = |engram: &Engram, at: u64| -> Vec<(MemoryId, &'static str, f64, bool)> {
+        let mut hits = engram
+            .recall(&RecallQuery {
+                limit: 10,
+                now_ms: Some(at),
+                ..RecallQuery::new("db2")
+            })
+            .unwrap();
+        hits.sort_by_key(|h| h.id);
+        hits.iter()
+            .map(|h| (h.id, h.status, h.trust, h.reference_only))
+            .collect()
+    };
+    // Fresh: both relevant; the model's memory at its base, not below it.
+    assert_eq!(
+        states(&engram, now),
+        [
+            (user, "relevant", 0.7, false),
+            (model, "relevant", 0.4, false)
+        ]
+    );
+    // Valid evidence confirms; a quote the source does not hold does not.
+    assert!(
+        engram
+            .confirm(user, &Subject::user(), "Postgres 16 on host db2")
+            .unwrap()
+            .valid
+    );
+    assert!(
+        !engram
+            .confirm(model, &Subject::user(), "at 3am")
+            .unwrap()
+            .valid
+    );
+    let fresh = states(&engram, now);
+    assert_eq!(fresh[0].1, "confirmed");
+    assert_eq!(fresh[1].1, "relevant");
+    // A year on, nothing renewed either: both lose trust, and the model's
+    // memory drops below its base.
+    let later = states(&engram, now + 365 * DAY_MS);
+    assert!(
+        later[0].2 < fresh[0].2 && later[1].2 < fresh[1].2,
+        "{later:?}"
+    );
+    assert_eq!((later[0].1, later[0].3), ("confirmed", false));
+    assert_eq!((later[1].1, later[1].3), ("relevant", true));
+    // The context block shows both marks.
+    let hits = engram
+        .recall(&RecallQuery {
+            now_ms: Some(now + 365 * DAY_MS),
+            ..RecallQuery::new("db2")
+        })
+        .unwrap();
+    let block = engram::context_block(&hits);
+    assert!(block.contains(" | confirmed | score "), "{block}");
+    assert!(
+        block.contains(" | relevant, reference only | score "),
+        "{block}"
+    );
+    engram.close().unwrap();
+    // Rebuilt from the log: the same states at the same times.
+    let rebuilt = open_rebuilt(dir.path());
+    assert_eq!(states(&rebuilt, now), fresh);
+    assert_eq!(states(&rebuilt, now + 365 * DAY_MS), later);
+    rebuilt.close().unwrap();
+}
+
+/// The relevance floor and the evidence state through the CLI, a client of
+/// the store's owner.
+#[test]
+fn the_cli_takes_a_relevance_floor_and_shows_the_evidence_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path();
+    let out = engram(
+        store,
+        &[
+            "remember",
+            "Deploys happen on Thursdays after the standup.",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let id = json_lines(&out.stdout)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let out = engram(store, &["confirm", &id, "Deploys happen on Thursdays"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = engram(store, &["recall", "deploy day", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let answer = &json_lines(&out.stdout)[0];
+    let hit = &answer["hits"][0];
+    assert_eq!(hit["status"], "confirmed");
+    assert_eq!(hit["reference_only"], false);
+    let score = hit["score"].as_f64().unwrap();
+    assert!(score > 0.0);
+    let out = engram(store, &["recall", "deploy day", "--format", "context"]);
+    assert!(
+        stdout(&out).contains(" | confirmed | score "),
+        "{}",
+        stdout(&out)
+    );
+    // A floor above the hit's relevance leaves nothing (exit 1), one below
+    // it keeps the hit: weak hits are not filled in to reach the limit.
+    let above = format!("{}", score + 0.01);
+    let out = engram(
+        store,
+        &["recall", "deploy day", "--min-score", &above, "--json"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(json_lines(&out.stdout)[0]["hits"], serde_json::json!([]));
+    let below = format!("{}", score - 0.01);
+    let out = engram(
+        store,
+        &["recall", "deploy day", "--min-score", &below, "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Bad floors are refused, nothing recalled.
+    for bad in ["-1", "NaN", "1e9"] {
+        let out = engram(store, &["recall", "deploy day", "--min-score", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("min_score"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+    let out = engram(store, &["daemon", "stop"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 #[test]
 fn concurrent_writers_each_recall_their_memory_at_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -532,6 +697,7 @@ impl MemoryProvider for ListProvider {
                 text: text.clone(),
                 trust: 0.5,
                 status: "relevant",
+                reference_only: false,
                 tier: engram::log::Tier::L3,
                 room: None,
                 tags: vec![],

@@ -34,6 +34,7 @@ mod model;
 mod owner;
 mod process_crash;
 mod save_atomic;
+mod sentence_model;
 mod server;
 mod shared_log;
 mod tidy;

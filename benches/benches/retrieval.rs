@@ -11,13 +11,18 @@
 //! Without `ENGRAM_BENCH_MINILM_DIR` (an all-MiniLM-L6-v2 folder, `bash
 //! embed/fetch-minilm.sh DIR`) the hybrid rows are skipped with a note.
 //! `ENGRAM_BENCH_RETRIEVAL_SPLITS` picks the splits (`dev,test` by default):
-//! tune on dev, report test.
+//! tune on dev, report test. `ENGRAM_BENCH_RETRIEVAL_SWEEP=1` adds the
+//! tuning grids (BM25, fusion, trust weight), `=trust` the trust weight
+//! alone. With a model, each split also reports what one query's embedding
+//! costs (the owner pays it per hybrid recall; a client never loads the
+//! model).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use engram_benches::retrieval::{
-    QuestionVectors, Stores, build_split, evaluate, report, sweep_bm25, sweep_fusion,
+    QuestionVectors, Stores, build_split, evaluate, load_split, report, sweep_bm25, sweep_fusion,
+    sweep_trust,
 };
 use engram_embed::{BertEmbedder, Embedder};
 use engram_projections::text_index::Bm25;
@@ -55,6 +60,7 @@ fn sweep(
                 Fusion {
                     keyword_weight,
                     cosine_floor,
+                    ..Fusion::default()
                 },
                 0.0,
             ));
@@ -77,6 +83,59 @@ fn sweep(
             hits
         );
     }
+    Ok(())
+}
+
+/// Trust (freshness included) in the ranking: each weight's scores per
+/// question type (tune on dev only).
+fn sweep_trust_weight(
+    split: &str,
+    stores: &[Stores],
+    vectors: Option<&[QuestionVectors]>,
+) -> anyhow::Result<()> {
+    let weights = [0.0, 0.1, 0.2, 0.3, 0.5, 0.8, 1.0];
+    for (weight, system, kind, s) in sweep_trust(stores, vectors, &weights)? {
+        println!(
+            "sweep {split} trust w {weight:.1} {:<8} {kind:<11}: R@1 {:.3} R@5 {:.3} R@10 {:.3} MRR {:.3} nDCG {:.3}",
+            system.name(),
+            s.recall[0],
+            s.recall[1],
+            s.recall[2],
+            s.mrr,
+            s.ndcg
+        );
+    }
+    Ok(())
+}
+
+/// What one query's embedding costs: each question of `split` embedded
+/// alone (a batch of one, as recall does), p50 and p99.
+fn embedding_cost(split: &str, embedder: &dyn Embedder) -> anyhow::Result<()> {
+    let questions: Vec<String> = load_split(split)?
+        .into_iter()
+        .flat_map(|c| c.questions.into_iter().map(|q| q.text))
+        .collect();
+    // Warm the model's buffers first.
+    embedder.embed(&["warm up"])?;
+    let mut times = Vec::with_capacity(questions.len());
+    for q in &questions {
+        let started = std::time::Instant::now();
+        embedder.embed(&[q.as_str()])?;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    let at = |p: f64| {
+        let i = ((times.len() as f64 * p).ceil() as usize).clamp(1, times.len()) - 1;
+        times[i].as_secs_f64() * 1e3
+    };
+    println!(
+        "query embedding ({}, {} questions of {split}, one at a time): p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        embedder.model_id(),
+        times.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
     Ok(())
 }
 
@@ -104,6 +163,12 @@ fn main() -> anyhow::Result<()> {
         println!("{}", report(split, &tally));
         if std::env::var(SWEEP_ENV).is_ok_and(|v| v == "1") {
             sweep(split, &stores, vectors.as_deref())?;
+        }
+        if std::env::var(SWEEP_ENV).is_ok_and(|v| v == "1" || v == "trust") {
+            sweep_trust_weight(split, &stores, vectors.as_deref())?;
+        }
+        if let Some(embedder) = &embedder {
+            embedding_cost(split, embedder.as_ref())?;
         }
     }
     Ok(())

@@ -10,7 +10,10 @@
 //! **Stores.** Each conversation is one store, as one user's memory would
 //! be: every turn is one memory (a `Session` event of its session, role
 //! user or assistant, and a `Remembered` event referencing it), in
-//! conversation order; the peer holds the same texts under the same ids.
+//! conversation order, each session committed at its date (midnight UTC),
+//! so trust's freshness sees the conversation's real ages; the questions
+//! are asked the day after the last session. The peer holds the same texts
+//! under the same ids.
 //! With a model ([`Corpus::embed`]) each `Remembered` carries the turn's
 //! vector, computed once (and cached under `target/`). Every memory is in
 //! L3, unless `ENGRAM_BENCH_RETRIEVAL_L1=last` ([`L1_ENV`]) puts the
@@ -72,6 +75,8 @@ pub fn corpus_dir() -> PathBuf {
 pub struct Turn {
     pub id: String,
     pub session: String,
+    /// The session's date, unix ms (midnight UTC).
+    pub session_ms: u64,
     pub user: bool,
     pub text: String,
 }
@@ -95,6 +100,38 @@ pub struct Conversation {
     pub questions: Vec<Question>,
 }
 
+/// One day in milliseconds.
+pub const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// `YYYY-MM-DD` as unix ms at midnight UTC.
+pub fn date_ms(date: &str) -> Result<u64> {
+    let parts: Vec<i64> = date
+        .split('-')
+        .map(str::parse)
+        .collect::<std::result::Result<_, _>>()
+        .with_context(|| format!("date {date:?}"))?;
+    let [y, m, d] = parts.as_slice() else {
+        return Err(anyhow!("date {date:?} is not YYYY-MM-DD"));
+    };
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if *m <= 2 { y - 1 } else { *y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    u64::try_from(days * DAY_MS as i64).with_context(|| format!("date {date:?} before 1970"))
+}
+
+impl Conversation {
+    /// When its questions are asked: the day after its last session.
+    #[must_use]
+    pub fn asked_ms(&self) -> u64 {
+        self.turns.iter().map(|t| t.session_ms).max().unwrap_or(0) + DAY_MS
+    }
+}
+
 fn string(v: &Value, key: &str) -> Result<String> {
     v.get(key)
         .and_then(Value::as_str)
@@ -114,10 +151,12 @@ impl Conversation {
         let mut turns = Vec::new();
         for session in array(&v, "sessions")? {
             let sid = string(session, "id")?;
+            let session_ms = date_ms(&string(session, "date")?)?;
             for turn in array(session, "turns")? {
                 turns.push(Turn {
                     id: string(turn, "id")?,
                     session: sid.clone(),
+                    session_ms,
                     user: string(turn, "speaker")? == "user",
                     text: string(turn, "text")?,
                 });
@@ -204,7 +243,8 @@ impl Stores {
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "retrieval benchmark")?;
         let engram = Engram::open(Store::at(dir.path().join("store")), &options)?;
         let mut next = engram.log().last_seq() + 1;
-        let mut events = Vec::new();
+        // One batch per session, committed at the session's date.
+        let mut batches: Vec<(u64, u64, Vec<Event>)> = Vec::new();
         let mut ids = Vec::new();
         let mut turn_in_session: HashMap<&str, u32> = HashMap::new();
         let current = std::env::var(L1_ENV)
@@ -250,12 +290,25 @@ impl Stores {
                     values: q.values,
                 });
             }
-            events.push(event);
-            events.push(Event::Remembered(memory));
+            let starts = batches
+                .last()
+                .is_none_or(|(_, ts, _)| *ts != turn.session_ms);
+            if starts {
+                batches.push((next, turn.session_ms, Vec::new()));
+            }
+            if let Some((_, _, events)) = batches.last_mut() {
+                events.push(event);
+                events.push(Event::Remembered(memory));
+            }
             ids.push(next + 1);
             next += 2;
         }
-        engram.append(&events)?;
+        for (first_seq, ts_ms, events) in &batches {
+            let appended = engram.log().append_at(*first_seq, *ts_ms, events)?;
+            engram
+                .views()
+                .wait_for(appended.last_seq, Duration::from_secs(60))?;
+        }
         let fts5 = Fts5Peer::build(
             rusqlite::Connection::open_in_memory()?,
             &conversation
@@ -290,13 +343,27 @@ impl Stores {
         question: &str,
         vector: Option<&QueryVector>,
     ) -> (Vec<usize>, RecallMode) {
-        let (hits, mode) = engram_queries::recall_with(
+        self.ranking_with(question, vector, Fusion::default())
+    }
+
+    /// [`Stores::engram_ranking`] with other weights (for tuning), asked
+    /// at the conversation's question time.
+    #[must_use]
+    pub fn ranking_with(
+        &self,
+        question: &str,
+        vector: Option<&QueryVector>,
+        fusion: Fusion,
+    ) -> (Vec<usize>, RecallMode) {
+        let (hits, mode) = engram_queries::recall_fused(
             self.engram.core(),
             &RecallQuery {
                 limit: DEPTH,
+                now_ms: Some(self.conversation.asked_ms()),
                 ..RecallQuery::new(question)
             },
             vector,
+            fusion,
         )
         .expect("a store the benchmark built holds no forged view");
         (
@@ -509,7 +576,12 @@ pub fn evaluate(stores: &[Stores], vectors: Option<&[QuestionVectors]>) -> Resul
                     .entry(System::Hybrid)
                     .or_default()
                     .push(started.elapsed());
-                ensure!(mode == RecallMode::Hybrid, "hybrid recall ran {mode:?}");
+                // Keyword where the model does not read the question's script.
+                ensure!(
+                    mode == RecallMode::Hybrid
+                        || !engram_queries::recall::model_reads(&vector.model, &question.text),
+                    "hybrid recall ran {mode:?}"
+                );
                 tally.record(
                     &question.kind,
                     System::Hybrid,
@@ -763,6 +835,50 @@ pub fn sweep_fusion(
     Ok(out)
 }
 
+/// Tuning: keyword and hybrid scores per question type on `stores` for
+/// each trust weight ([`Fusion::trust_weight`]), the other weights at their
+/// defaults. Returns (weight, system, question type, mean scores). Run on
+/// dev only.
+pub fn sweep_trust(
+    stores: &[Stores],
+    vectors: Option<&[QuestionVectors]>,
+    weights: &[f64],
+) -> Result<Vec<(f64, System, String, Scores)>> {
+    let mut out = Vec::new();
+    for &trust_weight in weights {
+        let fusion = Fusion {
+            trust_weight,
+            ..Fusion::default()
+        };
+        let mut sums: BTreeMap<(System, String), Scores> = BTreeMap::new();
+        for (c, store) in stores.iter().enumerate() {
+            for (qi, q) in store.conversation.questions.iter().enumerate() {
+                let mut systems = vec![(System::Keyword, None)];
+                if let Some(vectors) = vectors {
+                    let vector = vectors
+                        .get(c)
+                        .and_then(|v| v.get(qi))
+                        .ok_or_else(|| anyhow!("no vector for {}", q.id))?;
+                    systems.push((System::Hybrid, Some(vector)));
+                }
+                for (system, vector) in systems {
+                    let (ranking, _) = store.ranking_with(&q.text, vector, fusion);
+                    let scores = Scores::of(&store.conversation, q, &ranking);
+                    for kind in [q.kind.as_str(), "all"] {
+                        sums.entry((system, kind.to_owned()))
+                            .or_default()
+                            .add(&scores);
+                    }
+                }
+            }
+        }
+        for ((system, kind), sum) in sums {
+            out.push((trust_weight, system, kind, sum.mean()));
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -777,6 +893,7 @@ mod tests {
                 .map(|i| Turn {
                     id: format!("t{i}"),
                     session: format!("s{}", i / 3),
+                    session_ms: 0,
                     user: true,
                     text: String::new(),
                 })
@@ -798,5 +915,17 @@ mod tests {
         let none = Scores::of(&c, &q, &[]);
         assert_eq!(none.mrr, 0.0);
         assert_eq!(none.ndcg, 0.0);
+    }
+
+    #[test]
+    fn session_dates_are_midnight_utc() {
+        assert_eq!(date_ms("1970-01-01").unwrap(), 0);
+        assert_eq!(date_ms("2025-02-20").unwrap(), 1_740_009_600_000);
+        assert_eq!(
+            date_ms("2024-03-01").unwrap() - date_ms("2024-02-28").unwrap(),
+            2 * DAY_MS
+        );
+        assert!(date_ms("2025-02").is_err());
+        assert!(date_ms("1969-12-31").is_err());
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! [`BertEmbedder`] loads a BERT-family sentence model (bge, sentence-transformers
 //! MiniLM, ...) from a local folder holding `config.json`, `tokenizer.json` and
-//! `model.safetensors`, and runs it on the CPU with candle. Nothing is downloaded:
-//! the folder must already be there (see [`default_model_dir`] and
-//! [`MODEL_DIR_ENV`]).
+//! `model.safetensors`, and runs it on the CPU with candle. Loading never
+//! downloads: the folder must already be there (see [`default_model_dir`] and
+//! [`MODEL_DIR_ENV`]). [`install`] is the one place that downloads, when asked
+//! (`engram model install NAME`): the catalogue's models, checksummed.
 //!
 //! Every vector is L2-normalised. The pooling (CLS or masked mean) and the
 //! dimension come from the model's own files. Texts longer than the model's
@@ -15,6 +16,7 @@
 //! log and back.
 #![forbid(unsafe_code)]
 
+pub mod install;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -45,12 +47,11 @@ const POOLING_FILE: &str = "1_Pooling/config.json";
 const SENTENCE_BERT_FILE: &str = "sentence_bert_config.json";
 
 /// The model folder: `$ENGRAM_MODEL_DIR` if set (and not empty), else
-/// `<home>/models/bge-small-zh-v1.5`, `home` being engram's home folder.
+/// the first model of the catalogue installed under `<home>/models`
+/// ([`install::select_model_dir`]), else `<home>/models/bge-small-zh-v1.5`,
+/// `home` being engram's home folder.
 pub fn default_model_dir(home: &Path) -> PathBuf {
-    match std::env::var_os(MODEL_DIR_ENV) {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => home.join("models").join(DEFAULT_MODEL_NAME),
-    }
+    install::select_model_dir(home, None).0
 }
 
 /// Why a model could not be loaded or run.

@@ -236,3 +236,115 @@ pub fn write_pooling(dir: &Path, cls: bool, mean: bool) {
     });
     std::fs::write(dir.join("1_Pooling/config.json"), json.to_string()).unwrap();
 }
+
+/// What a [`TestHub`] answers for one path.
+#[derive(Debug, Clone)]
+pub enum Served {
+    /// The bytes, whole.
+    File(Vec<u8>),
+    /// Announces the bytes' full length, sends the first `sent` of them and
+    /// closes the connection: an interrupted download.
+    Cut { bytes: Vec<u8>, sent: usize },
+}
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 standing in for a model hub: GET of
+/// a path it holds answers 200 with the bytes; any other path 404. One
+/// connection at a time, each closed after its answer. Stops when dropped.
+pub struct TestHub {
+    pub url: String,
+    addr: std::net::SocketAddr,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// The paths asked for, in order.
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl TestHub {
+    /// Serves `files` (URL path, starting with `/`, to what is answered).
+    pub fn serve(files: std::collections::BTreeMap<String, Served>) -> Self {
+        use std::io::{BufRead, BufReader, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (stop2, requests2) = (stop.clone(), requests.clone());
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stop2.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut first = String::new();
+                if reader.read_line(&mut first).is_err() {
+                    continue;
+                }
+                loop {
+                    let mut line = String::new();
+                    match reader.read_line(&mut line) {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) if line == "\r\n" || line == "\n" => break,
+                        Ok(_) => {}
+                    }
+                }
+                let path = first.split_whitespace().nth(1).unwrap_or("").to_owned();
+                requests2.lock().unwrap().push(path.clone());
+                let (status, body, sent) = match files.get(&path) {
+                    Some(Served::File(bytes)) => ("200 OK", bytes.clone(), bytes.len()),
+                    Some(Served::Cut { bytes, sent }) => ("200 OK", bytes.clone(), *sent),
+                    None => ("404 Not Found", b"Entry not found".to_vec(), 15),
+                };
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body[..sent.min(body.len())]);
+                let _ = stream.flush();
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        TestHub {
+            url: format!("http://{addr}"),
+            addr,
+            stop,
+            thread: Some(thread),
+            requests,
+        }
+    }
+}
+
+impl Drop for TestHub {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = std::net::TcpStream::connect(self.addr);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The files of a model folder, by path relative to it (`/` separated).
+pub fn folder_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}

@@ -41,8 +41,13 @@ pub struct RecallQuery {
     /// The relevance floor: hits scoring below it are dropped. `None` is
     /// the mode's default: [`HYBRID_MIN_SCORE`] in hybrid mode (fused
     /// scores are in 0..=1), none in keyword mode (every keyword hit shares
-    /// a term with the query; BM25 has no fixed scale).
+    /// a term with the query; BM25 has no fixed scale). It applies to the
+    /// relevance score, before trust weighs in: trust reorders hits, it
+    /// never drops one.
     pub min_score: Option<f64>,
+    /// The time of the query (unix ms): trust's freshness term is measured
+    /// to it. `None` leaves freshness out (the timeless score).
+    pub now_ms: Option<u64>,
 }
 
 impl RecallQuery {
@@ -57,6 +62,7 @@ impl RecallQuery {
             session: None,
             limit: RECALL_LIMIT_DEFAULT,
             min_score: None,
+            now_ms: None,
         }
     }
 }
@@ -142,15 +148,22 @@ pub struct Hit {
     pub id: MemoryId,
     /// Palace coordinate `room#slot`.
     pub coordinate: String,
-    /// Keyword mode: the BM25 score (unbounded, higher is better).
-    /// Hybrid mode: the fused score in 0..=1 ([`fuse`]).
+    /// What hits are ordered by: the relevance score times the trust
+    /// factor ([`trust_factor`]). Relevance is the BM25 score in keyword
+    /// mode (unbounded, higher is better), the fused score in 0..=1 in
+    /// hybrid mode ([`fuse`]). With [`Fusion::trust_weight`] 0 the score is
+    /// the relevance score itself.
     pub score: f64,
     /// The words the memory references.
     pub text: String,
-    /// Trust, 0..=1.
+    /// Trust, 0..=1, at the query's time ([`RecallQuery::now_ms`]).
     pub trust: f64,
-    /// Always `relevant` for a recall hit.
+    /// The evidence gate's state: [`STATUS_RELEVANT`], or
+    /// [`STATUS_CONFIRMED`] once valid evidence was recorded for it.
     pub status: &'static str,
+    /// Trust below [`REFERENCE_ONLY_BELOW_PERMILLE`]: to be checked before
+    /// it is relied on.
+    pub reference_only: bool,
     pub tier: Tier,
     pub room: Option<String>,
     pub tags: Vec<String>,
@@ -179,8 +192,43 @@ pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
     status_ok && tier_ok && scope_ok && tags_ok
 }
 
-/// How many candidates each ranking contributes to the fusion, per hit asked.
+/// How many candidates each ranking contributes to the fusion (and to the
+/// trust reordering), per hit asked.
 pub const FUSION_DEPTH: usize = 4;
+
+/// A hit's status before any evidence: it matched the query.
+pub const STATUS_RELEVANT: &str = "relevant";
+/// A hit's status once valid evidence was recorded for it (`confirm`).
+pub const STATUS_CONFIRMED: &str = "confirmed";
+pub use engram_projections::models::trust::REFERENCE_ONLY_BELOW_PERMILLE;
+
+/// What a hit's relevance is multiplied by: `1 - w + w * trust`, so a
+/// weight of 0 leaves the order to relevance alone and a weight of 1
+/// scales it by trust.
+#[must_use]
+pub fn trust_factor(weight: f64, trust: f64) -> f64 {
+    let w = weight.clamp(0.0, 1.0);
+    1.0 - w + w * trust.clamp(0.0, 1.0)
+}
+
+/// Reorders `scored` (memory, relevance) by relevance times
+/// [`trust_factor`], best first, ties to the older memory.
+#[must_use]
+pub fn weigh_by_trust(
+    scored: Vec<(MemoryId, f64)>,
+    weight: f64,
+    trust: impl Fn(MemoryId) -> f64,
+) -> Vec<(MemoryId, f64)> {
+    if weight <= 0.0 {
+        return scored;
+    }
+    let mut weighed: Vec<(MemoryId, f64)> = scored
+        .into_iter()
+        .map(|(id, relevance)| (id, relevance * trust_factor(weight, trust(id))))
+        .collect();
+    weighed.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    weighed
+}
 
 /// How hybrid recall weighs its two signals ([`fuse`]). The default is
 /// tuned on the dev split of the retrieval corpus
@@ -192,12 +240,20 @@ pub struct Fusion {
     /// The cosine similarity at or below which the semantic side gives
     /// nothing (unrelated sentences are rarely at 0 with a sentence model).
     pub cosine_floor: f64,
+    /// How much trust (freshness included) orders hits, in both modes:
+    /// the weight of [`trust_factor`].
+    pub trust_weight: f64,
 }
 
 /// [`Fusion::default`]'s keyword weight.
 pub const HYBRID_KEYWORD_WEIGHT: f64 = 0.4;
 /// [`Fusion::default`]'s cosine floor.
 pub const HYBRID_COSINE_FLOOR: f64 = 0.0;
+/// [`Fusion::default`]'s trust weight. 0: on the dev split of the retrieval
+/// corpus (sessions committed at their dates, questions the day after the
+/// last), weights 0.1 to 1 gave no better recall@1 or MRR in either mode
+/// (`ENGRAM_BENCH_RETRIEVAL_SWEEP=trust`).
+pub const TRUST_WEIGHT: f64 = 0.0;
 /// The default relevance floor of hybrid recall: a fused score below it
 /// is not a hit ([`RecallQuery::min_score`]).
 pub const HYBRID_MIN_SCORE: f64 = 0.1;
@@ -207,6 +263,7 @@ impl Default for Fusion {
         Self {
             keyword_weight: HYBRID_KEYWORD_WEIGHT,
             cosine_floor: HYBRID_COSINE_FLOOR,
+            trust_weight: TRUST_WEIGHT,
         }
     }
 }
@@ -456,11 +513,24 @@ pub fn recall_fused(
     if scored.is_empty() && corridor.is_some() {
         scored = rank(&admitted);
     }
-    tier_first(&mut scored, |id| table.state.get(id).map(|e| e.tier));
-    scored.truncate(limit);
     drop(verdicts);
     drop(vectors);
     let trust = core.trust.read();
+    let trust_of = |id| {
+        trust
+            .state
+            .inputs(id)
+            .map_or(0, |inputs| match query.now_ms {
+                Some(now) => inputs.permille_at(now),
+                None => inputs.permille(),
+            })
+    };
+    // Trust weighs in on the whole deeper list, then the tiers order it.
+    let mut scored = weigh_by_trust(scored, fusion.trust_weight, |id| {
+        f64::from(trust_of(id)) / 1000.0
+    });
+    tier_first(&mut scored, |id| table.state.get(id).map(|e| e.tier));
+    scored.truncate(limit);
     let mut hits: Vec<Hit> = Vec::with_capacity(scored.len());
     for (memory, score) in scored {
         let Some(entry) = table.state.get(memory) else {
@@ -475,8 +545,13 @@ pub fn recall_fused(
                 .map_or_else(String::new, ToString::to_string),
             score,
             text,
-            trust: trust.state.trust(memory).unwrap_or(0.0),
-            status: "relevant",
+            trust: f64::from(trust_of(memory)) / 1000.0,
+            status: if trust.state.inputs(memory).is_some_and(|i| i.confirmed()) {
+                STATUS_CONFIRMED
+            } else {
+                STATUS_RELEVANT
+            },
+            reference_only: trust_of(memory) < REFERENCE_ONLY_BELOW_PERMILLE,
             tier: entry.tier,
             room: entry.room.clone(),
             tags: entry.tags.clone(),
@@ -498,6 +573,29 @@ pub fn recall_fused(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trust_reorders_by_its_weight_and_never_drops_a_hit() {
+        let scored = vec![(1, 1.0), (2, 0.9), (3, 0.5)];
+        let trust = |id| match id {
+            1 => 0.2,
+            2 => 0.9,
+            _ => 1.0,
+        };
+        // Weight 0: relevance alone, scores unchanged.
+        assert_eq!(weigh_by_trust(scored.clone(), 0.0, trust), scored);
+        // Weight 1: relevance times trust (1: 0.2, 2: 0.81, 3: 0.5).
+        let ids: Vec<MemoryId> = weigh_by_trust(scored.clone(), 1.0, trust)
+            .iter()
+            .map(|h| h.0)
+            .collect();
+        assert_eq!(ids, [2, 3, 1]);
+        // In between: 1: 0.6, 2: 0.855, 3: 0.5.
+        let half = weigh_by_trust(scored, 0.5, trust);
+        assert_eq!(half.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 1, 3]);
+        assert!((half[1].1 - 0.6).abs() < 1e-12);
+        assert!((trust_factor(2.0, -1.0) - 0.0).abs() < 1e-12, "clamped");
+    }
 
     /// An English model is not asked about CJK text; a Chinese or
     /// multilingual one is, and any model reads other scripts.
@@ -542,6 +640,7 @@ mod tests {
         let fusion = Fusion {
             keyword_weight: 0.5,
             cosine_floor: 0.2,
+            trust_weight: 0.0,
         };
         // 1: a weak keyword match only (1 of 4 idf units); 2: the best
         // semantic match only; 3: a full keyword match; 4 and 5 tie.

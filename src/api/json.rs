@@ -76,6 +76,7 @@ pub fn hit(scope: &str, hit: &Hit) -> Value {
         "text": hit.text,
         "trust": hit.trust,
         "status": hit.status,
+        "reference_only": hit.reference_only,
         "scope": scope,
         "tier": tier_name(hit.tier),
         "room": hit.room,

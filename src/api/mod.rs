@@ -564,7 +564,8 @@ impl Service {
             tags: r.tags.clone(),
             session: r.session.clone(),
             limit,
-            min_score: None,
+            min_score: r.min_score()?,
+            now_ms: None,
         };
         let mut hits: Vec<(usize, &'static str, Hit)> = self
             .engram()

@@ -189,9 +189,32 @@ pub struct RecallRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
+    /// The relevance floor: hits whose relevance is below it are left out
+    /// (never filled in to reach the limit). Hybrid relevance is 0-1
+    /// (default 0.1); keyword relevance is a BM25 score (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = MIN_SCORE_MAX))]
+    pub min_score: Option<f64>,
 }
 
+/// The largest relevance floor a recall takes (BM25 scores of real
+/// queries stay far below it).
+pub const MIN_SCORE_MAX: f64 = 1_000.0;
+
 impl RecallRequest {
+    /// The relevance floor asked for, checked.
+    ///
+    /// # Errors
+    /// `bad_request` for a floor that is not a number in 0-1000.
+    pub fn min_score(&self) -> Result<Option<f64>, ApiError> {
+        match self.min_score {
+            Some(floor) if !(0.0..=MIN_SCORE_MAX).contains(&floor) => Err(ApiError::bad_request(
+                format!("min_score {floor} is outside 0-{MIN_SCORE_MAX}"),
+            )),
+            floor => Ok(floor),
+        }
+    }
+
     /// The number of hits asked for, checked.
     ///
     /// # Errors

@@ -163,6 +163,7 @@ fn prompt(ctx: Context, payload: &Payload, args: &PromptArgs) -> anyhow::Result<
         tags: Vec::new(),
         session: payload.session_id.clone(),
         limit: Some(args.limit),
+        min_score: None,
     };
     // The recall runs on its own thread so the budget holds even while an
     // owner starts: past it, the hook gives up and the thread ends with the

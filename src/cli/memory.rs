@@ -96,6 +96,12 @@ pub struct RecallArgs {
     /// Most hits (1-100).
     #[arg(long, value_name = "K", default_value_t = 5)]
     limit: u32,
+    /// Leave out hits whose relevance is below SCORE instead of filling the
+    /// limit: in hybrid mode relevance is the fused score, 0-1 (default
+    /// 0.1); in keyword mode the BM25 score (default: no floor). `stats`
+    /// names the mode.
+    #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
+    min_score: Option<f64>,
     /// Same as --format json.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -289,8 +295,10 @@ pub fn recall(ctx: &Context, args: &RecallArgs) -> anyhow::Result<ExitCode> {
         tags: args.tags.clone(),
         session: args.session.clone(),
         limit: Some(args.limit),
+        min_score: args.min_score,
     };
     request.limit()?;
+    request.min_score()?;
     // The first store with a log takes the recall's `recalled` event; a
     // store without a log is not created by a recall.
     let with_log = ctx.recall_stores_with_log();

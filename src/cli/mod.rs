@@ -201,6 +201,11 @@ enum Command {
     /// Add vectors of the configured embedding model to memories that have
     /// none (written before a model was configured, or under another model).
     Reembed(memory::ReembedArgs),
+    /// The sentence model hybrid recall runs: `install NAME` downloads one
+    /// from its hub with pinned checksums, `list` shows the catalogue and
+    /// what is installed.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
     /// Serve the HTTP JSON API and the web admin panel (today's reviews,
     /// entities, verdicts, logs, palace) until Ctrl-C. The store stays open
     /// (other writers wait for it). See docs/http.md.
@@ -556,6 +561,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match &args.command {
         Command::Install(a) => return install::install(a),
         Command::Uninstall(a) => return install::uninstall(a),
+        Command::Model(a) => return model::run(a),
         _ => {}
     }
     if let Command::Hook(_) = &args.command {
@@ -609,7 +615,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Export(a) => transfer::export(&ctx, &a),
         Command::Import(a) => transfer::import(&ctx, &a),
         Command::Config(a) => config::run(&ctx, &a),
-        Command::Hook(_) | Command::Install(_) | Command::Uninstall(_) => {
+        Command::Hook(_) | Command::Install(_) | Command::Uninstall(_) | Command::Model(_) => {
             anyhow::bail!("dispatched before the context is built")
         }
     }

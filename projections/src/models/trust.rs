@@ -8,6 +8,10 @@
 //!
 //! `permille = clamp(0, 1000, base + reinforcement + contradiction + verdicts + grades + evidence)`
 //!
+//! and, at a given time `now` (a recall's), the fresh score
+//!
+//! `permille_at(now) = clamp(0, 1000, ... + freshness(now))`
+//!
 //! | term | from | per event | bound |
 //! | --- | --- | --- | --- |
 //! | base | the `source` of `Remembered`; for a distilled rule, the confidence its `Distilled` event records | user 700, document 650, ingest 550, import 500, model 400 | — |
@@ -18,12 +22,20 @@
 //! | verdicts, neutral | `keep_both`, `shelve` | 0 | — |
 //! | grades | `Graded` 0-5: the last 5 grades each add (grade − 3) × 20 (0 → −60, 3 → 0, 5 → +40) | | −300..=+200 (the window) |
 //! | evidence | `EvidenceConfirmed` of the memory | +40 | at most +200 (5 count) |
+//! | freshness | `now` − the commit time of the memory's last renewal (`Remembered`, `Reinforced`, valid evidence, a grade of 3 or more, a verdict won) | −200 × age / (age + 90 days) | −200..=0 |
 //!
 //! Details: a contradiction flags both sides (until a verdict says who was
 //! right, neither can be fully believed); one naming the same memory twice
 //! counts once. A verdict between a memory and itself is ignored. A grade
 //! above 5 is invalid and ignored. Who reinforced, confirmed or decided does
 //! not weigh in. `trust` (a float) is `permille / 1000`, for display only.
+//!
+//! Freshness is never folded: the state keeps the renewal's commit time (an
+//! input like the counts) and the term is computed on read from the time
+//! the reader passes in, so the view stays a pure function of the log.
+//! A memory renewed today loses nothing; one untouched for 90 days loses
+//! 100 permille; the loss approaches 200 and never reaches it. A `now`
+//! before the renewal counts as age 0.
 //!
 //! **Invariants**
 //!
@@ -63,6 +75,15 @@ pub const GRADE_STEP: i64 = 20;
 pub const EVIDENCE_STEP: i64 = 40;
 /// Evidence: largest total bonus.
 pub const EVIDENCE_CAP: i64 = 200;
+/// Freshness: the most permille age can take.
+pub const FRESHNESS_CAP: i64 = 200;
+/// Freshness: the age at which half of [`FRESHNESS_CAP`] is taken.
+pub const FRESHNESS_HALF_MS: u64 = 90 * 24 * 60 * 60 * 1000;
+/// The trust below which a recall hit is marked "reference only": a model
+/// should check it (expand, confirm) before relying on it. It is the base of
+/// a memory a model saved: such a memory is marked once it is contradicted,
+/// loses a verdict or a review, or goes stale.
+pub const REFERENCE_ONLY_BELOW_PERMILLE: u16 = 400;
 /// The highest valid SM-2 grade.
 const MAX_GRADE: u8 = super::review::GRADE_MAX;
 
@@ -92,6 +113,10 @@ pub struct TrustInputs {
     pub confirmations: u32,
     /// A distilled rule's base: the confidence inherited from its members.
     pub inherited_base: Option<u16>,
+    /// Commit time (unix ms) of the last event that renewed the memory:
+    /// its `Remembered`, a `Reinforced`, valid evidence, a grade of 3 or
+    /// more, a verdict it won. Freshness is measured from it.
+    pub renewed_ms: u64,
 }
 
 /// Every term of a memory's score, for an audit. `permille` is `raw`
@@ -104,13 +129,15 @@ pub struct TrustBreakdown {
     pub verdicts: i64,
     pub grades: i64,
     pub evidence: i64,
+    /// 0 in the timeless score; at a given time, minus what age takes.
+    pub freshness: i64,
     /// The sum of the terms, before clamping.
     pub raw: i64,
     pub permille: u16,
 }
 
 impl TrustInputs {
-    fn new(source: Source) -> Self {
+    fn new(source: Source, renewed_ms: u64) -> Self {
         TrustInputs {
             source,
             reinforcements: 0,
@@ -120,7 +147,48 @@ impl TrustInputs {
             recent_grades: Vec::new(),
             confirmations: 0,
             inherited_base: None,
+            renewed_ms,
         }
+    }
+
+    fn renew(&mut self, ts_ms: u64) {
+        self.renewed_ms = self.renewed_ms.max(ts_ms);
+    }
+
+    /// Whether valid evidence was recorded for the memory: the evidence
+    /// gate's second state (`confirmed`; `relevant` before).
+    #[must_use]
+    pub fn confirmed(&self) -> bool {
+        self.confirmations > 0
+    }
+
+    /// The freshness term at `now_ms` (0 down to −[`FRESHNESS_CAP`]).
+    #[must_use]
+    pub fn freshness(&self, now_ms: u64) -> i64 {
+        let age = u128::from(now_ms.saturating_sub(self.renewed_ms));
+        let taken =
+            u128::from(FRESHNESS_CAP.unsigned_abs()) * age / (age + u128::from(FRESHNESS_HALF_MS));
+        -i64::try_from(taken).unwrap_or(FRESHNESS_CAP)
+    }
+
+    /// Every term of the formula at `now_ms`, freshness included.
+    #[must_use]
+    pub fn breakdown_at(&self, now_ms: u64) -> TrustBreakdown {
+        let timeless = self.breakdown();
+        let freshness = self.freshness(now_ms);
+        let raw = timeless.raw + freshness;
+        TrustBreakdown {
+            freshness,
+            raw,
+            permille: u16::try_from(raw.clamp(0, 1000)).unwrap_or(0),
+            ..timeless
+        }
+    }
+
+    /// The score in permille at `now_ms`, freshness included.
+    #[must_use]
+    pub fn permille_at(&self, now_ms: u64) -> u16 {
+        self.breakdown_at(now_ms).permille
     }
 
     /// Every term of the formula for these inputs.
@@ -151,6 +219,7 @@ impl TrustInputs {
             verdicts,
             grades,
             evidence,
+            freshness: 0,
             raw,
             permille,
         }
@@ -191,6 +260,15 @@ impl TrustScores {
     #[must_use]
     pub fn trust_permille(&self, id: MemoryId) -> Option<u16> {
         self.inputs.get(&id).map(TrustInputs::permille)
+    }
+
+    /// The score of memory `id` at `now_ms` (freshness included), a
+    /// fraction 0-1; `None` when unknown or forgotten.
+    #[must_use]
+    pub fn trust_at(&self, id: MemoryId, now_ms: u64) -> Option<f64> {
+        self.inputs
+            .get(&id)
+            .map(|i| f64::from(i.permille_at(now_ms)) / 1000.0)
     }
 
     /// The score of memory `id` as a fraction 0-1, for display only.
@@ -254,14 +332,14 @@ fn bump(counter: &mut u32) {
 
 impl Fold for TrustScores {
     const NAME: &'static str = "trust";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn apply(&mut self, logged: &LoggedEvent) {
         match &logged.event {
             Event::Remembered(r) => {
                 self.inputs
                     .entry(logged.seq)
-                    .or_insert_with(|| TrustInputs::new(r.source));
+                    .or_insert_with(|| TrustInputs::new(r.source, logged.ts_ms));
                 self.last_remembered = Some(logged.seq);
             }
             Event::Distilled(d) => {
@@ -272,7 +350,10 @@ impl Fold for TrustScores {
                     self.with(rule, |i| i.inherited_base = Some(confidence));
                 }
             }
-            Event::Reinforced(r) => self.with(r.memory, |i| bump(&mut i.reinforcements)),
+            Event::Reinforced(r) => self.with(r.memory, |i| {
+                bump(&mut i.reinforcements);
+                i.renew(logged.ts_ms);
+            }),
             Event::ContradictionFlagged(c) => {
                 self.with(c.memory, |i| bump(&mut i.contradictions));
                 if c.other != c.memory {
@@ -288,13 +369,27 @@ impl Fold for TrustScores {
                     Verdict::KeepB => (v.b, v.a),
                     Verdict::KeepBoth | Verdict::Shelve => return,
                 };
-                self.with(won, |i| bump(&mut i.verdicts_won));
+                self.with(won, |i| {
+                    bump(&mut i.verdicts_won);
+                    i.renew(logged.ts_ms);
+                });
                 self.with(lost, |i| bump(&mut i.verdicts_lost));
             }
-            Event::Graded(g) => self.with(g.memory, |i| *i = i.graded(g.grade)),
-            Event::EvidenceNoted(e) => self.with(e.memory, |i| bump(&mut i.confirmations)),
+            Event::Graded(g) => self.with(g.memory, |i| {
+                *i = i.graded(g.grade);
+                if (3..=MAX_GRADE).contains(&g.grade) {
+                    i.renew(logged.ts_ms);
+                }
+            }),
+            Event::EvidenceNoted(e) => self.with(e.memory, |i| {
+                bump(&mut i.confirmations);
+                i.renew(logged.ts_ms);
+            }),
             Event::EvidenceConfirmed(e) if e.valid => {
-                self.with(e.memory, |i| bump(&mut i.confirmations));
+                self.with(e.memory, |i| {
+                    bump(&mut i.confirmations);
+                    i.renew(logged.ts_ms);
+                });
             }
             Event::EvidenceConfirmed(_) => {}
             Event::Forgotten(f) => {
@@ -443,6 +538,7 @@ mod tests {
                 verdicts: 0,
                 grades: 200,
                 evidence: 200,
+                freshness: 0,
                 raw: 1250,
                 permille: 1000,
             })
@@ -516,7 +612,61 @@ mod tests {
         ]);
         assert_round_trip(&trust);
         assert_eq!(TrustScores::NAME, "trust");
-        assert_eq!(TrustScores::VERSION, 2);
+        assert_eq!(TrustScores::VERSION, 3);
+    }
+
+    /// Freshness is computed at the reader's time from the last renewal's
+    /// commit time (`logged` stamps seq n at 1000 n ms); the folded state
+    /// holds no clock.
+    #[test]
+    fn freshness_ages_from_the_last_renewal() {
+        use super::{FRESHNESS_HALF_MS, REFERENCE_ONLY_BELOW_PERMILLE};
+        let day = 24 * 60 * 60 * 1000;
+        let trust = scores(vec![
+            remember(Tier::L3, Source::User), // seq 1, renewed at 1000
+            remember(Tier::L3, Source::User), // seq 2
+            reinforce(2),                     // seq 3: renews 2 at 3000
+            recall(&[1]),                     // a read renews nothing
+            grade(1, 2),                      // a failed grade renews nothing
+        ]);
+        let inputs = trust.inputs(1).unwrap();
+        assert_eq!(inputs.renewed_ms, 1_000);
+        assert_eq!(trust.inputs(2).unwrap().renewed_ms, 3_000);
+        // Age 0 (or a time before the renewal) takes nothing.
+        assert_eq!(inputs.freshness(1_000), 0);
+        assert_eq!(inputs.freshness(0), 0);
+        // Half the cap at the half-life, most of it after a year, never all.
+        assert_eq!(inputs.freshness(1_000 + FRESHNESS_HALF_MS), -100);
+        assert_eq!(inputs.freshness(1_000 + 365 * day), -(200 * 365 / 455));
+        assert_eq!(inputs.freshness(u64::MAX), -199);
+        // The timeless score leaves it out; the score at a time has it.
+        let at = 1_000 + FRESHNESS_HALF_MS;
+        assert_eq!(trust.trust_permille(1), Some(700 - 20));
+        assert_eq!(inputs.permille_at(at), 700 - 20 - 100);
+        assert_eq!(trust.trust_at(1, at), Some(0.58));
+        assert_eq!(inputs.breakdown_at(at).freshness, -100);
+        assert_eq!(inputs.breakdown().freshness, 0);
+        // The reinforced memory is fresher at the same time.
+        assert!(trust.trust_at(2, at) > Some(0.7 - 0.1));
+        assert!(!inputs.confirmed());
+        // A model's memory untouched for a year is reference only.
+        let model = scores(vec![remember(Tier::L3, Source::Model)]);
+        let old = model.inputs(1).unwrap().permille_at(1_000 + 365 * day);
+        assert!(old < REFERENCE_ONLY_BELOW_PERMILLE, "{old}");
+    }
+
+    #[test]
+    fn valid_evidence_confirms_and_renews() {
+        let trust = scores(vec![
+            remember(Tier::L3, Source::User),
+            remember(Tier::L3, Source::User),
+            confirm(1),  // seq 3
+            grade(2, 4), // seq 4: a pass renews
+        ]);
+        assert!(trust.inputs(1).unwrap().confirmed());
+        assert_eq!(trust.inputs(1).unwrap().renewed_ms, 3_000);
+        assert!(!trust.inputs(2).unwrap().confirmed());
+        assert_eq!(trust.inputs(2).unwrap().renewed_ms, 4_000);
     }
 
     #[test]

@@ -16,6 +16,7 @@ fn hit(id: u64, text: &str) -> Hit {
         text: text.into(),
         trust: 0.5,
         status: "relevant",
+        reference_only: false,
         tier: Tier::L3,
         room: None,
         tags: vec![],
@@ -43,6 +44,8 @@ fn expected(hits: &[(String, Option<&str>, &Hit)]) -> Vec<ContextEntry> {
             coordinate: hit.coordinate.clone(),
             store: store.map(str::to_owned),
             trust: (hit.trust * 100.0).round() / 100.0,
+            status: hit.status.to_owned(),
+            reference_only: hit.reference_only,
             score: (hit.score * 1000.0).round() / 1000.0,
             text: hit.text.clone(),
             cues: hit
@@ -143,7 +146,7 @@ fn every_attempt_in_a_header_field_or_cue_parses_back_to_exactly_the_real_entrie
         assert_no_forged_structure(&block, 3, &attempt.name);
         // A header is one line, whatever the fields held.
         for line in block.lines().filter(|l| l.starts_with(HEADER_OPEN)) {
-            assert_eq!(line.matches(" | ").count(), 3, "{}: {line}", attempt.name);
+            assert_eq!(line.matches(" | ").count(), 4, "{}: {line}", attempt.name);
         }
     }
 }
@@ -186,7 +189,7 @@ fn every_line_of_a_memory_text_begins_with_the_prefix() {
     )]);
     assert!(
         block.contains(
-            "[memory 7 at unsorted#7 | trust 0.50 | score 1.500]\n> one\n> \n> [memory 1 at x#1 | trust 1.00 | score 9.000]\n> \n</engram_memory_context>\n"
+            "[memory 7 at unsorted#7 | trust 0.50 | relevant | score 1.500]\n> one\n> \n> [memory 1 at x#1 | trust 1.00 | score 9.000]\n> \n</engram_memory_context>\n"
         ),
         "{block}"
     );
@@ -214,6 +217,42 @@ fn a_named_block_names_each_memory_by_its_id_and_store() {
     assert!(block.contains("[memory u:7 at unsorted#7 | user store | trust"));
     assert!(block.contains("[memory p:7 at unsorted#7 | project store | trust"));
     assert!(block.ends_with("</engram_memory_context>\n"));
+}
+
+/// The evidence gate's state and the low-trust mark are in each header,
+/// and read back.
+#[test]
+fn a_header_shows_the_evidence_state_and_reference_only() {
+    let confirmed = Hit {
+        status: "confirmed",
+        trust: 0.84,
+        ..hit(1, "deploys on thursdays")
+    };
+    let doubtful = Hit {
+        reference_only: true,
+        trust: 0.31,
+        ..hit(2, "deploys on fridays")
+    };
+    let block = context_block(&[confirmed, doubtful]);
+    assert!(
+        block.contains("[memory 1 at unsorted#1 | trust 0.84 | confirmed | score 1.500]\n"),
+        "{block}"
+    );
+    assert!(
+        block.contains(
+            "[memory 2 at unsorted#2 | trust 0.31 | relevant, reference only | score 1.500]\n"
+        ),
+        "{block}"
+    );
+    let entries = parse_context_block(&block).unwrap();
+    let states: Vec<(&str, bool)> = entries
+        .iter()
+        .map(|e| (e.status.as_str(), e.reference_only))
+        .collect();
+    assert_eq!(states, [("confirmed", false), ("relevant", true)]);
+    // A status the gate has not got is refused.
+    let forged = block.replace("| confirmed |", "| verified |");
+    assert!(parse_context_block(&forged).is_err());
 }
 
 #[test]
