@@ -21,7 +21,7 @@ export type Tier = "l1" | "l2" | "l3" | "l4";
 export type Outcome = "new" | "reinforced" | "contradiction" | "discarded";
 /** The store a memory lives in: `user`, `project`, or `store` for a `--store` folder. */
 export type Scope = "user" | "project" | "store";
-export type MemoryStatus = "live" | "archived" | "forgotten";
+export type MemoryStatus = "live" | "superseded" | "archived" | "forgotten";
 export type Source = "user" | "model" | "ingest" | "document";
 export type VerdictName = "keep-a" | "keep-b" | "keep-both" | "shelve";
 /** The stable error codes (`EngramError.code`). */
@@ -167,6 +167,62 @@ export interface Memory {
   created: string;
   reinforcements: number;
   expires: string | null;
+}
+
+export interface ListQuery {
+  /** Only memories filed in this room (or a room of its corridor). */
+  room?: string;
+  tag?: string;
+  tier?: Tier;
+  /** Default: all but forgotten. */
+  status?: MemoryStatus;
+  /** Created at or after (RFC 3339, or `-7d`). */
+  since?: string;
+  /** 1-500, default 20. */
+  limit?: number;
+  /** The `next` of the page before. */
+  cursor?: string;
+}
+
+/** A memory in a list; `text` is `null` for a forgotten one, and `text`, `summary`, `tags` and `room` are left out (`verified: false`) for one whose view entries fail their MAC. */
+export interface Listed {
+  id: MemoryId;
+  scope: Scope;
+  status: MemoryStatus;
+  tier: Tier;
+  coordinate: string | null;
+  room?: string | null;
+  tags?: string[];
+  summary?: string | null;
+  label: string;
+  text?: string | null;
+  verified: boolean;
+  source: Source;
+  trust: number;
+  created: string;
+}
+
+export interface Memories {
+  memories: Listed[];
+  /** The cursor of the next page; `null` on the last. */
+  next: string | null;
+  skipped?: string[];
+}
+
+export interface UpdateRequest {
+  content: string;
+  reason?: string;
+  by?: By;
+  session?: string;
+  summary?: string;
+  tags?: string[];
+  room?: string;
+}
+
+/** The new memory's receipt, the id it supersedes and the verdict's seq. */
+export interface Update extends Receipt {
+  supersedes: MemoryId;
+  verdict_seq: number;
 }
 
 /** One session turn a memory references. */
@@ -467,8 +523,18 @@ export class Engram {
     return this.request("POST", "/api/recall", request);
   }
 
+  /** One page, newest first; pass `next` back as `cursor`. */
+  memories(filters: ListQuery = {}): Promise<Memories> {
+    return this.request("GET", `/api/memories${query(filters)}`);
+  }
+
   memory(id: MemoryId): Promise<Memory> {
     return this.request("GET", `/api/memories/${encodeId(id)}`);
+  }
+
+  /** New words as a supersession: the new memory and a verdict retiring the old one, in one append. */
+  update(id: MemoryId, request: UpdateRequest): Promise<Update> {
+    return this.request("POST", `/api/memories/${encodeId(id)}/update`, request);
   }
 
   /** The memory's source turns, verified (content hash and HMAC). */

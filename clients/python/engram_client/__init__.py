@@ -340,8 +340,57 @@ class Client:
             ),
         )
 
+    def memories(
+        self,
+        *,
+        room: Optional[str] = None,
+        tag: Optional[str] = None,
+        tier: Optional[str] = None,
+        status: Optional[str] = None,
+        since: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Json:
+        """One page of memories, newest first: ``{"memories": [{"id",
+        "scope", "status", "tier", "coordinate", "room", "tags", "summary",
+        "label", "text", "verified", "source", "trust", "created"}],
+        "next"}``; pass ``next`` back as ``cursor`` for the next page."""
+        return self.request(
+            "GET",
+            "/api/memories"
+            + _query(room=room, tag=tag, tier=tier, status=status, since=since, limit=limit, cursor=cursor),
+        )
+
     def memory(self, memory_id: Union[str, int]) -> Json:
         return self.request("GET", f"/api/memories/{_id(memory_id)}")
+
+    def update(
+        self,
+        memory_id: Union[str, int],
+        content: str,
+        *,
+        reason: Optional[str] = None,
+        by: Optional[str] = None,
+        session: Optional[str] = None,
+        summary: Optional[str] = None,
+        tags: Optional[Iterable[str]] = None,
+        room: Optional[str] = None,
+    ) -> Json:
+        """New words for a memory, as a supersession: the new memory's
+        receipt plus ``supersedes`` (the old id) and ``verdict_seq``."""
+        return self.request(
+            "POST",
+            f"/api/memories/{_id(memory_id)}/update",
+            _fields(
+                content=content,
+                reason=reason,
+                by=by,
+                session=session,
+                summary=summary,
+                tags=list(tags) if tags is not None else None,
+                room=room,
+            ),
+        )
 
     def expand(
         self, memory_id: Union[str, int], *, audit: Optional[bool] = None, session: Optional[str] = None
