@@ -528,16 +528,7 @@ fn a_correction_in_a_later_session_supersedes_the_fact_it_corrects() {
     assert_eq!(correction[0]["outcome"], "contradiction", "{correction}");
     assert_eq!(correction[0]["superseded"], fact[0]["id"], "{correction}");
 
-    let out = engram(&store, &["recall", "deploy window", "--json"]);
-    let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
-    let texts: Vec<&str> = hits
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["text"].as_str().unwrap())
-        .collect();
-    assert!(texts[0].contains("Wednesday"), "{texts:?}");
-    assert!(!texts.iter().any(|t| t.contains("Tuesday")), "{texts:?}");
+    assert_the_deploy_window_is_wednesday(&store);
 }
 
 /// `--no-extract` records the turns and proposes nothing.
@@ -573,7 +564,13 @@ fn the_fixture_correction_supersedes_the_deploy_window_it_corrects() {
         .find(|e| e["kind"] == "correction")
         .unwrap_or_else(|| panic!("no correction in {extracted}"));
     assert!(correction["superseded"].is_string(), "{extracted}");
-    let out = engram(&store, &["recall", "deploy window", "--json"]);
+    assert_the_deploy_window_is_wednesday(&store);
+}
+
+/// Recall of the deploy window answers the correction (Wednesday) first
+/// and never the fact it superseded (Tuesday).
+fn assert_the_deploy_window_is_wednesday(store: &Path) {
+    let out = engram(store, &["recall", "deploy window", "--json"]);
     let hits = &crate::support::json_lines(&out.stdout)[0]["hits"];
     let texts: Vec<&str> = hits
         .as_array()

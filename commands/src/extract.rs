@@ -467,10 +467,8 @@ const TRANSIENT_EN: &[&str] = &[
     "stack trace",
 ];
 
-const NUMBER_WORDS_EN: &[&str] = &[
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "twenty", "thirty", "hundred", "thousand", "dozen",
-];
+/// Numbers as words past [`crate::meaning::NUMBER_WORDS`] (zero to twelve).
+const LARGER_NUMBER_WORDS_EN: &[&str] = &["twenty", "thirty", "hundred", "thousand", "dozen"];
 
 const CORRECTION_ZH: &[&str] = &[
     "不对",
@@ -704,7 +702,10 @@ fn is_bare_marker(lower: &str, sentence: &str) -> bool {
 /// A specific value: a digit, a number word, a name or product further in
 /// (a capital not at the start), or a host/path-like token.
 fn has_specific_value(sentence: &str, lower: &str) -> bool {
-    if sentence.chars().any(|c| c.is_ascii_digit()) || has_word(lower, NUMBER_WORDS_EN) {
+    if sentence.chars().any(|c| c.is_ascii_digit())
+        || has_word(lower, crate::meaning::NUMBER_WORDS)
+        || has_word(lower, LARGER_NUMBER_WORDS_EN)
+    {
         return true;
     }
     let mut tokens = sentence.split_whitespace();

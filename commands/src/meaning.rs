@@ -277,7 +277,8 @@ pub(crate) const MONTHS: &[&str] = &[
     "november",
     "december",
 ];
-const NUMBER_WORDS: &[&str] = &[
+/// Numbers written as words, zero to twelve.
+pub(crate) const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
 ];
