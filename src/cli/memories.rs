@@ -92,11 +92,11 @@ pub fn list(ctx: &Context, args: &ListArgs) -> anyhow::Result<ExitCode> {
         |m: &Value, key: &str| neutralize_line(m[key].as_str().unwrap_or_default()).into_owned();
     for m in &memories {
         println!(
-            "{:<6} {:<10} {} {:<16} {}  {}",
+            "{:<6} {:<10} {} {} {}  {}",
             text(m, "id"),
             text(m, "status"),
             text(m, "tier"),
-            text(m, "coordinate"),
+            padded(&text(m, "coordinate"), 16),
             text(m, "created"),
             text(m, "label"),
         );
@@ -187,4 +187,28 @@ pub fn update(ctx: &Context, args: &UpdateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `text` padded with spaces to `columns` terminal columns: a CJK room name
+/// takes two columns a character, so padding by characters misaligns.
+fn padded(text: &str, columns: usize) -> String {
+    let width = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(columns.saturating_sub(width)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::padded;
+
+    #[test]
+    fn a_cjk_room_is_padded_by_display_width() {
+        let cjk = padded("中文#1", 16);
+        let ascii = padded("ops#1", 16);
+        assert_eq!(unicode_width::UnicodeWidthStr::width(cjk.as_str()), 16);
+        assert_eq!(unicode_width::UnicodeWidthStr::width(ascii.as_str()), 16);
+        assert_eq!(
+            padded("a-room-longer-than-sixteen", 16),
+            "a-room-longer-than-sixteen"
+        );
+    }
 }
