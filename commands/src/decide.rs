@@ -422,28 +422,10 @@ pub fn decide_profiled(
 }
 
 /// The clauses of a memory that says several things ("My phone is ...;
-/// the deploy window is Tuesday"): split at `;`, sentence ends and line
-/// breaks, and at `.` only before whitespace (`node7.internal` stays whole).
+/// the deploy window is Tuesday"): its sentences, also split at `;` and
+/// at the line breaks a sentence does not otherwise end at.
 fn clauses(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        if matches!(
-            c,
-            ';' | '；' | '。' | '!' | '！' | '?' | '？' | '\n' | '\r' | '\u{2028}' | '\u{2029}'
-        ) || (c == '.' && next_is_space)
-        {
-            out.push(&text[start..at]);
-            start = at + c.len_utf8();
-        }
-    }
-    out.push(&text[start..]);
-    out.into_iter()
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect()
+    crate::extract::sentences(text, &[';', '；', '\r', '\u{2028}', '\u{2029}'])
 }
 
 /// A neighbour that says several things, one of which `mine` updates: the

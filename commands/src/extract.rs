@@ -576,17 +576,18 @@ const TRANSIENT_ZH: &[&str] = &[
 ];
 const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
-/// Sentences of `text`: ends at `!`, `?`, `。`, `！`, `？` and line
-/// breaks, and at `.` followed by whitespace or the end (so `3.12` and
-/// `node.js` stay whole).
-fn sentences(text: &str) -> Vec<&str> {
+/// Sentences of `text`: ends at `!`, `?`, `。`, `！`, `？`, line breaks and
+/// any character of `also`, and at `.` followed by whitespace or the end (so
+/// `3.12` and `node.js` stay whole). Each keeps its closing punctuation.
+pub(crate) fn sentences<'t>(text: &'t str, also: &[char]) -> Vec<&'t str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        let ends =
-            matches!(c, '!' | '?' | '。' | '！' | '？' | '\n') || (c == '.' && next_is_space);
+        let ends = matches!(c, '!' | '?' | '。' | '！' | '？' | '\n')
+            || also.contains(&c)
+            || (c == '.' && next_is_space);
         if ends {
             let end = at + c.len_utf8();
             if let Some(sentence) = text.get(start..end) {
@@ -604,11 +605,17 @@ fn sentences(text: &str) -> Vec<&str> {
 
 /// `phrase` in `lower` at a word start.
 fn has_at_word_start(lower: &str, phrase: &str) -> bool {
-    lower.match_indices(phrase).any(|(at, _)| {
-        lower[..at]
+    after_word_start(lower, phrase).next().is_some()
+}
+
+/// What follows each place `phrase` stands in `lower` at a word start.
+fn after_word_start<'l>(lower: &'l str, phrase: &'l str) -> impl Iterator<Item = &'l str> {
+    lower.match_indices(phrase).filter_map(move |(at, _)| {
+        let starts_word = lower[..at]
             .chars()
             .next_back()
-            .is_none_or(|c| !c.is_alphanumeric())
+            .is_none_or(|c| !c.is_alphanumeric());
+        starts_word.then(|| &lower[at + phrase.len()..])
     })
 }
 
@@ -747,14 +754,8 @@ fn is_person_statement(sentence: &str) -> bool {
 /// "we're dropping", "we'll keep": the team and a change, a word or two apart.
 fn is_we_will_change(lower: &str) -> bool {
     WE_WILL_EN.iter().any(|we| {
-        lower.match_indices(we).any(|(at, _)| {
-            let starts_word = lower[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_alphanumeric());
-            let after = &lower[at + we.len()..];
-            starts_word
-                && after.starts_with(' ')
+        after_word_start(lower, we).any(|after| {
+            after.starts_with(' ')
                 && words(after)
                     .take(2)
                     .any(|w| CHANGE_VERBS_EN.iter().any(|v| w.starts_with(v)))
@@ -814,14 +815,8 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     if !of_the_moment
         && PREFERENCE_EN.iter().any(|p| {
-            lower.match_indices(p).any(|(at, _)| {
-                let starts_word = lower[..at]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| !c.is_alphanumeric());
-                // "I like this approach" is about the moment; "I like small PRs" is not.
-                starts_word && !pointed(&lower[at + p.len()..])
-            })
+            // "I like this approach" is about the moment; "I like small PRs" is not.
+            after_word_start(lower, p).any(|after| !pointed(after))
         })
     {
         return Some(Kind::Preference);
@@ -909,7 +904,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             continue;
         }
         let mut after_marker = false;
-        for sentence in sentences(content) {
+        for sentence in sentences(content, &[]) {
             let lower = normalized(sentence);
             if is_bare_marker(&lower, sentence) {
                 after_marker = true;
