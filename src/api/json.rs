@@ -421,7 +421,7 @@ pub fn ingested(ingested: &super::Ingested, extracted: &[Value]) -> Value {
 #[must_use]
 pub fn l0(parts: &[(&str, engram_queries::l0::L0)]) -> Value {
     use engram_queries::l0::{
-        L0_FACTS_MAX, L0_PROFILE_MAX, L0_ROOMS_MAX, L0Entry, Named, NamedRoom, l0_block,
+        L0_FACTS_MAX, L0_PROFILE_MAX, L0_ROOMS_MAX, L0Entry, NamedRoom, l0_block,
     };
     let several = parts.len() > 1;
     let mut rooms: Vec<(&str, &engram_queries::l0::L0Room)> = parts
@@ -472,23 +472,12 @@ pub fn l0(parts: &[(&str, engram_queries::l0::L0)]) -> Value {
                 room,
             })
             .collect();
-        let p: Vec<Named<'_>> = profile
-            .iter()
-            .map(|(id, scope, entry)| Named {
-                id,
-                store: several.then_some(*scope),
-                entry,
-            })
-            .collect();
-        let f: Vec<Named<'_>> = facts
-            .iter()
-            .map(|(id, scope, entry)| Named {
-                id,
-                store: several.then_some(*scope),
-                entry,
-            })
-            .collect();
-        l0_block(&rooms, rooms_left_out, &p, &f)
+        l0_block(
+            &rooms,
+            rooms_left_out,
+            &block_entries(&profile, several),
+            &block_entries(&facts, several),
+        )
     };
     json!({
         "rooms": rooms.iter().map(|(scope, r)| json!({
@@ -502,4 +491,19 @@ pub fn l0(parts: &[(&str, engram_queries::l0::L0)]) -> Value {
         "facts": named(&facts),
         "block": block,
     })
+}
+
+/// The L0 block's entries for `list` (id, store, entry), each naming its
+/// store when the block spans `several`.
+fn block_entries<'a>(
+    list: &'a [(String, &'a str, &'a engram_queries::l0::L0Entry)],
+    several: bool,
+) -> Vec<engram_queries::l0::Named<'a>> {
+    list.iter()
+        .map(|(id, scope, entry)| engram_queries::l0::Named {
+            id,
+            store: several.then_some(*scope),
+            entry,
+        })
+        .collect()
 }
