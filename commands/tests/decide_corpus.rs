@@ -7,6 +7,8 @@
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use engram_commands::decide::{Neighbour, Outcome, decide};
@@ -22,15 +24,9 @@ struct Row {
 }
 
 fn rows(split: &str) -> Vec<Row> {
-    let path = format!(
-        "{}/tests/corpus/decide/{split}.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    support::corpus_lines("decide", split)
+        .into_iter()
+        .map(|v| {
             let field = |name: &str| v[name].as_str().unwrap().to_owned();
             Row {
                 lang: field("lang"),

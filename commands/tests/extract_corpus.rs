@@ -20,6 +20,8 @@
 //! `cargo test -p engram-commands --test extract_corpus -- --nocapture`
 //! prints the figures and every miss.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use engram_commands::extract::proposals;
@@ -49,15 +51,9 @@ struct Turn {
 }
 
 fn turns(split: &str) -> Vec<Turn> {
-    let path = format!(
-        "{}/tests/corpus/extract/{split}.jsonl",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    support::corpus_lines("extract", split)
+        .into_iter()
+        .map(|v| {
             let role = match v["role"].as_str().unwrap() {
                 "user" => Role::User,
                 "assistant" => Role::Assistant,
