@@ -412,6 +412,11 @@ pub struct SearchArgs {
     #[serde(default)]
     #[schemars(range(min = 1, max = RECALL_LIMIT_MAX))]
     pub limit: Option<u32>,
+    /// Leave out memories whose relevance is below this (hybrid: 0-1,
+    /// default 0.1; keyword: a BM25 score, no default floor).
+    #[serde(default)]
+    #[schemars(range(min = 0.0, max = MIN_SCORE_MAX))]
+    pub min_score: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -865,6 +870,7 @@ impl McpServer {
                 room: args.room,
                 tags: args.tags,
                 limit: args.limit,
+                min_score: args.min_score,
                 ..RecallRequest::default()
             };
             s.recall_context(&request)

@@ -10,7 +10,7 @@ passed on when set), then checks: the server calls itself `engram`; every
 tool is listed with a description, a title, its annotations (read-only,
 destructive, idempotent, open world: each as it truly applies) and an
 object input schema; remember, recall, expand, forget, recall (gone),
-review, engram_save and engram_search (with tags, room and limit) answer as
+review, engram_save and engram_search (with tags, room, limit and min_score) answer as
 documented; memory_list pages and filters, memory_update supersedes a
 memory (and refuses a forgotten one), memory_verdicts lists a
 contradiction that memory_verdict then resolves, memory_entities looks an
@@ -257,6 +257,13 @@ async def session_checks(session):
     )
     check(f"memory {ids[1]} " in found, f"engram_search tags: {found}")
     check(f"memory {ids[0]} " not in found, f"engram_search ignored tags: {found}")
+    floored = await client.call(
+        "engram_search", {"query": "canary deploy rollbacks", "min_score": 1000}
+    )
+    check(
+        f"memory {ids[0]} " not in floored and f"memory {ids[1]} " not in floored,
+        f"engram_search ignored min_score: {floored}",
+    )
 
     # memory_list: newest first, filtered, paged.
     listed = await client.call("memory_list", {"tag": "ops"})
