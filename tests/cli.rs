@@ -970,3 +970,25 @@ fn a_batch_remember_and_an_ingest_piped_carry_no_progress_noise() {
         }
     }
 }
+
+#[test]
+fn review_and_maintain_take_a_past_offset_as_their_help_says() {
+    let dir = tempfile::tempdir().unwrap();
+    store_with_a_memory(dir.path());
+    for args in [
+        &["review", "--at", "-1h", "--json"][..],
+        &["maintain", "--at", "-1h", "--dry-run", "--json"],
+    ] {
+        let out = engram(dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        let _: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    }
+    // A value that only looks like an offset is the time parser's error.
+    let out = engram(dir.path(), &["review", "--at", "-soon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("an offset is like"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -18,7 +18,7 @@ use engram::api::parse_time;
 pub struct ReviewArgs {
     /// When: RFC 3339 (`2026-12-01T09:00:00Z`) or an offset from now
     /// (`+2d`, `+12h`, `-1h`). Default: now.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     at: Option<String>,
     /// Print one JSON object: {"due": [{"id", "coordinate", "due", "cues",
     /// "topic", "tags", "entities"}]}.
@@ -75,8 +75,9 @@ pub struct VerdictArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct MaintainArgs {
-    /// Run as if at TIME (RFC 3339 or `+30d`). Default: now.
-    #[arg(long, value_name = "TIME")]
+    /// Run as if at TIME (RFC 3339, or an offset from now such as `+30d`
+    /// or `-1h`). Default: now.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     at: Option<String>,
     /// Days without access before a low-importance memory decays.
     #[arg(long, value_name = "DAYS", default_value_t = MaintainPolicy::default().idle_days)]
