@@ -307,3 +307,38 @@ fn a_daemon_a_client_starts_takes_its_idle_period_and_schedule_from_the_file() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_hook_under_a_broken_config_names_the_file_and_key_as_every_command_does() {
+    use std::io::Write as _;
+    let home = tempfile::tempdir().unwrap();
+    let path = write_config(home.path(), "[daemon]\nidle = \"soon\"\n", 0o600);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_engram"));
+    cmd.arg("--store")
+        .arg(home.path().join("store"))
+        .args(["hook", "prompt"])
+        .current_dir(home.path())
+        .env("ENGRAM_HOME", home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for name in SETTINGS_ENV {
+        cmd.env_remove(name);
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"prompt": "when is the deploy window?"}"#)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a hook failure is exit 1");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}:daemon.idle", path.display())),
+        "{err}"
+    );
+    assert!(!err.contains("resolving the store"), "{err}");
+    assert!(!home.path().join("store").exists(), "nothing was created");
+}

@@ -120,7 +120,7 @@ fn run_hook(args: &mut Args) -> anyhow::Result<ExitCode> {
         std::env::set_current_dir(cwd)
             .with_context(|| format!("the payload's cwd {} is not a folder", cwd.display()))?;
     }
-    let ctx = Context::new(args).context("resolving the store")?;
+    let ctx = Context::resolve(args)?;
     if ctx.in_process {
         ctx.refuse_running_owner("--in-process")?;
     }

@@ -280,6 +280,18 @@ pub struct Context {
 }
 
 impl Context {
+    /// The context a command runs in. A failure says the store was being
+    /// resolved, except a broken config file, which names its file and key.
+    fn resolve(args: &Args) -> anyhow::Result<Self> {
+        Self::new(args).map_err(|e| {
+            if e.is::<engram::config::ConfigError>() {
+                e
+            } else {
+                e.context("resolving the store")
+            }
+        })
+    }
+
     fn new(args: &Args) -> anyhow::Result<Self> {
         let fallback = match &args.key_file {
             Some(path) => KeySource::File(path.clone()),
@@ -568,14 +580,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // A hook resolves its stores from its payload's working directory.
         return hook::run(args);
     }
-    // A broken config file speaks for itself (it names the file and key).
-    let ctx = Context::new(&args).map_err(|e| {
-        if e.is::<engram::config::ConfigError>() {
-            e
-        } else {
-            e.context("resolving the store")
-        }
-    })?;
+    let ctx = Context::resolve(&args)?;
     if ctx.in_process {
         ctx.refuse_running_owner("--in-process")?;
     }
