@@ -304,9 +304,11 @@ impl Settings {
                 value: dir.clone(),
                 source: at("model_dir"),
             },
+            // The default is the model engram would run: the first of the
+            // catalogue installed in the home, else the default model's folder.
             (None, None) => Setting {
                 value: home
-                    .map(|home| home.join("models").join(engram_embed::DEFAULT_MODEL_NAME))
+                    .map(|home| engram_embed::install::select_with(None, home, None).0)
                     .unwrap_or_default(),
                 source: Source::Default,
             },

@@ -342,3 +342,18 @@ fn a_hook_under_a_broken_config_names_the_file_and_key_as_every_command_does() {
     assert!(!err.contains("resolving the store"), "{err}");
     assert!(!home.path().join("store").exists(), "nothing was created");
 }
+
+#[test]
+fn config_names_the_installed_model_engram_runs_when_nothing_names_one() {
+    let home = tempfile::tempdir().unwrap();
+    // Only the catalogue's second model is installed: it is the one run.
+    let installed = home.path().join("models/all-MiniLM-L6-v2");
+    std::fs::create_dir_all(&installed).unwrap();
+    std::fs::write(installed.join("config.json"), "{}").unwrap();
+    let shown = config_json(home.path(), &[], &[]);
+    assert_eq!(
+        shown["settings"]["model_dir"]["value"],
+        installed.display().to_string()
+    );
+    assert_eq!(shown["settings"]["model_dir"]["source"], "default");
+}

@@ -27,9 +27,11 @@ use super::Context;
 pub fn load(ctx: &Context) -> Option<Arc<dyn Embedder>> {
     let setting = &ctx.settings.model_dir;
     let dir = if matches!(setting.source, Source::Default) {
+        // The settings' default is already the first installed model of
+        // the catalogue (`select_model_dir`), else the default's folder.
         let home = engram::scope::engram_home().ok()?;
-        let (dir, choice) = select_model_dir(&home, None);
-        if choice == ModelChoice::Default && !dir.exists() {
+        let dir = setting.value.clone();
+        if !dir.exists() {
             eprintln!(
                 "engram: warning: no embedding model in {}: recall is keyword-only (`engram model install {}`, set {MODEL_DIR_ENV} to a BERT-family model folder, or set model_dir in {})",
                 home.join(MODELS_DIR).display(),
