@@ -103,7 +103,7 @@ impl Door for Service {
         Service::update(self, id, r)
     }
     fn verdicts(&self) -> Result<Value, ApiError> {
-        Ok(Service::verdicts(self))
+        Service::verdicts(self)
     }
     fn verdict(&self, r: &VerdictRequest) -> Result<Value, ApiError> {
         Service::verdict(self, r)

@@ -315,3 +315,52 @@ fn verify_stats_and_log_without_store_use_the_project_store() {
     );
     assert_eq!(w.stores().len(), 2, "{:?}", w.stores());
 }
+
+#[test]
+fn verdicts_entities_and_review_span_the_user_and_project_stores() {
+    let w = World::new();
+    let a = w.repo("a", "https://example.com/a.git");
+    // A contradiction in the user store, a person in the project store.
+    w.remember(&a, "Deploys happen on Thursdays", &["--scope", "user"]);
+    w.remember(&a, "Deploys happen on Fridays", &["--scope", "user"]);
+    w.remember(
+        &a,
+        "Bob Martinez reviews the release notes",
+        &["--scope", "user"],
+    );
+    let (project_id, _) = w.remember(&a, "Alice Chen owns the billing service", &[]);
+    assert!(project_id.starts_with("p:"), "{project_id}");
+
+    let verdicts = w.json(&a, &["verdicts", "--json"]);
+    let open = verdicts["open"].as_array().unwrap();
+    assert_eq!(open.len(), 1, "{verdicts}");
+    for side in ["a", "b"] {
+        let id = open[0][side].as_str().unwrap();
+        assert!(id.starts_with("u:"), "{side}: {verdicts}");
+    }
+
+    let entities = w.json(&a, &["entities", "--json"]);
+    let ids: Vec<&str> = entities["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["memories"].as_array().unwrap())
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert!(ids.contains(&project_id.as_str()), "{entities}");
+    assert!(ids.iter().any(|id| id.starts_with("u:")), "{entities}");
+
+    let review = w.json(&a, &["review", "--at", "+400d", "--json"]);
+    let due: Vec<&str> = review["due"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["id"].as_str())
+        .collect();
+    assert!(due.contains(&project_id.as_str()), "{review}");
+    assert!(due.iter().any(|id| id.starts_with("u:")), "{review}");
+    // Outside the repository only the user store answers.
+    let plain = w.plain("plain");
+    let entities = w.json(&plain, &["entities", "--json"]);
+    assert!(!entities.to_string().contains("\"p:"), "{entities}");
+}

@@ -130,11 +130,18 @@ pub fn confirmation(scope: &str, confirmation: &Confirmation) -> Value {
     })
 }
 
+/// Due items of every store, earliest first (ties in store order), each
+/// named by its store's id.
 #[must_use]
-pub fn due(scope: &str, due: &[DueItem]) -> Value {
-    let due: Vec<Value> = due
+pub fn due(stores: &[(&str, Vec<DueItem>)]) -> Value {
+    let mut items: Vec<(&str, &DueItem)> = stores
         .iter()
-        .map(|d| {
+        .flat_map(|(scope, due)| due.iter().map(move |d| (*scope, d)))
+        .collect();
+    items.sort_by_key(|(_, d)| d.due_ms);
+    let due: Vec<Value> = items
+        .into_iter()
+        .map(|(scope, d)| {
             json!({
                 "id": qualified(scope, d.id),
                 "coordinate": d.coordinate,
@@ -170,15 +177,21 @@ fn contradiction(scope: &str, c: &OpenContradiction) -> Value {
     json!({"a": qualified(scope, c.a), "b": qualified(scope, c.b), "reason": c.reason, "a_label": c.a_label, "b_label": c.b_label})
 }
 
+/// A store's open and shelved contradictions.
+pub type Contradictions = (Vec<OpenContradiction>, Vec<OpenContradiction>);
+
+/// Open and shelved contradictions of every store, in store order.
 #[must_use]
-pub fn contradictions(
-    scope: &str,
-    open: &[OpenContradiction],
-    shelved: &[OpenContradiction],
-) -> Value {
+pub fn contradictions(stores: &[(&str, Contradictions)]) -> Value {
+    let all = |pick: fn(&Contradictions) -> &[OpenContradiction]| {
+        stores
+            .iter()
+            .flat_map(|(scope, lists)| pick(lists).iter().map(|c| contradiction(scope, c)))
+            .collect::<Vec<_>>()
+    };
     json!({
-        "open": open.iter().map(|c| contradiction(scope, c)).collect::<Vec<_>>(),
-        "shelved": shelved.iter().map(|c| contradiction(scope, c)).collect::<Vec<_>>(),
+        "open": all(|(open, _)| open),
+        "shelved": all(|(_, shelved)| shelved),
     })
 }
 
@@ -214,11 +227,25 @@ pub fn distillation(scope: &str, d: &crate::flywheel::Distillation) -> Value {
 }
 
 #[must_use]
-pub fn entities(scope: &str, list: &[EntityEntry]) -> Value {
-    json!({"entities": list.iter().map(|e| json!({
-        "category": e.category,
-        "name": e.key,
-        "memories": e.memories.iter().map(|(id, at, label)| json!({"id": qualified(scope, *id), "coordinate": at, "label": label})).collect::<Vec<_>>(),
+pub fn entities(stores: &[(&str, Vec<EntityEntry>)]) -> Value {
+    // One entry per entity across the stores, each memory named by its
+    // store's id; ordered by category and name.
+    let mut merged: std::collections::BTreeMap<(&str, &str), Vec<Value>> =
+        std::collections::BTreeMap::new();
+    for (scope, list) in stores {
+        for e in list {
+            merged
+                .entry((e.category.as_str(), e.key.as_str()))
+                .or_default()
+                .extend(e.memories.iter().map(|(id, at, label)| {
+                    json!({"id": qualified(scope, *id), "coordinate": at, "label": label})
+                }));
+        }
+    }
+    json!({"entities": merged.into_iter().map(|((category, name), memories)| json!({
+        "category": category,
+        "name": name,
+        "memories": memories,
     })).collect::<Vec<_>>()})
 }
 

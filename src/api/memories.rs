@@ -132,14 +132,11 @@ impl Service {
             .last()
             .filter(|_| more)
             .map(|(_, scope, m)| format!("{}:{}", m.created_ts_ms, qualified(scope, m.id)));
-        let mut answer = json!({
+        let answer = json!({
             "memories": found.iter().map(|(_, scope, m)| super::json::listed(scope, m)).collect::<Vec<_>>(),
             "next": next,
         });
-        if !skipped.is_empty() {
-            answer["skipped"] = json!(skipped);
-        }
-        Ok(answer)
+        Ok(super::with_skipped(answer, skipped))
     }
 
     /// New words for memory `id`, recorded as a supersession in one atomic

@@ -186,6 +186,17 @@ fn store_words(scope: &str) -> String {
     }
 }
 
+/// Each store's answer with its scope, and the stores left out, with why.
+type Across<T> = (Vec<(&'static str, T)>, Vec<String>);
+
+/// `answer` with `skipped` (the stores left out, with why) when any was.
+fn with_skipped(mut answer: Value, skipped: Vec<String>) -> Value {
+    if !skipped.is_empty() {
+        answer["skipped"] = json!(skipped);
+    }
+    answer
+}
+
 /// The label of memory `id` in `engram`'s store, when it has one.
 fn label_of(engram: &Engram, id: MemoryId) -> Option<String> {
     let core = engram.core();
@@ -805,14 +816,36 @@ impl Service {
     pub fn review(&self, at: Option<&str>) -> Result<Value, ApiError> {
         let now = now_ms();
         let at = at.map_or(Ok(now), |text| parse_time(text, now))?;
-        Ok(json::due(self.scope(), &self.engram().review(at)))
+        let (due, skipped) = self.across(|engram| engram.review(at))?;
+        Ok(with_skipped(json::due(&due), skipped))
     }
 
-    /// Open and shelved contradictions.
-    #[must_use]
-    pub fn verdicts(&self) -> Value {
-        let (open, shelved) = self.engram().contradictions();
-        json::contradictions(self.scope(), &open, &shelved)
+    /// Open and shelved contradictions of every store.
+    ///
+    /// # Errors
+    /// Another store that fails for a reason other than being unavailable.
+    pub fn verdicts(&self) -> Result<Value, ApiError> {
+        let (found, skipped) = self.across(Engram::contradictions)?;
+        Ok(with_skipped(json::contradictions(&found), skipped))
+    }
+
+    /// `op` on every store this service reaches, the primary first, each
+    /// answer with its store's scope. A store that cannot be opened now
+    /// (another process holds it) is left out, with why.
+    fn across<T>(&self, op: impl Fn(&Engram) -> T) -> Result<Across<T>, ApiError> {
+        let mut found = vec![(self.scope(), op(self.engram()))];
+        let mut skipped = Vec::new();
+        for other in &self.others {
+            match other.with(false, &op) {
+                Ok(None) => {}
+                Ok(Some(answer)) => found.push((other.scope, answer)),
+                Err(EngineError::Store(e)) => {
+                    skipped.push(format!("the {} store: {e}", other.scope));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok((found, skipped))
     }
 
     /// Decides a contradiction.
@@ -903,10 +936,8 @@ impl Service {
             )));
         }
         let search = search.filter(|s| !s.trim().is_empty());
-        Ok(json::entities(
-            self.scope(),
-            &self.engram().entities(category, search),
-        ))
+        let (found, skipped) = self.across(|engram| engram.entities(category, search))?;
+        Ok(with_skipped(json::entities(&found), skipped))
     }
 
     /// The room directory, or one room's tour.

@@ -114,8 +114,8 @@ pub fn review(ctx: &Context, args: &ReviewArgs) -> anyhow::Result<ExitCode> {
         Some(text) => parse_time(text, now_ms()).map_err(|e| anyhow::anyhow!("--at {e}"))?,
         None => now_ms(),
     };
-    ctx.require_log()?;
-    let door = Door::open(ctx, &[&ctx.store])?;
+    // Every store this context reaches, the first with a log first.
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
     let target = match &args.at {
         Some(text) => format!("/api/review?at={}", encode(text)),
         None => "/api/review".to_owned(),
@@ -219,8 +219,8 @@ pub fn grade(ctx: &Context, args: &GradeArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn verdicts(ctx: &Context, args: &VerdictsArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let door = Door::open(ctx, &[&ctx.store])?;
+    // Every store this context reaches, the first with a log first.
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
     let answer = door.get("/api/verdicts");
     door.finish()?;
     let answer = answer?;
@@ -446,8 +446,8 @@ pub struct EntitiesArgs {
 }
 
 pub fn entities(ctx: &Context, args: &EntitiesArgs) -> anyhow::Result<ExitCode> {
-    ctx.require_log()?;
-    let door = Door::open(ctx, &[&ctx.store])?;
+    // Every store this context reaches, the first with a log first.
+    let door = Door::open(ctx, &ctx.memory_stores()?)?;
     let mut target = "/api/entities".to_owned();
     let mut separator = '?';
     for (name, value) in [("category", &args.category), ("search", &args.search)] {

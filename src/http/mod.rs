@@ -600,7 +600,7 @@ async fn review(
 }
 
 async fn verdicts(State(state): State<AppState>) -> Answer {
-    run(&state, |s| Ok(s.verdicts())).await
+    run(&state, Service::verdicts).await
 }
 
 async fn verdict(
