@@ -18,7 +18,9 @@
 //! An empty store scores 100. Components are reported in thousandths.
 
 use engram_projections::CoreViews;
-use engram_projections::models::MemoryStatus;
+use engram_projections::models::{
+    MemoryStatus, MemoryTable, ReviewSchedule, TrustScores, Verdicts,
+};
 
 /// The score and its parts (parts in thousandths).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -45,8 +47,26 @@ pub fn health(core: &CoreViews, at_ms: u64) -> Health {
     let trust = core.trust.read();
     let review = core.review.read();
     let verdicts = core.verdicts.read();
+    health_of(
+        &table.state,
+        &trust.state,
+        &review.state,
+        &verdicts.state,
+        at_ms,
+    )
+}
+
+/// The health of the four models it weighs, with reviews due at `at_ms`
+/// (the series of [`crate::series`] folds its own copies of them).
+#[must_use]
+pub fn health_of(
+    table: &MemoryTable,
+    trust: &TrustScores,
+    review: &ReviewSchedule,
+    verdicts: &Verdicts,
+    at_ms: u64,
+) -> Health {
     let live: Vec<u64> = table
-        .state
         .iter()
         .filter(|e| e.status == MemoryStatus::Live)
         .map(|e| e.id)
@@ -61,12 +81,11 @@ pub fn health(core: &CoreViews, at_ms: u64) -> Health {
     };
     let uniqueness = mean(&|id| {
         table
-            .state
             .get(id)
             .map_or(1.0, |e| f64::from(e.uniqueness_permille) / 1000.0)
     });
-    let trust_mean = mean(&|id| trust.state.trust(id).unwrap_or(0.0));
-    let open = verdicts.state.open_count() as u64;
+    let trust_mean = mean(&|id| trust.trust(id).unwrap_or(0.0));
+    let open = verdicts.open_count() as u64;
     let consistency = if live.is_empty() {
         1.0
     } else {
@@ -74,7 +93,7 @@ pub fn health(core: &CoreViews, at_ms: u64) -> Health {
     };
     let graded: Vec<bool> = live
         .iter()
-        .filter_map(|&id| review.state.get(id)?.last_grade.map(|g| g >= 3))
+        .filter_map(|&id| review.get(id)?.last_grade.map(|g| g >= 3))
         .collect();
     let review_success = if graded.is_empty() {
         1.0
@@ -82,12 +101,9 @@ pub fn health(core: &CoreViews, at_ms: u64) -> Health {
         graded.iter().filter(|ok| **ok).count() as f64 / graded.len() as f64
     };
     let due_reviews = review
-        .state
         .due(at_ms)
         .into_iter()
-        .filter(|id| {
-            table.state.status(*id) == Some(MemoryStatus::Live) && !verdicts.state.is_overruled(*id)
-        })
+        .filter(|id| table.status(*id) == Some(MemoryStatus::Live) && !verdicts.is_overruled(*id))
         .count() as u64;
     let score = 100.0
         * (0.30 * uniqueness.clamp(0.0, 1.0)

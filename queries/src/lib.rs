@@ -9,6 +9,8 @@
 //! - [`list`]: a store's memories, newest first, filtered, a page at a time.
 //! - [`review`]: the cues shown beside a memory due for review (never its
 //!   words, nor another due memory's).
+//! - [`series`]: charts over time (live memories, recalls, hit rate,
+//!   health per bucket of commit time), folded from the event stream.
 //!
 //! Expanding a memory reads and verifies the log (`engram_log::seal`); the
 //! engine records `Recalled` and `Expanded` events around these queries.
@@ -20,6 +22,7 @@ pub mod list;
 pub mod palace;
 pub mod recall;
 pub mod review;
+pub mod series;
 
 pub use context::context_block;
 pub use recall::{
