@@ -13,7 +13,9 @@ use engram_queries::review::{EntityCue, review_cues};
 
 use crate::engine::{EngineError, Engram};
 
-pub use engram_commands::flywheel::{Distillation, FlywheelError, RULES_SESSION, TierMove};
+pub use engram_commands::flywheel::{
+    DistillPlan, Distillation, FlywheelError, RULES_SESSION, TierMove,
+};
 pub use engram_commands::maintain::{Maintained, Rescored};
 
 /// An item due for review: where it is and what is around it, never its
@@ -285,6 +287,19 @@ impl Engram {
         subject: &Subject,
     ) -> Result<Distillation, EngineError> {
         Ok(flywheel::distill(self, members, rule, room, subject)?)
+    }
+
+    /// Checks a distillation as [`Engram::distill`] would and says what it
+    /// would record; appends nothing (a gate's denial is returned, not
+    /// recorded).
+    pub fn distill_plan(
+        &self,
+        members: &[MemoryId],
+        rule: &str,
+        room: Option<&str>,
+        subject: &Subject,
+    ) -> Result<DistillPlan, EngineError> {
+        Ok(flywheel::distill_plan(self, members, rule, room, subject)?)
     }
 }
 

@@ -182,6 +182,19 @@ fn json_output_of_every_command_keeps_its_shape() {
         run(&["distill", "candidates", "--json"])
     );
     insta::assert_json_snapshot!(
+        "distill_dry_run",
+        run(&[
+            "distill",
+            "apply",
+            "--members",
+            &format!("3,{}", postgres15["id"].as_str().unwrap()),
+            "--rule",
+            "Release rules live in ops; ask ops@example.com.",
+            "--dry-run",
+            "--json"
+        ])
+    );
+    insta::assert_json_snapshot!(
         "distill_apply",
         run(&[
             "distill",

@@ -607,18 +607,68 @@ pub struct Distillation {
     pub confidence_permille: u16,
 }
 
-/// Records `rule` (written by the caller) as a new memory distilled from
-/// `members`, with the confidence it inherits from them, in one atomic
-/// append: the rule's note, the `Remembered` sealing it, `Distilled`
-/// (which names the rule's memory by position: the event right before it)
-/// and the entity links.
-pub fn distill<S: CommandStore>(
+/// What a distillation would record, from a dry run: nothing written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DistillPlan {
+    /// The members, in id order, once each.
+    pub members: Vec<MemoryId>,
+    /// The confidence the rule would inherit, permille.
+    pub confidence_permille: u16,
+    /// The room it would be filed in.
+    pub room: String,
+    /// The rule as it would be recorded (redacted).
+    pub rule: String,
+}
+
+/// Whether a refusal of the gate chain is recorded (`GateDenied`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Denials {
+    Record,
+    /// A dry run: a denial is returned, nothing appended.
+    Return,
+}
+
+fn ask_gates<S: CommandStore>(
+    store: &S,
+    subject: &Subject,
+    action: Action,
+    object: &Object<'_>,
+    denials: Denials,
+) -> Result<(), S> {
+    match denials {
+        Denials::Record => gate(store, subject, action, object),
+        Denials::Return => store
+            .gates()
+            .check(subject, action, object)
+            .map_err(CommandError::Denied),
+    }
+}
+
+/// Checks a distillation as [`distill`] would (members, rule, room, every
+/// gate) and says what it would record, appending nothing: a denial is
+/// returned, not recorded.
+pub fn distill_plan<S: CommandStore>(
     store: &S,
     members: &[MemoryId],
     rule: &str,
     room: Option<&str>,
     subject: &Subject,
-) -> Result<Distillation, S> {
+) -> Result<DistillPlan, S> {
+    let subject = &memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    plan_distill(store, members, rule, room, subject, Denials::Return).map(|(plan, _, _)| plan)
+}
+
+/// The checks and choices of a distillation, under the caller's write lock:
+/// the plan, the rule's note and its source.
+fn plan_distill<S: CommandStore>(
+    store: &S,
+    members: &[MemoryId],
+    rule: &str,
+    room: Option<&str>,
+    subject: &Subject,
+    denials: Denials,
+) -> Result<(DistillPlan, engram_log::SessionEvent, Source), S> {
     let mut members = members.to_vec();
     members.sort_unstable();
     members.dedup();
@@ -629,11 +679,15 @@ pub fn distill<S: CommandStore>(
         .into());
     }
     let room = room.map(|r| memory::clean_name("room", r)).transpose()?;
-    let subject = &memory::clean_subject(subject)?;
-    let _writer = store.write_lock();
     for &id in &members {
         let entry = live_entry(store, id)?;
-        gate(store, subject, Action::Distill, &Object::Memory(&entry))?;
+        ask_gates(
+            store,
+            subject,
+            Action::Distill,
+            &Object::Memory(&entry),
+            denials,
+        )?;
     }
     let views = store.views();
     let trusts: Vec<u16> = {
@@ -674,7 +728,7 @@ pub fn distill<S: CommandStore>(
         Actor::User => Source::User,
         Actor::Model | Actor::System => Source::Model,
     };
-    gate(
+    ask_gates(
         store,
         subject,
         Action::Distill,
@@ -684,7 +738,39 @@ pub fn distill<S: CommandStore>(
             source,
             scope: &engram_log::Scope::Store,
         },
+        denials,
     )?;
+    let plan = DistillPlan {
+        members,
+        confidence_permille,
+        room,
+        rule: note.content.clone(),
+    };
+    Ok((plan, note, source))
+}
+
+/// Records `rule` (written by the caller) as a new memory distilled from
+/// `members`, with the confidence it inherits from them, in one atomic
+/// append: the rule's note, the `Remembered` sealing it, `Distilled`
+/// (which names the rule's memory by position: the event right before it)
+/// and the entity links. [`distill_plan`] checks the same without writing.
+pub fn distill<S: CommandStore>(
+    store: &S,
+    members: &[MemoryId],
+    rule: &str,
+    room: Option<&str>,
+    subject: &Subject,
+) -> Result<Distillation, S> {
+    let subject = &memory::clean_subject(subject)?;
+    let _writer = store.write_lock();
+    let (plan, note, source) = plan_distill(store, members, rule, room, subject, Denials::Record)?;
+    let DistillPlan {
+        members,
+        confidence_permille,
+        room,
+        ..
+    } = plan;
+    let views = store.views();
     let rule_text = note.content.clone();
     let meta = memory::MemoryMeta {
         room: Some(room.clone()),

@@ -226,6 +226,18 @@ pub fn distillation(scope: &str, d: &crate::flywheel::Distillation) -> Value {
     })
 }
 
+/// A distillation's dry run: what it would record.
+#[must_use]
+pub fn distill_plan(scope: &str, plan: &crate::flywheel::DistillPlan) -> Value {
+    json!({
+        "members": plan.members.iter().map(|id| qualified(scope, *id)).collect::<Vec<_>>(),
+        "confidence": fraction(plan.confidence_permille),
+        "room": plan.room,
+        "rule": plan.rule,
+        "dry_run": true,
+    })
+}
+
 #[must_use]
 pub fn entities(stores: &[(&str, Vec<EntityEntry>)]) -> Value {
     // One entry per entity across the stores, each memory named by its

@@ -37,6 +37,7 @@ use crate::{Content, Hit, MemoryMeta, RecallMode, RecallQuery, Remember, Subject
 mod ingest;
 mod log;
 mod memories;
+mod series;
 
 pub use ingest::{ParsedTranscript, parse_ingest, parse_ingest_from};
 
@@ -902,7 +903,8 @@ impl Service {
         json::clusters(self.scope(), &self.engram().distill_candidates_described())
     }
 
-    /// Records a distilled rule.
+    /// Records a distilled rule, or with `dry_run` says what it would
+    /// record.
     ///
     /// # Errors
     /// Too few members, unknown members, bad text, or gated.
@@ -910,6 +912,18 @@ impl Service {
         let by = r.by.unwrap_or(By::Model);
         let target = self.resolve_all(&r.members)?;
         let members: Vec<MemoryId> = r.members.iter().map(|m| m.id).collect();
+        if r.dry_run {
+            let plan =
+                self.on(target, |engram| {
+                    Ok(engram.distill_plan(
+                        &members,
+                        &r.rule,
+                        r.room.as_deref(),
+                        &subject(by, None),
+                    )?)
+                })?;
+            return Ok(json::distill_plan(self.target_scope(target), &plan));
+        }
         let d = self.on(target, |engram| {
             Ok(engram.distill(&members, &r.rule, r.room.as_deref(), &subject(by, None))?)
         })?;

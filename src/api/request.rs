@@ -442,6 +442,11 @@ pub struct DistillRequest {
     /// Who wrote the rule (default model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<By>,
+    /// Only check it and say what would be recorded (members, confidence,
+    /// room, the rule as redacted); nothing is written, not even a gate's
+    /// denial.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
 }
 
 /// Which events of the log to list.
@@ -629,4 +634,43 @@ impl CategoryName {
 
 fn extract_by_default() -> bool {
     true
+}
+
+/// The size of a series' buckets: `hour`, `day` or `week`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum BucketName {
+    Hour,
+    Day,
+    Week,
+}
+
+impl BucketName {
+    /// The bucket's length.
+    #[must_use]
+    pub fn millis(self) -> u64 {
+        match self {
+            BucketName::Hour => engram_queries::series::DAY_MS / 24,
+            BucketName::Day => engram_queries::series::DAY_MS,
+            BucketName::Week => engram_queries::series::WEEK_MS,
+        }
+    }
+}
+
+/// Charts over time drawn from the log: per bucket of commit time, the
+/// live memories, the recalls, the recalls with a hit and the health
+/// score. Every field is a plain value, so the request is also a URL
+/// query (`GET /api/series?bucket=day`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesRequest {
+    /// The buckets' size; by default the smallest of 1, 5 or 15 minutes,
+    /// an hour, 6 hours, a day or a week (then whole weeks) that cuts the
+    /// log's span into at most 60 buckets. A given size may make up to 366.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "BucketName")]
+    pub bucket: Option<BucketName>,
 }

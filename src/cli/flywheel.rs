@@ -361,7 +361,11 @@ pub enum DistillCommand {
         /// Who wrote the rule.
         #[arg(long, value_enum, default_value = "model")]
         by: By,
-        /// Print one JSON object: id, coordinate, members, confidence.
+        /// Only check it and say what would be recorded; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print one JSON object: id, coordinate, members, confidence (with
+        /// --dry-run: members, confidence, room, rule, dry_run).
         #[arg(long)]
         json: bool,
     },
@@ -400,6 +404,7 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
             rule,
             room,
             by,
+            dry_run,
             json,
         } => {
             let request = DistillRequest {
@@ -407,18 +412,26 @@ pub fn distill(ctx: &Context, command: &DistillCommand) -> anyhow::Result<ExitCo
                 rule: rule.clone(),
                 room: room.clone(),
                 by: Some(*by),
+                dry_run: *dry_run,
             };
             let door = Door::open(ctx, &ctx.memory_stores()?)?;
             let d = door.post("/api/distill", &request);
             door.finish()?;
             let d = d?;
+            let members: Vec<&str> = d["members"]
+                .as_array()
+                .map(|m| m.iter().filter_map(serde_json::Value::as_str).collect())
+                .unwrap_or_default();
             if *json {
                 println!("{d}");
+            } else if *dry_run {
+                println!(
+                    "would distill a rule into room {} from {} (confidence {:.2}); nothing was written",
+                    text(&d, "room"),
+                    members.join(", "),
+                    d["confidence"].as_f64().unwrap_or_default()
+                );
             } else {
-                let members: Vec<&str> = d["members"]
-                    .as_array()
-                    .map(|m| m.iter().filter_map(serde_json::Value::as_str).collect())
-                    .unwrap_or_default();
                 println!(
                     "distilled rule memory {} at {} from {} (confidence {:.2})",
                     d["id"].as_str().unwrap_or_default(),

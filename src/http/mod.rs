@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use crate::api::{
     ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, GradeRequest,
     IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest,
-    Service, TierRequest, UpdateRequest, VerdictRequest, WorkspaceRequest,
+    SeriesRequest, Service, TierRequest, UpdateRequest, VerdictRequest, WorkspaceRequest,
 };
 
 /// Largest request body in general.
@@ -211,6 +211,7 @@ pub fn router(state: AppState) -> Router {
         .route("/palace/{room}", get(palace_room))
         .route("/renovation", get(renovation))
         .route("/log", get(log))
+        .route("/series", get(series))
         .route("/verify", post(verify))
         .route("/reembed", post(reembed))
         .route("/export", get(export))
@@ -668,6 +669,14 @@ async fn log(State(state): State<AppState>, q: Result<Query<LogQuery>, QueryReje
     run(&state, move |s| s.log(&q)).await
 }
 
+async fn series(
+    State(state): State<AppState>,
+    q: Result<Query<SeriesRequest>, QueryRejection>,
+) -> Answer {
+    let q = query(q)?;
+    run(&state, move |s| s.series(&q)).await
+}
+
 async fn verify(State(state): State<AppState>) -> Answer {
     run(&state, Service::verify).await
 }
@@ -742,7 +751,8 @@ impl std::io::Write for ChunkWriter {
     }
 }
 
-/// The log in the export format, streamed: a failure midway cuts the
+/// The log in the export format, streamed as an attachment
+/// (`engram-<scope>-<from>-<last seq>.jsonl`): a failure midway cuts the
 /// body short, and an export without its trailer never imports.
 async fn export(
     State(state): State<AppState>,
@@ -778,8 +788,16 @@ async fn export(
             let _ = tx.blocking_send(Err(e));
         }
     });
+    // A browser saves it as a file named after the store and its seqs.
+    let disposition = format!(
+        "attachment; filename=\"engram-{}-{from}-{last_seq}.jsonl\"",
+        state.service.scope()
+    );
     Ok((
-        [(header::CONTENT_TYPE, "application/x-ndjson")],
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson".to_owned()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
         axum::body::Body::from_stream(ChunkStream(rx)),
     )
         .into_response())
