@@ -7,7 +7,13 @@
 //! trail has a `graded` event) and only then may the words be revealed; a
 //! verdict from the panel closes the contradiction and lands in the audit
 //! trail; an action on a memory forgotten behind the panel's back shows the
-//! error notice, records nothing, and leaves the server answering.
+//! error notice, records nothing, and leaves the server answering. Search
+//! shows a hit and the very context block the API answers; an empty query,
+//! empty words to add, a forget without a reason and an unknown id each
+//! show an error and change nothing; a memory added in the panel is listed
+//! and, forgotten after the confirm step, leaves the list with its reason
+//! in the tombstone; the charts draw one point per bucket of the series
+//! (the hit rate one per bucket with recalls) with the series' values.
 //!
 //! Chromium is the system's (`/usr/bin/chromium`, Debian's package; nothing
 //! is downloaded). Without it the test prints a skip notice, unless
@@ -20,7 +26,10 @@ use std::time::{Duration, Instant};
 
 use engram::store::Store;
 use engram_commands::memory::{MemoryMeta, note_event, remembered};
-use engram_log::{Event, KeySource, Log, LogConfig, ManualClock, MemoryRef};
+use engram_log::{
+    Event, HmacKey, KeySource, Log, LogConfig, ManualClock, MemoryRef, RecallFilters, RecallHit,
+    Recalled,
+};
 use engram_projections::models::review::DAY_MS;
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::{Value, json};
@@ -76,26 +85,76 @@ fn remember_days_ago(store: &Path, days_ago: u64, texts: &[&str]) -> Vec<u64> {
     let then = engram::engine::now_ms() - days_ago * DAY_MS;
     let config = LogConfig::new(key.clone()).clock(Arc::new(ManualClock::new(then)));
     let log = Log::open_dir(&Store::at(store).log_dir(), config).unwrap();
-    let mut ids = Vec::new();
-    for (turn, text) in (0u32..).zip(texts) {
-        let note = note_event("seed", turn, text).unwrap();
-        let seq = log.append_one(&Event::Session(note)).unwrap();
-        let reference = MemoryRef {
-            session: "seed".to_owned(),
-            first_seq: seq,
-            last_seq: seq,
-        };
-        let events = log.read(seq..=seq).unwrap();
-        let meta = MemoryMeta {
-            room: Some("office".to_owned()),
-            ..MemoryMeta::default()
-        };
-        let hash = engram::log::seal::content_sha256(events.iter().map(|e| &e.event)).unwrap();
-        let memory = remembered(&key, reference, hash, meta);
-        ids.push(log.append_one(&Event::Remembered(memory)).unwrap());
-    }
+    let ids = (0u32..)
+        .zip(texts)
+        .map(|(turn, text)| seal_note(&log, &key, turn, text))
+        .collect();
     log.close().unwrap();
     ids
+}
+
+/// Writes `text` as turn `turn` of the session `seed` and the sealed
+/// `Remembered` over it (room `office`); the memory's id.
+fn seal_note(log: &Log, key: &HmacKey, turn: u32, text: &str) -> u64 {
+    let note = note_event("seed", turn, text).unwrap();
+    let seq = log.append_one(&Event::Session(note)).unwrap();
+    let reference = MemoryRef {
+        session: "seed".to_owned(),
+        first_seq: seq,
+        last_seq: seq,
+    };
+    let events = log.read(seq..=seq).unwrap();
+    let meta = MemoryMeta {
+        room: Some("office".to_owned()),
+        ..MemoryMeta::default()
+    };
+    let hash = engram::log::seal::content_sha256(events.iter().map(|e| &e.event)).unwrap();
+    let memory = remembered(key, reference, hash, meta);
+    log.append_one(&Event::Remembered(memory)).unwrap()
+}
+
+/// Words of the memory the panel searches for.
+const SEARCHED_WORDS: &str = "The staging database listens on port 5433 behind the bastion.";
+
+/// Seeds `store` as if three days had passed since: the searched memory,
+/// then recall evidence in two buckets of the series (an hour later a
+/// recall that found it and one that found nothing; a day after that one
+/// more that found it). Returns the memory's id. Must run first (commit
+/// times never go backwards).
+fn seed_recalls(store: &Path) -> u64 {
+    std::fs::create_dir_all(store).unwrap();
+    let key = KeySource::StoreFile.load(store, true).unwrap();
+    let clock = Arc::new(ManualClock::new(engram::engine::now_ms() - 3 * DAY_MS));
+    let config = LogConfig::new(key.clone()).clock(clock.clone());
+    let log = Log::open_dir(&Store::at(store).log_dir(), config).unwrap();
+    let id = seal_note(&log, &key, 0, SEARCHED_WORDS);
+    let recalled = |hits: &[u64]| {
+        Event::Recalled(Recalled {
+            query: "staging database port".to_owned(),
+            filters: RecallFilters {
+                room: None,
+                tier: None,
+                tags: Vec::new(),
+                scope: None,
+                limit: 5,
+            },
+            hits: hits
+                .iter()
+                .map(|&memory| RecallHit {
+                    memory,
+                    score_micros: 1_000_000,
+                })
+                .collect(),
+            mode: "keyword".to_owned(),
+        })
+    };
+    clock.advance(Duration::from_secs(3600));
+    log.append_one(&recalled(&[id])).unwrap();
+    log.append_one(&recalled(&[])).unwrap();
+    clock.advance(Duration::from_secs(24 * 3600));
+    log.append_one(&recalled(&[id])).unwrap();
+    log.close().unwrap();
+    id
 }
 
 /// The ids `GET /api/review` lists as due (`query` like `?at=+1h`).
@@ -382,6 +441,242 @@ fn the_panel_grades_a_review_and_decides_a_verdict() {
         .map(|h| seq(&h["id"]))
         .collect();
     assert_eq!(hits, [kept], "{recalled}");
+    drop(browser);
+    drop(server);
+}
+
+/// The text of the error notice, once it shows (after the view is ready).
+fn error_notice(tab: &Tab, view: &str) -> String {
+    wait_until(
+        tab,
+        "the error notice",
+        &format!(
+            "document.querySelector('[data-testid=\"error-message\"]') !== null && {}",
+            ready(view)
+        ),
+    );
+    eval(
+        tab,
+        "document.querySelector('[data-testid=\"error-message\"]').innerText",
+    )
+    .as_str()
+    .unwrap_or_default()
+    .to_owned()
+}
+
+/// Types `text` into the (emptied) field `selector`.
+fn type_into(tab: &Tab, selector: &str, text: &str) {
+    let js = format!(
+        "document.querySelector({}).value = ''; true",
+        json!(selector)
+    );
+    eval(tab, &js);
+    tab.find_element(selector)
+        .unwrap_or_else(|e| panic!("no element {selector}: {e:#}"))
+        .type_into(text)
+        .unwrap_or_else(|e| panic!("typing into {selector}: {e:#}"));
+}
+
+/// Goes to `hash` and waits for `view` to be ready.
+fn open(tab: &Tab, hash: &str, view: &str) {
+    eval(tab, &format!("location.hash = {}; true", json!(hash)));
+    wait_until(
+        tab,
+        &format!("{view} to load"),
+        &format!("location.hash === {} && {}", json!(hash), ready(view)),
+    );
+}
+
+/// The numbers in `data-value` of the points of chart `series`, in order.
+fn chart_values(tab: &Tab, series: &str) -> Vec<f64> {
+    let js = format!(
+        "JSON.stringify([...document.querySelectorAll('[data-testid=\"chart\"][data-series=\"{series}\"] [data-testid=\"chart-point\"]')].map((e) => Number(e.dataset.value)))"
+    );
+    let text = eval(tab, &js);
+    serde_json::from_str(text.as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn the_panel_searches_adds_forgets_and_charts_the_log() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let searched = seed_recalls(&store);
+    let server = Server::start(&store, "127.0.0.1:0", &[]);
+    let browser = launch(chromium, &dir.path().join("chromium"));
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&server.url("/#/search"))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_until(&tab, "Search to load", &ready("search"));
+
+    // Search: nothing typed is refused in the page; a query shows its hit
+    // and the context block an agent gets.
+    click(&tab, "[data-testid=\"search-submit\"]");
+    let message = error_notice(&tab, "search");
+    assert!(message.contains("Type what to look for"), "{message}");
+    type_into(
+        &tab,
+        "[data-testid=\"search-query\"]",
+        "staging database port",
+    );
+    click(&tab, "[data-testid=\"search-submit\"]");
+    let hit = format!("[data-testid=\"search-hit\"][data-id=\"s:{searched}\"]");
+    wait_until(
+        &tab,
+        "the hit and the context block",
+        &format!(
+            "document.querySelector({}) !== null && \
+             document.querySelector('[data-testid=\"search-context\"]')?.textContent.includes('<engram_memory_context>') === true && {}",
+            json!(hit),
+            ready("search")
+        ),
+    );
+    let context = eval(
+        &tab,
+        "document.querySelector('[data-testid=\"search-context\"]').textContent",
+    );
+    let recalled = server
+        .post(
+            "/api/recall",
+            &json!({"query": "staging database port", "limit": 5}),
+        )
+        .ok();
+    assert_eq!(context, recalled["context"], "the block shown is the API's");
+    assert!(
+        context.as_str().unwrap().contains(SEARCHED_WORDS),
+        "{context}"
+    );
+    let status = eval(
+        &tab,
+        &format!("document.querySelector({}).dataset.status", json!(hit)),
+    );
+    assert_eq!(status, recalled["hits"][0]["status"]);
+    // The API's recall above was one more recall in this bucket.
+
+    // Add: empty words are refused; words typed appear in the list.
+    open(&tab, "#/memories", "memories");
+    click(&tab, "[data-testid=\"add-submit\"]");
+    let message = error_notice(&tab, "memories");
+    assert!(message.contains("Write the words"), "{message}");
+    let added_words = "The release train leaves every second Wednesday at noon.";
+    type_into(&tab, "[data-testid=\"add-text\"]", added_words);
+    type_into(&tab, "[data-testid=\"add-tags\"]", "release, cadence");
+    click(&tab, "[data-testid=\"add-submit\"]");
+    wait_until(
+        &tab,
+        "the added memory to be listed",
+        &format!(
+            "document.querySelector('[data-testid=\"memory-row\"]')?.innerText.includes({}) === true && {}",
+            json!(added_words),
+            ready("memories")
+        ),
+    );
+    let listed = server.get("/api/memories?tag=release").ok();
+    let memories = listed["memories"].as_array().unwrap();
+    assert_eq!(memories.len(), 1, "{listed}");
+    assert_eq!(memories[0]["text"], added_words, "{listed}");
+    assert_eq!(
+        memories[0]["tags"],
+        json!(["release", "cadence"]),
+        "{listed}"
+    );
+    let added = seq(&memories[0]["id"]);
+    let row = format!("[data-testid=\"memory-row\"][data-id=\"s:{added}\"]");
+    let js = format!("document.querySelector({}) !== null", json!(row));
+    assert_eq!(eval(&tab, &js), Value::Bool(true), "row of s:{added}");
+
+    // Forget: a confirm step that wants a reason; then the row leaves the
+    // list and the tombstone keeps the reason.
+    click(&tab, &format!("{row} [data-testid=\"memory-forget\"]"));
+    wait_until(
+        &tab,
+        "the confirm step",
+        &format!(
+            "document.querySelector({}) !== null",
+            json!(format!("{row} [data-testid=\"forget-confirm\"]"))
+        ),
+    );
+    assert_eq!(
+        server.get(&format!("/api/memories/{added}")).ok()["status"],
+        "live",
+        "nothing forgotten before the confirm"
+    );
+    click(&tab, &format!("{row} [data-testid=\"forget-confirm\"]"));
+    let message = error_notice(&tab, "memories");
+    assert!(message.contains("Give a reason"), "{message}");
+    assert_eq!(
+        server.get(&format!("/api/memories/{added}")).ok()["status"],
+        "live"
+    );
+    type_into(
+        &tab,
+        &format!("{row} [data-testid=\"forget-reason\"]"),
+        "the cadence changed",
+    );
+    click(&tab, &format!("{row} [data-testid=\"forget-confirm\"]"));
+    wait_until(
+        &tab,
+        "the forgotten memory to leave the list",
+        &format!(
+            "document.querySelector({}) === null && \
+             document.querySelector('[data-testid=\"info-message\"]')?.innerText.includes('Forgot') === true && {}",
+            json!(row),
+            ready("memories")
+        ),
+    );
+    assert_eq!(
+        server.get(&format!("/api/memories/{added}")).ok()["status"],
+        "forgotten"
+    );
+    let tombstones = server
+        .get(&format!("/api/log?memory={added}&kind=forgotten"))
+        .ok();
+    assert_eq!(
+        tombstones["events"][0]["reason"], "the cadence changed",
+        "{tombstones}"
+    );
+    // Shown again with the forgotten filter.
+    open(&tab, "#/memories?status=forgotten", "memories");
+    let js = format!("document.querySelector({})?.dataset.status", json!(row));
+    assert_eq!(eval(&tab, &js), "forgotten");
+
+    // An unknown id: the memory page says so and shows the API's error.
+    open(&tab, "#/memory/s:999", "memory");
+    let js = "document.querySelector('[data-testid=\"memory-missing\"]') !== null";
+    assert_eq!(eval(&tab, js), Value::Bool(true));
+    let message = error_notice(&tab, "memory");
+    assert!(message.contains("no memory with id"), "{message}");
+
+    // Charts: one hit-rate point per bucket with recalls, the values the
+    // series query computed from the log.
+    open(&tab, "#/charts", "charts");
+    let series = server.get("/api/series").ok();
+    let points = series["points"].as_array().unwrap();
+    let recalls: Vec<f64> = points
+        .iter()
+        .map(|p| p["recalls"].as_f64().unwrap())
+        .collect();
+    let rates: Vec<f64> = points
+        .iter()
+        .filter_map(|p| p["hit_rate"].as_f64())
+        .collect();
+    // Seeded: two buckets with recalls (1 of 2 found something, then 1 of
+    // 1); now: the panel's search and the API's, both finding it.
+    assert_eq!(rates, [0.5, 1.0, 1.0], "{series}");
+    assert_eq!(recalls.iter().sum::<f64>(), 5.0, "{series}");
+    assert!(points.len() > rates.len(), "{series}");
+    assert_eq!(chart_values(&tab, "hit_rate"), rates);
+    assert_eq!(chart_values(&tab, "recalls"), recalls);
+    let lives: Vec<f64> = points.iter().map(|p| p["live"].as_f64().unwrap()).collect();
+    assert_eq!(chart_values(&tab, "live"), lives);
+    assert_eq!(lives.first(), Some(&1.0), "{series}");
+    // The added memory was forgotten again: one live memory at the end.
+    assert_eq!(lives.last(), Some(&1.0), "{series}");
+    assert_eq!(chart_values(&tab, "health").len(), points.len());
     drop(browser);
     drop(server);
 }

@@ -3,9 +3,11 @@
  * (docs/http.md). All stored text goes into the page as text (textContent),
  * never as markup.
  *
- * Routes (location.hash): #/today  #/entities?category=&search=  #/verdicts
+ * Routes (location.hash): #/today  #/search?q=&min_score=&limit=
+ *   #/memories?room=&tag=&tier=&status=&since=  #/charts?bucket=
+ *   #/entities?category=&search=  #/verdicts
  *   #/logs?memory=&session=&kind=&since=&until=&limit=  #/palace  #/palace/ROOM
- *   #/memory/ID (a memory's header and history timeline).
+ *   #/memory/ID (a memory's header and history timeline)  #/maintain  #/data.
  * A memory id names its store (`p:2`, `u:2`, `s:2`); it is URL-encoded
  * wherever it goes into a path or a query (mem() below).
  *   A `token=...` parameter anywhere in the hash (#token=abc, #/today&token=abc)
@@ -13,12 +15,14 @@
  *   as `Authorization: Bearer` on every API call.
  *
  * Test hooks (data-testid unless said otherwise):
- *   Readiness: body[data-ready="today|entities|verdicts|logs|palace|memory|missing"]
+ *   Readiness: body[data-ready="today|search|memories|charts|entities|verdicts|
+ *     logs|palace|memory|maintain|data|missing"]
  *     is set when a view, or an action with the refresh it causes, has
  *     finished (also when it failed: the error notice says why); it is removed
  *     synchronously when a load or action starts. body[data-busy="1"] while
  *     any API request is in flight.
- *   tab-today, tab-entities, tab-verdicts, tab-logs, tab-palace: nav links
+ *   tab-today, tab-search, tab-memories, tab-charts, tab-entities,
+ *     tab-verdicts, tab-logs, tab-palace, tab-maintain, tab-data: nav links
  *     (the current one has aria-current="page").
  *   error (role="alert", exists only while shown) with error-message and
  *     error-dismiss; info (role="status", info-message) for confirmations;
@@ -41,9 +45,34 @@
  *     timeline with timeline-event[data-seq][data-kind].
  *   Palace: room[data-room] (links), tour[data-room] with
  *     tour-stop[data-slot][data-id][data-status] and tour-empty slots.
+ *   Search: search-form with search-query, search-min-score, search-limit,
+ *     search-submit; search-count; search-hits with search-hit[data-id]
+ *     [data-status][data-reference-only]; search-context (the context block).
+ *   Memories: add-form with add-text, add-tags, add-room, add-submit;
+ *     memories-form with mem-room, mem-tag, mem-tier, mem-status, mem-since,
+ *     memories-apply; memories-goto, memories-goto-submit; memories-count;
+ *     memories-list with memory-row[data-id][data-status] holding memory-link,
+ *     memory-expand, memory-forget; forget asks first: forget-confirm-form
+ *     with forget-reason, forget-confirm, forget-cancel; memories-more pages.
+ *   Charts: chart-bucket (select), charts-caption; chart[data-series=
+ *     "live|recalls|hit_rate|health"][data-points] holding an SVG with one
+ *     chart-point[data-start][data-value] per bucket (hit_rate: per bucket
+ *     with recalls).
+ *   Maintain: maintain-at, maintain-dry-run, maintain-apply (enabled by a dry
+ *     run), maintain-result with maintain-summary[data-dry-run],
+ *     maintain-archive[data-id], maintain-rescore[data-id];
+ *     distill-cluster[data-members] with distill-rule, distill-dry-run,
+ *     distill-apply (enabled by a dry run of the same rule), distill-plan;
+ *     renovation-item[data-id].
+ *   Data: ingest-form with ingest-file, ingest-session, ingest-skip-bad,
+ *     ingest-extract, ingest-submit; ingest-result with ingest-summary
+ *     [data-session][data-new-turns], ingest-extracted, ingest-skipped;
+ *     export-link (no token) or export-download (with a token).
  *   Rows of both event tables (activity, log-table) are log-row. Empty states:
  *     review-empty, activity-empty, entities-empty, verdicts-empty,
- *     shelved-empty, log-empty, timeline-empty, memory-missing, palace-empty.
+ *     shelved-empty, log-empty, timeline-empty, memory-missing, palace-empty,
+ *     search-empty, memories-empty, charts-empty, maintain-nothing,
+ *     distill-empty, renovation-empty.
  */
 'use strict';
 
@@ -269,11 +298,16 @@ function parseHash() {
 
 const VIEWS = {
   today: ['Today', renderToday],
+  search: ['Search', renderSearch],
+  memories: ['Memories', renderMemories],
+  charts: ['Charts', renderCharts],
   entities: ['Entities', renderEntities],
   verdicts: ['Verdicts', renderVerdicts],
   logs: ['Logs', renderLogs],
   palace: ['Palace', renderPalace],
   memory: ['Memory', renderMemory],
+  maintain: ['Maintain', renderMaintain],
+  data: ['Data', renderData],
 };
 
 function route() {
@@ -706,6 +740,491 @@ function roomTour(x) {
     h('h2', {}, x.room), h('p', { class: 'muted small' }, `corridor ${x.corridor} · ${x.fill} of ${x.capacity} slots taken`),
     x.topic ? h('p', { class: 'label' }, x.topic) : null,
     h('ol', { class: 'stops' }, slots));
+}
+
+/* ---------- Search ---------- */
+
+async function renderSearch(root, r) {
+  const p = r.params;
+  const query = h('input', { type: 'search', 'data-testid': 'search-query', value: p.get('q') || '', placeholder: 'Keywords or a question' });
+  const minScore = h('input', { type: 'number', min: 0, max: 1000, step: 'any', 'data-testid': 'search-min-score', value: p.get('min_score') || '', placeholder: 'default' });
+  const limit = h('input', { type: 'number', min: 1, max: 100, 'data-testid': 'search-limit', value: p.get('limit') || '5' });
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'search-submit' }, 'Recall');
+  const form = h('form', { class: 'filters', 'data-testid': 'search-form' },
+    h('label', { class: 'grow' }, 'Query', query), h('label', {}, 'Min score', minScore), h('label', {}, 'Limit', limit),
+    h('div', { class: 'buttons' }, submit));
+  const result = h('div', {});
+  root.append(h('h1', {}, 'Search'),
+    h('p', { class: 'muted' }, 'Recall as an agent does: the hits, and the context block exactly as the agent is handed it. Each search is recorded in the log as recall evidence.'),
+    form, result);
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!query.value.trim()) {
+      clearNotices();
+      notice('error', 'Type what to look for: recall needs words.');
+      query.focus();
+      return;
+    }
+    const qs = new URLSearchParams(Object.entries({ q: query.value.trim(), min_score: minScore.value.trim(), limit: limit.value.trim() })
+      .filter(([, v]) => v)).toString();
+    const hash = `#/search?${qs}`;
+    if (hash === location.hash) action([submit], run);
+    else location.hash = hash;
+  });
+
+  function hitItem(x) {
+    return h('li', { class: 'card hit', 'data-testid': 'search-hit', 'data-id': x.id, 'data-status': x.status, 'data-reference-only': String(x.reference_only) },
+      h('div', { class: 'hit-head' },
+        h('a', { href: `#/memory/${mem(x.id)}`, class: 'coord' }, x.coordinate),
+        badge(x.status, x.status === 'confirmed' ? 's-live' : ''),
+        x.reference_only ? badge('reference only', 's-archived') : null,
+        badge(String(x.tier).toUpperCase()),
+        h('span', { class: 'num small muted' }, `score ${x.score} · trust ${Number(x.trust).toFixed(2)} · ${x.id}`)),
+      h('p', { class: 'text' }, x.text ?? ''),
+      x.tags && x.tags.length ? h('p', { class: 'small muted' }, `tags: ${x.tags.join(', ')}`) : null);
+  }
+
+  async function run() {
+    const q = query.value.trim();
+    if (!q) return;
+    const body = { query: q };
+    if (limit.value.trim()) body.limit = Number(limit.value);
+    if (minScore.value.trim()) body.min_score = Number(minScore.value);
+    result.replaceChildren();
+    const x = await api('recall', { method: 'POST', body });
+    result.replaceChildren(
+      h('p', { class: 'muted small', 'data-testid': 'search-count' }, `${plural(x.hits.length, 'hit')} · ${x.mode} recall`),
+      (x.skipped || []).map((s) => h('p', { class: 'small bad-text' }, `Not searched: ${s}`)),
+      x.hits.length ? h('ol', { class: 'hits', 'data-testid': 'search-hits' }, x.hits.map(hitItem)) : empty('No memory matches.', 'search-empty'),
+      h('h2', {}, 'Context block'),
+      h('p', { class: 'muted small' }, 'The bytes an agent receives for this recall (the MCP recall tools, recall --format context, the prompt hook).'),
+      h('pre', { class: 'context', 'data-testid': 'search-context' }, x.context));
+  }
+
+  await run();
+}
+
+/* ---------- Memories ---------- */
+
+const TIERS = ['l1', 'l2', 'l3', 'l4'];
+const STATUSES = ['live', 'superseded', 'archived', 'forgotten'];
+/** Memory ids as the API takes them: an optional store letter and a number. */
+const ID_PATTERN = /^([ups]:)?[1-9]\d*$/;
+
+async function renderMemories(root, r) {
+  const p = r.params;
+  const field = (label, input, cls) => h('label', { class: cls }, label, input);
+  const room = h('input', { type: 'text', 'data-testid': 'mem-room', value: p.get('room') || '', placeholder: 'room' });
+  const tag = h('input', { type: 'text', 'data-testid': 'mem-tag', value: p.get('tag') || '', placeholder: 'tag' });
+  const tier = h('select', { 'data-testid': 'mem-tier' }, h('option', { value: '' }, 'any tier'), TIERS.map((t) => h('option', { value: t }, t.toUpperCase())));
+  tier.value = p.get('tier') || '';
+  const status = h('select', { 'data-testid': 'mem-status' }, h('option', { value: '' }, 'all but forgotten'), STATUSES.map((s) => h('option', { value: s }, s)));
+  status.value = p.get('status') || '';
+  const since = h('input', { type: 'datetime-local', 'data-testid': 'mem-since', value: toLocalInput(p.get('since')) });
+  const filters = h('form', { class: 'filters', 'data-testid': 'memories-form' },
+    field('Room', room), field('Tag', tag), field('Tier', tier), field('Status', status), field('Created since', since),
+    h('div', { class: 'buttons' },
+      h('button', { type: 'submit', class: 'primary', 'data-testid': 'memories-apply' }, 'Show'),
+      h('a', { href: '#/memories', class: 'button ghost' }, 'Reset')));
+
+  const goto = h('input', { type: 'text', 'data-testid': 'memories-goto', placeholder: 'p:42' });
+  const gotoForm = h('form', { class: 'row' }, field('Open a memory by id', goto),
+    h('button', { type: 'submit', class: 'ghost', 'data-testid': 'memories-goto-submit' }, 'Open'));
+
+  const text = h('textarea', { 'data-testid': 'add-text', rows: 3, placeholder: 'A fact, decision or preference worth keeping' });
+  const tags = h('input', { type: 'text', 'data-testid': 'add-tags', placeholder: 'tags, comma separated' });
+  const addRoom = h('input', { type: 'text', 'data-testid': 'add-room', placeholder: 'chosen automatically' });
+  const addSubmit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'add-submit' }, 'Remember');
+  const add = h('form', { class: 'card add', 'data-testid': 'add-form' },
+    h('h2', {}, 'Remember'),
+    field('Words', text, 'grow'),
+    h('div', { class: 'row' }, field('Tags', tags, 'grow'), field('Room', addRoom), addSubmit));
+
+  const list = h('ol', { class: 'memories', 'data-testid': 'memories-list' });
+  const more = h('button', { type: 'button', class: 'ghost', 'data-testid': 'memories-more', hidden: true }, 'Load more');
+  const count = h('p', { class: 'muted small', 'data-testid': 'memories-count' });
+  root.append(h('h1', {}, 'Memories'),
+    h('p', { class: 'muted' }, 'Newest first. Filter, page, open, forget; or remember something new.'),
+    add, filters, gotoForm, count, list, more);
+
+  const query = () => ({
+    room: room.value.trim(), tag: tag.value.trim(), tier: tier.value, status: status.value, since: toUtc(since.value),
+  });
+  filters.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const qs = new URLSearchParams(Object.entries(query()).filter(([, v]) => v)).toString();
+    const hash = `#/memories${qs ? `?${qs}` : ''}`;
+    if (hash === location.hash) action([$('[type=submit]', filters)], load);
+    else location.hash = hash;
+  });
+  gotoForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const id = goto.value.trim();
+    if (!ID_PATTERN.test(id)) {
+      clearNotices();
+      notice('error', `“${id}” is not a memory id: an id is a store letter and a number, like p:42 (or just 42).`);
+      return;
+    }
+    location.hash = `#/memory/${mem(id)}`;
+  });
+  add.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    action([addSubmit], async () => {
+      const content = text.value.trim();
+      if (!content) {
+        notice('error', 'Write the words to remember first.');
+        text.focus();
+        return;
+      }
+      const body = { content, tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean) };
+      if (addRoom.value.trim()) body.room = addRoom.value.trim();
+      const x = await api('remember', { method: 'POST', body });
+      text.value = '';
+      const also = x.related ? ` (related: ${x.related})` : '';
+      notice('info', `Remembered ${x.id} at ${x.coordinate}: ${x.outcome}${also}.`);
+      await load();
+    });
+  });
+
+  let next = null;
+  async function load(append) {
+    const q = query();
+    if (append) q.cursor = next;
+    const page = await api('memories', { query: q });
+    const rows = page.memories.map(row);
+    if (append) list.append(...rows);
+    else list.replaceChildren(...rows);
+    next = page.next;
+    more.hidden = !next;
+    count.textContent = `${plural(list.querySelectorAll('[data-testid="memory-row"]').length, 'memory', 'memories')} shown${next ? '; more below' : ''}.`;
+    if (!list.children.length) list.append(h('li', { class: 'empty' }, empty('No memories match these filters.', 'memories-empty')));
+  }
+  more.addEventListener('click', () => action([more], () => load(true)));
+
+  function row(m) {
+    const forget = h('button', { type: 'button', class: 'ghost', 'data-testid': 'memory-forget', hidden: m.status === 'forgotten' }, 'Forget…');
+    const expand = h('button', { type: 'button', class: 'ghost', 'data-testid': 'memory-expand' }, 'Show words');
+    const li = h('li', { class: 'card memory', 'data-testid': 'memory-row', 'data-id': m.id, 'data-status': m.status },
+      h('div', { class: 'hit-head' },
+        h('a', { href: `#/memory/${mem(m.id)}`, class: 'coord', 'data-testid': 'memory-link' }, m.coordinate || m.id),
+        badge(m.status, `s-${m.status}`), badge(String(m.tier).toUpperCase()),
+        h('span', { class: 'small muted' }, m.id, ' · ', m.created ? when(m.created) : '', m.room ? ` · room ${m.room}` : '')),
+      h('p', { class: 'text' }, m.text ?? (m.verified === false ? '(its view entries failed verification: not shown)' : m.label || '')),
+      m.tags && m.tags.length ? h('p', { class: 'small muted' }, `tags: ${m.tags.join(', ')}`) : null,
+      h('div', { class: 'buttons' }, expand, forget));
+    expand.addEventListener('click', () => action([expand], async () => {
+      try {
+        li.append(words(await api(`memories/${mem(m.id)}/expand`, { query: { audit: m.status === 'forgotten' ? 'true' : '' } })));
+        expand.remove();
+      } catch (err) {
+        if (!gone(err)) throw err;
+        notice('error', `Memory ${m.id} ${goneWhy(err)}: its words cannot be shown. The server said: ${err.message}`);
+      }
+    }));
+    forget.addEventListener('click', () => {
+      if ($('[data-testid="forget-confirm-form"]', li)) return;
+      const reason = h('input', { type: 'text', 'data-testid': 'forget-reason', placeholder: 'Why (kept in the tombstone)' });
+      const yes = h('button', { type: 'submit', class: 'primary danger', 'data-testid': 'forget-confirm' }, 'Forget it');
+      const no = h('button', { type: 'button', class: 'ghost', 'data-testid': 'forget-cancel' }, 'Cancel');
+      const confirmForm = h('form', { class: 'confirm', 'data-testid': 'forget-confirm-form' },
+        h('p', { class: 'small' }, `Forget ${m.id}? It leaves recall for good; the log keeps a tombstone with your reason.`),
+        h('div', { class: 'row' }, h('label', { class: 'grow' }, 'Reason', reason), yes, no));
+      no.addEventListener('click', () => confirmForm.remove());
+      confirmForm.addEventListener('submit', (ev) => {
+        ev.preventDefault();
+        action([yes, no], async () => {
+          if (!reason.value.trim()) {
+            notice('error', 'Give a reason for forgetting: it is kept in the tombstone.');
+            reason.focus();
+            return;
+          }
+          try {
+            const x = await api(`memories/${mem(m.id)}/forget`, { method: 'POST', body: { reason: reason.value.trim() } });
+            notice('info', x.already ? `${x.id} was already forgotten (seq ${x.seq}).` : `Forgot ${x.id} (tombstone at seq ${x.seq}).`);
+          } catch (err) {
+            if (!gone(err)) throw err;
+            notice('error', goneText(err, `Memory ${m.id}`));
+          }
+          await load();
+        });
+      });
+      li.append(confirmForm);
+      reason.focus();
+    });
+    return li;
+  }
+
+  await load();
+}
+
+/* ---------- Charts ---------- */
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+/** An SVG element; children are nodes or text. */
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value !== undefined && value !== null && value !== false) el.setAttribute(key, String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child !== undefined && child !== null && child !== false) el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+const BUCKETS = [['', 'sized to the log'], ['hour', 'hour'], ['day', 'day'], ['week', 'week']];
+const CHART_W = 640;
+const CHART_H = 200;
+const PAD = { left: 44, right: 12, top: 12, bottom: 28 };
+
+/** A line chart of `points` ([x index, value, bucket start]) over `n` buckets, values 0..max. */
+function lineChart(name, title, n, points, { max, format = (v) => String(v) }) {
+  const top = Math.max(max ?? 0, ...points.map(([, v]) => v), 1);
+  const w = CHART_W - PAD.left - PAD.right;
+  const hgt = CHART_H - PAD.top - PAD.bottom;
+  const x = (i) => PAD.left + (n > 1 ? (i / (n - 1)) * w : w / 2);
+  const y = (v) => PAD.top + hgt - (v / top) * hgt;
+  const fmtTime = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  const path = points.map(([i, v], k) => `${k ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+  const chart = svg('svg', { viewBox: `0 0 ${CHART_W} ${CHART_H}`, class: 'chart-svg', role: 'img', 'aria-label': `${title}: ${points.length} points` },
+    svg('line', { class: 'axis', x1: PAD.left, y1: PAD.top + hgt, x2: PAD.left + w, y2: PAD.top + hgt }),
+    svg('line', { class: 'axis', x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: PAD.top + hgt }),
+    svg('text', { class: 'tick', x: PAD.left - 6, y: PAD.top + 4, 'text-anchor': 'end' }, format(top)),
+    svg('text', { class: 'tick', x: PAD.left - 6, y: PAD.top + hgt + 4, 'text-anchor': 'end' }, format(0)),
+    points.length ? svg('path', { class: `line l-${name}`, d: path }) : null,
+    points.map(([i, v, start]) => svg('circle', {
+      class: `dot l-${name}`, cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: 3.5,
+      'data-testid': 'chart-point', 'data-start': start, 'data-value': v,
+    }, svg('title', {}, `${fmtTime(start)}: ${format(v)}`))));
+  return { chart, fmtTime };
+}
+
+async function renderCharts(root, r) {
+  const bucket = h('select', { 'data-testid': 'chart-bucket' }, BUCKETS.map(([v, label]) => h('option', { value: v }, label)));
+  bucket.value = r.params.get('bucket') || '';
+  const charts = h('div', { class: 'charts' });
+  const caption = h('p', { class: 'muted small', 'data-testid': 'charts-caption' });
+  root.append(h('h1', {}, 'Charts'),
+    h('p', { class: 'muted' }, 'Drawn from the log: per bucket of commit time, the live memories, the recalls, the share of recalls that found something, and the health score.'),
+    h('div', { class: 'filters' }, h('label', {}, 'Bucket', bucket)), caption, charts);
+  bucket.addEventListener('change', () => {
+    location.hash = `#/charts${bucket.value ? `?bucket=${bucket.value}` : ''}`;
+  });
+
+  const s = await api('series', { query: { bucket: bucket.value } });
+  const points = s.points;
+  if (!points.length) {
+    charts.append(empty('Nothing in the log yet: nothing to draw.', 'charts-empty'));
+    return;
+  }
+  const n = points.length;
+  const hours = s.bucket_ms / 3600000;
+  const size = hours >= 24 ? plural(hours / 24, 'day') : hours >= 1 ? plural(hours, 'hour') : plural(hours * 60, 'minute');
+  caption.textContent = `${plural(n, 'bucket')} of ${size}, through seq ${s.last_seq}.`;
+  const series = (name, title, pick, opts = {}) => {
+    const pts = points.map((p, i) => [i, pick(p), p.start_ms]).filter(([, v]) => v !== null && v !== undefined);
+    const { chart, fmtTime } = lineChart(name, title, n, pts, opts);
+    return h('figure', { class: 'card chart', 'data-testid': 'chart', 'data-series': name, 'data-points': pts.length },
+      h('figcaption', {}, h('b', {}, title), h('span', { class: 'muted small' }, opts.note || '')),
+      chart,
+      h('div', { class: 'axis-labels muted small' }, h('span', {}, fmtTime(points[0].start_ms)), h('span', {}, fmtTime(points[n - 1].start_ms))));
+  };
+  charts.append(
+    series('live', 'Memories', (p) => p.live, { note: ' live at each bucket’s end' }),
+    series('recalls', 'Recalls', (p) => p.recalls, { note: ' per bucket' }),
+    series('hit_rate', 'Hit rate', (p) => p.hit_rate, { max: 1, format: (v) => `${Math.round(v * 100)}%`, note: ' recalls with a hit / recalls; buckets without recalls have no point' }),
+    series('health', 'Health', (p) => p.health, { max: 100, note: ' 0-100 at each bucket’s end' }));
+}
+
+/* ---------- Maintain ---------- */
+
+async function renderMaintain(root) {
+  const at = h('input', { type: 'text', 'data-testid': 'maintain-at', placeholder: 'now (or +30d, or RFC 3339)' });
+  const dry = h('button', { type: 'button', class: 'primary', 'data-testid': 'maintain-dry-run' }, 'Dry run');
+  const apply = h('button', { type: 'button', class: 'danger', 'data-testid': 'maintain-apply', disabled: true }, 'Apply');
+  const plan = h('div', { 'data-testid': 'maintain-result' });
+  const clusters = h('div', { class: 'clusters' });
+  const renovation = h('div', {});
+  root.append(h('h1', {}, 'Maintain'),
+    h('section', { class: 'card' },
+      h('h2', {}, 'Maintenance'),
+      h('p', { class: 'muted small' }, 'Archives expired, decayed and evicted memories and refreshes uniqueness. A dry run says what would happen; Apply then runs it (at the same time).'),
+      h('div', { class: 'row' }, h('label', { class: 'grow' }, 'As if at', at), dry, apply),
+      plan),
+    h('h2', {}, 'Distill'),
+    h('p', { class: 'muted small' }, 'Clusters of similar memories worth one rule. Write the rule, dry-run it (confidence, room, the words as they would be kept), then record it.'),
+    clusters,
+    h('h2', {}, 'Renovation'),
+    h('p', { class: 'muted small' }, 'Memories too alike to others to stand alone: merge, distill or forget them.'),
+    renovation);
+
+  function describePlan(x) {
+    const rows = [
+      ...x.archived.map((a) => h('li', { 'data-testid': 'maintain-archive', 'data-id': a.id }, memLink(a.id, a.id), ` ${x.dry_run ? 'would be archived' : 'archived'}: ${a.reason}`)),
+      ...x.rescored.map((s) => h('li', { 'data-testid': 'maintain-rescore', 'data-id': s.id }, memLink(s.id, s.id), ` uniqueness ${s.from} → ${s.uniqueness}`)),
+    ];
+    return [h('p', { class: 'small', 'data-testid': 'maintain-summary', 'data-dry-run': String(x.dry_run) },
+      `${x.dry_run ? 'Dry run: would archive' : 'Archived'} ${plural(x.archived.length, 'memory', 'memories')} and ${x.dry_run ? 'rescore' : 'rescored'} ${x.rescored.length}.`),
+    rows.length ? h('ul', { class: 'plan' }, rows) : empty(x.dry_run ? 'Nothing to archive or rescore.' : 'Nothing was archived or rescored.', 'maintain-nothing')];
+  }
+  const body = (dryRun) => {
+    const b = { dry_run: dryRun };
+    if (at.value.trim()) b.at = at.value.trim();
+    return b;
+  };
+  at.addEventListener('input', () => { apply.disabled = true; });
+  dry.addEventListener('click', () => action([dry], async () => {
+    apply.disabled = true;
+    plan.replaceChildren(...describePlan(await api('maintain', { method: 'POST', body: body(true) })));
+    apply.disabled = false;
+  }));
+  apply.addEventListener('click', () => action([dry, apply], async () => {
+    const x = await api('maintain', { method: 'POST', body: body(false) });
+    plan.replaceChildren(...describePlan(x));
+    notice('info', `Maintenance ran: ${plural(x.archived.length, 'memory', 'memories')} archived, ${x.rescored.length} rescored.`);
+    await settle(loadRenovation());
+  }).then(() => { apply.disabled = true; }));
+
+  function cluster(c) {
+    const members = c.members.map((m) => m.id);
+    const rule = h('textarea', { rows: 2, 'data-testid': 'distill-rule', placeholder: 'The rule these memories share, in your words' });
+    const dryRun = h('button', { type: 'button', class: 'primary', 'data-testid': 'distill-dry-run' }, 'Dry run');
+    const record = h('button', { type: 'button', class: 'danger', 'data-testid': 'distill-apply', disabled: true }, 'Record the rule');
+    const out = h('div', { 'data-testid': 'distill-plan' });
+    const card = h('article', { class: 'card cluster', 'data-testid': 'distill-cluster', 'data-members': members.join(',') },
+      h('ul', { class: 'links' }, c.members.map((m) => h('li', {}, h('a', { href: `#/memory/${mem(m.id)}`, class: 'coord' }, m.coordinate), ' ', h('span', { class: 'label' }, m.label)))),
+      h('label', {}, 'Rule', rule), h('div', { class: 'buttons' }, dryRun, record), out);
+    const request = (dry_run) => ({ members, rule: rule.value.trim(), by: 'user', dry_run });
+    const check = () => {
+      if (rule.value.trim()) return true;
+      notice('error', 'Write the rule first: distill records your words.');
+      rule.focus();
+      return false;
+    };
+    rule.addEventListener('input', () => { record.disabled = true; });
+    dryRun.addEventListener('click', () => action([dryRun], async () => {
+      record.disabled = true;
+      if (!check()) return;
+      const x = await api('distill', { method: 'POST', body: request(true) });
+      out.replaceChildren(h('p', { class: 'small' }, `Would record in room ${x.room}, confidence ${Number(x.confidence).toFixed(2)}, from ${x.members.join(', ')}:`),
+        h('p', { class: 'text' }, x.rule));
+      record.disabled = false;
+    }));
+    record.addEventListener('click', () => action([dryRun, record], async () => {
+      if (!check()) return;
+      const x = await api('distill', { method: 'POST', body: request(false) });
+      out.replaceChildren(h('p', { class: 'small' }, 'Recorded as ', memLink(x.id, `${x.id} at ${x.coordinate}`), `, confidence ${Number(x.confidence).toFixed(2)}.`));
+      notice('info', `Distilled rule ${x.id} from ${x.members.join(', ')}.`);
+    }).then(() => { record.disabled = true; }));
+    return card;
+  }
+
+  async function loadClusters() {
+    const x = await api('distill/candidates');
+    clusters.replaceChildren(...x.clusters.map(cluster));
+    if (!x.clusters.length) clusters.append(empty('No clusters of similar memories.', 'distill-empty'));
+  }
+  async function loadRenovation() {
+    const x = await api('renovation');
+    renovation.replaceChildren(x.memories.length
+      ? h('ul', { class: 'plan' }, x.memories.map((m) => h('li', { 'data-testid': 'renovation-item', 'data-id': m.id },
+        h('a', { href: `#/memory/${mem(m.id)}`, class: 'coord' }, m.coordinate), ` uniqueness ${Number(m.uniqueness).toFixed(2)} `, h('span', { class: 'label' }, m.label))))
+      : empty('Nothing to renovate: every memory stands alone.', 'renovation-empty'));
+  }
+  await settle(loadClusters(), loadRenovation());
+}
+
+/* ---------- Data: ingest and export ---------- */
+
+/** The ingest body limit (16 MiB of JSON, the transcript escaped inside it). */
+const INGEST_BYTES_MAX = 16 << 20;
+
+async function renderData(root) {
+  const file = h('input', { type: 'file', 'data-testid': 'ingest-file', accept: '.jsonl,.ndjson,.json,.txt,application/json,application/x-ndjson,text/plain' });
+  const session = h('input', { type: 'text', 'data-testid': 'ingest-session', placeholder: 'from the transcript' });
+  const skip = h('input', { type: 'checkbox', 'data-testid': 'ingest-skip-bad' });
+  const extract = h('input', { type: 'checkbox', 'data-testid': 'ingest-extract', checked: true });
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'ingest-submit' }, 'Ingest');
+  const result = h('div', { 'data-testid': 'ingest-result' });
+  const form = h('form', { class: 'card', 'data-testid': 'ingest-form' },
+    h('h2', {}, 'Ingest a transcript'),
+    h('p', { class: 'muted small' }, 'A JSON-lines transcript as engram ingest takes it: {"role","content"} per line, or a Claude Code session file. Its turns are recorded (redacted) as one session; with extraction, the preferences, decisions, corrections and facts of the user’s turns are remembered. Ingesting the same transcript again adds nothing.'),
+    h('div', { class: 'row' },
+      h('label', { class: 'grow' }, 'Transcript file', file),
+      h('label', {}, 'Session', session)),
+    h('div', { class: 'row' },
+      h('label', { class: 'check' }, h('span', {}, 'Skip bad lines'), skip),
+      h('label', { class: 'check' }, h('span', {}, 'Extract memories'), extract),
+      submit),
+    result);
+
+  const exportBox = h('div', { class: 'buttons' });
+  root.append(h('h1', {}, 'Data'), form,
+    h('section', { class: 'card' }, h('h2', {}, 'Export'),
+      h('p', { class: 'muted small' }, 'The whole log as engram export writes it (JSON lines with line hashes and a digest), for engram import on another machine.'),
+      exportBox));
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    action([submit], async () => {
+      const f = file.files[0];
+      if (!f) {
+        notice('error', 'Choose a transcript file first (JSON lines).');
+        return;
+      }
+      if (f.size > INGEST_BYTES_MAX) {
+        notice('error', `${f.name} has ${f.size} bytes: an upload takes at most 16 MiB (use engram ingest for larger transcripts).`);
+        return;
+      }
+      const transcript = await f.text();
+      if (!transcript.trim()) {
+        notice('error', `${f.name} is empty: nothing to ingest.`);
+        return;
+      }
+      const body = { transcript, skip_bad_lines: skip.checked, extract: extract.checked };
+      if (session.value.trim()) body.session = session.value.trim();
+      const x = await api('ingest', { method: 'POST', body });
+      result.replaceChildren(
+        h('p', { class: 'small', 'data-testid': 'ingest-summary', 'data-session': x.session, 'data-new-turns': x.new_turns },
+          `Session ${x.session}: ${plural(x.turns, 'turn')} (${x.new_turns} new, ${x.held_turns} already held), seqs ${x.first_seq}–${x.last_seq}, ${x.redacted} redacted.`),
+        x.extracted.length
+          ? h('ul', { class: 'plan' }, x.extracted.map((e) => h('li', { 'data-testid': 'ingest-extracted' },
+            badge(e.kind), ' ', e.id ? memLink(e.id, e.id) : '', ` ${e.outcome}: `, h('span', { class: 'text' }, e.sentence))))
+          : h('p', { class: 'muted small' }, 'No memories extracted.'),
+        x.skipped.map((s) => h('p', { class: 'small bad-text', 'data-testid': 'ingest-skipped' }, `Skipped${s.line ? ` line ${s.line}` : ''}: ${s.reason}`)));
+      notice('info', `Ingested ${f.name} into session ${x.session}.`);
+    });
+  });
+
+  if (!state.token) {
+    // Streamed by the browser straight to a file (the server names it).
+    exportBox.append(h('a', { class: 'button primary', href: 'api/export', download: '', 'data-testid': 'export-link' }, 'Download the export'));
+  } else {
+    // A link cannot carry the bearer token: fetch it, then save it.
+    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'export-download' }, 'Download the export');
+    button.addEventListener('click', () => action([button], async () => {
+      countRequest(1);
+      try {
+        const res = await fetch('api/export', { headers: { Authorization: `Bearer ${state.token}` } });
+        if (!res.ok) {
+          const data = await res.json().catch(() => null);
+          if (res.status === 401) askToken(data?.message || 'unauthorized');
+          throw new ApiError(res.status, data?.error || `http_${res.status}`, data?.message || `${res.status} ${res.statusText}`);
+        }
+        const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') || '')?.[1] || 'engram-export.jsonl';
+        const url = URL.createObjectURL(await res.blob());
+        const a = h('a', { href: url, download: name });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60000);
+      } finally {
+        countRequest(-1);
+      }
+    }));
+    exportBox.append(button);
+  }
 }
 
 /* ---------- start ---------- */
