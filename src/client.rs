@@ -90,6 +90,8 @@ pub struct RawReply {
     pub status: u16,
     pub owner: OwnerId,
     pub content_type: String,
+    /// `Content-Disposition`, when the answer is a file to save (the export).
+    pub disposition: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -273,6 +275,7 @@ impl Client {
         let mut length = None;
         let mut chunked = false;
         let mut content_type = String::from("application/json");
+        let mut disposition = None;
         let (mut version, mut pid, mut kind) = (None, None, None);
         for line in lines {
             let Some((name, value)) = line.split_once(':') else {
@@ -282,6 +285,7 @@ impl Client {
             match name.trim().to_ascii_lowercase().as_str() {
                 "content-length" => length = value.parse::<usize>().ok(),
                 "content-type" => value.clone_into(&mut content_type),
+                "content-disposition" => disposition = Some(value.to_owned()),
                 "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
                 n if n == VERSION_HEADER => version = Some(value.to_owned()),
                 n if n == PID_HEADER => pid = value.parse::<u32>().ok(),
@@ -313,6 +317,7 @@ impl Client {
             status,
             owner: OwnerId { version, pid, kind },
             content_type,
+            disposition,
             body,
         })
     }

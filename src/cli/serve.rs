@@ -224,7 +224,12 @@ fn serve_forwarding(
             Ok(reply)
         });
         let reply = reply?;
-        Ok((reply.status, reply.content_type, reply.body))
+        Ok(engram::http::Forwarded {
+            status: reply.status,
+            content_type: reply.content_type,
+            disposition: reply.disposition,
+            body: reply.body,
+        })
     });
     let runtime = runtime()?;
     let served = runtime.block_on(async {

@@ -263,14 +263,20 @@ fn with_panel<S: Clone + Send + Sync + 'static>(
 #[derive(Debug, Clone)]
 struct Token(Option<Arc<str>>);
 
+/// The owner's answer to a forwarded request.
+#[derive(Debug, Clone)]
+pub struct Forwarded {
+    pub status: u16,
+    pub content_type: String,
+    /// `Content-Disposition`, passed on (the export's file name).
+    pub disposition: Option<String>,
+    pub body: Vec<u8>,
+}
+
 /// One request forwarded to the store's owner: method, target (path and
-/// query), body and its content type; the answer's status, content type
-/// and body.
-pub type Forward = Arc<
-    dyn Fn(&str, &str, Vec<u8>, Option<String>) -> Result<(u16, String, Vec<u8>), ApiError>
-        + Send
-        + Sync,
->;
+/// query), body and its content type; the owner's answer.
+pub type Forward =
+    Arc<dyn Fn(&str, &str, Vec<u8>, Option<String>) -> Result<Forwarded, ApiError> + Send + Sync>;
 
 /// The panel and the API of a server that does not own its stores: the
 /// panel's files served here, every `/api/` request forwarded to the
@@ -318,12 +324,17 @@ async fn forwarded(forward: Forward, request: Request) -> Response {
     let answer =
         tokio::task::spawn_blocking(move || forward(&method, &target, body, content_type)).await;
     match answer {
-        Ok(Ok((status, content_type, body))) => {
-            let status = axum::http::StatusCode::from_u16(status)
+        Ok(Ok(answer)) => {
+            let status = axum::http::StatusCode::from_u16(answer.status)
                 .unwrap_or(axum::http::StatusCode::BAD_GATEWAY);
-            let mut response = (status, body).into_response();
-            if let Ok(value) = HeaderValue::from_str(&content_type) {
+            let mut response = (status, answer.body).into_response();
+            if let Ok(value) = HeaderValue::from_str(&answer.content_type) {
                 response.headers_mut().insert(header::CONTENT_TYPE, value);
+            }
+            if let Some(Ok(value)) = answer.disposition.as_deref().map(HeaderValue::from_str) {
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_DISPOSITION, value);
             }
             response
         }
