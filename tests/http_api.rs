@@ -749,3 +749,127 @@ fn a_one_letter_token_was_accepted() {
         200
     );
 }
+
+/// `GET /api/series` folds the log: recalls and recalls with a hit per
+/// bucket, live memories at each bucket's end; the same points after a
+/// restart and after `engram rebuild`. A distill dry run says what would
+/// be recorded (the rule redacted) and writes nothing; the export is an
+/// attachment with a file name.
+#[test]
+fn the_series_folds_the_log_and_a_distill_dry_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    let empty = server.get("/api/series").ok();
+    assert_eq!(empty["points"], json!([]), "{empty}");
+    assert_eq!(empty["last_seq"], 0, "{empty}");
+
+    let save = |text: &str| {
+        server
+            .post(
+                "/api/remember",
+                &json!({"content": text, "room": "deploys"}),
+            )
+            .ok()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let a = save("Deploys to production need two reviewers.");
+    let b = save("Hotfix deploys skip staging but still need two reviewers.");
+    let found = server
+        .post("/api/recall", &json!({"query": "two reviewers"}))
+        .ok();
+    assert!(!found["hits"].as_array().unwrap().is_empty(), "{found}");
+    let none = server
+        .post("/api/recall", &json!({"query": "zebra crossing"}))
+        .ok();
+    assert_eq!(none["hits"], json!([]), "{none}");
+
+    let series = server.get("/api/series").ok();
+    assert_eq!(series["bucket_ms"], 60_000, "seconds of log: minutes");
+    let points = series["points"].as_array().unwrap();
+    assert!((1..=2).contains(&points.len()), "{series}");
+    let sum = |field: &str| -> u64 { points.iter().map(|p| p[field].as_u64().unwrap()).sum() };
+    assert_eq!(sum("recalls"), 2, "{series}");
+    assert_eq!(sum("recalls_with_hits"), 1, "{series}");
+    let last = points.last().unwrap();
+    assert_eq!(last["live"], 2, "{series}");
+    assert_eq!(last["recalls"], 2, "both recalls are in the last bucket");
+    assert_eq!(last["hit_rate"], 0.5, "{series}");
+    assert!(
+        last["health"].as_u64().is_some_and(|h| h <= 100),
+        "{series}"
+    );
+    let by_day = server.get("/api/series?bucket=day").ok();
+    assert_eq!(by_day["bucket_ms"], 86_400_000, "{by_day}");
+    let message = server
+        .get("/api/series?bucket=year")
+        .assert_error(400, "bad_request");
+    assert!(message.contains("bucket"), "{message}");
+    server
+        .get("/api/series?buckets=2")
+        .assert_error(400, "bad_request");
+
+    // A dry run: the plan, the rule as it would be kept, nothing written.
+    let settled = server.post("/api/settle", &json!({})).ok()["last_seq"].clone();
+    let plan = server
+        .post(
+            "/api/distill",
+            &json!({"members": [&b, &a], "rule": "Deploys need two reviewers; ask alice@example.com.", "dry_run": true}),
+        )
+        .ok();
+    assert_eq!(plan["dry_run"], true, "{plan}");
+    assert_eq!(plan["members"], json!([&a, &b]), "{plan}");
+    assert_eq!(plan["room"], "deploys", "{plan}");
+    assert_eq!(
+        plan["rule"], "Deploys need two reviewers; ask [REDACTED:email].",
+        "{plan}"
+    );
+    assert!(plan.get("id").is_none(), "{plan}");
+    server
+        .post(
+            "/api/distill",
+            &json!({"members": [&a], "rule": "x", "dry_run": true}),
+        )
+        .assert_error(400, "bad_request");
+    let after = server.post("/api/settle", &json!({})).ok()["last_seq"].clone();
+    assert_eq!(after, settled, "a dry run appended");
+    let rule = server
+        .post(
+            "/api/distill",
+            &json!({"members": [&a, &b], "rule": "Deploys need two reviewers."}),
+        )
+        .ok();
+    assert_eq!(rule["confidence"], plan["confidence"], "{rule} {plan}");
+
+    let export = server.get("/api/export");
+    assert_eq!(export.status, 200);
+    let last_seq = server.post("/api/settle", &json!({})).ok()["last_seq"].clone();
+    assert_eq!(
+        export.header("content-disposition"),
+        Some(format!("attachment; filename=\"engram-store-1-{last_seq}.jsonl\"").as_str())
+    );
+
+    // The same log, the same points: after a restart, after a rebuild.
+    let before = server.get("/api/series").ok();
+    server.stop();
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    assert_eq!(server.get("/api/series").ok(), before, "after a restart");
+    server.stop();
+    let rebuilt = Command::new(env!("CARGO_BIN_EXE_engram"))
+        .arg("--store")
+        .arg(&store)
+        .args(["--in-process", "rebuild"])
+        .env("ENGRAM_HMAC_KEY", crate::support::TEST_KEY_HEX)
+        .env("ENGRAM_HOME", dir.path().join("home"))
+        .output()
+        .unwrap();
+    assert!(
+        rebuilt.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stderr)
+    );
+    let server = Server::start(&store, "127.0.0.1:0", &key_env());
+    assert_eq!(server.get("/api/series").ok(), before, "after a rebuild");
+}
