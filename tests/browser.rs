@@ -14,6 +14,10 @@
 //! and, forgotten after the confirm step, leaves the list with its reason
 //! in the tombstone; the charts draw one point per bucket of the series
 //! (the hit rate one per bucket with recalls) with the series' values.
+//! Beside a daemon (the server forwarding the API to it): an uploaded
+//! transcript is ingested once (a file that is not one shows the API's
+//! error and writes nothing), the export link is named by the server,
+//! maintenance and distill dry runs write nothing and their apply does.
 //!
 //! Chromium is the system's (`/usr/bin/chromium`, Debian's package; nothing
 //! is downloaded). Without it the test prints a skip notice, unless
@@ -677,6 +681,221 @@ fn the_panel_searches_adds_forgets_and_charts_the_log() {
     // The added memory was forgotten again: one live memory at the end.
     assert_eq!(lives.last(), Some(&1.0), "{series}");
     assert_eq!(chart_values(&tab, "health").len(), points.len());
+    drop(browser);
+    drop(server);
+}
+
+/// `engram remember TEXT --room ROOM [extra...] --json` on `store`: the id's seq.
+fn remember_in(store: &Path, text: &str, room: &str, extra: &[&str]) -> u64 {
+    let mut args = vec!["remember", text, "--room", room, "--json"];
+    args.extend_from_slice(extra);
+    let out = crate::support::engram(store, &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    seq(&crate::support::json_lines(&out.stdout).remove(0)["id"])
+}
+
+#[test]
+fn the_panel_ingests_an_upload_and_dry_runs_maintenance_and_distill() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let a = remember_in(
+        &store,
+        "Deploys to production need two reviewers.",
+        "deploys",
+        &[],
+    );
+    let b = remember_in(
+        &store,
+        "Hotfix deploys skip staging but still need two reviewers.",
+        "deploys",
+        &[],
+    );
+    let expiring = remember_in(
+        &store,
+        "The visitor badge for Mateo is valid this week only.",
+        "office",
+        &["--ttl", "1s"],
+    );
+    let transcript = dir.path().join("session.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"role\":\"user\",\"content\":\"I prefer dark roast coffee in the morning.\"}\n\
+         {\"role\":\"assistant\",\"content\":\"Noted: dark roast in the morning.\"}\n",
+    )
+    .unwrap();
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "this is not a transcript\n").unwrap();
+
+    // The CLI above started a daemon: this server forwards the API to it,
+    // and the panel works the same.
+    let server = Server::start(&store, "127.0.0.1:0", &[]);
+    assert!(
+        server
+            .stderr
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("through its owner")),
+        "{:?}",
+        server.stderr.lock().unwrap()
+    );
+    let browser = launch(chromium, &dir.path().join("chromium"));
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&server.url("/#/data"))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_until(&tab, "Data to load", &ready("data"));
+    let last_seq =
+        |server: &Server| server.post("/api/settle", &json!({})).ok()["last_seq"].clone();
+
+    // Ingest: no file, then a file that is not a transcript (the API's
+    // message, nothing written), then the transcript, twice.
+    let before = last_seq(&server);
+    click(&tab, "[data-testid=\"ingest-submit\"]");
+    let message = error_notice(&tab, "data");
+    assert!(message.contains("Choose a transcript file"), "{message}");
+    let input = tab.find_element("[data-testid=\"ingest-file\"]").unwrap();
+    input.set_input_files(&[garbage.to_str().unwrap()]).unwrap();
+    click(&tab, "[data-testid=\"ingest-submit\"]");
+    let message = error_notice(&tab, "data");
+    assert!(message.contains("line 1"), "{message}");
+    assert_eq!(last_seq(&server), before, "a refused upload wrote");
+    input
+        .set_input_files(&[transcript.to_str().unwrap()])
+        .unwrap();
+    type_into(&tab, "[data-testid=\"ingest-session\"]", "upload-1");
+    for new_turns in [2, 0] {
+        click(&tab, "[data-testid=\"ingest-submit\"]");
+        let summary = format!(
+            "[data-testid=\"ingest-summary\"][data-session=\"upload-1\"][data-new-turns=\"{new_turns}\"]"
+        );
+        wait_until(
+            &tab,
+            "the ingest summary",
+            &format!(
+                "document.querySelector({}) !== null && {}",
+                json!(summary),
+                ready("data")
+            ),
+        );
+    }
+    let turns = server.get("/api/log?session=upload-1&kind=session").ok();
+    assert_eq!(turns["events"].as_array().unwrap().len(), 2, "{turns}");
+    let coffee = server
+        .post("/api/recall", &json!({"query": "dark roast coffee"}))
+        .ok();
+    assert!(
+        !coffee["hits"].as_array().unwrap().is_empty(),
+        "the extracted preference is recallable: {coffee}"
+    );
+    // The export: a link the browser saves, the server naming the file.
+    let js = "document.querySelector('[data-testid=\"export-link\"]')?.getAttribute('href')";
+    assert_eq!(eval(&tab, js), "api/export");
+    let export = server.get("/api/export");
+    assert!(
+        export
+            .header("content-disposition")
+            .is_some_and(|d| d.starts_with("attachment; filename=\"engram-store-1-")),
+        "{:?}",
+        export.headers
+    );
+
+    // Maintenance: the dry run lists the expired memory and archives
+    // nothing; apply archives it.
+    open(&tab, "#/maintain", "maintain");
+    let js = "document.querySelector('[data-testid=\"maintain-apply\"]').disabled";
+    assert_eq!(eval(&tab, js), Value::Bool(true), "apply before a dry run");
+    type_into(&tab, "[data-testid=\"maintain-at\"]", "+1d");
+    click(&tab, "[data-testid=\"maintain-dry-run\"]");
+    let archive = format!("[data-testid=\"maintain-archive\"][data-id=\"s:{expiring}\"]");
+    wait_until(
+        &tab,
+        "the dry run's plan",
+        &format!(
+            "document.querySelector({}) !== null && \
+             document.querySelector('[data-testid=\"maintain-summary\"]')?.dataset.dryRun === 'true' && {}",
+            json!(archive),
+            ready("maintain")
+        ),
+    );
+    assert_eq!(
+        server.get(&format!("/api/memories/{expiring}")).ok()["status"],
+        "live",
+        "a dry run archived"
+    );
+    click(&tab, "[data-testid=\"maintain-apply\"]");
+    wait_until(
+        &tab,
+        "maintenance to run",
+        &format!(
+            "document.querySelector('[data-testid=\"maintain-summary\"]')?.dataset.dryRun === 'false' && {}",
+            ready("maintain")
+        ),
+    );
+    assert_eq!(
+        server.get(&format!("/api/memories/{expiring}")).ok()["status"],
+        "archived"
+    );
+
+    // Distill: the cluster of the two deploy memories; an empty rule is
+    // refused, a dry run writes nothing, then the rule is recorded.
+    let cluster = format!("[data-testid=\"distill-cluster\"][data-members=\"s:{a},s:{b}\"]");
+    let js = format!("document.querySelector({}) !== null", json!(cluster));
+    assert_eq!(eval(&tab, &js), Value::Bool(true), "the cluster is listed");
+    click(
+        &tab,
+        &format!("{cluster} [data-testid=\"distill-dry-run\"]"),
+    );
+    let message = error_notice(&tab, "maintain");
+    assert!(message.contains("Write the rule"), "{message}");
+    type_into(
+        &tab,
+        &format!("{cluster} [data-testid=\"distill-rule\"]"),
+        "Every production deploy needs two reviewers.",
+    );
+    let before = last_seq(&server);
+    click(
+        &tab,
+        &format!("{cluster} [data-testid=\"distill-dry-run\"]"),
+    );
+    wait_until(
+        &tab,
+        "the distill plan",
+        &format!(
+            "document.querySelector({})?.innerText.includes('Would record in room deploys') === true && \
+             !document.querySelector({}).disabled && {}",
+            json!(format!("{cluster} [data-testid=\"distill-plan\"]")),
+            json!(format!("{cluster} [data-testid=\"distill-apply\"]")),
+            ready("maintain")
+        ),
+    );
+    assert_eq!(last_seq(&server), before, "a dry run wrote");
+    click(&tab, &format!("{cluster} [data-testid=\"distill-apply\"]"));
+    wait_until(
+        &tab,
+        "the rule to be recorded",
+        &format!(
+            "document.querySelector({})?.innerText.includes('Recorded as') === true && {}",
+            json!(format!("{cluster} [data-testid=\"distill-plan\"]")),
+            ready("maintain")
+        ),
+    );
+    let rules = server.get("/api/memories?tag=rule").ok();
+    let rules = rules["memories"].as_array().unwrap();
+    assert_eq!(rules.len(), 1, "{rules:?}");
+    assert_eq!(
+        rules[0]["text"],
+        "Every production deploy needs two reviewers."
+    );
     drop(browser);
     drop(server);
 }
