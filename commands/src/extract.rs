@@ -16,7 +16,8 @@
 //! "run the tests") has none of these and is not proposed.
 //!
 //! The rules are measured on a labelled corpus of transcript turns
-//! (`tests/corpus/extract/{dev,test}.jsonl`, `tests/extract_corpus.rs`).
+//! (`tests/corpus/extract/dev.jsonl`, and a `test.jsonl` split when one is
+//! kept; `tests/extract_corpus.rs`).
 
 use engram_log::Role;
 
