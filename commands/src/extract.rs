@@ -872,7 +872,7 @@ fn has_specific_value(sentence: &str, lower: &str) -> bool {
         let t = t.trim_matches(|c: char| !c.is_alphanumeric());
         t.chars().next().is_some_and(char::is_uppercase)
             || (t.len() > 3 && t.contains(['.', '/']) && t.chars().any(char::is_alphabetic))
-    }) || crate::meaning::WEEKDAYS
+    }) || engram_text::calendar::WEEKDAYS
         .iter()
         .any(|d| has_word(lower, &[d]))
 }

@@ -187,7 +187,8 @@ const TOOL_CUES: &[&str] = &[
     "migrated",
     "moved",
 ];
-/// Capitalised words that are never a tool or a person's name.
+/// Capitalised words that are never a tool or a person's name, with the
+/// weekdays and months ([`crate::calendar`]): see [`is_not_a_name`].
 const NOT_NAMES: &[&str] = &[
     "the",
     "a",
@@ -220,25 +221,6 @@ const NOT_NAMES: &[&str] = &[
     "french",
     "spanish",
     "japanese",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "main",
     "staging",
     "production",
@@ -255,6 +237,11 @@ const CJK_LEADING_VERBS: &[&str] = &["讨论", "参加", "负责", "关于", "�
 const CJK_SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高梁宋郑谢唐韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴孔向汤";
 /// Characters that never begin a given name (numerals: `周一是` is a day).
 const CJK_NOT_GIVEN: &str = "一二三四五六七八九十日天末的了在是和与年月号点个";
+
+/// `lower` (case-folded) is never a tool or a person's name.
+fn is_not_a_name(lower: &str) -> bool {
+    NOT_NAMES.contains(&lower) || crate::calendar::is_calendar_word(lower)
+}
 
 fn trim_word(word: &str) -> &str {
     word.trim_matches(|c: char| {
@@ -273,7 +260,7 @@ fn name_shaped(word: &str) -> bool {
     chars.next().is_some_and(char::is_uppercase)
         && word.chars().count() >= 2
         && chars.all(char::is_lowercase)
-        && !NOT_NAMES.contains(&word.to_lowercase().as_str())
+        && !is_not_a_name(&word.to_lowercase())
 }
 
 /// `ClickHouse`, `MongoDB`, `RabbitMQ`: a capital, lower-case letters, and
@@ -413,7 +400,7 @@ pub fn extract(text: &str) -> Vec<Entity> {
         } else if capitalised(word)
             && !sentence_start
             && word.chars().all(char::is_alphanumeric)
-            && !NOT_NAMES.contains(&lower.as_str())
+            && !is_not_a_name(&lower)
             && !is_place(&lower)
             && (TOOL_CUES.contains(&prev.as_str())
                 || (["and", "or"].contains(&prev.as_str()) && last_tool == i.checked_sub(2)))
