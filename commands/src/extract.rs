@@ -681,7 +681,17 @@ const HEDGES_EN: &[&str] = &[
     "i'm tempted",
 ];
 const HEDGES_ZH: &[&str] = &[
-    "也许", "可能", "或许", "大概", "要不要", "考虑", "不确定", "如果", "是不是", "好像", "不知道",
+    "也许",
+    "可能",
+    "或许",
+    "大概",
+    "要不要",
+    "考虑",
+    "不确定",
+    "如果",
+    "是不是",
+    "好像",
+    "不知道",
 ];
 /// What the speaker does not know or does by habit of mind ("I never
 /// remember the flag", "I always forget"): not a liking.
@@ -754,24 +764,39 @@ pub(crate) fn sentences<'t>(text: &'t str, also: &[char]) -> Vec<&'t str> {
     out
 }
 
-/// `phrase` in `lower` at a word start.
-fn has_at_word_start(lower: &str, phrase: &str) -> bool {
-    after_word_start(lower, phrase).next().is_some()
-}
-
 /// What follows each place `phrase` stands in `lower` at a word start.
+/// The places are found by the phrase's first byte: a sentence is read
+/// against some hundreds of phrases, and building a substring searcher
+/// for each cost more than the scan.
 fn after_word_start<'l>(lower: &'l str, phrase: &'l str) -> impl Iterator<Item = &'l str> {
-    lower.match_indices(phrase).filter_map(move |(at, _)| {
-        let starts_word = lower[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric());
-        starts_word.then(|| &lower[at + phrase.len()..])
-    })
+    let first = phrase.as_bytes().first().copied();
+    lower
+        .bytes()
+        .enumerate()
+        .filter(move |(_, b)| Some(*b) == first)
+        .filter_map(move |(at, _)| {
+            let rest = lower.get(at..)?.strip_prefix(phrase)?;
+            let starts_word = lower
+                .get(..at)?
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            starts_word.then_some(rest)
+        })
 }
 
+/// Whether one of `phrases` stands in `lower` at a word start: one pass
+/// over the places a word may start, each compared with every phrase.
 fn any_at_word_start(lower: &str, phrases: &[&str]) -> bool {
-    phrases.iter().any(|p| has_at_word_start(lower, p))
+    let mut after_alphanumeric = false;
+    lower.char_indices().any(|(at, c)| {
+        let starts_word = !after_alphanumeric;
+        after_alphanumeric = c.is_alphanumeric();
+        starts_word
+            && lower
+                .get(at..)
+                .is_some_and(|rest| phrases.iter().any(|p| rest.starts_with(p)))
+    })
 }
 
 /// `lower` starts with `phrase` followed by a word boundary.
@@ -931,9 +956,7 @@ fn is_opened_correction(lower: &str) -> bool {
             && has_word(rest, STATEMENT_VERBS_EN)
     };
     opened.is_some_and(statement)
-        || (["i said", "i told you", "i mentioned", "you said"]
-            .iter()
-            .any(|p| has_at_word_start(lower, p))
+        || (any_at_word_start(lower, &["i said", "i told you", "i mentioned", "you said"])
             && (lower.contains(" but ") || lower.contains("actually")))
 }
 
@@ -941,23 +964,23 @@ fn is_opened_correction(lower: &str) -> bool {
 /// what is so. ("Our cluster lives in eu-west-1, not us-east-1" states a
 /// fact: the denial comes second.)
 fn is_contrast_correction(lower: &str) -> bool {
-    ["isn't", "is not", "aren't", "are not", "wasn't", "was not"]
-        .iter()
-        .any(|n| has_at_word_start(lower, n))
-        && [
-            ", it's ",
-            ", it is ",
-            ", they're ",
-            ", they are ",
-            ", that's ",
-            "; it's ",
-            " but it's ",
-            " but it is ",
-            " - it's ",
-            " — it's ",
-        ]
-        .iter()
-        .any(|p| lower.contains(p))
+    any_at_word_start(
+        lower,
+        &["isn't", "is not", "aren't", "are not", "wasn't", "was not"],
+    ) && [
+        ", it's ",
+        ", it is ",
+        ", they're ",
+        ", they are ",
+        ", that's ",
+        "; it's ",
+        " but it's ",
+        " but it is ",
+        " - it's ",
+        " — it's ",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
 }
 
 /// An instruction to do something every time: opens with an instruction
@@ -992,9 +1015,14 @@ fn is_we_habit(lower: &str) -> bool {
         "shall", "did", "do", "don't", "just", "also", "still", "had", "were", "was", "got",
         "want", "gotta", "tried", "probably", "really", "finally", "now",
     ];
-    if ["we're on ", "we are on ", "we're running ", "we are running "]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    if [
+        "we're on ",
+        "we are on ",
+        "we're running ",
+        "we are running ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
     {
         return true;
     }
@@ -1026,18 +1054,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
     {
         // "I decided to just delete the branch": a choice for now.
-        let for_now = starts_with_word(lower, "i")
-            && MOMENT_DECISION_EN.iter().any(|m| has_at_word_start(lower, m));
+        let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
         return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
     if !of_the_moment && is_standing_instruction(lower) {
         return Some(Kind::Preference);
     }
-    let transient = TRANSIENT_EN
-        .iter()
-        .chain(INCIDENT_EN)
-        .any(|t| has_at_word_start(lower, t));
+    let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
     // "Jonas is the only one with prod access, so ask him": about a person.
     if !transient && is_person_statement(sentence) {
         return Some(Kind::Fact);
@@ -1099,8 +1123,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     }
     if contains(DECISION_ZH) || (sentence.contains("我们") && contains(CHANGE_VERBS_ZH)) {
         // "我决定先去吃个饭": my choice for now.
-        let for_now =
-            sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
+        let for_now = sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
         return (!for_now).then_some(Kind::Decision);
     }
     // "以后再说": later, not from now on.
@@ -1122,10 +1145,7 @@ fn is_hedged(sentence: &str, lower: &str) -> bool {
 /// remembering; `after_marker` when the sentence before it in the turn was
 /// a bare correction marker.
 fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
-    if sentence.chars().count() < SENTENCE_CHARS_MIN
-        || is_question(sentence, lower)
-        || is_hedged(sentence, lower)
-    {
+    if sentence.chars().count() < SENTENCE_CHARS_MIN || is_question(sentence, lower) {
         return None;
     }
     let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
@@ -1134,6 +1154,10 @@ fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
     } else {
         classify_en(sentence, lower).or_else(|| classify_zh(sentence))
     };
+    // Read last: most sentences are chatter, and a hedge makes any kind none.
+    if (kind.is_some() || after_marker) && is_hedged(sentence, lower) {
+        return None;
+    }
     if after_marker {
         // "Wait, no. The frontend is on 5173": the statement corrects.
         let statement = kind.is_some_and(|k| k != Kind::Preference)
@@ -1167,7 +1191,10 @@ fn is_code_or_log(line: &str) -> bool {
         && bytes.get(4) == Some(&b'-');
     let level = t.split_whitespace().take(3).any(|w| {
         let w = w.trim_matches(['[', ']', ':']);
-        ["INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL"].contains(&w)
+        [
+            "INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL",
+        ]
+        .contains(&w)
     });
     let punctuation = t.chars().filter(|c| "{}[]();=<>|\\$`".contains(*c)).count();
     let code = punctuation >= 4 && punctuation * 10 > t.chars().count()
