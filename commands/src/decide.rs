@@ -152,8 +152,8 @@ fn value_name(kind: ValueKind, value: &str) -> String {
     let index = value.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
     let name = match kind {
         ValueKind::Number => None,
-        ValueKind::Weekday => index.and_then(|i| crate::meaning::WEEKDAYS.get(i)),
-        ValueKind::Month => index.and_then(|i| crate::meaning::MONTHS.get(i)),
+        ValueKind::Weekday => index.and_then(|i| engram_text::calendar::WEEKDAYS.get(i)),
+        ValueKind::Month => index.and_then(|i| engram_text::calendar::MONTHS.get(i)),
     };
     name.map_or_else(|| value.to_owned(), |n| (*n).to_owned())
 }

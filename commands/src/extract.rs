@@ -7,16 +7,27 @@
 //! a restated preference reinforces instead of duplicating, and a
 //! correction that contradicts what it corrects supersedes it.
 //!
-//! A turn is split into sentences (`.`, `!`, `?`, `。`, `！`, `？`, line
-//! breaks). Each sentence is read on its own by rules, in order: questions
-//! and sentences shorter than [`SENTENCE_CHARS_MIN`] are never proposed;
-//! then a correction marker, a decision, a preference, a fact. A sentence
-//! that is only a correction marker ("Wait, no.") makes the next statement
-//! of the same turn a correction. Task chatter ("the build is red again",
-//! "run the tests") has none of these and is not proposed.
+//! A turn's prose is split into sentences (`.`, `!`, `?`, `。`, `！`, `？`,
+//! line breaks); fenced code blocks, indented code, stack frames, log lines
+//! (a timestamp or a level first) and lines mostly of code punctuation are
+//! never read. Each sentence is read on its own by rules, in order:
+//! questions, hedged or hypothetical sentences ("maybe we should", "I
+//! think", "也许", "要不要") and sentences shorter than
+//! [`SENTENCE_CHARS_MIN`] are never proposed; then a correction (a marker
+//! such as "actually" or "no wait", an admission such as "I mixed them up",
+//! a denial then what is so: "it isn't X, it's Y", "不是 X，是 Y"), a
+//! decision (also "we won't", "decided:", "X it is"; a choice for now such
+//! as "I decided to just ..." is none), a standing instruction or liking
+//! (also "I'm not a fan of", "..., always"; "I never remember" is none), a
+//! statement about a named person, a fact. A sentence that is only a
+//! correction marker ("Wait, no.") makes the next statement of the same
+//! turn a correction. Task chatter ("the build is red again", "run the
+//! tests") and incident reports ("the run diverged, loss went to nan") have
+//! none of these and are not proposed.
 //!
 //! The rules are measured on a labelled corpus of transcript turns
-//! (`tests/corpus/extract/{dev,test}.jsonl`, `tests/extract_corpus.rs`).
+//! (`tests/corpus/extract/dev.jsonl`, and a `test.jsonl` split when one is
+//! kept; `tests/extract_corpus.rs`).
 
 use engram_log::Role;
 
@@ -68,6 +79,7 @@ const OPENERS_EN: &[&str] = &[
     "ok",
     "okay",
     "btw",
+    "fwiw",
     "by the way",
     "ps",
     "plus",
@@ -85,6 +97,9 @@ const CORRECTION_STARTS_EN: &[&str] = &[
     "no wait",
     "no, wait",
     "wait, no",
+    "nah wait",
+    "nah, wait",
+    "hold on, no",
     "nope",
     "sorry, i was wrong",
     "not quite",
@@ -105,6 +120,14 @@ const CORRECTION_ANYWHERE_EN: &[&str] = &[
     "my bad",
     "i misspoke",
     "i meant",
+    "i mixed up",
+    "i mixed it up",
+    "i mixed them up",
+    "i got that wrong",
+    "i got it wrong",
+    "i had it wrong",
+    "i had that wrong",
+    "i confused",
     "that's not right",
     "that is not right",
     "that's wrong",
@@ -118,7 +141,9 @@ const CORRECTION_ANYWHERE_EN: &[&str] = &[
 /// A sentence opening with one of these and going on to state something
 /// ("No, the staging DB is on 5433", "Sorry, the name is order-svc")
 /// corrects what was said before.
-const CORRECTION_OPENERS_EN: &[&str] = &["no,", "nope,", "sorry,", "wait,", "hmm no", "no no"];
+const CORRECTION_OPENERS_EN: &[&str] = &[
+    "no,", "nope,", "nah,", "nah ", "sorry,", "wait,", "hold on,", "hang on,", "hmm no", "no no",
+];
 
 /// Words that make an opened sentence a statement rather than an ask.
 const STATEMENT_VERBS_EN: &[&str] = &[
@@ -157,6 +182,13 @@ const WE_WILL_EN: &[&str] = &[
     "the team is",
     "the team will",
     "the team's",
+    "we won't",
+    "we will not",
+    "we're not going to",
+    "we are not going to",
+    "we're no longer",
+    "we are no longer",
+    "we no longer",
 ];
 const CHANGE_VERBS_EN: &[&str] = &[
     "drop",
@@ -235,6 +267,28 @@ const DECISION_EN: &[&str] = &[
     "decided to",
     "agreed to",
     "we chose",
+    "we're sticking with",
+    "we are sticking with",
+    "we'll stick with",
+    "we will stick with",
+    "let's standardize on",
+    "let's standardise on",
+    "let's drop",
+    "let's keep using",
+    "let's not use",
+];
+
+/// A sentence opening with one of these reports a decision ("Decided:
+/// helm charts stay in one repo", "Agreed, we ship weekly").
+const DECISION_STARTS_EN: &[&str] = &[
+    "decided",
+    "decision",
+    "agreed",
+    "settled",
+    "final call",
+    "final decision",
+    "the plan is",
+    "the call is",
 ];
 
 const PREFERENCE_EN: &[&str] = &[
@@ -254,6 +308,17 @@ const PREFERENCE_EN: &[&str] = &[
     "i do not like",
     "i can't stand",
     "i cannot stand",
+    "i'm a fan of",
+    "i am a fan of",
+    "i'm a big fan of",
+    "i'm not a fan of",
+    "i am not a fan of",
+    "i'm not a big fan of",
+    "drives me crazy",
+    "drives me nuts",
+    "i enjoy",
+    "i'd like you to",
+    "i would like you to",
     "my favourite",
     "my favorite",
     "i always",
@@ -329,6 +394,7 @@ const MOMENT_EN: &[&str] = &[
     "for now",
     "this time",
     "right now",
+    "yet",
     "you showed",
     "you wrote",
     "you suggested",
@@ -472,6 +538,15 @@ const LARGER_NUMBER_WORDS_EN: &[&str] = &["twenty", "thirty", "hundred", "thousa
 
 const CORRECTION_ZH: &[&str] = &[
     "不对",
+    "其实是",
+    "实际上是",
+    "搞混",
+    "弄混",
+    "记混",
+    "说反了",
+    "之前说的",
+    "刚才说的",
+    "上次说的",
     "更正",
     "说错了",
     "搞错了",
@@ -480,9 +555,6 @@ const CORRECTION_ZH: &[&str] = &[
     "弄错了",
     "写错了",
     "不是这样",
-    "刚才说的",
-    "之前说的",
-    "上次说的",
     "不准确",
     "说的不准",
 ];
@@ -500,6 +572,11 @@ const DECISION_ZH: &[&str] = &[
     "那就",
     "就用",
     "就定",
+    "定成",
+    "定为",
+    "定下来",
+    "就这么办",
+    "就这样吧",
 ];
 /// "我们下个季度把 auth 迁到 Keycloak": we, moving something.
 const CHANGE_VERBS_ZH: &[&str] = &[
@@ -544,6 +621,11 @@ const PREFERENCE_ZH: &[&str] = &[
     "一律",
     "永远不要",
     "务必",
+    "尽量",
+    "优先用",
+    "优先使用",
+    "习惯用",
+    "偏好",
 ];
 const FACT_ZH: &[&str] = &[
     "我叫",
@@ -571,8 +653,87 @@ const FACT_ZH: &[&str] = &[
     "主管",
     "架构师",
 ];
+/// Hedged or hypothetical: a guess, an option weighed, a condition not
+/// met. Not a memory, whatever else the sentence says.
+const HEDGES_EN: &[&str] = &[
+    "maybe",
+    "perhaps",
+    "might",
+    "possibly",
+    "probably",
+    "i think",
+    "i guess",
+    "i suppose",
+    "i'm not sure",
+    "i am not sure",
+    "not sure",
+    "i wonder",
+    "wondering",
+    "what if",
+    "we could",
+    "could we",
+    "we might",
+    "in theory",
+    "hypothetically",
+    "thinking about",
+    "considering",
+    "whether",
+    "i'm tempted",
+];
+const HEDGES_ZH: &[&str] = &[
+    "也许",
+    "可能",
+    "或许",
+    "大概",
+    "要不要",
+    "考虑",
+    "不确定",
+    "如果",
+    "是不是",
+    "好像",
+    "不知道",
+];
+/// What the speaker does not know or does by habit of mind ("I never
+/// remember the flag", "I always forget"): not a liking.
+const MIND_VERBS_EN: &[&str] = &[
+    "remember",
+    "forget",
+    "know",
+    "recall",
+    "understand",
+    "get",
+    "decide",
+    "notice",
+    "mix",
+    "think",
+    "find",
+    "check",
+];
+/// A choice for now, not for good ("I decided to just delete the
+/// branch", "我决定先去吃个饭").
+const MOMENT_DECISION_EN: &[&str] = &["just", "first", "for now", "for today", "this time"];
+const MOMENT_ZH: &[&str] = &["先", "这次", "今天", "暂时"];
+/// A sentence opening with these is about the moment ("never mind, ...").
+const DISMISS_EN: &[&str] = &["never mind", "nevermind", "nvm", "forget it", "forget that"];
+/// Incident and log words: a sentence with one reports what happened.
+const INCIDENT_EN: &[&str] = &[
+    "nan",
+    "diverged",
+    "oom",
+    "timed out",
+    "timeout",
+    "exception",
+    "traceback",
+    "segfault",
+    "died",
+    "dying",
+    "hangs",
+    "hung",
+    "stuck",
+];
+
 const TRANSIENT_ZH: &[&str] = &[
-    "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看",
+    "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看", "等下", "待会",
 ];
 const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
@@ -603,24 +764,39 @@ pub(crate) fn sentences<'t>(text: &'t str, also: &[char]) -> Vec<&'t str> {
     out
 }
 
-/// `phrase` in `lower` at a word start.
-fn has_at_word_start(lower: &str, phrase: &str) -> bool {
-    after_word_start(lower, phrase).next().is_some()
-}
-
 /// What follows each place `phrase` stands in `lower` at a word start.
+/// The places are found by the phrase's first byte: a sentence is read
+/// against some hundreds of phrases, and building a substring searcher
+/// for each cost more than the scan.
 fn after_word_start<'l>(lower: &'l str, phrase: &'l str) -> impl Iterator<Item = &'l str> {
-    lower.match_indices(phrase).filter_map(move |(at, _)| {
-        let starts_word = lower[..at]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric());
-        starts_word.then(|| &lower[at + phrase.len()..])
-    })
+    let first = phrase.as_bytes().first().copied();
+    lower
+        .bytes()
+        .enumerate()
+        .filter(move |(_, b)| Some(*b) == first)
+        .filter_map(move |(at, _)| {
+            let rest = lower.get(at..)?.strip_prefix(phrase)?;
+            let starts_word = lower
+                .get(..at)?
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            starts_word.then_some(rest)
+        })
 }
 
+/// Whether one of `phrases` stands in `lower` at a word start: one pass
+/// over the places a word may start, each compared with every phrase.
 fn any_at_word_start(lower: &str, phrases: &[&str]) -> bool {
-    phrases.iter().any(|p| has_at_word_start(lower, p))
+    let mut after_alphanumeric = false;
+    lower.char_indices().any(|(at, c)| {
+        let starts_word = !after_alphanumeric;
+        after_alphanumeric = c.is_alphanumeric();
+        starts_word
+            && lower
+                .get(at..)
+                .is_some_and(|rest| phrases.iter().any(|p| rest.starts_with(p)))
+    })
 }
 
 /// `lower` starts with `phrase` followed by a word boundary.
@@ -721,7 +897,7 @@ fn has_specific_value(sentence: &str, lower: &str) -> bool {
         let t = t.trim_matches(|c: char| !c.is_alphanumeric());
         t.chars().next().is_some_and(char::is_uppercase)
             || (t.len() > 3 && t.contains(['.', '/']) && t.chars().any(char::is_alphabetic))
-    }) || crate::meaning::WEEKDAYS
+    }) || engram_text::calendar::WEEKDAYS
         .iter()
         .any(|d| has_word(lower, &[d]))
 }
@@ -733,7 +909,9 @@ fn is_person_statement(sentence: &str) -> bool {
     let Some(first) = tokens.first() else {
         return false;
     };
+    // A function word is no name ("Here is what I ran").
     if !capital(first)
+        || engram_text::tokenize::is_stopword(&first.to_lowercase())
         || [
             "The", "This", "That", "It", "I", "We", "Our", "My", "You", "Please", "Let's",
         ]
@@ -778,45 +956,126 @@ fn is_opened_correction(lower: &str) -> bool {
             && has_word(rest, STATEMENT_VERBS_EN)
     };
     opened.is_some_and(statement)
-        || (["i said", "i told you", "i mentioned", "you said"]
-            .iter()
-            .any(|p| has_at_word_start(lower, p))
+        || (any_at_word_start(lower, &["i said", "i told you", "i mentioned", "you said"])
             && (lower.contains(" but ") || lower.contains("actually")))
 }
 
+/// "The bucket isn't in eu-central-1, it's eu-west-1": a denial, then
+/// what is so. ("Our cluster lives in eu-west-1, not us-east-1" states a
+/// fact: the denial comes second.)
+fn is_contrast_correction(lower: &str) -> bool {
+    any_at_word_start(
+        lower,
+        &["isn't", "is not", "aren't", "are not", "wasn't", "was not"],
+    ) && [
+        ", it's ",
+        ", it is ",
+        ", they're ",
+        ", they are ",
+        ", that's ",
+        "; it's ",
+        " but it's ",
+        " but it is ",
+        " - it's ",
+        " — it's ",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+}
+
+/// An instruction to do something every time: opens with an instruction
+/// word ("Never print secrets", "Use X instead of Y"), or ends by saying
+/// so ("only touch the lines you change, always").
+fn is_standing_instruction(lower: &str) -> bool {
+    let instruction = INSTRUCTION_STARTS_EN
+        .iter()
+        .find_map(|p| starts_with_word(lower, p).then(|| lower[p.len()..].trim_start()));
+    let ending = lower.trim_end_matches(['.', '!', ' ']);
+    instruction.is_some_and(|rest| !is_pointed(rest))
+        || (starts_with_word(lower, "use")
+            && USE_OVER_EN.iter().any(|p| lower.contains(p))
+            && !is_pointed(&lower[3..]))
+        || ([", always", ", never", ", every time", "every single time"]
+            .iter()
+            .any(|e| ending.ends_with(e))
+            && !starts_with_word(lower, "i"))
+}
+
+/// The first words after a verb name *this* thing: a task, not a rule.
+fn is_pointed(rest: &str) -> bool {
+    let head: Vec<&str> = words(rest).take(3).collect();
+    DEICTIC_EN.iter().any(|d| head.contains(d)) || rest.starts_with("mind")
+}
+
+/// "We train on SLURM", "we're on Unity 2022.3": the team's habit, a verb
+/// in the present after "we" (not a modal, not a past tense).
+fn is_we_habit(lower: &str) -> bool {
+    const NOT_HABITS: &[&str] = &[
+        "should", "could", "would", "can", "need", "needs", "might", "must", "may", "will",
+        "shall", "did", "do", "don't", "just", "also", "still", "had", "were", "was", "got",
+        "want", "gotta", "tried", "probably", "really", "finally", "now",
+    ];
+    if [
+        "we're on ",
+        "we are on ",
+        "we're running ",
+        "we are running ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+    {
+        return true;
+    }
+    lower.strip_prefix("we ").is_some_and(|rest| {
+        words(rest)
+            .next()
+            .is_some_and(|verb| !NOT_HABITS.contains(&verb) && !verb.ends_with("ed"))
+    })
+}
+
 fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
+    if DISMISS_EN.iter().any(|p| starts_with_word(lower, p)) {
+        return None;
+    }
     if CORRECTION_STARTS_EN
         .iter()
         .any(|p| starts_with_word(lower, p))
         || any_at_word_start(lower, CORRECTION_ANYWHERE_EN)
         || is_opened_correction(lower)
+        || (is_contrast_correction(lower) && !is_standing_instruction(lower))
     {
         return Some(Kind::Correction);
     }
-    if any_at_word_start(lower, DECISION_EN) || is_we_will_change(lower) {
-        return Some(Kind::Decision);
+    if any_at_word_start(lower, DECISION_EN)
+        || is_we_will_change(lower)
+        || DECISION_STARTS_EN
+            .iter()
+            .any(|p| starts_with_word(lower, p))
+        || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
+    {
+        // "I decided to just delete the branch": a choice for now.
+        let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
+        return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
-    let instruction = INSTRUCTION_STARTS_EN
-        .iter()
-        .find_map(|p| starts_with_word(lower, p).then(|| lower[p.len()..].trim_start()));
-    let pointed = |rest: &str| {
-        // The first words after the verb name *this* thing: a task.
-        let head: Vec<&str> = words(rest).take(3).collect();
-        DEICTIC_EN.iter().any(|d| head.contains(d)) || rest.starts_with("mind")
-    };
-    if !of_the_moment
-        && (instruction.is_some_and(|rest| !pointed(rest))
-            || (starts_with_word(lower, "use")
-                && USE_OVER_EN.iter().any(|p| lower.contains(p))
-                && !pointed(&lower[3..])))
-    {
+    if !of_the_moment && is_standing_instruction(lower) {
         return Some(Kind::Preference);
+    }
+    let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
+    // "Jonas is the only one with prod access, so ask him": about a person.
+    if !transient && is_person_statement(sentence) {
+        return Some(Kind::Fact);
     }
     if !of_the_moment
         && PREFERENCE_EN.iter().any(|p| {
-            // "I like this approach" is about the moment; "I like small PRs" is not.
-            after_word_start(lower, p).any(|after| !pointed(after))
+            // "I like this approach" is about the moment; "I like small PRs"
+            // is not; "I never remember the flag" is no liking.
+            after_word_start(lower, p).any(|after| {
+                !is_pointed(after)
+                    && !words(after)
+                        .next()
+                        .is_some_and(|w| MIND_VERBS_EN.iter().any(|v| w.starts_with(v)))
+            })
         })
     {
         return Some(Kind::Preference);
@@ -824,24 +1083,32 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
         return Some(Kind::Fact);
     }
-    let transient = TRANSIENT_EN.iter().any(|t| has_at_word_start(lower, t));
     if transient {
         return None;
-    }
-    if is_person_statement(sentence) {
-        return Some(Kind::Fact);
     }
     // "The SLA doc is where that number comes from" points into the talk.
     let without_own = ["this repo", "this project", "this codebase"]
         .iter()
         .fold(lower.to_owned(), |text, own| text.replace(own, ""));
-    let about_project = PROJECT_STARTS_EN.iter().any(|p| starts_with_word(lower, p))
+    let about_project = (PROJECT_STARTS_EN.iter().any(|p| starts_with_word(lower, p))
+        || is_we_habit(lower))
         && !has_word(&without_own, &["this", "that", "it", "these", "those"]);
     let stable = any_at_word_start(lower, STABLE_MARKERS_EN);
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
     None
+}
+
+/// "不是 README，支持列表在 docs 里", "用的是 Riverpod，不是 Bloc": a
+/// clause that denies, beside one that states.
+fn is_contrast_correction_zh(sentence: &str) -> bool {
+    let clauses: Vec<&str> = sentence
+        .split(['，', ',', '；', ';'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    clauses.len() >= 2 && clauses.iter().any(|c| c.starts_with("不是"))
 }
 
 fn classify_zh(sentence: &str) -> Option<Kind> {
@@ -851,18 +1118,16 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
             || sentence.contains("已经")
             || sentence.contains("换成")
             || sentence.contains("改成"));
-    // "不是 Redis 6，线上跑的是 Redis 7.2": not this, but that.
-    let not_but = sentence.starts_with("不是")
-        && sentence
-            .find(['，', ','])
-            .is_some_and(|at| sentence[at..].contains('是'));
-    if contains(CORRECTION_ZH) || corrected_value || not_but {
+    if contains(CORRECTION_ZH) || corrected_value || is_contrast_correction_zh(sentence) {
         return Some(Kind::Correction);
     }
     if contains(DECISION_ZH) || (sentence.contains("我们") && contains(CHANGE_VERBS_ZH)) {
-        return Some(Kind::Decision);
+        // "我决定先去吃个饭": my choice for now.
+        let for_now = sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
+        return (!for_now).then_some(Kind::Decision);
     }
-    if contains(PREFERENCE_ZH) {
+    // "以后再说": later, not from now on.
+    if contains(PREFERENCE_ZH) && !sentence.contains("以后再") {
         return Some(Kind::Preference);
     }
     if contains(FACT_ZH) && !contains(TRANSIENT_ZH) {
@@ -871,31 +1136,90 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     None
 }
 
-/// What `sentence` is, if it is worth remembering; `after_marker` when the
-/// sentence before it in the turn was a bare correction marker.
-fn classify(sentence: &str, after_marker: bool) -> Option<Kind> {
-    let lower = normalized(sentence);
-    if sentence.chars().count() < SENTENCE_CHARS_MIN || is_question(sentence, &lower) {
+/// A guess, an option weighed or a condition: not a memory.
+fn is_hedged(sentence: &str, lower: &str) -> bool {
+    any_at_word_start(lower, HEDGES_EN) || HEDGES_ZH.iter().any(|h| sentence.contains(h))
+}
+
+/// What `sentence` (`lower` is it [`normalized`]) is, if it is worth
+/// remembering; `after_marker` when the sentence before it in the turn was
+/// a bare correction marker.
+fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
+    if sentence.chars().count() < SENTENCE_CHARS_MIN || is_question(sentence, lower) {
         return None;
     }
     let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
     let kind = if cjk * 4 >= sentence.chars().filter(|c| !c.is_whitespace()).count() {
-        classify_zh(sentence).or_else(|| classify_en(sentence, &lower))
+        classify_zh(sentence).or_else(|| classify_en(sentence, lower))
     } else {
-        classify_en(sentence, &lower).or_else(|| classify_zh(sentence))
+        classify_en(sentence, lower).or_else(|| classify_zh(sentence))
     };
+    // Read last: most sentences are chatter, and a hedge makes any kind none.
+    if (kind.is_some() || after_marker) && is_hedged(sentence, lower) {
+        return None;
+    }
     if after_marker {
         // "Wait, no. The frontend is on 5173": the statement corrects.
         let statement = kind.is_some_and(|k| k != Kind::Preference)
-            || has_specific_value(sentence, &lower)
+            || has_specific_value(sentence, lower)
             || cjk > 0;
         return statement.then_some(Kind::Correction);
     }
     kind
 }
 
+/// A line of code or of a log, never a memory: indented four spaces or a
+/// tab, a stack frame, a log line (a timestamp or a level first), a shell
+/// prompt, a quote, or mostly code punctuation.
+fn is_code_or_log(line: &str) -> bool {
+    let t = line.trim();
+    if line.starts_with("    ") || line.starts_with('\t') {
+        return true;
+    }
+    let frame = (t.starts_with("at ") && t.ends_with(')'))
+        || t.starts_with("File \"")
+        || t.starts_with("Traceback")
+        || t.starts_with("thread '")
+        || t.contains("panicked at")
+        || t.starts_with("error[")
+        || t.starts_with("$ ")
+        || t.starts_with("> ")
+        || t.starts_with("#!");
+    let bytes = t.as_bytes();
+    let timestamp = bytes.len() >= 10
+        && bytes.iter().take(4).all(u8::is_ascii_digit)
+        && bytes.get(4) == Some(&b'-');
+    let level = t.split_whitespace().take(3).any(|w| {
+        let w = w.trim_matches(['[', ']', ':']);
+        [
+            "INFO", "WARN", "WARNING", "ERROR", "DEBUG", "TRACE", "FATAL",
+        ]
+        .contains(&w)
+    });
+    let punctuation = t.chars().filter(|c| "{}[]();=<>|\\$`".contains(*c)).count();
+    let code = punctuation >= 4 && punctuation * 10 > t.chars().count()
+        || t.ends_with(['{', ';'])
+        || t == "}";
+    frame || timestamp || level || code
+}
+
+/// The prose of `content`: its lines outside fenced code blocks that are
+/// not code or a log ([`is_code_or_log`]).
+fn prose_lines(content: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    content.lines().filter(move |line| {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced && !is_code_or_log(line)
+    })
+}
+
 /// Proposals from `turns` (seq, role, content): user turns only (what the
-/// user said about themselves or the project), in seq order.
+/// user said about themselves or the project), in seq order. Code blocks,
+/// code lines and log lines are skipped.
 #[must_use]
 pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
     let mut out = Vec::new();
@@ -904,13 +1228,13 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             continue;
         }
         let mut after_marker = false;
-        for sentence in sentences(content, &[]) {
+        for sentence in prose_lines(content).flat_map(|line| sentences(line, &[])) {
             let lower = normalized(sentence);
             if is_bare_marker(&lower, sentence) {
                 after_marker = true;
                 continue;
             }
-            if let Some(kind) = classify(sentence, after_marker) {
+            if let Some(kind) = classify(sentence, &lower, after_marker) {
                 out.push(Proposal {
                     seq,
                     sentence: sentence.to_owned(),
@@ -1042,5 +1366,84 @@ mod tests {
         ];
         let kinds: Vec<(u64, Kind)> = got(&turns).into_iter().map(|(s, _, k)| (s, k)).collect();
         assert_eq!(kinds, [(1, Kind::Fact), (4, Kind::Fact)]);
+    }
+
+    fn kinds(turns: &[&str]) -> Vec<Option<Kind>> {
+        turns
+            .iter()
+            .map(|t| {
+                let got = proposals(&[(1, Role::User, t)]);
+                assert!(got.len() <= 1, "{t:?}: {got:?}");
+                got.first().map(|p| p.kind)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn corrections_without_a_fixed_opener() {
+        let turns = [
+            "Hold on, no, the cutoff is 6pm.",
+            "The cache isn't Redis, it's Memcached.",
+            "I mixed them up: staging is on 10.0.0.2.",
+            "其实是周四上午开会。",
+            "前端用的是 pnpm，不是 npm。",
+            "不是 8080，改到 9090 了。",
+        ];
+        assert_eq!(kinds(&turns), [Some(Kind::Correction); 6]);
+    }
+
+    #[test]
+    fn preferences_and_decisions_said_indirectly() {
+        let preferences = [
+            "I'm not a fan of trailing commas in JSON.",
+            "Only touch the lines you need to change, always.",
+            "尽量用中文回复我。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 3]);
+        let decisions = [
+            "Decided: the cron jobs move to Nomad.",
+            "Postgres it is.",
+            "We won't upgrade Node until the audit is done.",
+            "发版日我们定成每周四。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+    }
+
+    #[test]
+    fn hedges_guesses_and_choices_of_the_moment_are_not_memories() {
+        let turns = [
+            "Maybe we should switch to Postgres.",
+            "I think we're going with Kafka.",
+            "We might move the docs to mdBook next year.",
+            "I'm not sure whether the staging DB is on 5433.",
+            "也许我们以后改用 Kafka。",
+            "Never mind, I decided to just delete the branch.",
+            "我决定先去吃个饭，回来再看。",
+            "I never remember the flag for verbose output.",
+            "I'd prefer you not restart the controller yet.",
+        ];
+        assert_eq!(kinds(&turns), [None; 9]);
+    }
+
+    #[test]
+    fn code_logs_and_stack_traces_are_never_proposed() {
+        let turn = "Here is what I ran:\n\
+                    ```\n\
+                    // We always use tabs in this file.\n\
+                    let port = 8080; // the API listens on 8080\n\
+                    ```\n\
+                    2024-05-01 12:00:03 ERROR we decided to retry the upload\n\
+                    [WARN] our cache lives on redis-2 since 2021\n\
+                    thread 'main' panicked at src/main.rs:10:5\n\
+                    \x20   at Billing.charge (billing.js:42:7)\n\
+                    I prefer tabs over spaces in Go code.";
+        assert_eq!(
+            proposals(&[(1, Role::User, turn)]),
+            [Proposal {
+                seq: 1,
+                sentence: "I prefer tabs over spaces in Go code.".to_owned(),
+                kind: Kind::Preference,
+            }]
+        );
     }
 }

@@ -29,6 +29,7 @@
 
 use std::collections::BTreeSet;
 
+use engram_text::calendar::{MONTHS, WEEKDAYS};
 use engram_text::tokenize::{TokenKind, is_stopword, tokenize};
 
 /// What kind of value a text states.
@@ -251,31 +252,6 @@ const ID_NOUNS: &[&str] = &[
     "employee", "case", "incident", "bug", "job", "request", "item", "id", "number", "release",
     "run", "task", "story", "epic", "fact", "note", "record", "entry", "row", "page", "section",
     "chapter", "step", "rule", "patient", "student", "shipment", "batch", "sample",
-];
-/// Weekday names, Monday first (weekday 1).
-pub(crate) const WEEKDAYS: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
-/// Month names, January first (month 1).
-pub(crate) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
 ];
 /// Numbers written as words, zero to twelve.
 pub(crate) const NUMBER_WORDS: &[&str] = &[

@@ -7,11 +7,11 @@
 //! | category | rule |
 //! | --- | --- |
 //! | `file` | a word of path characters (letters, digits, `._-~+@:/`) with a `/` separator, or ending in a known file extension (`main.rs`, `docs/design.md`); markup such as `<b>x</b>` is not a path |
-//! | `tool` | a known tool or language from [`TOOLS`] (with aliases: `nodejs`, `node` -> `node.js`; `k8s` -> `kubernetes`; `postgresql` -> `postgres`); beyond the list, a CamelCase name (`ClickHouse`, `RabbitMQ`), a capitalised `X.js`, or a capitalised word after a tool cue (`via Promtail`, `adopted Svelte`, `Next.js and Tailwind`), never a place, month, weekday or sentence start |
+//! | `tool` | a known tool or language from [`TOOLS`] (with aliases: `nodejs`, `node` -> `node.js`; `k8s` -> `kubernetes`; `postgresql` -> `postgres`); beyond the list, a CamelCase name (`ClickHouse`, `RabbitMQ`; not an error's name such as `TypeError`), a capitalised `X.js`, a capitalised word after a tool cue (`via Promtail`, `adopted Svelte`, `Next.js and Tailwind`, `Terraform over Pulumi`, `from Webpack to Vite`), or a Latin-letter name after a Chinese one (`用 pnpm`, `换成 Buildkite`), never a place, month, weekday, time zone or sentence start |
 //! | `organisation` | capitalised words ending in `Inc`, `Ltd`, `Corp`, `GmbH`, `LLC`, `Foundation`, `University`; Chinese names ending in 公司, 集团, 大学 |
 //! | `place` | a known place from [`PLACES`] (English and Chinese) |
 //! | `project` | a capitalised word after "project" or before "project" (`project Apollo`, `the Apollo project`), or before 项目 |
-//! | `person` | two capitalised words starting with a given name from [`GIVEN_NAMES`] or followed by a person verb (`Alice Chen owns`, `Bob Martinez is`); a given name alone (`Alice joined`); a capitalised word after a person cue (`with`, `ask`, `told`, `by`, `from`, `owner:`, `Mr.`, `Ms.`, `Dr.`); Chinese 小/老 + surname, surname + 总/经理/老师, or a surname starting a word with one or two given characters before a verb (`张伟负责`, `王芳是`) |
+//! | `person` | two capitalised words starting with a given name from [`GIVEN_NAMES`] or followed by a person verb (`Alice Chen owns`, `Bob Martinez is`); a given name alone (`Alice joined`); any name-shaped word before a verb only people do (`Jonas approved`, `Dana said`); a capitalised word after a person cue (`with`, `ask`, `told`, `by`, `from`, `owner:`, `Mr.`, `Ms.`, `Dr.`), never a weekday or month (`by Friday`); Chinese 小/老 + surname, surname + 总/经理/老师, or a surname starting a word with one or two given characters before a verb (`张伟负责`, `王芳是`) |
 //!
 //! The canonical key is the case-folded name (`Node.JS` and `node.js` are
 //! one tool). [`resolve`] maps a key onto the entities already stored: a
@@ -187,7 +187,8 @@ const TOOL_CUES: &[&str] = &[
     "migrated",
     "moved",
 ];
-/// Capitalised words that are never a tool or a person's name.
+/// Capitalised words that are never a tool or a person's name, with the
+/// weekdays and months ([`crate::calendar`]): see [`is_not_a_name`].
 const NOT_NAMES: &[&str] = &[
     "the",
     "a",
@@ -220,28 +221,55 @@ const NOT_NAMES: &[&str] = &[
     "french",
     "spanish",
     "japanese",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "main",
     "staging",
     "production",
+];
+/// Verbs only a person does: a name-shaped word before one is a person
+/// even when it is no known given name (`Jonas approved`, `Dana said`).
+const HUMAN_VERBS: &[&str] = &[
+    "said",
+    "says",
+    "thinks",
+    "asked",
+    "asks",
+    "approved",
+    "approves",
+    "joined",
+    "owns",
+    "leads",
+    "wrote",
+    "prefers",
+    "likes",
+    "wants",
+    "agreed",
+    "suggested",
+    "mentioned",
+    "reviewed",
+];
+/// Words between two tools (`Terraform over Pulumi`, `GitHub Actions
+/// rather than Jenkins`): the second is a tool too.
+const TOOL_CONNECTORS: &[&str] = &["over", "than", "vs", "versus", "not"];
+/// How far back a tool may be for [`TOOL_CONNECTORS`] to join another.
+const TOOL_CONNECTOR_WORDS_MAX: usize = 4;
+/// Chinese words before a Latin-letter name that make it a tool (`用
+/// pnpm`, `换成 GitLab`).
+const CJK_TOOL_CUES: &[&str] = &[
+    "用",
+    "换成",
+    "换到",
+    "迁到",
+    "迁移到",
+    "切到",
+    "切换到",
+    "选了",
+    "选择了",
+    "而不是",
+    "基于",
+];
+/// Time zones are written in capitals after `use` but are no tool.
+const TIME_ZONES: &[&str] = &[
+    "utc", "gmt", "cet", "cest", "pst", "pdt", "est", "edt", "jst", "ist",
 ];
 /// Verbs after a Chinese name (`张伟负责`, `王芳是`).
 const CJK_PERSON_VERBS: &[&str] = &[
@@ -255,6 +283,50 @@ const CJK_LEADING_VERBS: &[&str] = &["讨论", "参加", "负责", "关于", "�
 const CJK_SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高梁宋郑谢唐韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴孔向汤";
 /// Characters that never begin a given name (numerals: `周一是` is a day).
 const CJK_NOT_GIVEN: &str = "一二三四五六七八九十日天末的了在是和与年月号点个";
+
+/// `lower` (case-folded) is never a tool or a person's name.
+fn is_not_a_name(lower: &str) -> bool {
+    NOT_NAMES.contains(&lower)
+        || crate::calendar::is_calendar_word(lower)
+        || TIME_ZONES.contains(&lower)
+        || crate::tokenize::is_stopword(lower)
+}
+
+/// `TypeError`, `IOException`: an error's name, not a tool.
+fn is_error_name(word: &str) -> bool {
+    ["Error", "Exception", "Warning"]
+        .iter()
+        .any(|suffix| word.len() > suffix.len() && word.ends_with(suffix))
+}
+
+/// `word` (a slice of `text`) is a Latin-letter name right after a Chinese
+/// tool cue (`用 pnpm，`), standing alone (the first of several Latin words
+/// names no tool, `用 type hints`, unless it is capitalised) and no host
+/// (`换成 test.internal`).
+fn after_cjk_tool_cue(text: &str, word: &str) -> bool {
+    let at = (word.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+    let Some(before) = text.get(..at) else {
+        return false;
+    };
+    let shaped = word.len() >= 2
+        && word.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+    let Some(after) = text.get(at + word.len()..) else {
+        return false;
+    };
+    let alone = after
+        .chars()
+        .find(|c| *c != ' ')
+        .is_none_or(|c| !c.is_ascii_alphabetic());
+    shaped
+        && (alone || capitalised(word))
+        && !is_not_a_name(&word.to_lowercase())
+        && CJK_TOOL_CUES
+            .iter()
+            .any(|cue| before.trim_end().ends_with(cue))
+}
 
 fn trim_word(word: &str) -> &str {
     word.trim_matches(|c: char| {
@@ -273,7 +345,7 @@ fn name_shaped(word: &str) -> bool {
     chars.next().is_some_and(char::is_uppercase)
         && word.chars().count() >= 2
         && chars.all(char::is_lowercase)
-        && !NOT_NAMES.contains(&word.to_lowercase().as_str())
+        && !is_not_a_name(&word.to_lowercase())
 }
 
 /// `ClickHouse`, `MongoDB`, `RabbitMQ`: a capital, lower-case letters, and
@@ -403,20 +475,40 @@ pub fn extract(text: &str) -> Vec<Entity> {
             skip = true;
         } else if name_shaped(word) && GIVEN_NAMES.contains(&lower.as_str()) {
             push("person", lower, word);
-        } else if camel_case(word) {
+        } else if camel_case(word) && !is_error_name(word) {
+            push("tool", lower, word);
+            last_tool = Some(i);
+        } else if name_shaped(word)
+            && HUMAN_VERBS.contains(&next.as_str())
+            && tool_key(word).is_none()
+            && !is_place(&lower)
+        {
+            // `Jonas approved`: no known given name, a person's verb.
+            push("person", lower, word);
+        } else if capitalised(word)
+            && prev == "from"
+            && next == "to"
+            && words.get(i + 2).is_some_and(|w| capitalised(w))
+        {
+            // `from Webpack to Vite`: a move between two tools.
             push("tool", lower, word);
             last_tool = Some(i);
         } else if capitalised(word) && i > 0 && PERSON_CUES.contains(&prev.as_str()) {
-            if !is_place(&lower) {
+            if !is_place(&lower) && !is_not_a_name(&lower) {
                 push("person", lower, word);
             }
+        } else if after_cjk_tool_cue(text, word) {
+            push("tool", tool_key(word).unwrap_or(&lower).to_owned(), word);
+            last_tool = Some(i);
         } else if capitalised(word)
             && !sentence_start
             && word.chars().all(char::is_alphanumeric)
-            && !NOT_NAMES.contains(&lower.as_str())
+            && !is_not_a_name(&lower)
             && !is_place(&lower)
             && (TOOL_CUES.contains(&prev.as_str())
-                || (["and", "or"].contains(&prev.as_str()) && last_tool == i.checked_sub(2)))
+                || (["and", "or"].contains(&prev.as_str()) && last_tool == i.checked_sub(2))
+                || (TOOL_CONNECTORS.contains(&prev.as_str())
+                    && last_tool.is_some_and(|t| i - t <= TOOL_CONNECTOR_WORDS_MAX)))
         {
             // `via Promtail`, `adopted Svelte`, `Next.js and Tailwind`.
             push("tool", lower, word);
@@ -706,5 +798,31 @@ mod tests {
         assert_eq!(resolved(alice, &["alicex"]), "alice");
         let full = &extract("Alice Chen approved it.")[0];
         assert_eq!(resolved(full, &["alice chen"]), "alice chen");
+    }
+
+    #[test]
+    fn people_and_tools_beyond_the_lists_and_what_is_neither() {
+        for (text, expected) in [
+            ("Jonas approved the schema change.", ("person", "jonas")),
+            ("We moved from Webpack to Vite.", ("tool", "webpack")),
+            ("We chose Terraform over Pulumi.", ("tool", "pulumi")),
+            ("我们用 pnpm 管理依赖。", ("tool", "pnpm")),
+            ("CI 换成 Buildkite 了。", ("tool", "buildkite")),
+        ] {
+            let got = found(text);
+            assert!(
+                got.contains(&(expected.0, expected.1.to_owned())),
+                "{text:?}: {got:?}"
+            );
+        }
+        for text in [
+            "I need the report by Friday.",
+            "Always use UTC in log timestamps.",
+            "The job failed with a TypeError.",
+            "以后写代码都用 type hints。",
+            "地址已经换成 test.internal 了。",
+        ] {
+            assert_eq!(found(text), [], "{text:?}");
+        }
     }
 }

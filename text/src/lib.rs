@@ -8,6 +8,8 @@
 //!   character bigrams for CJK text, so Chinese is found without a
 //!   dictionary.
 //! - [`stem`]: which stemmer a word gets, and the stopwords of queries.
+//! - [`calendar`]: the names of weekdays and months, one list for save
+//!   decisions and entities.
 //! - [`display`]: control, line-breaking and invisible characters shown
 //!   as visible escapes in human output.
 //! - [`entities`]: people, projects, tools, files, organisations and
@@ -16,6 +18,7 @@
 //! **Architecture Invariant:** this crate depends on no other engram crate;
 //! the log never sees it (the log knows bytes, not what text means).
 
+pub mod calendar;
 pub mod display;
 pub mod entities;
 pub mod redact;
