@@ -220,7 +220,17 @@ fn json_output_of_every_command_keeps_its_shape() {
     );
     insta::assert_json_snapshot!("audit", run(&["audit", &deploys, "--json"]));
     insta::assert_json_snapshot!("stats", run(&["stats", "--json"]));
-    insta::assert_json_snapshot!("verify", run(&["verify", "--json"]));
+    // How events group into frames depends on which appends met in one
+    // commit (a recall's event may join the next write's group), so the
+    // frame count and the bytes are checked for sense, not snapshotted.
+    let mut verified = run(&["verify", "--json"]);
+    let n_events = verified["n_events"].as_u64().unwrap();
+    let n_frames = verified["n_frames"].as_u64().unwrap();
+    assert!((1..=n_events).contains(&n_frames), "{verified}");
+    assert!(verified["bytes"].as_u64().unwrap() > n_events, "{verified}");
+    verified["n_frames"] = Value::String("[grouping]".to_owned());
+    verified["bytes"] = Value::String("[grouping]".to_owned());
+    insta::assert_json_snapshot!("verify", verified);
     insta::assert_json_snapshot!("log", run(&["log", "--json"]));
     // After the log's snapshot: an update adds events.
     insta::assert_json_snapshot!("list", run(&["list", "--limit", "3", "--json"]));
