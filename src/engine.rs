@@ -59,6 +59,9 @@ pub enum EngineError {
     /// A workspace document refused (too large, not text, a bad path).
     #[error(transparent)]
     Workspace(#[from] engram_commands::workspace::WorkspaceError),
+    /// A corridor placement refused (an unknown name, a loop, too deep).
+    #[error(transparent)]
+    Corridor(#[from] engram_commands::corridor::CorridorError),
     #[error(transparent)]
     Embed(engram_embed::EmbedError),
     #[error("the shared log: {0}")]
