@@ -933,7 +933,7 @@ fn every_golden_fixture_exports_and_import_refuses_their_unsealed_memories() {
     // and read back to the very events, and import refuses the first
     // memory whose words do not match its hash.
     let key = engram::log::HmacKey::from_bytes(GOLDEN_KEY);
-    for version in ["v1", "v1.1", "v1.2", "v1.3", "v1.4"] {
+    for version in ["v1", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5"] {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(version)
