@@ -31,9 +31,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "v1.4" => golden_v1_4_batches(),
         "v1.5" => golden_v1_5_batches(),
         other => {
-            return Err(
-                format!("unknown fixture version {other}: v1, v1.1, v1.2, v1.3, v1.4 or v1.5").into(),
-            );
+            return Err(format!(
+                "unknown fixture version {other}: v1, v1.1, v1.2, v1.3, v1.4 or v1.5"
+            )
+            .into());
         }
     };
     if dir.exists() {

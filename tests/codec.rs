@@ -14,11 +14,11 @@ use std::fmt::Debug;
 use engram_log::codec::{decode, encode};
 use engram_log::limits::EVENT_BYTES_MAX;
 use engram_log::{
-    Actor, Archived, Checkpoint, ContradictionFlagged, CorridorPlaced, Digest, Discarded, Distilled, Embedded,
-    Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten,
-    GateDenied, Graded, MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered,
-    Placed, Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet, UniquenessScored, Verdict,
-    VerdictRecorded,
+    Actor, Archived, Checkpoint, ContradictionFlagged, CorridorPlaced, Digest, Discarded,
+    Distilled, Embedded, Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted,
+    Expanded, Forgotten, GateDenied, Graded, MemoryRef, Placed, RecallFilters, RecallHit, Recalled,
+    Reinforced, Remembered, Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet,
+    UniquenessScored, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;

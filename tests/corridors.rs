@@ -144,7 +144,10 @@ fn the_fixture_deploy_window_lands_in_the_deploy_room_with_its_correction() {
         .collect();
     assert_eq!(deploy.len(), 2, "{coordinates:?}");
     for (text, coordinate) in &deploy {
-        assert!(coordinate.starts_with("deploy#"), "{text:?} at {coordinate}");
+        assert!(
+            coordinate.starts_with("deploy#"),
+            "{text:?} at {coordinate}"
+        );
     }
     let palace = json_of(store, &["--in-process", "palace", "--json"]);
     let deploy_room = palace["rooms"]
@@ -194,7 +197,10 @@ fn a_full_room_opens_its_successor_on_the_same_corridor() {
     let palace = engram.core().palace.read().state.clone();
     assert_eq!(palace.topic("runbook"), ["runbook", "runbook-2"]);
     assert_eq!(palace.corridor_of("runbook-2"), "operations");
-    assert_eq!(palace.corridor_rooms("operations"), ["runbook", "runbook-2"]);
+    assert_eq!(
+        palace.corridor_rooms("operations"),
+        ["runbook", "runbook-2"]
+    );
     engram.close().unwrap();
 }
 
@@ -222,10 +228,21 @@ fn corridors_through_the_daemon_refuse_loops_and_survive_rebuild() {
     assert_eq!(moved["changed"], true);
     let nested = json_of(
         store,
-        &["palace", "corridor", "engineering", "--into", "work", "--json"],
+        &[
+            "palace",
+            "corridor",
+            "engineering",
+            "--into",
+            "work",
+            "--json",
+        ],
     );
     assert_eq!(nested["placed"], "corridor");
-    run(store, &["palace", "corridor", "work", "--into", "office"], 0);
+    run(
+        store,
+        &["palace", "corridor", "work", "--into", "office"],
+        0,
+    );
     let seq_before = json_of(store, &["verify", "--json"])["n_events"].clone();
     // A corridor into itself, into its child, into its grandchild.
     for (name, into) in [
@@ -249,7 +266,9 @@ fn corridors_through_the_daemon_refuse_loops_and_survive_rebuild() {
     // A model may not move what the user placed: only its denial is kept.
     let (_, stderr) = run(
         store,
-        &["palace", "corridor", "tea", "--into", "food", "--by", "model"],
+        &[
+            "palace", "corridor", "tea", "--into", "food", "--by", "model",
+        ],
         2,
     );
     assert!(stderr.contains("a model cannot move tea"), "{stderr}");

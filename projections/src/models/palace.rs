@@ -432,6 +432,38 @@ mod tests {
         assert!(around(99).is_empty());
     }
 
+    fn placed(placed: Placed, name: &str, corridor: &str) -> Event {
+        Event::CorridorPlaced(engram_log::CorridorPlaced {
+            placed,
+            name: name.to_owned(),
+            corridor: corridor.to_owned(),
+            actor: Actor::User,
+        })
+    }
+
+    #[test]
+    fn a_topic_and_its_successors_sit_on_its_corridor_and_loops_are_ignored() {
+        let mut events: Vec<Event> = vec![placed(Placed::Room, "x", "eng")];
+        events.extend((0..10).map(|_| in_room("x")));
+        events.push(in_room("y"));
+        events.push(placed(Placed::Corridor, "eng", "work"));
+        // Would loop: work inside eng, which is inside work.
+        events.push(placed(Placed::Corridor, "work", "eng"));
+        events.push(placed(Placed::Corridor, "work", "work"));
+        let palace: Palace = fold(&logged(events));
+        assert_eq!(palace.corridor_of("x-2"), "eng");
+        assert_eq!(palace.corridor_rooms("eng"), ["x", "x-2"]);
+        assert_eq!(palace.corridor_of("y"), DEFAULT_CORRIDOR);
+        assert_eq!(palace.parent_of("eng"), Some("work"));
+        assert_eq!(palace.parent_of("work"), None);
+        assert!(palace.would_loop("work", "eng"));
+        assert_eq!(palace.ancestry("eng"), ["eng", "work"]);
+        assert_eq!(
+            palace.corridor_names().into_iter().collect::<Vec<_>>(),
+            ["eng", "general", "work"]
+        );
+    }
+
     #[test]
     fn a_memory_without_a_room_is_unsorted() {
         let mut event = remember(Tier::L3, Source::User);
