@@ -657,19 +657,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     embedding,
                 };
                 let placement = self.placement(&decision.room, &decision.corridor);
-                let corridor = self.opened.get(&decision.room).cloned().unwrap_or_else(|| {
-                    let palace = self.store.views().palace.read();
-                    palace.state.corridor_of(&decision.room).to_owned()
-                });
-                self.remember_pending(
-                    index,
-                    &text,
-                    &terms,
-                    mine,
-                    &decision.room,
-                    &corridor,
-                    meta.tags,
-                );
+                self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
@@ -771,9 +759,14 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         terms: &[String],
         profile: std::sync::Arc<decide::Profile>,
         room: &str,
-        corridor: &str,
         tags: Vec<String>,
     ) {
+        // The corridor its room is on: the one this batch opened it on,
+        // else the palace's.
+        let corridor = self.opened.get(room).cloned().unwrap_or_else(|| {
+            let palace = self.store.views().palace.read();
+            palace.state.corridor_of(room).to_owned()
+        });
         let position = self.pending.len();
         let distinct: BTreeSet<&String> = terms.iter().collect();
         for term in distinct {
@@ -786,7 +779,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             item: index,
             text: text.to_owned(),
             topic: room.to_owned(),
-            corridor: corridor.to_owned(),
+            corridor,
             tags,
             profile,
         });
