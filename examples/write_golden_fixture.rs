@@ -1,7 +1,7 @@
 //! Writes a golden fixture log into the folder given as the first argument
 //! (which must not exist yet), from the events of the version given as the
-//! second (`v1` to `v1.4`, default the newest), e.g.
-//! `cargo run --example write_golden_fixture -- tests/fixtures/v1.4 v1.4`.
+//! second (`v1` to `v1.5`, default the newest), e.g.
+//! `cargo run --example write_golden_fixture -- tests/fixtures/v1.5 v1.5`.
 //!
 //! Run it once per format version. A fixture is never regenerated to make a
 //! test pass: it is the evidence that old logs keep replaying.
@@ -15,24 +15,26 @@ use std::time::Duration;
 use engram_log::{HmacKey, Log, LogConfig, ManualClock};
 use golden_events::{
     GOLDEN_KEY, GOLDEN_SEGMENT_BYTES, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches,
-    golden_v1_3_batches, golden_v1_4_batches, golden_v1_batches,
+    golden_v1_3_batches, golden_v1_4_batches, golden_v1_5_batches, golden_v1_batches,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(dir) = std::env::args_os().nth(1).map(std::path::PathBuf::from) else {
-        return Err("usage: write_golden_fixture DIR [v1|v1.1|v1.2|v1.3|v1.4]".into());
+        return Err("usage: write_golden_fixture DIR [v1|v1.1|v1.2|v1.3|v1.4|v1.5]".into());
     };
-    let version = std::env::args().nth(2).unwrap_or_else(|| "v1.4".to_owned());
+    let version = std::env::args().nth(2).unwrap_or_else(|| "v1.5".to_owned());
     let batches = match version.as_str() {
         "v1" => golden_v1_batches(),
         "v1.1" => golden_v1_1_batches(),
         "v1.2" => golden_v1_2_batches(),
         "v1.3" => golden_v1_3_batches(),
         "v1.4" => golden_v1_4_batches(),
+        "v1.5" => golden_v1_5_batches(),
         other => {
-            return Err(
-                format!("unknown fixture version {other}: v1, v1.1, v1.2, v1.3 or v1.4").into(),
-            );
+            return Err(format!(
+                "unknown fixture version {other}: v1, v1.1, v1.2, v1.3, v1.4 or v1.5"
+            )
+            .into());
         }
     };
     if dir.exists() {

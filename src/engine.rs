@@ -59,6 +59,9 @@ pub enum EngineError {
     /// A workspace document refused (too large, not text, a bad path).
     #[error(transparent)]
     Workspace(#[from] engram_commands::workspace::WorkspaceError),
+    /// A corridor placement refused (an unknown name, a loop, too deep).
+    #[error(transparent)]
+    Corridor(#[from] engram_commands::corridor::CorridorError),
     #[error(transparent)]
     Embed(engram_embed::EmbedError),
     #[error("the shared log: {0}")]
@@ -554,7 +557,8 @@ impl Engram {
     /// let engram = Engram::open(Store::at(dir.path()), &StoreOptions::default())?;
     /// engram.remember(&Remember::text("tea, no sugar"))?;
     /// let kinds: Vec<&str> = engram.replay(1).map(|e| e.map(|e| e.event.kind())).collect::<Result<_, _>>()?;
-    /// assert_eq!(kinds, ["session", "remembered"]);
+    /// // The note, the memory, and its new room put on a corridor.
+    /// assert_eq!(kinds, ["session", "remembered", "corridor_placed"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn replay(&self, from: u64) -> engram_log::Replay {

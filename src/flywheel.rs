@@ -152,6 +152,22 @@ impl Engram {
 }
 
 impl Engram {
+    /// Puts room `name` (its whole topic) or corridor `name` on corridor
+    /// `into` (`engram palace corridor`): see
+    /// `engram_commands::corridor::place`. An unknown name, a loop and
+    /// nesting too deep are refused with nothing written.
+    pub fn place_corridor(
+        &self,
+        name: &str,
+        into: &str,
+        kind: Option<engram_log::Placed>,
+        subject: &Subject,
+    ) -> Result<engram_commands::corridor::CorridorMove, EngineError> {
+        Ok(engram_commands::corridor::place(
+            self, name, into, kind, subject,
+        )?)
+    }
+
     /// Moves memory `id` to tier `to` by hand (`engram tier`): see
     /// `engram_commands::flywheel::move_tier`. A forgotten memory, a move
     /// to its own tier and moves into or out of L2 are refused with

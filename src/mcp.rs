@@ -28,9 +28,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::api::{
-    ApiError, BatchItem, BatchRequest, By, CategoryName, ConfirmRequest, ErrorCode, ForgetRequest,
-    GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX, RecallRequest, RememberRequest,
-    Service, StatusName, TierName, UpdateRequest, VerdictName, VerdictRequest,
+    ApiError, BatchItem, BatchRequest, By, CategoryName, ConfirmRequest, CorridorRequest,
+    ErrorCode, ForgetRequest, GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX,
+    PlaceKindName, RecallRequest, RememberRequest, Service, StatusName, TierName, UpdateRequest,
+    VerdictName, VerdictRequest,
 };
 use crate::client::{Client, encode, memory_target, query_target};
 
@@ -49,6 +50,7 @@ pub trait Door: std::fmt::Debug + Send + Sync + 'static {
     fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError>;
     fn stats(&self) -> Result<Value, ApiError>;
     fn palace(&self, room: Option<&str>) -> Result<Value, ApiError>;
+    fn place_corridor(&self, r: &CorridorRequest) -> Result<Value, ApiError>;
     fn list(&self, r: &ListRequest) -> Result<Value, ApiError>;
     fn update(&self, id: IdArg, r: &UpdateRequest) -> Result<Value, ApiError>;
     /// Open and shelved contradictions.
@@ -95,6 +97,9 @@ impl Door for Service {
     }
     fn palace(&self, room: Option<&str>) -> Result<Value, ApiError> {
         Service::palace(self, room)
+    }
+    fn place_corridor(&self, r: &CorridorRequest) -> Result<Value, ApiError> {
+        Service::place_corridor(self, r)
     }
     fn list(&self, r: &ListRequest) -> Result<Value, ApiError> {
         Service::list(self, r)
@@ -190,6 +195,10 @@ impl Door for Client {
             None => "/api/palace".to_owned(),
         };
         self.call("GET", &target, None).map_err(ApiError::from)
+    }
+    fn place_corridor(&self, r: &CorridorRequest) -> Result<Value, ApiError> {
+        self.call("POST", "/api/corridors", Some(&body(r)?))
+            .map_err(ApiError::from)
     }
     fn list(&self, r: &ListRequest) -> Result<Value, ApiError> {
         let target = query_target("/api/memories", &body(r)?);
@@ -359,6 +368,19 @@ pub struct PalaceArgs {
     /// A room's name for its tour, slot by slot; omit for the directory.
     #[serde(default)]
     pub room: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorridorArgs {
+    /// The room (its topic's rooms move with it) or corridor to place.
+    pub name: String,
+    /// The corridor to put it on; a new name opens a corridor.
+    pub into: String,
+    /// `room` or `corridor`, when one of each has the name (default: room).
+    #[serde(default)]
+    #[schemars(with = "PlaceKindName")]
+    pub kind: Option<PlaceKindName>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -792,6 +814,31 @@ impl McpServer {
     async fn memory_palace(&self, Parameters(args): Parameters<PalaceArgs>) -> ToolAnswer {
         self.call(move |s| Ok(data_block(&s.palace(args.room.as_deref())?)))
             .await
+    }
+
+    #[tool(
+        name = "memory_corridor",
+        title = "Put a room on a corridor",
+        annotations(
+            title = "Put a room on a corridor",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        description = "Group related rooms of the memory palace: put a room (with its successors, `deploy-2` moves with `deploy`) on a corridor such as `engineering`, or a corridor inside another. Saves put new rooms on a corridor by themselves; use this to correct one. A corridor cannot go inside itself or a corridor inside it; a room the user placed stays where the user put it. Returns placed, name, from, corridor and changed."
+    )]
+    async fn memory_corridor(&self, Parameters(args): Parameters<CorridorArgs>) -> ToolAnswer {
+        self.call(move |s| {
+            let request = CorridorRequest {
+                name: args.name,
+                into: args.into,
+                kind: args.kind,
+                by: By::Model,
+            };
+            Ok(data_block(&s.place_corridor(&request)?))
+        })
+        .await
     }
 
     #[tool(

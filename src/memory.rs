@@ -512,6 +512,7 @@ impl From<engram_commands::flywheel::CommandError<EngineError>> for EngineError 
             CommandError::Flywheel(e) => EngineError::Flywheel(e),
             CommandError::Tier(e) => EngineError::Tier(e),
             CommandError::Workspace(e) => EngineError::Workspace(e),
+            CommandError::Corridor(e) => EngineError::Corridor(e),
             CommandError::UnknownMemory { id } => EngineError::UnknownMemory { id },
             CommandError::Forgotten { id, seq } => EngineError::Forgotten { id, seq },
             CommandError::Denied(denial) => EngineError::Denied(denial),

@@ -14,11 +14,11 @@ use std::fmt::Debug;
 use engram_log::codec::{decode, encode};
 use engram_log::limits::EVENT_BYTES_MAX;
 use engram_log::{
-    Actor, Archived, Checkpoint, ContradictionFlagged, Digest, Discarded, Distilled, Embedded,
-    Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted, Expanded, Forgotten,
-    GateDenied, Graded, MemoryRef, RecallFilters, RecallHit, Recalled, Reinforced, Remembered,
-    Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet, UniquenessScored, Verdict,
-    VerdictRecorded,
+    Actor, Archived, Checkpoint, ContradictionFlagged, CorridorPlaced, Digest, Discarded,
+    Distilled, Embedded, Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted,
+    Expanded, Forgotten, GateDenied, Graded, MemoryRef, Placed, RecallFilters, RecallHit, Recalled,
+    Reinforced, Remembered, Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet,
+    UniquenessScored, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
 use proptest::option;
@@ -400,6 +400,7 @@ fn variant_index(event: &Event) -> usize {
         Event::TtlSet(_) => 18,
         Event::Embedded(_) => 19,
         Event::UniquenessScored(_) => 20,
+        Event::CorridorPlaced(_) => 21,
     }
 }
 
@@ -447,6 +448,16 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
                 })
             })
             .boxed(),
+        (any::<bool>(), text(), text(), actor())
+            .prop_map(|(room, name, corridor, actor)| {
+                Event::CorridorPlaced(CorridorPlaced {
+                    placed: if room { Placed::Room } else { Placed::Corridor },
+                    name,
+                    corridor,
+                    actor,
+                })
+            })
+            .boxed(),
     ]
 }
 
@@ -482,7 +493,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 21, "one strategy per Event variant");
+    assert_eq!(variants.len(), 22, "one strategy per Event variant");
 }
 
 #[test]

@@ -549,8 +549,8 @@ fn an_edited_reordered_or_foreign_line_is_refused_naming_it_and_leaves_no_store(
     let cases: Vec<(&str, Vec<String>, &str)> = vec![
         (
             "edited content",
-            edit(3, "Deploys happen", "Deploys never happen"),
-            "line 4 (seq 3): the line hash is",
+            edit(4, "Deploys happen", "Deploys never happen"),
+            "line 5 (seq 4): the line hash is",
         ),
         (
             "edited commit time",
@@ -569,7 +569,7 @@ fn an_edited_reordered_or_foreign_line_is_refused_naming_it_and_leaves_no_store(
         ),
         (
             "unknown kind",
-            edit(4, "\"kind\":\"remembered\"", "\"kind\":\"teleported\""),
+            edit(5, "\"kind\":\"remembered\"", "\"kind\":\"teleported\""),
             "unknown event kind",
         ),
         ("reordered", swapped, "line 4 (seq 4): expected seq 3"),
@@ -606,7 +606,7 @@ fn an_edited_reordered_or_foreign_line_is_refused_naming_it_and_leaves_no_store(
     std::fs::create_dir(&target).unwrap();
     std::fs::write(target.join("hmac.key"), [7u8; 32]).unwrap();
     let file = scratch.path().join("bad.jsonl");
-    write_lines(&file, &edit(3, "Deploys", "Deploy"));
+    write_lines(&file, &edit(4, "Deploys", "Deploy"));
     cli.refused(&target, &["import", file.to_str().unwrap()]);
     let left: Vec<_> = std::fs::read_dir(&target)
         .unwrap()
@@ -715,23 +715,24 @@ fn words_rewritten_with_fresh_hashes_fail_the_memory_seal_and_leave_no_store() {
     let cli = Cli::new();
     let scratch = tempfile::tempdir().unwrap();
     let (_, lines) = small_export(&cli, scratch.path());
-    // Seq 3 is the second note; seq 4 the memory sealed over it.
+    // Seq 4 is the second note (seq 3 put the first memory's new room on
+    // its corridor); seq 5 the memory sealed over it.
     let forged = scratch.path().join("forged.jsonl");
     write_lines(
         &forged,
-        &forge(&lines, 3, "Deploys never happen on Fridays."),
+        &forge(&lines, 4, "Deploys never happen on Fridays."),
     );
     let target = scratch.path().join("new");
     let stderr = cli.refused(&target, &["import", forged.to_str().unwrap()]);
     assert!(
-        stderr.contains("line 5 (seq 4): the memory's words (seqs 3 to 3) hash to"),
+        stderr.contains("line 6 (seq 5): the memory's words (seqs 4 to 4) hash to"),
         "{stderr}"
     );
     assert!(!target.exists());
     // The same words, rewritten to themselves, import.
     write_lines(
         &forged,
-        &forge(&lines, 3, "Deploys happen on Fridays after 5pm."),
+        &forge(&lines, 4, "Deploys happen on Fridays after 5pm."),
     );
     cli.ok(&target, &["import", forged.to_str().unwrap()]);
 }
@@ -933,7 +934,7 @@ fn every_golden_fixture_exports_and_import_refuses_their_unsealed_memories() {
     // and read back to the very events, and import refuses the first
     // memory whose words do not match its hash.
     let key = engram::log::HmacKey::from_bytes(GOLDEN_KEY);
-    for version in ["v1", "v1.1", "v1.2", "v1.3", "v1.4"] {
+    for version in ["v1", "v1.1", "v1.2", "v1.3", "v1.4", "v1.5"] {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures")
             .join(version)

@@ -10,7 +10,7 @@ use engram_log::{FileStorage, HmacKey, KeySource, LogReader, verify_storage};
 
 use crate::golden_events::{
     GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches, golden_v1_3_batches,
-    golden_v1_4_batches, golden_v1_batches,
+    golden_v1_4_batches, golden_v1_5_batches, golden_v1_batches,
 };
 
 fn fixture(version: &str) -> PathBuf {
@@ -42,6 +42,11 @@ fn golden_v1_3_replays_to_the_events_it_was_written_from() {
 #[test]
 fn golden_v1_4_replays_to_the_events_it_was_written_from() {
     replays_to_the_events_it_was_written_from("v1.4", &golden_v1_4_batches());
+}
+
+#[test]
+fn golden_v1_5_replays_to_the_events_it_was_written_from() {
+    replays_to_the_events_it_was_written_from("v1.5", &golden_v1_5_batches());
 }
 
 #[test]

@@ -260,6 +260,27 @@ pub fn golden_v1_3_batches() -> Vec<Vec<Event>> {
     batches
 }
 
+/// The batches of the v1.5 fixture: v1.4's, then a room put on a corridor
+/// and a corridor nested in another (variant 21).
+pub fn golden_v1_5_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_4_batches();
+    batches.push(vec![
+        Event::CorridorPlaced(CorridorPlaced {
+            placed: Placed::Room,
+            name: "deploys".to_owned(),
+            corridor: "engineering".to_owned(),
+            actor: Actor::System,
+        }),
+        Event::CorridorPlaced(CorridorPlaced {
+            placed: Placed::Corridor,
+            name: "engineering".to_owned(),
+            corridor: "work".to_owned(),
+            actor: Actor::User,
+        }),
+    ]);
+    batches
+}
+
 /// The batches of the v1.4 fixture: v1.3's, then a uniqueness refreshed by
 /// maintenance (variant 20).
 pub fn golden_v1_4_batches() -> Vec<Vec<Event>> {

@@ -480,7 +480,7 @@ fn secrets_in_recall_filters_and_caller_sessions_never_reach_the_disk() {
     let kinds_logged = kinds(&log(store)).join(" ");
     assert_eq!(
         kinds_logged,
-        "session remembered recalled gate_denied gate_denied gate_denied"
+        "session remembered corridor_placed recalled gate_denied gate_denied gate_denied"
     );
     let secrets = [room, tag, session, caller].map(str::to_owned);
     assert_no_secret_on_disk(store, &secrets, "after recall and denials");

@@ -251,9 +251,11 @@ fn verify_stats_and_log_without_store_use_the_project_store() {
     let sub = a.join("sub");
     std::fs::create_dir_all(&sub).unwrap();
 
-    // In A's project store: 2 remembers of text (note + remembered each)
+    // In A's project store: 2 remembers of text (note, remembered and the
+    // new room's corridor_placed each)
     // and one recall (its `recalled` event); the recall also records one
-    // `recalled` in the user store, which got one remember before.
+    // `recalled` in the user store, which got one remember (three events)
+    // before.
     w.remember(&a, ALPHA, &[]);
     w.remember(&sub, "second alpha fact", &[]);
     w.remember(&a, USER, &["--scope", "user"]);
@@ -261,10 +263,10 @@ fn verify_stats_and_log_without_store_use_the_project_store() {
 
     let project = w.home.join(project_store("git@example.com:team/a"));
     let stats = w.json(&a, &["stats", "--json"]);
-    assert_eq!(stats["n_events"], 5, "{stats}");
+    assert_eq!(stats["n_events"], 7, "{stats}");
     assert_eq!(stats["memories_by_status"]["live"], 2, "{stats}");
     let user_stats = w.json(&sub, &["stats", "--json", "--scope", "user"]);
-    assert_eq!(user_stats["n_events"], 3, "{user_stats}");
+    assert_eq!(user_stats["n_events"], 4, "{user_stats}");
     assert_eq!(user_stats["memories_by_status"]["live"], 1, "{user_stats}");
 
     let kinds = |cwd: &Path, extra: &[&str]| -> Vec<String> {
@@ -277,17 +279,25 @@ fn verify_stats_and_log_without_store_use_the_project_store() {
     };
     assert_eq!(
         kinds(&sub, &[]),
-        ["session", "remembered", "session", "remembered", "recalled"]
+        [
+            "session",
+            "remembered",
+            "corridor_placed",
+            "session",
+            "remembered",
+            "corridor_placed",
+            "recalled"
+        ]
     );
     assert_eq!(
         kinds(&a, &["--scope", "user"]),
-        ["session", "remembered", "recalled"]
+        ["session", "remembered", "corridor_placed", "recalled"]
     );
 
     let out = w.run(&sub, &["verify", "--json"], 0);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["ok"], true, "{report}");
-    assert_eq!(report["last_seq"], 5, "{report}");
+    assert_eq!(report["last_seq"], 7, "{report}");
 
     // Verify reads the project store's own files: tampering with one of
     // A's segments fails A's verify and no other store's.

@@ -9,6 +9,7 @@ mod cli;
 mod cli_snapshots;
 mod codec;
 mod config;
+mod corridors;
 mod doors;
 mod export_import;
 mod flywheel;

@@ -672,7 +672,7 @@ fn the_l0_block_is_the_same_through_every_door_deterministic_bounded_and_survive
     assert!(block.len() <= engram_queries::l0::L0_BYTES_MAX);
     assert!(block.starts_with("<engram_memory_context>\n"));
     assert!(block.contains("The user prefers short answers"), "{block}");
-    assert!(block.contains("hosts (corridor hosts"), "{block}");
+    assert!(block.contains("hosts (corridor general"), "{block}");
     assert!(
         !block.contains("AGENTS.md"),
         "workspace documents are not facts: {block}"

@@ -81,6 +81,9 @@ pub const SEMANTIC_NEAR_MIN: f32 = 0.8;
 pub const SEMANTIC_RESTATEMENT_MIN: f32 = 0.92;
 /// Similarity at which a text joins a neighbour's room.
 pub const ROOM_MATCH_MIN: f64 = 0.25;
+/// Cosine at or above which a neighbour (not about a different subject)
+/// is about the same topic, so the save joins its room.
+pub const SEMANTIC_ROOM_MIN: f32 = 0.7;
 /// Uniqueness added for a number or date in the text.
 pub const DATE_ANCHOR_BONUS: f64 = 0.1;
 /// Uniqueness taken away when the first six characters repeat in the room.
@@ -252,7 +255,10 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
 pub struct Neighbour {
     pub id: MemoryId,
     pub text: String,
-    /// The corridor of its room.
+    /// The topic of its room (the first room of the chain its room is
+    /// on: `deploy` for `deploy-2`).
+    pub topic: String,
+    /// The corridor its room is on.
     pub corridor: String,
     pub tags: Vec<String>,
     /// `profile(text)`, when the caller already has it (a batch's own
@@ -277,8 +283,11 @@ pub enum Outcome {
 pub struct Decision {
     pub outcome: Outcome,
     pub uniqueness_permille: u16,
-    /// The corridor the memory goes to.
+    /// The room (a topic) the memory goes to.
     pub room: String,
+    /// The corridor the room joins when it is new: a neighbour's when the
+    /// room is a neighbour's, else [`crate::topic::corridor_for`]'s.
+    pub corridor: String,
 }
 
 /// A text's uniqueness (permille): one minus its similarity to the most
@@ -363,19 +372,31 @@ pub fn decide_profiled(
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
     let best = scored.iter().map(|(s, _, _)| *s).fold(0.0_f64, f64::max);
     // A neighbour's room when it shares a tag, or is about the same
-    // subject (a restatement or an update of it); else the text's topic.
-    let room = room.map(str::to_owned).unwrap_or_else(|| {
-        scored
-            .iter()
-            .filter(|(s, n, theirs)| {
-                n.tags.iter().any(|t| tags.contains(t))
-                    || (*s >= ROOM_MATCH_MIN && relate(mine, theirs) != Relation::Different)
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
-            .map(|(_, n, _)| n.corridor.clone())
-            .or_else(|| crate::topic::room_name(text, mine, entities, tags))
-            .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned())
-    });
+    // subject (a restatement or an update of it, by its words or, with a
+    // model, by its meaning); else the text's topic.
+    let same_topic = scored
+        .iter()
+        .filter(|(s, n, theirs)| {
+            n.tags.iter().any(|t| tags.contains(t))
+                || ((*s >= ROOM_MATCH_MIN || n.semantic.is_some_and(|c| c >= SEMANTIC_ROOM_MIN))
+                    && relate(mine, theirs) != Relation::Different)
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
+        .map(|(_, n, _)| *n);
+    let near: Vec<(f64, &Neighbour)> = scored.iter().map(|(s, n, _)| (*s, *n)).collect();
+    let (room, corridor) = match (room, same_topic) {
+        (Some(room), _) => {
+            let corridor = crate::topic::corridor_for(text, room, mine, entities, tags, &near);
+            (room.to_owned(), corridor)
+        }
+        (None, Some(n)) => (n.topic.clone(), n.corridor.clone()),
+        (None, None) => {
+            let room = crate::topic::room_name(text, mine, entities, tags)
+                .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned());
+            let corridor = crate::topic::corridor_for(text, &room, mine, entities, tags, &near);
+            (room, corridor)
+        }
+    };
     let prefix = first_six(text);
     let prefix_repeats = room_texts(&room).iter().any(|t| first_six(t) == prefix);
     let uniqueness_permille = uniqueness_permille(mine, best, prefix_repeats);
@@ -418,6 +439,7 @@ pub fn decide_profiled(
         outcome,
         uniqueness_permille,
         room,
+        corridor,
     }
 }
 
@@ -492,7 +514,8 @@ mod tests {
             semantic: None,
             id,
             text: text.to_owned(),
-            corridor: "room".to_owned(),
+            topic: "room".to_owned(),
+            corridor: "general".to_owned(),
             tags: Vec::new(),
         }
     }
@@ -633,7 +656,8 @@ mod tests {
     #[test]
     fn room_is_the_callers_else_a_matching_neighbours_else_named_from_the_text() {
         let near = Neighbour {
-            corridor: "tea".to_owned(),
+            topic: "tea".to_owned(),
+            corridor: "general".to_owned(),
             ..neighbour(3, "green tea every morning before work")
         };
         let joined = decide(
@@ -653,7 +677,8 @@ mod tests {
         );
         assert_eq!(named.room, "drinks");
         let tagged = Neighbour {
-            corridor: "ops".to_owned(),
+            topic: "ops".to_owned(),
+            corridor: "general".to_owned(),
             tags: vec!["deploy".to_owned()],
             ..neighbour(4, "unrelated words entirely")
         };
@@ -678,7 +703,8 @@ mod tests {
         // Near in words but about another subject: its own room, not the
         // neighbour's (issue 17: "search service" went into "billing").
         let billing = Neighbour {
-            corridor: "billing".to_owned(),
+            topic: "billing".to_owned(),
+            corridor: "general".to_owned(),
             ..neighbour(5, "The billing service listens on port 8080.")
         };
         let search = decide(

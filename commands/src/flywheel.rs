@@ -57,6 +57,8 @@ pub enum CommandError<E: std::error::Error + 'static> {
     Tier(#[from] crate::tier::TierMoveError),
     #[error(transparent)]
     Workspace(#[from] crate::workspace::WorkspaceError),
+    #[error(transparent)]
+    Corridor(#[from] crate::corridor::CorridorError),
     #[error("no memory with id {id}: a memory's id is the seq of its `remembered` event")]
     UnknownMemory { id: MemoryId },
     #[error("memory {id} was forgotten at seq {seq}")]
@@ -719,7 +721,7 @@ fn plan_distill<S: CommandStore>(
         members
             .first()
             .and_then(|&first| palace.state.coordinate(first))
-            .map(|c| palace.state.corridor_of(&c.room).to_owned())
+            .map(|c| palace.state.topic_of(&c.room).to_owned())
             .unwrap_or_else(|| "rules".to_owned())
     });
     let turn = views.sessions.read().state.next_turn(RULES_SESSION);

@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | [`ScopeIsolation`] | remember, forget, expand, confirm, supersede or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
 //! | [`SizeLimits`] | content over [`CONTENT_BYTES_MAX`], a reference over [`REFERENCE_EVENTS_MAX`] events (a saved memory's or a distilled rule's) |
-//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), superseding (an update), shelving a contradiction with, or archiving what the user said; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
+//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), superseding (an update), shelving a contradiction with, or archiving what the user said; a model moving a room or corridor the user placed; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
 //!
 //! Verdicts, grades and maintenance are store-wide housekeeping with no
 //! session of their own, so scope isolation leaves them to the other
@@ -83,6 +83,8 @@ pub enum Action {
     Supersede,
     /// Maintenance recording a memory's refreshed uniqueness.
     Rescore,
+    /// A room or corridor put on a corridor ([`Object::Placement`]).
+    Place,
 }
 
 impl Action {
@@ -100,6 +102,7 @@ impl Action {
             Action::Distill => "distill",
             Action::Supersede => "supersede",
             Action::Rescore => "rescore",
+            Action::Place => "place",
         }
     }
 }
@@ -130,6 +133,12 @@ pub enum Object<'a> {
         importance_before: u32,
         importance_after: u32,
     },
+    /// A room's topic or a corridor, and who placed it last (`None`: the
+    /// save's automatic choice, never placed by anyone).
+    Placement {
+        name: &'a str,
+        placed_by: Option<Actor>,
+    },
 }
 
 impl Object<'_> {
@@ -149,6 +158,7 @@ impl Object<'_> {
                 format!("memories {} and {} ({verdict})", a.id, b.id)
             }
             Object::Grade { memory, grade, .. } => format!("memory {} (grade {grade})", memory.id),
+            Object::Placement { name, .. } => redact(name).text,
         }
     }
 }
@@ -271,14 +281,14 @@ impl Policy for ScopeIsolation {
     fn check(&self, subject: &Subject, action: Action, object: &Object<'_>) -> Decision {
         if matches!(
             action,
-            Action::Verdict | Action::Grade | Action::Archive | Action::Rescore
+            Action::Verdict | Action::Grade | Action::Archive | Action::Rescore | Action::Place
         ) {
             return Decision::Allow;
         }
         let scope = match object {
             Object::Content { scope, .. } => scope,
             Object::Memory(entry) | Object::Grade { memory: entry, .. } => &entry.scope,
-            Object::Contradiction { .. } => return Decision::Allow,
+            Object::Contradiction { .. } | Object::Placement { .. } => return Decision::Allow,
         };
         match scope {
             Scope::Store => Decision::Allow,
@@ -351,6 +361,15 @@ impl Policy for WriteTrust {
             (Action::Archive, Object::Memory(entry)) if users(entry) => deny(format!(
                 "a model cannot archive what the user said (memory {}); ask the user",
                 entry.id
+            )),
+            (
+                Action::Place,
+                Object::Placement {
+                    name,
+                    placed_by: Some(Actor::User),
+                },
+            ) => deny(format!(
+                "a model cannot move {name}, which the user placed; ask the user"
             )),
             (Action::Verdict, Object::Contradiction { a, b, verdict }) => {
                 let overruled = match verdict {

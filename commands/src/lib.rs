@@ -12,6 +12,8 @@
 //!   the explicit tier move over the same store, each gated and one append.
 //! - [`update`]: new words for a memory as a supersession (a save and the
 //!   verdict retiring the old memory), one append.
+//! - [`corridor`]: a room or corridor put on a corridor by hand (the
+//!   save places new rooms by itself), loops refused.
 //! - [`tier`]: when a memory changes tier (promotion, demotion) and the
 //!   `TierChanged` that records it.
 //! - [`workspace`]: workspace documents (AGENTS.md, CLAUDE.md, README,
@@ -23,6 +25,7 @@
 //! through `engram_text::redact` here first; the log is immutable, so a
 //! secret that lands there stays.
 
+pub mod corridor;
 pub mod decide;
 pub mod distill;
 pub mod extract;

@@ -29,11 +29,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use engram_log::seal::{self, SealError};
 use engram_log::{
-    Appended, ContradictionFlagged, Digest, Discarded, Embedding, EntityLinked, Event, HmacKey,
-    LogReader, MemoryId, MemoryRef, Reinforced, Remembered, SessionEvent, TierChanged, TtlSet,
+    Actor, Appended, ContradictionFlagged, CorridorPlaced, Digest, Discarded, Embedding,
+    EntityLinked, Event, HmacKey, LogReader, MemoryId, MemoryRef, Placed, Reinforced, Remembered,
+    SessionEvent, TierChanged, TtlSet,
 };
 use engram_projections::CoreViews;
-use engram_projections::models::MemoryStatus;
+use engram_projections::models::{MemoryStatus, UNSORTED_ROOM};
 use engram_text::tokenize::query_terms;
 use sha2::Digest as _;
 
@@ -381,6 +382,8 @@ pub(crate) enum Kind {
         entities: Vec<(String, String)>,
         ttl_ms: Option<u64>,
         contradiction: Option<(Target, String)>,
+        /// The room is a new topic: the corridor the save puts it on.
+        placement: Option<CorridorPlaced>,
     },
 }
 
@@ -400,12 +403,14 @@ impl Kind {
                 entities,
                 ttl_ms,
                 contradiction,
+                placement,
                 ..
             } => {
                 1 + usize::from(matches!(words, Words::Note { .. }))
                     + entities.len()
                     + usize::from(ttl_ms.is_some())
                     + usize::from(contradiction.is_some())
+                    + usize::from(placement.is_some())
             }
         }
     }
@@ -425,9 +430,13 @@ impl Kind {
                 words,
                 remembered,
                 entities,
+                placement,
                 ..
             } => {
                 note(words)
+                    + placement
+                        .as_ref()
+                        .map_or(0, |p| p.name.len() + p.corridor.len() + EVENT_OVERHEAD)
                     + remembered.summary.as_ref().map_or(0, String::len)
                     + remembered.tags.iter().map(String::len).sum::<usize>()
                     + remembered
@@ -448,6 +457,7 @@ impl Kind {
 struct PendingMemory {
     item: usize,
     text: String,
+    topic: String,
     corridor: String,
     tags: Vec<String>,
     /// Its decision profile, computed once for every later comparison.
@@ -470,6 +480,8 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     n_planned: usize,
     /// Memories a restatement in this batch promoted (once each).
     promoted: BTreeSet<MemoryId>,
+    /// Topics this batch opens -> the corridor it puts each on.
+    opened: BTreeMap<String, String>,
 }
 
 impl<'a, S: CommandStore> Planner<'a, S> {
@@ -482,6 +494,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             pending_terms: HashMap::new(),
             n_planned: 0,
             promoted: BTreeSet::new(),
+            opened: BTreeMap::new(),
         }
     }
 
@@ -643,6 +656,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     scope: meta.scope,
                     embedding,
                 };
+                let placement = self.placement(&decision.room, &decision.corridor);
                 self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
                 Kind::Remembered {
                     words,
@@ -650,6 +664,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     entities: self.resolve_entities(entities),
                     ttl_ms,
                     contradiction,
+                    placement,
                 }
             }
         };
@@ -712,6 +727,30 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         Some(promotion)
     }
 
+    /// The placement of the decision's room on its corridor, when the
+    /// room opens a new topic (no room has its name, no earlier item of the
+    /// batch opened it): by the system, the rules' or a neighbour's choice.
+    /// A room without a topic ([`UNSORTED_ROOM`]) stays on the default
+    /// corridor.
+    fn placement(&mut self, room: &str, corridor: &str) -> Option<CorridorPlaced> {
+        if room == UNSORTED_ROOM || self.opened.contains_key(room) {
+            return None;
+        }
+        {
+            let palace = self.store.views().palace.read();
+            if palace.state.room(room).is_some() || palace.state.topic_placement(room).is_some() {
+                return None;
+            }
+        }
+        self.opened.insert(room.to_owned(), corridor.to_owned());
+        Some(CorridorPlaced {
+            placed: Placed::Room,
+            name: room.to_owned(),
+            corridor: corridor.to_owned(),
+            actor: Actor::System,
+        })
+    }
+
     /// Makes the memory item `index` will make findable by later items.
     fn remember_pending(
         &mut self,
@@ -722,6 +761,12 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         room: &str,
         tags: Vec<String>,
     ) {
+        // The corridor its room is on: the one this batch opened it on,
+        // else the palace's.
+        let corridor = self.opened.get(room).cloned().unwrap_or_else(|| {
+            let palace = self.store.views().palace.read();
+            palace.state.corridor_of(room).to_owned()
+        });
         let position = self.pending.len();
         let distinct: BTreeSet<&String> = terms.iter().collect();
         for term in distinct {
@@ -733,7 +778,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         self.pending.push(PendingMemory {
             item: index,
             text: text.to_owned(),
-            corridor: room.to_owned(),
+            topic: room.to_owned(),
+            corridor,
             tags,
             profile,
         });
@@ -757,11 +803,17 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         let vectors = views.vectors.read();
         let index = views.text_index.read();
         let palace = views.palace.read();
-        let corridor_of = |id: MemoryId| {
+        // The topic and corridor of a memory's room.
+        let place_of = |id: MemoryId| {
             palace
                 .state
                 .coordinate(id)
-                .map(|c| palace.state.corridor_of(&c.room).to_owned())
+                .map(|c| {
+                    (
+                        palace.state.topic_of(&c.room).to_owned(),
+                        palace.state.corridor_of(&c.room).to_owned(),
+                    )
+                })
                 .unwrap_or_default()
         };
         let mut neighbours: Vec<Neighbour> = index
@@ -779,12 +831,14 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 // Only words the views prove the log holds: a neighbour
                 // whose entry fails its MAC is left out, never decided on.
                 let text = index.verified_text(entry).ok()??;
+                let (topic, corridor) = place_of(hit.memory);
                 Some(Neighbour {
                     profile: None,
                     semantic: embedding.and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
                     text: text.to_owned(),
-                    corridor: corridor_of(hit.memory),
+                    topic,
+                    corridor,
                     tags: entry.tags.clone(),
                 })
             })
@@ -827,17 +881,18 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             neighbours.push(Neighbour {
                 id: stand_in,
                 text: pending.text.clone(),
+                topic: pending.topic.clone(),
                 corridor: pending.corridor.clone(),
                 tags: pending.tags.clone(),
                 profile: Some(std::sync::Arc::clone(&pending.profile)),
                 semantic: None,
             });
         }
-        let room_texts = |corridor: &str| -> Vec<String> {
-            let corridor = palace.state.corridor_of(corridor);
+        let room_texts = |room: &str| -> Vec<String> {
+            let topic = palace.state.topic_of(room);
             palace
                 .state
-                .corridor(corridor)
+                .topic(topic)
                 .last()
                 .and_then(|room| palace.state.room(room))
                 .map(|room| {
@@ -1153,6 +1208,7 @@ pub(crate) fn build(
                 entities,
                 ttl_ms,
                 contradiction,
+                placement,
             } => {
                 let (reference, content_sha256) = words_of(&mut events, words);
                 let id = next(&events);
@@ -1179,6 +1235,9 @@ pub(crate) fn build(
                         other,
                         reason: reason.clone(),
                     }));
+                }
+                if let Some(placement) = placement {
+                    events.push(Event::CorridorPlaced(placement.clone()));
                 }
                 made.insert(*index, id);
                 references.insert(*index, reference);

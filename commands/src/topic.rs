@@ -20,7 +20,331 @@
 
 use engram_text::entities::Entity;
 
+use crate::decide::Neighbour;
 use crate::meaning::{Profile, is_salient, rewrite_cjk, stem};
+
+pub use engram_projections::models::DEFAULT_CORRIDOR;
+/// Similarity at which a neighbour is related enough that a new room
+/// joins its corridor (below [`crate::decide::ROOM_MATCH_MIN`], where it
+/// would join its room).
+pub const CORRIDOR_MATCH_MIN: f64 = 0.15;
+/// Cosine at which a neighbour is related enough that a new room joins
+/// its corridor, when a model is configured.
+pub const SEMANTIC_CORRIDOR_MIN: f32 = 0.5;
+
+/// Corridors and the topic words (stemmed English, Chinese) that put a
+/// room on them. A Chinese word matches a room or word containing it.
+pub const CORRIDORS: &[(&str, &[&str])] = &[
+    (
+        "engineering",
+        &[
+            "deploy",
+            "deployment",
+            "release",
+            "migration",
+            "database",
+            "db",
+            "server",
+            "service",
+            "api",
+            "port",
+            "cluster",
+            "backup",
+            "outage",
+            "oncall",
+            "on-call",
+            "incident",
+            "test",
+            "testing",
+            "bug",
+            "code",
+            "repo",
+            "repository",
+            "git",
+            "branch",
+            "commit",
+            "merge",
+            "ci",
+            "pipeline",
+            "build",
+            "kubernete",
+            "kubernetes",
+            "docker",
+            "container",
+            "infra",
+            "infrastructure",
+            "monitoring",
+            "logging",
+            "metric",
+            "dashboard",
+            "cache",
+            "queue",
+            "frontend",
+            "backend",
+            "endpoint",
+            "latency",
+            "gateway",
+            "editor",
+            "ide",
+            "linter",
+            "compiler",
+            "script",
+            "config",
+            "vpn",
+            "ssh",
+            "terraform",
+            "doc",
+            "docs",
+            "documentation",
+            "wiki",
+            "search",
+            "billing",
+            "payment",
+            "tab",
+            "space",
+            "indentation",
+            "makefile",
+            "programming",
+            "bucket",
+            "index",
+            "replica",
+            "node",
+            "cluster",
+            "schema",
+            "query",
+            "mode",
+            "app",
+            "mobile",
+            "network",
+            "python",
+            "rust",
+            "go",
+            "java",
+            "typescript",
+            "javascript",
+            "react",
+            "部署",
+            "发布",
+            "版本",
+            "数据库",
+            "集群",
+            "服务",
+            "系统",
+            "网关",
+            "端口",
+            "代码",
+            "评审",
+            "测试",
+            "前端",
+            "后端",
+            "开发",
+            "接口",
+            "服务器",
+            "环境",
+            "域名",
+            "平台",
+            "迁移",
+            "备份",
+            "监控",
+            "日志",
+            "缓存",
+            "注释",
+            "数据分析",
+            "支付",
+        ],
+    ),
+    (
+        "schedule",
+        &[
+            "meeting", "standup", "planning", "sprint", "calendar", "schedule", "holiday",
+            "vacation", "deadline", "会议", "周会", "例会", "年会", "日程", "假期",
+        ],
+    ),
+    (
+        "food",
+        &[
+            "tea",
+            "coffee",
+            "lunch",
+            "dinner",
+            "breakfast",
+            "food",
+            "meal",
+            "restaurant",
+            "vegetarian",
+            "vegan",
+            "diet",
+            "snack",
+            "茶",
+            "咖啡",
+            "午饭",
+            "晚饭",
+            "早饭",
+            "火锅",
+            "辣",
+            "饮食",
+            "素食",
+            "菜",
+        ],
+    ),
+    (
+        "health",
+        &[
+            "gym",
+            "exercise",
+            "running",
+            "sleep",
+            "doctor",
+            "dentist",
+            "allergy",
+            "allergic",
+            "peanut",
+            "health",
+            "medicine",
+            "workout",
+            "yoga",
+            "appointment",
+            "跑步",
+            "睡觉",
+            "睡眠",
+            "健身",
+            "医生",
+            "过敏",
+            "牙医",
+            "运动",
+        ],
+    ),
+    (
+        "finance",
+        &[
+            "budget",
+            "invoice",
+            "expense",
+            "salary",
+            "finance",
+            "tax",
+            "payroll",
+            "reimbursement",
+            "报销",
+            "预算",
+            "发票",
+            "工资",
+            "财务",
+            "税",
+        ],
+    ),
+    (
+        "travel",
+        &[
+            "flight", "hotel", "trip", "travel", "visa", "airport", "booking", "出差", "旅行",
+            "航班", "酒店", "机票", "签证",
+        ],
+    ),
+    (
+        "family",
+        &[
+            "daughter", "son", "wife", "husband", "kid", "child", "children", "family", "school",
+            "parent", "mother", "father", "football", "女儿", "儿子", "妻子", "丈夫", "孩子",
+            "家人", "小学", "学校", "父母",
+        ],
+    ),
+    (
+        "people",
+        &[
+            "team",
+            "hiring",
+            "interview",
+            "onboarding",
+            "团队",
+            "招聘",
+            "面试",
+        ],
+    ),
+    (
+        "language",
+        &["中文", "英文", "english", "chinese", "translation", "翻译"],
+    ),
+];
+
+/// The corridor whose words name `word`, if any.
+fn corridor_of_word(word: &str) -> Option<&'static str> {
+    let stemmed = stem(word);
+    let han = word.chars().any(is_han);
+    CORRIDORS
+        .iter()
+        .find(|(_, words)| {
+            words.iter().any(|w| {
+                *w == word
+                    || *w == stemmed
+                    || (han && w.chars().any(is_han) && word.contains(w))
+                    || word
+                        .split(['-', ' '])
+                        .any(|part| part != word && *w == stem(part))
+            })
+        })
+        .map(|(corridor, _)| *corridor)
+}
+
+/// The corridor a new room `room` for `text` joins: the one whose words
+/// name the room, else the tags', the entities' (a tool or project is
+/// engineering, a person people, a place travel), the text's topic
+/// words'; else a related neighbour's (it shares words, or meaning when
+/// a model is configured); else [`DEFAULT_CORRIDOR`].
+#[must_use]
+pub fn corridor_for(
+    text: &str,
+    room: &str,
+    profile: &Profile,
+    entities: &[Entity],
+    tags: &[String],
+    neighbours: &[(f64, &Neighbour)],
+) -> String {
+    let by_entity = |name: &str| {
+        entities
+            .iter()
+            .find(|e| e.key == name)
+            .and_then(|e| match e.category {
+                "tool" | "project" | "file" => Some("engineering"),
+                "person" => Some("people"),
+                "place" => Some("travel"),
+                _ => None,
+            })
+    };
+    let named = corridor_of_word(room)
+        .or_else(|| by_entity(room))
+        .or_else(|| tags.iter().find_map(|t| corridor_of_word(t)))
+        .or_else(|| {
+            entities
+                .iter()
+                .find_map(|e| by_entity(&e.key).filter(|c| *c == "engineering"))
+        });
+    if let Some(corridor) = named {
+        return corridor.to_owned();
+    }
+    let cjk: Vec<String> = if text.chars().any(is_han) {
+        cjk_words(text).into_iter().map(|(w, _)| w).collect()
+    } else {
+        Vec::new()
+    };
+    let from_words = profile
+        .terms
+        .iter()
+        .filter(|t| is_salient(t))
+        .map(String::as_str)
+        .chain(cjk.iter().map(String::as_str))
+        .find_map(corridor_of_word);
+    if let Some(corridor) = from_words {
+        return corridor.to_owned();
+    }
+    neighbours
+        .iter()
+        .filter(|(s, n)| {
+            (*s >= CORRIDOR_MATCH_MIN || n.semantic.is_some_and(|c| c >= SEMANTIC_CORRIDOR_MIN))
+                && n.corridor != DEFAULT_CORRIDOR
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
+        .map_or_else(|| DEFAULT_CORRIDOR.to_owned(), |(_, n)| n.corridor.clone())
+}
 
 /// Verbs (stemmed) that never name a room.
 pub const VERBS: &[&str] = &[
@@ -105,8 +429,76 @@ pub const VERBS: &[&str] = &[
 ];
 /// Words too generic to name a room.
 const GENERIC: &[&str] = &[
-    "user", "users", "用户", "我们", "你们", "他们", "project", "always", "please", "team",
+    "user", "users", "用户", "我们", "你们", "他们", "我的", "project", "always", "please", "team",
+    "remember", "actually", "以后", "时候",
 ];
+/// Adjectives that qualify a topic rather than name one (`green tea`).
+const ADJECTIVES: &[&str] = &[
+    "green",
+    "black",
+    "red",
+    "blue",
+    "white",
+    "new",
+    "old",
+    "big",
+    "small",
+    "main",
+    "local",
+    "nightly",
+    "daily",
+    "weekly",
+    "monthly",
+    "early",
+    "late",
+    "first",
+    "last",
+    "next",
+    "dark",
+    "light",
+    "hot",
+    "cold",
+    "spare",
+    "every",
+    "other",
+    "good",
+    "bad",
+    "best",
+    "favourite",
+    "favorite",
+];
+/// Chinese time words: never a topic, and a topic word is cut at them.
+const CJK_TIMES: &[&str] = &[
+    "每天",
+    "每周",
+    "每月",
+    "每年",
+    "每季度",
+    "季度",
+    "晚上",
+    "早上",
+    "上午",
+    "下午",
+    "中午",
+    "凌晨",
+    "今天",
+    "明天",
+    "昨天",
+    "下周",
+    "上周",
+    "下个月",
+    "上个月",
+    "以后",
+    "之前",
+    "之后",
+    "时候",
+    "每晚",
+    "经常",
+];
+/// Chinese nouns holding a character of [`CJK_VERBS`], kept whole.
+const CJK_NOUNS: &[&str] = &["周会", "例会", "年会", "晨会", "会议", "用户"];
+/// Chinese numerals: a run of them is a value, never part of a topic.
+const CJK_NUMERALS: &str = "零〇一二三四五六七八九十百千万两";
 /// Chinese verbs a topic word is cut at.
 const CJK_VERBS: &[&str] = &[
     "负责",
@@ -123,6 +515,18 @@ const CJK_VERBS: &[&str] = &[
     "开发",
     "部署在",
     "设置为",
+    "改到",
+    "改成",
+    "改为",
+    "监听",
+    "审核",
+    "发布",
+    "决定",
+    "喜欢",
+    "回答",
+    "保持",
+    "开始",
+    "是",
     "托管",
     "保留",
     "喝",
@@ -159,6 +563,7 @@ fn english_topic(term: &str) -> bool {
         && is_salient(term)
         && !term.ends_with("ly")
         && !term.ends_with("ed")
+        && !ADJECTIVES.contains(&term)
         && !VERBS.contains(&term)
         && !VERBS.contains(&stem(term).as_str())
         && !GENERIC.contains(&term)
@@ -173,6 +578,25 @@ fn cjk_words(text: &str) -> Vec<(String, bool)> {
         let mut rest = run;
         let mut word = String::new();
         while let Some(c) = rest.chars().next() {
+            // A time word or a numeral ends a word (and is none).
+            let cut = CJK_TIMES
+                .iter()
+                .find(|t| rest.starts_with(**t))
+                .map(|t| t.len())
+                .or_else(|| CJK_NUMERALS.contains(c).then(|| c.len_utf8()));
+            if let Some(len) = cut {
+                if !word.is_empty() {
+                    words.push((std::mem::take(&mut word), after_verb));
+                }
+                rest = &rest[len..];
+                continue;
+            }
+            // A noun holding a verb's character (`周会`) stays whole.
+            if let Some(noun) = CJK_NOUNS.iter().find(|n| rest.starts_with(**n)) {
+                word.push_str(noun);
+                rest = &rest[noun.len()..];
+                continue;
+            }
             if let Some(verb) = CJK_VERBS.iter().find(|v| rest.starts_with(**v)) {
                 if !word.is_empty() {
                     words.push((std::mem::take(&mut word), after_verb));
@@ -191,21 +615,78 @@ fn cjk_words(text: &str) -> Vec<(String, bool)> {
     words
 }
 
-/// A Chinese topic word of `text`, if it has one.
-fn cjk_topic(text: &str) -> Option<String> {
+/// A Chinese topic word of `text`, if it has one: the subject (the
+/// first word) unless it is generic or a person's name, else the object
+/// after the first verb, else the first word.
+fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
     let words: Vec<(String, bool)> = cjk_words(text)
         .into_iter()
         .filter(|(w, _)| w.chars().count() >= 2 && !GENERIC.contains(&w.as_str()))
         .collect();
-    let (word, _) = words
-        .iter()
-        .find(|(_, after_verb)| *after_verb)
+    let subject = cjk_words(text)
+        .into_iter()
+        .next()
+        .filter(|(w, after_verb)| {
+            !after_verb
+                && w.chars().count() >= 2
+                && !GENERIC.contains(&w.as_str())
+                && !people
+                    .iter()
+                    .any(|p| w.contains(p) || p.contains(w.as_str()))
+        });
+    let (word, _) = subject
+        .as_ref()
+        .or_else(|| words.iter().find(|(_, after_verb)| *after_verb))
         .or_else(|| words.first())?;
     // A long run is a phrase: its last characters are its head noun.
     let chars: Vec<char> = word.chars().collect();
     let from = chars.len().saturating_sub(CJK_TOPIC_CHARS_MAX);
     Some(chars.get(from..).unwrap_or_default().iter().collect())
 }
+
+/// The part of `text` that says what it is about: what follows "please
+/// remember" (`记住`), else its clauses that hold no redacted personal
+/// data (`My phone is [REDACTED:phone]; ...` is not about phones), else
+/// the whole text.
+#[must_use]
+pub fn focus(text: &str) -> &str {
+    let lower = text.to_lowercase();
+    // Lowercasing keeps ASCII offsets; the marker is ASCII.
+    if lower.len() == text.len()
+        && let Some(at) = lower.rfind("remember")
+    {
+        let rest = text.get(at + "remember".len()..).unwrap_or_default();
+        let rest = rest.trim_start();
+        let rest = rest
+            .strip_prefix("that ")
+            .or_else(|| rest.strip_prefix("That "))
+            .unwrap_or(rest);
+        if rest.chars().any(char::is_alphanumeric) {
+            return rest;
+        }
+    }
+    if let Some(at) = text.find("记住") {
+        let rest = &text[at + "记住".len()..];
+        if rest.chars().any(is_han) {
+            return rest;
+        }
+    }
+    if text.contains(REDACTED_MARK) {
+        // The first clause without a placeholder.
+        if let Some(clause) = text
+            .split([';', '；', '。', '，'])
+            .flat_map(|c| c.split(", "))
+            .flat_map(|c| c.split(" and "))
+            .find(|c| !c.contains(REDACTED_MARK) && c.chars().any(char::is_alphanumeric))
+        {
+            return clause;
+        }
+    }
+    text
+}
+
+/// How a redaction placeholder begins.
+const REDACTED_MARK: &str = "[REDACTED:";
 
 /// The room name for a text (see the module documentation), if any.
 #[must_use]
@@ -218,6 +699,19 @@ pub fn room_name(
     if let Some(tag) = tags.first() {
         return Some(tag.clone());
     }
+    let focused = focus(text);
+    if focused.len() < text.len() {
+        let profile = crate::meaning::profile(focused);
+        let entities = engram_text::entities::extract(focused);
+        if let Some(name) = topic_of_text(focused, &profile, &entities) {
+            return Some(name);
+        }
+    }
+    topic_of_text(text, profile, entities)
+}
+
+/// [`room_name`] of a text without tags.
+fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<String> {
     let named = |categories: &[&str]| {
         entities
             .iter()
@@ -240,7 +734,7 @@ pub fn room_name(
         .cloned();
     let has_han = text.chars().any(is_han);
     let topic = if has_han {
-        cjk_topic(text).or(english)
+        cjk_topic(text, &name_words).or(english)
     } else {
         english
     };

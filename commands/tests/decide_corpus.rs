@@ -56,7 +56,8 @@ fn measure(split: &str) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
         let existing = Neighbour {
             id: 1,
             text: row.existing.clone(),
-            corridor: "room".to_owned(),
+            topic: "room".to_owned(),
+            corridor: "general".to_owned(),
             tags: Vec::new(),
             profile: None,
             semantic: None,

@@ -348,6 +348,29 @@ pub struct UniquenessScored {
     pub uniqueness_permille: u16,
 }
 
+/// What a [`CorridorPlaced`] places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placed {
+    /// A room's topic: the room and every successor it opens.
+    Room,
+    /// A corridor, inside another corridor.
+    Corridor,
+}
+
+/// A room (its topic) or a corridor was put on a corridor: by the save
+/// that opened the room (`system`), or moved by the user or a model. The
+/// latest placement of a name holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CorridorPlaced {
+    pub placed: Placed,
+    /// The room's topic (the first room of its chain), or the corridor.
+    pub name: String,
+    /// The corridor it is now on.
+    pub corridor: String,
+    pub actor: Actor,
+}
+
 /// Every kind of event. Variants are encoded by position: append only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Event {
@@ -373,6 +396,7 @@ pub enum Event {
     TtlSet(TtlSet),
     Embedded(Embedded),
     UniquenessScored(UniquenessScored),
+    CorridorPlaced(CorridorPlaced),
 }
 
 impl Event {
@@ -401,6 +425,7 @@ impl Event {
             Event::TtlSet(_) => "ttl_set",
             Event::Embedded(_) => "embedded",
             Event::UniquenessScored(_) => "uniqueness_scored",
+            Event::CorridorPlaced(_) => "corridor_placed",
         }
     }
 
@@ -429,6 +454,7 @@ impl Event {
             Event::TtlSet(e) => e.serialize(serializer),
             Event::Embedded(e) => e.serialize(serializer),
             Event::UniquenessScored(e) => e.serialize(serializer),
+            Event::CorridorPlaced(e) => e.serialize(serializer),
         }
     }
 
@@ -465,6 +491,7 @@ impl Event {
             "ttl_set" => Event::TtlSet(Deserialize::deserialize(deserializer)?),
             "embedded" => Event::Embedded(Deserialize::deserialize(deserializer)?),
             "uniqueness_scored" => Event::UniquenessScored(Deserialize::deserialize(deserializer)?),
+            "corridor_placed" => Event::CorridorPlaced(Deserialize::deserialize(deserializer)?),
             other => {
                 return Err(serde::de::Error::custom(format!(
                     "unknown event kind {other:?}"

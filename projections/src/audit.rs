@@ -110,7 +110,10 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::TtlSet(t) => out.push(Concerns::Memory(t.memory)),
         Event::Embedded(e) => out.push(Concerns::Memory(e.memory)),
         Event::UniquenessScored(u) => out.push(Concerns::Memory(u.memory)),
-        Event::GateDenied(_) | Event::Discarded(_) | Event::Checkpoint(_) => {}
+        Event::GateDenied(_)
+        | Event::Discarded(_)
+        | Event::Checkpoint(_)
+        | Event::CorridorPlaced(_) => {}
     }
 }
 
@@ -255,6 +258,10 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
                 u.uniqueness_permille % 1000
             ),
             "uniqueness refreshed".to_owned(),
+        ),
+        Event::CorridorPlaced(p) => (
+            format!("{} on corridor {}", p.name, p.corridor),
+            "corridor placed".to_owned(),
         ),
     };
     AuditRecord {

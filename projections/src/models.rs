@@ -5,7 +5,7 @@
 //! | [`MemoryTable`] | `memory_table` | `Remembered`, `Reinforced`, `TierChanged`, `Archived`, `Forgotten` | a memory's entry and status (live / forgotten / archived) |
 //! | [`TierIndex`] | `tier_index` | `Remembered`, `TierChanged`, `Archived`, `Forgotten` | the tier (L1-L4) of a memory, the members of a tier |
 //! | [`LruTable`] | `lru` | `Remembered`, `Recalled`, `Expanded`, `Forgotten` | last access per memory, least recently used first |
-//! | [`Palace`] | `palace` | `Remembered` | each memory's coordinate `room#slot`, rooms of 9 slots on corridors, tours (slots never reused) |
+//! | [`Palace`] | `palace` | `Remembered`, `CorridorPlaced` | each memory's coordinate `room#slot`, rooms of 9 slots in topic chains, topics on corridors (nested as a forest), tours (slots never reused) |
 //! | [`Verdicts`] | `verdicts` | `ContradictionFlagged`, `VerdictRecorded`, `Forgotten` | open, shelved and decided contradictions; memories a verdict overruled |
 //! | [`ReviewSchedule`] | `review` | `Remembered`, `Graded`, `Forgotten` | SM-2 schedule per memory: easiness, repetitions, interval, next due time |
 //! | [`EntityDictionary`] | `entities` | `EntityLinked`, `Forgotten` | entities by category and canonical key, with the memories mentioning them |
@@ -28,7 +28,10 @@ pub mod verdicts;
 pub use entities::EntityDictionary;
 pub use lru::{Access, LruTable};
 pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
-pub use palace::{Coordinate, Palace, ROOM_SLOTS, Room, UNSORTED_ROOM};
+pub use palace::{
+    CORRIDOR_DEPTH_MAX, Coordinate, DEFAULT_CORRIDOR, Palace, Placement, ROOM_SLOTS, Room,
+    UNSORTED_ROOM,
+};
 pub use review::{ReviewSchedule, Schedule};
 pub use sessions::{SessionInfo, SessionTable};
 pub use tier_index::TierIndex;

@@ -88,15 +88,21 @@ pub fn l0(core: &CoreViews) -> L0 {
         let palace = core.palace.read();
         palace
             .state
-            .corridors()
-            .flat_map(|(corridor, names)| {
-                names.iter().filter_map(|name| {
-                    palace.state.room(name).map(|room| L0Room {
-                        room: name.clone(),
-                        corridor: corridor.to_owned(),
-                        fill: room.slots.len(),
+            .corridor_names()
+            .into_iter()
+            .flat_map(|corridor| {
+                palace
+                    .state
+                    .corridor_rooms(corridor)
+                    .into_iter()
+                    .filter_map(|name| {
+                        palace.state.room(name).map(|room| L0Room {
+                            room: name.to_owned(),
+                            corridor: corridor.to_owned(),
+                            fill: room.slots.len(),
+                        })
                     })
-                })
+                    .collect::<Vec<_>>()
             })
             .collect()
     };

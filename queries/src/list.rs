@@ -142,7 +142,7 @@ pub fn list(core: &CoreViews, query: &ListQuery) -> Vec<Listed> {
         let room_ok = query.room.as_deref().is_none_or(|room| {
             entry.room.as_deref() == Some(room)
                 || coordinate
-                    .is_some_and(|c| c.room == room || palace.state.corridor_of(&c.room) == room)
+                    .is_some_and(|c| c.room == room || palace.state.topic_of(&c.room) == room)
         });
         let tag_ok = query
             .tag

@@ -45,7 +45,10 @@ pub fn room(core: &CoreViews, name: &str) -> Option<RoomEntry> {
     let (corridor, slots) = {
         let palace = core.palace.read();
         let room = palace.state.room(name)?;
-        (room.corridor.clone(), room.slots.clone())
+        (
+            palace.state.corridor_of(name).to_owned(),
+            room.slots.clone(),
+        )
     };
     let tour: Vec<TourStop> = slots
         .iter()
@@ -78,17 +81,76 @@ pub fn room(core: &CoreViews, name: &str) -> Option<RoomEntry> {
     })
 }
 
-/// Every room, by corridor and then in corridor order.
+/// Every room, corridor by corridor (by name), each corridor's topics by
+/// name and each topic's rooms in order.
 #[must_use]
 pub fn directory(core: &CoreViews) -> Vec<RoomEntry> {
-    let names: Vec<String> = core
-        .palace
-        .read()
-        .state
-        .corridors()
-        .flat_map(|(_, rooms)| rooms.to_vec())
-        .collect();
+    let names: Vec<String> = {
+        let palace = core.palace.read();
+        palace
+            .state
+            .corridor_names()
+            .into_iter()
+            .flat_map(|c| palace.state.corridor_rooms(c))
+            .map(str::to_owned)
+            .collect()
+    };
     names.iter().filter_map(|name| room(core, name)).collect()
+}
+
+/// One corridor of the palace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorridorEntry {
+    pub corridor: String,
+    /// The corridor it is inside, if any.
+    pub inside: Option<String>,
+    /// The corridors directly inside it, by name.
+    pub corridors: Vec<String>,
+    /// Its rooms, topic by topic.
+    pub rooms: Vec<String>,
+    /// Who put it inside its parent (`user`, `model`), when it is.
+    pub placed_by: Option<&'static str>,
+}
+
+/// Every corridor, by name.
+#[must_use]
+pub fn corridors(core: &CoreViews) -> Vec<CorridorEntry> {
+    let palace = core.palace.read();
+    palace
+        .state
+        .corridor_names()
+        .into_iter()
+        .map(|name| CorridorEntry {
+            corridor: name.to_owned(),
+            inside: palace.state.parent_of(name).map(str::to_owned),
+            corridors: palace
+                .state
+                .corridors_inside(name)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            rooms: palace
+                .state
+                .corridor_rooms(name)
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+            placed_by: palace
+                .state
+                .corridor_placement(name)
+                .map(|p| actor_name(p.actor)),
+        })
+        .collect()
+}
+
+/// An actor's name in answers.
+#[must_use]
+pub fn actor_name(actor: engram_log::Actor) -> &'static str {
+    match actor {
+        engram_log::Actor::User => "user",
+        engram_log::Actor::Model => "model",
+        engram_log::Actor::System => "system",
+    }
 }
 
 /// A memory on the renovation list.

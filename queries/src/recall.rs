@@ -457,12 +457,24 @@ pub fn recall_fused(
             .is_some_and(|entry| admits(query, entry))
             && !verdicts.state.is_overruled(id)
     };
-    // Corridor routing: the room's corridor first, everything if nothing
-    // is found there.
+    // Corridor routing: the room's topic first (the room and its chain),
+    // then the rooms on its corridor, everything if nothing is found there.
+    let topic = query
+        .room
+        .as_deref()
+        .map(|room| palace.state.topic_of(room).to_owned());
     let corridor = query
         .room
         .as_deref()
         .map(|room| palace.state.corridor_of(room).to_owned());
+    let in_topic = |id| {
+        topic.as_deref().is_none_or(|topic| {
+            palace
+                .state
+                .coordinate(id)
+                .is_some_and(|c| palace.state.topic_of(&c.room) == topic)
+        })
+    };
     let in_corridor = |id| {
         corridor.as_deref().is_none_or(|corridor| {
             palace
@@ -509,7 +521,10 @@ pub fn recall_fused(
             }
         }
     };
-    let mut scored = rank(&|id| in_corridor(id) && admitted(id));
+    let mut scored = rank(&|id| in_topic(id) && admitted(id));
+    if scored.is_empty() && corridor.is_some() {
+        scored = rank(&|id| in_corridor(id) && admitted(id));
+    }
     if scored.is_empty() && corridor.is_some() {
         scored = rank(&admitted);
     }

@@ -65,7 +65,7 @@ pub fn review_cues(core: &CoreViews, id: MemoryId, due: &BTreeSet<MemoryId>) -> 
         palace
             .state
             .coordinate(id)
-            .map(|c| palace.state.corridor_of(&c.room).to_owned())
+            .map(|c| palace.state.topic_of(&c.room).to_owned())
             .unwrap_or_default()
     };
     let tags = core

@@ -133,6 +133,12 @@ impl From<EngineError> for ApiError {
                 ErrorCode::Forgotten
             }
             EngineError::Tier(_) | EngineError::Workspace(_) => ErrorCode::BadRequest,
+            EngineError::Corridor(
+                engram_commands::corridor::CorridorError::Unknown { .. }
+                | engram_commands::corridor::CorridorError::UnknownRoom { .. }
+                | engram_commands::corridor::CorridorError::UnknownCorridor { .. },
+            ) => ErrorCode::NotFound,
+            EngineError::Corridor(_) => ErrorCode::BadRequest,
             EngineError::View(engram_projections::ViewError::Tampered { .. }) => {
                 ErrorCode::Tampered
             }

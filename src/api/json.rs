@@ -262,6 +262,18 @@ pub fn entities(stores: &[(&str, Vec<EntityEntry>)]) -> Value {
 }
 
 #[must_use]
+/// One corridor of the palace: its rooms, the corridors inside it, the
+/// one it is inside.
+pub fn corridor(entry: &engram_queries::palace::CorridorEntry) -> Value {
+    json!({
+        "corridor": entry.corridor,
+        "inside": entry.inside,
+        "corridors": entry.corridors,
+        "rooms": entry.rooms,
+        "placed_by": entry.placed_by,
+    })
+}
+
 pub fn room(scope: &str, entry: &RoomEntry) -> Value {
     json!({
         "room": entry.room,

@@ -971,8 +971,40 @@ impl Service {
                 }),
             None => Ok(json!({
                 "rooms": engram_queries::palace::directory(core).iter().map(|r| json::room(self.scope(), r)).collect::<Vec<_>>(),
+                "corridors": engram_queries::palace::corridors(core).iter().map(json::corridor).collect::<Vec<_>>(),
             })),
         }
+    }
+
+    /// Puts a room (its topic) or a corridor on a corridor.
+    ///
+    /// # Errors
+    /// `not_found` for an unknown name; `bad_request` for a loop, nesting
+    /// too deep or a bad name; `denied` when a model moves what the user
+    /// placed.
+    pub fn place_corridor(&self, r: &CorridorRequest) -> Result<Value, ApiError> {
+        r.validate()?;
+        let subject = subject(r.by, None);
+        let moved = self
+            .engram()
+            .place_corridor(
+                &r.name,
+                &r.into,
+                r.kind.map(PlaceKindName::placed),
+                &subject,
+            )
+            .map_err(ApiError::from)?;
+        Ok(json!({
+            "placed": match moved.placed {
+                engram_log::Placed::Room => "room",
+                engram_log::Placed::Corridor => "corridor",
+            },
+            "name": moved.name,
+            "from": moved.from,
+            "corridor": moved.corridor,
+            "changed": moved.seq.is_some(),
+            "seq": moved.seq,
+        }))
     }
 
     /// Memories too alike to others to stand alone.

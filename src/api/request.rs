@@ -402,6 +402,72 @@ pub struct TierRequest {
     pub by: By,
 }
 
+/// What a corridor placement moves: a `room` (with its topic's other
+/// rooms) or a `corridor`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum PlaceKindName {
+    Room,
+    Corridor,
+}
+
+impl PlaceKindName {
+    #[must_use]
+    pub fn placed(self) -> engram_log::Placed {
+        match self {
+            PlaceKindName::Room => engram_log::Placed::Room,
+            PlaceKindName::Corridor => engram_log::Placed::Corridor,
+        }
+    }
+}
+
+/// Largest room or corridor name in a placement, in bytes.
+pub const CORRIDOR_NAME_BYTES_MAX: usize = engram_commands::memory::NAME_BYTES_MAX;
+
+/// Put a room (every room of its topic: `deploy-2` moves with `deploy`) or
+/// a corridor on a corridor.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct CorridorRequest {
+    /// The room, or the corridor, to place.
+    pub name: String,
+    /// The corridor to put it on (a new name opens a corridor). A corridor
+    /// cannot go inside itself or a corridor inside it.
+    #[arg(long)]
+    pub into: String,
+    /// Whether NAME is a room or a corridor, when one of each has it
+    /// (default: the room).
+    #[arg(long, value_enum)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "PlaceKindName")]
+    pub kind: Option<PlaceKindName>,
+    /// Who moves it (a model cannot move what the user placed).
+    #[arg(long, value_enum, default_value = "user")]
+    #[serde(default)]
+    pub by: By,
+}
+
+impl CorridorRequest {
+    /// Checks the names' sizes.
+    ///
+    /// # Errors
+    /// `bad_request` naming the field over [`CORRIDOR_NAME_BYTES_MAX`].
+    pub fn validate(&self) -> Result<(), ApiError> {
+        for (field, value) in [("name", &self.name), ("into", &self.into)] {
+            if value.len() > CORRIDOR_NAME_BYTES_MAX {
+                return Err(ApiError::bad_request(format!(
+                    "{field} is {} bytes, over the limit of {CORRIDOR_NAME_BYTES_MAX}",
+                    value.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Archive what should go.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

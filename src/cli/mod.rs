@@ -156,7 +156,8 @@ enum Command {
     /// does not occur.
     Confirm(memory::ConfirmArgs),
     /// The room directory (rooms, corridors, fill, a one-line topic each);
-    /// with ROOM, that room's tour, slot by slot.
+    /// with ROOM, that room's tour, slot by slot; `palace corridor NAME
+    /// --into CORRIDOR` puts a room or corridor on a corridor.
     Palace(palace::PalaceArgs),
     /// Memories too alike to others to stand alone (low uniqueness):
     /// candidates to merge, reword or forget.

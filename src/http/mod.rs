@@ -23,9 +23,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::api::{
-    ApiError, BatchRequest, ConfirmRequest, DistillRequest, ErrorCode, ForgetRequest, GradeRequest,
-    IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest, RecallRequest, RememberRequest,
-    SeriesRequest, Service, TierRequest, UpdateRequest, VerdictRequest, WorkspaceRequest,
+    ApiError, BatchRequest, ConfirmRequest, CorridorRequest, DistillRequest, ErrorCode,
+    ForgetRequest, GradeRequest, IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest,
+    RecallRequest, RememberRequest, SeriesRequest, Service, TierRequest, UpdateRequest,
+    VerdictRequest, WorkspaceRequest,
 };
 
 /// Largest request body in general.
@@ -209,6 +210,7 @@ pub fn router(state: AppState) -> Router {
         .route("/entities", get(entities))
         .route("/palace", get(palace))
         .route("/palace/{room}", get(palace_room))
+        .route("/corridors", post(place_corridor))
         .route("/renovation", get(renovation))
         .route("/log", get(log))
         .route("/series", get(series))
@@ -665,6 +667,13 @@ async fn entities(
 
 async fn palace(State(state): State<AppState>) -> Answer {
     run(&state, |s| s.palace(None)).await
+}
+
+async fn place_corridor(
+    State(state): State<AppState>,
+    JsonBody(request): JsonBody<CorridorRequest>,
+) -> Answer {
+    run(&state, move |s| s.place_corridor(&request)).await
 }
 
 async fn palace_room(State(state): State<AppState>, Path(room): Path<String>) -> Answer {

@@ -285,7 +285,8 @@ impl Fold for MemoryTable {
             | Event::GateDenied(_)
             | Event::Discarded(_)
             | Event::Embedded(_)
-            | Event::Checkpoint(_) => {}
+            | Event::Checkpoint(_)
+            | Event::CorridorPlaced(_) => {}
             Event::TtlSet(t) => {
                 if let Some(entry) = self.changeable(t.memory) {
                     entry.expires_at_ms = Some(t.expires_at_ms);

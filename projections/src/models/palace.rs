@@ -2,15 +2,21 @@
 //! human-facing address, derived from log order so concurrent writers never
 //! get the same slot.
 //!
-//! - A `Remembered` event names the memory's **corridor** (its topic; the
-//!   command chose it). A name that is already a room resolves to that
-//!   room's corridor, so `--room preference-2` files on `preference`.
-//!   Without a name the memory goes to [`UNSORTED_ROOM`].
-//! - A corridor is a chain of **rooms**: `preference`, then `preference-2`,
+//! - A `Remembered` event names the memory's **topic** (the command chose
+//!   it). A name that is already a room resolves to that room's topic, so
+//!   `--room preference-2` files on `preference`. Without a name the
+//!   memory goes to [`UNSORTED_ROOM`].
+//! - A topic is a chain of **rooms**: `preference`, then `preference-2`,
 //!   `preference-3`, ... A room holds [`ROOM_SLOTS`] slots; a memory takes
-//!   the next slot of the corridor's last room, and when that room is full
+//!   the next slot of the topic's last room, and when that room is full
 //!   it opens the successor. A successor's name skips names already taken
-//!   (say by a corridor literally named `preference-2`).
+//!   (say by a topic literally named `preference-2`).
+//! - A **corridor** groups related rooms (`engineering` holding `deploy`,
+//!   `ci`, `billing`): a `CorridorPlaced` puts a topic, with every room of
+//!   its chain (successors opened later included), on a corridor, or a
+//!   corridor inside another. The latest placement of a name holds; a
+//!   topic never placed is on [`DEFAULT_CORRIDOR`]. Rooms and corridors
+//!   are named apart: a room and a corridor may share a name.
 //! - Slots only grow and are never reused: a forget does not free one.
 //! - A room's **tour** is its slots in order, fixed once written.
 //!
@@ -18,20 +24,29 @@
 //!
 //! - A memory's coordinate never changes once assigned; `rooms[c.room]
 //!   .slots[c.slot - 1] == memory` for every coordinate `c`.
-//! - Every room belongs to exactly one corridor and appears once in that
-//!   corridor's list; only the last room of a corridor can have free slots.
+//! - Every room belongs to exactly one topic and appears once in that
+//!   topic's list; only the last room of a topic can have free slots.
+//! - Corridors nest as a forest: no corridor is inside itself or its own
+//!   descendant. The command refuses such a placement before writing it;
+//!   a `CorridorPlaced` that would close a loop anyway (a log written
+//!   elsewhere) is ignored, so the fold never walks a cycle.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use engram_log::{Event, LoggedEvent, MemoryId};
+use engram_log::{Actor, Event, LoggedEvent, MemoryId, Placed};
 use serde::{Deserialize, Serialize};
 
 use crate::Fold;
 
 /// The room of a memory written without one.
 pub const UNSORTED_ROOM: &str = "unsorted";
+/// The corridor of a topic never placed on one.
+pub const DEFAULT_CORRIDOR: &str = "general";
 /// Slots in one room.
 pub const ROOM_SLOTS: usize = 9;
+/// Corridors one corridor may sit inside, counting up to the top; a
+/// deeper placement is refused by the command.
+pub const CORRIDOR_DEPTH_MAX: usize = 8;
 
 /// A memory's place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,10 +62,11 @@ impl std::fmt::Display for Coordinate {
     }
 }
 
-/// One room: its corridor and its tour (the memories in slot order).
+/// One room: its topic and its tour (the memories in slot order).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Room {
-    pub corridor: String,
+    /// The first room of its chain (`deploy` for `deploy-2`).
+    pub topic: String,
     /// `slots[i]` is the memory in slot `i + 1`.
     pub slots: Vec<MemoryId>,
 }
@@ -63,13 +79,26 @@ impl Room {
     }
 }
 
+/// Where a topic or corridor was put, and by whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    pub corridor: String,
+    pub actor: Actor,
+    /// Seq of the `CorridorPlaced`.
+    pub seq: u64,
+}
+
 /// The palace read model (see the module documentation).
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Palace {
-    /// corridor -> its rooms in order.
-    corridors: BTreeMap<String, Vec<String>>,
+    /// topic -> its rooms in order.
+    topics: BTreeMap<String, Vec<String>>,
     rooms: BTreeMap<String, Room>,
     coordinates: BTreeMap<MemoryId, Coordinate>,
+    /// topic -> the corridor it is on.
+    topic_corridors: BTreeMap<String, Placement>,
+    /// corridor -> the corridor it is inside.
+    corridor_parents: BTreeMap<String, Placement>,
 }
 
 impl Palace {
@@ -90,24 +119,122 @@ impl Palace {
         self.rooms.iter().map(|(name, room)| (name.as_str(), room))
     }
 
-    /// The rooms of corridor `name`, in order (empty when unknown).
+    /// The rooms of topic `name`, in order (empty when unknown).
     #[must_use]
-    pub fn corridor(&self, name: &str) -> &[String] {
-        self.corridors.get(name).map_or(&[], Vec::as_slice)
+    pub fn topic(&self, name: &str) -> &[String] {
+        self.topics.get(name).map_or(&[], Vec::as_slice)
     }
 
-    /// The corridor a room name belongs to: its own corridor when it is a
-    /// room, else the name itself (a new corridor).
+    /// The topic a room name belongs to: its room's topic when it is a
+    /// room, else the name itself (a new topic).
     #[must_use]
-    pub fn corridor_of<'a>(&'a self, name: &'a str) -> &'a str {
-        self.rooms.get(name).map_or(name, |r| r.corridor.as_str())
+    pub fn topic_of<'a>(&'a self, name: &'a str) -> &'a str {
+        self.rooms.get(name).map_or(name, |r| r.topic.as_str())
     }
 
-    /// Every corridor with its rooms, by name.
-    pub fn corridors(&self) -> impl Iterator<Item = (&str, &[String])> + '_ {
-        self.corridors
+    /// Every topic with its rooms, by name.
+    pub fn topics(&self) -> impl Iterator<Item = (&str, &[String])> + '_ {
+        self.topics
             .iter()
             .map(|(name, rooms)| (name.as_str(), rooms.as_slice()))
+    }
+
+    /// The corridor room (or topic) `name` is on: its topic's placement,
+    /// else [`DEFAULT_CORRIDOR`].
+    #[must_use]
+    pub fn corridor_of(&self, name: &str) -> &str {
+        self.topic_corridors
+            .get(self.topic_of(name))
+            .map_or(DEFAULT_CORRIDOR, |p| p.corridor.as_str())
+    }
+
+    /// How topic `name` was placed on its corridor, if it ever was.
+    #[must_use]
+    pub fn topic_placement(&self, name: &str) -> Option<&Placement> {
+        self.topic_corridors.get(name)
+    }
+
+    /// How corridor `name` was placed inside another, if it is.
+    #[must_use]
+    pub fn corridor_placement(&self, name: &str) -> Option<&Placement> {
+        self.corridor_parents.get(name)
+    }
+
+    /// The corridor `name` is inside, if any.
+    #[must_use]
+    pub fn parent_of(&self, name: &str) -> Option<&str> {
+        self.corridor_parents.get(name).map(|p| p.corridor.as_str())
+    }
+
+    /// Whether `name` is a corridor: a topic or corridor is on it, it is
+    /// inside another, or rooms are on it by default.
+    #[must_use]
+    pub fn is_corridor(&self, name: &str) -> bool {
+        self.corridor_names().contains(name)
+    }
+
+    /// Every corridor's name, sorted.
+    #[must_use]
+    pub fn corridor_names(&self) -> BTreeSet<&str> {
+        let mut names: BTreeSet<&str> = self
+            .topic_corridors
+            .values()
+            .chain(self.corridor_parents.values())
+            .map(|p| p.corridor.as_str())
+            .chain(self.corridor_parents.keys().map(String::as_str))
+            .collect();
+        if self
+            .topics
+            .keys()
+            .any(|t| !self.topic_corridors.contains_key(t))
+        {
+            names.insert(DEFAULT_CORRIDOR);
+        }
+        names
+    }
+
+    /// The rooms on corridor `name`, topic by topic, each topic's rooms in
+    /// order (not those of corridors inside it).
+    #[must_use]
+    pub fn corridor_rooms(&self, name: &str) -> Vec<&str> {
+        self.topics
+            .iter()
+            .filter(|(topic, _)| self.corridor_of(topic) == name)
+            .flat_map(|(_, rooms)| rooms.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// The corridors directly inside corridor `name`, sorted.
+    #[must_use]
+    pub fn corridors_inside(&self, name: &str) -> Vec<&str> {
+        self.corridor_parents
+            .iter()
+            .filter(|(_, p)| p.corridor == name)
+            .map(|(child, _)| child.as_str())
+            .collect()
+    }
+
+    /// The corridors from `name` up to the top: `name`, its parent, ...
+    /// (bounded: the fold keeps the nesting a forest).
+    #[must_use]
+    pub fn ancestry<'a>(&'a self, name: &'a str) -> Vec<&'a str> {
+        let mut out = vec![name];
+        let mut at = name;
+        while let Some(parent) = self.parent_of(at) {
+            if out.contains(&parent) {
+                break;
+            }
+            out.push(parent);
+            at = parent;
+        }
+        out
+    }
+
+    /// Whether putting corridor `name` inside `into` would close a loop:
+    /// `into` is `name` or a corridor inside it.
+    #[must_use]
+    pub fn would_loop(&self, name: &str, into: &str) -> bool {
+        self.ancestry(into).contains(&name)
     }
 
     /// The memories in the slots next to `id`'s in its room (before, after).
@@ -136,11 +263,11 @@ impl Palace {
             .collect()
     }
 
-    fn next_room_name(&self, corridor: &str, rooms: usize) -> String {
+    fn next_room_name(&self, topic: &str, rooms: usize) -> String {
         let mut n = rooms + 1;
         loop {
-            let name = format!("{corridor}-{n}");
-            if !self.rooms.contains_key(&name) && !self.corridors.contains_key(&name) {
+            let name = format!("{topic}-{n}");
+            if !self.rooms.contains_key(&name) && !self.topics.contains_key(&name) {
                 return name;
             }
             n += 1;
@@ -148,8 +275,8 @@ impl Palace {
     }
 
     fn place(&mut self, memory: MemoryId, named: &str) {
-        let corridor = self.corridor_of(named).to_owned();
-        let rooms = self.corridors.get(&corridor).map_or(&[][..], Vec::as_slice);
+        let topic = self.topic_of(named).to_owned();
+        let rooms = self.topics.get(&topic).map_or(&[][..], Vec::as_slice);
         let n_rooms = rooms.len();
         let current = rooms
             .last()
@@ -158,19 +285,19 @@ impl Palace {
         let room_name = match current {
             Some(name) => name,
             None => {
-                let name = if n_rooms == 0 && !self.rooms.contains_key(&corridor) {
-                    corridor.clone()
+                let name = if n_rooms == 0 && !self.rooms.contains_key(&topic) {
+                    topic.clone()
                 } else {
-                    self.next_room_name(&corridor, n_rooms)
+                    self.next_room_name(&topic, n_rooms)
                 };
-                self.corridors
-                    .entry(corridor.clone())
+                self.topics
+                    .entry(topic.clone())
                     .or_default()
                     .push(name.clone());
                 self.rooms.insert(
                     name.clone(),
                     Room {
-                        corridor: corridor.clone(),
+                        topic: topic.clone(),
                         slots: Vec::new(),
                     },
                 );
@@ -194,17 +321,36 @@ impl Palace {
 
 impl Fold for Palace {
     const NAME: &'static str = "palace";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn apply(&mut self, logged: &LoggedEvent) {
-        let Event::Remembered(r) = &logged.event else {
-            return;
-        };
-        if self.coordinates.contains_key(&logged.seq) {
-            return;
+        match &logged.event {
+            Event::Remembered(r) => {
+                if self.coordinates.contains_key(&logged.seq) {
+                    return;
+                }
+                let named = r.room.as_deref().unwrap_or(UNSORTED_ROOM);
+                self.place(logged.seq, named);
+            }
+            Event::CorridorPlaced(p) => {
+                let placement = Placement {
+                    corridor: p.corridor.clone(),
+                    actor: p.actor,
+                    seq: logged.seq,
+                };
+                match p.placed {
+                    Placed::Room => {
+                        self.topic_corridors.insert(p.name.clone(), placement);
+                    }
+                    Placed::Corridor => {
+                        if !self.would_loop(&p.name, &p.corridor) {
+                            self.corridor_parents.insert(p.name.clone(), placement);
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        let named = r.room.as_deref().unwrap_or(UNSORTED_ROOM);
-        self.place(logged.seq, named);
     }
 }
 
@@ -236,11 +382,8 @@ mod tests {
             .chain(["preference-2#1".to_owned()])
             .collect();
         assert_eq!(coordinates(&palace, 1..=10), expected);
-        assert_eq!(
-            palace.corridor("preference"),
-            ["preference", "preference-2"]
-        );
-        assert_eq!(palace.room("preference-2").unwrap().corridor, "preference");
+        assert_eq!(palace.topic("preference"), ["preference", "preference-2"]);
+        assert_eq!(palace.room("preference-2").unwrap().topic, "preference");
         assert_eq!(
             palace.room("preference").unwrap().slots,
             (1..=9).collect::<Vec<_>>()
@@ -270,8 +413,8 @@ mod tests {
             coordinates(&palace, [10, 11, 12]),
             ["x-2#1", "x-3#1", "x-3#2"]
         );
-        assert_eq!(palace.corridor("x"), ["x", "x-3"]);
-        assert_eq!(palace.corridor("x-2"), ["x-2"]);
+        assert_eq!(palace.topic("x"), ["x", "x-3"]);
+        assert_eq!(palace.topic("x-2"), ["x-2"]);
     }
 
     #[test]
@@ -287,6 +430,38 @@ mod tests {
         assert_eq!(around(1), [(2, "r#2".to_owned())]);
         assert_eq!(around(2), [(1, "r#1".to_owned()), (3, "r#3".to_owned())]);
         assert!(around(99).is_empty());
+    }
+
+    fn placed(placed: Placed, name: &str, corridor: &str) -> Event {
+        Event::CorridorPlaced(engram_log::CorridorPlaced {
+            placed,
+            name: name.to_owned(),
+            corridor: corridor.to_owned(),
+            actor: Actor::User,
+        })
+    }
+
+    #[test]
+    fn a_topic_and_its_successors_sit_on_its_corridor_and_loops_are_ignored() {
+        let mut events: Vec<Event> = vec![placed(Placed::Room, "x", "eng")];
+        events.extend((0..10).map(|_| in_room("x")));
+        events.push(in_room("y"));
+        events.push(placed(Placed::Corridor, "eng", "work"));
+        // Would loop: work inside eng, which is inside work.
+        events.push(placed(Placed::Corridor, "work", "eng"));
+        events.push(placed(Placed::Corridor, "work", "work"));
+        let palace: Palace = fold(&logged(events));
+        assert_eq!(palace.corridor_of("x-2"), "eng");
+        assert_eq!(palace.corridor_rooms("eng"), ["x", "x-2"]);
+        assert_eq!(palace.corridor_of("y"), DEFAULT_CORRIDOR);
+        assert_eq!(palace.parent_of("eng"), Some("work"));
+        assert_eq!(palace.parent_of("work"), None);
+        assert!(palace.would_loop("work", "eng"));
+        assert_eq!(palace.ancestry("eng"), ["eng", "work"]);
+        assert_eq!(
+            palace.corridor_names().into_iter().collect::<Vec<_>>(),
+            ["eng", "general", "work"]
+        );
     }
 
     #[test]

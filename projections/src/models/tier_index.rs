@@ -151,6 +151,7 @@ impl Fold for TierIndex {
             | Event::Embedded(_)
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
+            | Event::CorridorPlaced(_)
             | Event::Checkpoint(_) => {}
         }
     }

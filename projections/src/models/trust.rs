@@ -406,6 +406,7 @@ impl Fold for TrustScores {
             | Event::Embedded(_)
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
+            | Event::CorridorPlaced(_)
             | Event::Checkpoint(_) => {}
         }
     }

@@ -1,0 +1,233 @@
+//! The rooms corpus (`tests/corpus/rooms/{dev,test}.jsonl`): texts, each
+//! labelled with the room names a person would choose for it (`rooms`), or
+//! saved after earlier texts (`before`) and labelled with whether it
+//! belongs in the last one's room (`same`), and, where one is clear, the
+//! corridor its room joins (`corridor`). Every earlier text is a neighbour
+//! of the later ones, in its room and corridor, as the save handler hands
+//! them to the decision. Room accuracy must be at least [`DEV_ROOM_FLOOR`]
+//! on `dev` and [`TEST_ROOM_FLOOR`] on `test`, corridor accuracy at least
+//! [`CORRIDOR_FLOOR`] on each; a room is never a function word or a bigram
+//! across two words on either.
+//!
+//! The test split was written before the rules were tuned, which looked at
+//! `dev` only, and scored once: rooms 38/55 (0.691), corridors 36/37
+//! (0.973), against dev's 52/55 and 36/36. Its floor sits under that
+//! figure, so a change that loses ground on unseen text fails; raising it
+//! means new held-out text, not tuning on this one.
+//!
+//! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
+//! prints the figures and every miss.
+
+mod support;
+
+use engram_commands::decide::{Decision, Neighbour, decide};
+
+const DEV_ROOM_FLOOR: f64 = 0.9;
+const TEST_ROOM_FLOOR: f64 = 0.65;
+const CORRIDOR_FLOOR: f64 = 0.8;
+
+/// Names no room may have: the adverbs, verbs and cross-word
+/// bigram, and function words.
+const NEVER: &[&str] = &[
+    "absolutely",
+    "quarterly",
+    "teach",
+    "teaches",
+    "happen",
+    "happens",
+    "decided",
+    "decide",
+    "directly",
+    "surely",
+    "happily",
+    "户喜",
+    "the",
+    "and",
+    "is",
+    "are",
+    "my",
+    "please",
+    "remember",
+    "phone",
+    "email",
+    "redacted",
+    "喜欢",
+    "用户",
+];
+
+struct Case {
+    lang: String,
+    before: Vec<String>,
+    text: String,
+    rooms: Vec<String>,
+    same: Option<bool>,
+    corridor: Option<String>,
+}
+
+fn cases(split: &str) -> Vec<Case> {
+    support::corpus_lines("rooms", split)
+        .into_iter()
+        .map(|v| {
+            let strings = |name: &str| -> Vec<String> {
+                v[name]
+                    .as_array()
+                    .map(|a| a.iter().map(|s| s.as_str().unwrap().to_owned()).collect())
+                    .unwrap_or_default()
+            };
+            Case {
+                lang: v["lang"].as_str().unwrap().to_owned(),
+                before: strings("before"),
+                text: v["text"].as_str().unwrap().to_owned(),
+                rooms: strings("rooms"),
+                same: v["same"].as_bool(),
+                corridor: v["corridor"].as_str().map(str::to_owned),
+            }
+        })
+        .collect()
+}
+
+/// Saves `texts` in order, each decided against the ones before it.
+fn save_all(texts: &[String]) -> Vec<Decision> {
+    let mut neighbours: Vec<Neighbour> = Vec::new();
+    let mut decisions = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let decision = decide(text, &[], None, &neighbours, &|_| Vec::new());
+        neighbours.insert(
+            0,
+            Neighbour {
+                id: i as u64 + 1,
+                text: text.clone(),
+                topic: decision.room.clone(),
+                corridor: decision.corridor.clone(),
+                tags: Vec::new(),
+                profile: None,
+                semantic: None,
+            },
+        );
+        decisions.push(decision);
+    }
+    decisions
+}
+
+struct Figures {
+    rooms: (usize, usize),
+    corridors: (usize, usize),
+    misses: Vec<String>,
+    never: Vec<String>,
+}
+
+fn measure(split: &str) -> Figures {
+    let mut figures = Figures {
+        rooms: (0, 0),
+        corridors: (0, 0),
+        misses: Vec::new(),
+        never: Vec::new(),
+    };
+    for case in cases(split) {
+        let mut texts = case.before.clone();
+        texts.push(case.text.clone());
+        let decisions = save_all(&texts);
+        let (Some(last), previous) = (decisions.last(), decisions.iter().rev().nth(1)) else {
+            continue;
+        };
+        for d in &decisions {
+            if NEVER.contains(&d.room.as_str()) {
+                figures
+                    .never
+                    .push(format!("{:?} named {:?}", case.text, d.room));
+            }
+        }
+        let named_well = case.rooms.is_empty() || case.rooms.contains(&last.room);
+        let placed_well = match (case.same, previous) {
+            (Some(same), Some(previous)) => (last.room == previous.room) == same,
+            _ => true,
+        };
+        figures.rooms.1 += 1;
+        if named_well && placed_well {
+            figures.rooms.0 += 1;
+        } else {
+            figures.misses.push(format!(
+                "[{}] {:?} -> room {:?} (expected {}{})",
+                case.lang,
+                case.text,
+                last.room,
+                if case.rooms.is_empty() {
+                    String::new()
+                } else {
+                    format!("one of {:?}", case.rooms)
+                },
+                match (case.same, previous) {
+                    (Some(true), Some(p)) => format!(" the room of the text before, {:?}", p.room),
+                    (Some(false), Some(p)) =>
+                        format!(" not the room of the text before, {:?}", p.room),
+                    _ => String::new(),
+                }
+            ));
+        }
+        if let Some(corridor) = &case.corridor {
+            figures.corridors.1 += 1;
+            if &last.corridor == corridor {
+                figures.corridors.0 += 1;
+            } else {
+                figures.misses.push(format!(
+                    "[{}] {:?} (room {:?}) -> corridor {:?}, expected {corridor:?}",
+                    case.lang, case.text, last.room, last.corridor
+                ));
+            }
+        }
+    }
+    figures
+}
+
+fn check(split: &str) {
+    let figures = measure(split);
+    let ratio = |(a, b): (usize, usize)| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+    let (rooms, corridors) = (ratio(figures.rooms), ratio(figures.corridors));
+    println!(
+        "rooms corpus, {split} split: rooms {}/{} = {rooms:.3}, corridors {}/{} = {corridors:.3}",
+        figures.rooms.0, figures.rooms.1, figures.corridors.0, figures.corridors.1
+    );
+    for miss in &figures.misses {
+        println!("  miss: {miss}");
+    }
+    assert!(figures.never.is_empty(), "{split}: {:#?}", figures.never);
+    let floor = if split == "test" {
+        TEST_ROOM_FLOOR
+    } else {
+        DEV_ROOM_FLOOR
+    };
+    assert!(
+        rooms >= floor,
+        "{split}: room accuracy {rooms:.3} (floor {floor})"
+    );
+    assert!(
+        corridors >= CORRIDOR_FLOOR,
+        "{split}: corridor accuracy {corridors:.3} (floor {CORRIDOR_FLOOR})"
+    );
+}
+
+#[test]
+fn dev_split_meets_the_floor() {
+    check("dev");
+}
+
+#[test]
+fn test_split_meets_the_floor() {
+    check("test");
+}
+
+#[test]
+fn the_splits_share_no_case() {
+    let dev: Vec<(Vec<String>, String)> = cases("dev")
+        .into_iter()
+        .map(|c| (c.before, c.text))
+        .collect();
+    for case in cases("test") {
+        assert!(
+            !dev.contains(&(case.before.clone(), case.text.clone())),
+            "{:?} is in both splits",
+            case.text
+        );
+    }
+    assert!(cases("dev").len() + cases("test").len() >= 100);
+}
