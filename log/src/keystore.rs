@@ -163,6 +163,9 @@ pub enum KeyStoreError {
     /// The operating system's random source failed.
     #[error("could not draw random bytes for a key: {0}")]
     Random(String),
+    /// The log was opened without a key store.
+    #[error("this log was opened without a key store: its content is not sealed")]
+    NotOpened,
     /// A write or fsync failed earlier: the file's state is unknown until
     /// it is opened again.
     #[error("the key store is poisoned by an earlier failure ({cause}): reopen the store")]
@@ -606,6 +609,23 @@ impl KeyStore {
             cache: BTreeMap::new(),
             poisoned: None,
         })
+    }
+
+    /// Creates the key store of an empty log (slot 0 for seq 1), first
+    /// removing a file a crash left while creating it. Only for a log that
+    /// holds no frame: nothing can be sealed with the keys it removes.
+    pub fn create_anew(
+        storage: Arc<dyn Storage>,
+        master: MasterKey,
+    ) -> Result<Self, KeyStoreError> {
+        match storage.remove(KEY_STORE_FILE_NAME) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(IoFailure::new("removing torn key store", place(&*storage), e).into());
+            }
+        }
+        Self::create(storage, master, 1)
     }
 
     /// Opens the key store for a log whose last seq is `log_last_seq`: the
