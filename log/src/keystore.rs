@@ -1060,6 +1060,76 @@ mod tests {
         }
     }
 
+    /// A model of the key store under random reserves, destroys, crashes
+    /// and reopens: after each step every seq up to the log's end reads as
+    /// the model says (the key it was given, or destroyed), whatever the
+    /// crashes tore.
+    #[test]
+    fn random_operations_match_a_model() {
+        use rand::{Rng as _, SeedableRng as _};
+        for seed in 0..12u64 {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut faulty = FaultyStorage::new();
+            let mut store = KeyStore::create(Arc::new(faulty.clone()), master(), 1).unwrap();
+            // The log's durable end, and what each of its seqs must read as.
+            let mut log_end = 0u64;
+            let mut model: BTreeMap<u64, SubjectKey> = BTreeMap::new();
+            for step in 0..60 {
+                match rng.random_range(0..10) {
+                    // Appends: reserve, then the log takes the seqs.
+                    0..=4 => {
+                        let upto = log_end + rng.random_range(1..=700);
+                        store.reserve(upto).unwrap();
+                        for seq in log_end + 1..=upto {
+                            model.insert(seq, store.key(seq).unwrap());
+                        }
+                        log_end = upto;
+                    }
+                    // A purge of a few seqs the log holds.
+                    5 | 6 if log_end > 0 => {
+                        let seqs: Vec<u64> = (0..rng.random_range(1..5))
+                            .map(|_| rng.random_range(1..=log_end))
+                            .collect();
+                        store.destroy(&seqs).unwrap();
+                        for seq in seqs {
+                            model.insert(seq, SubjectKey::Destroyed);
+                        }
+                    }
+                    // A crash during a reserve the log never used.
+                    7 => {
+                        faulty.crash_at_sync(1);
+                        assert!(
+                            store
+                                .reserve(store.reserved() + 1 + rng.random_range(0..2000))
+                                .is_err()
+                        );
+                        let tear = match rng.random_range(0..3) {
+                            0 => Tear::LoseUnsynced,
+                            1 => Tear::KeepPrefix(rng.random_range(0..5000)),
+                            _ => Tear::Garbage(rng.random_range(0..500)),
+                        };
+                        faulty = faulty.crash_image(tear);
+                        store =
+                            KeyStore::open(Arc::new(faulty.clone()), master(), log_end).unwrap();
+                    }
+                    // A clean reopen.
+                    _ => {
+                        drop(store);
+                        store =
+                            KeyStore::open(Arc::new(faulty.clone()), master(), log_end).unwrap();
+                    }
+                }
+                for (&seq, expected) in &model {
+                    assert_eq!(
+                        &store.key(seq).unwrap(),
+                        expected,
+                        "seed {seed} step {step} seq {seq}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_failed_create_sync_leaves_no_usable_store() {
         let faulty = FaultyStorage::new();
