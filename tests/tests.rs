@@ -24,6 +24,7 @@ mod log_bad_input;
 mod log_concurrency;
 mod log_corruption;
 mod log_crash;
+mod log_keys;
 mod maintenance;
 mod mcp_client;
 mod memories;

@@ -125,6 +125,9 @@ pub enum OpenError {
     /// The writer thread could not be started.
     #[error("could not start the log writer thread: {0}")]
     Thread(String),
+    /// The key store beside the log could not be opened or created.
+    #[error(transparent)]
+    Keys(#[from] crate::keystore::KeyStoreError),
 }
 
 /// Appending failed; nothing of the failed batch was acknowledged.
@@ -225,4 +228,6 @@ pub enum Error {
     Verify(#[from] VerifyError),
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error(transparent)]
+    Keys(#[from] crate::keystore::KeyStoreError),
 }

@@ -35,12 +35,14 @@ pub mod error;
 pub mod event;
 pub mod format;
 pub mod key;
+pub mod keystore;
 pub mod limits;
 mod reader;
 mod recovery;
 pub mod repair;
 mod scan;
 pub mod seal;
+pub mod sealed;
 pub mod storage;
 mod tail;
 mod verify;
@@ -62,10 +64,12 @@ pub use error::{
 pub use event::*;
 pub use format::{TailRecord, TailState};
 pub use key::{HmacKey, KeySource};
+pub use keystore::{KeyStore, KeyStoreError, MasterKey, MasterKeySource};
 pub use reader::Replay;
 pub use recovery::{RecoveryReport, TornTail};
 pub use repair::{RepairError, Truncated, truncate_from};
 pub use scan::{parse_segment_name, segment_name};
+pub use sealed::{Content, DataKey, Field, Opened, SealedError, SubjectKey};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
 pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
@@ -78,10 +82,22 @@ use crate::limits::{
 use crate::reader::Shared;
 use crate::writer::{Request, Writer};
 
+/// The key store a log is opened with (`keystore`): where it lives and
+/// the master key that wraps its data keys.
+#[derive(Debug, Clone)]
+pub struct KeyStoreConfig {
+    /// The folder of `keys.engram` (the store folder, beside the log's).
+    pub storage: Arc<dyn Storage>,
+    pub master: MasterKey,
+}
+
 /// How to open a log.
 #[derive(Debug, Clone)]
 pub struct LogConfig {
     pub key: HmacKey,
+    /// The key store of the subjects' data keys; `None` for a log whose
+    /// content is not sealed.
+    pub keys: Option<KeyStoreConfig>,
     pub durability: Durability,
     /// A segment is sealed when the next frame would take it past this size.
     pub segment_bytes_max: u64,
@@ -94,6 +110,7 @@ impl LogConfig {
     pub fn new(key: HmacKey) -> Self {
         Self {
             key,
+            keys: None,
             durability: Durability::Sync,
             segment_bytes_max: SEGMENT_BYTES_DEFAULT,
             clock: Arc::new(SystemClock::default()),
@@ -109,6 +126,14 @@ impl LogConfig {
     #[must_use]
     pub fn segment_bytes_max(mut self, bytes: u64) -> Self {
         self.segment_bytes_max = bytes;
+        self
+    }
+
+    /// Opens the log with the key store in `storage` under `master`
+    /// (created when the log is empty).
+    #[must_use]
+    pub fn keys(mut self, storage: Arc<dyn Storage>, master: MasterKey) -> Self {
+        self.keys = Some(KeyStoreConfig { storage, master });
         self
     }
 
@@ -227,6 +252,7 @@ impl LogReader {
                 key,
                 state: RwLock::new(state),
                 subscribers: parking_lot::Mutex::default(),
+                keys: None,
             }),
             recovery,
         })
@@ -255,6 +281,29 @@ impl LogReader {
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.shared.last_seq()
+    }
+
+    /// The data key of subject `seq` (live, or destroyed by a purge), from
+    /// the key store the log was opened with.
+    pub fn subject_key(&self, seq: u64) -> Result<SubjectKey, KeyStoreError> {
+        let keys = self.shared.keys.as_ref().ok_or(KeyStoreError::NotOpened)?;
+        keys.lock().key(seq)
+    }
+
+    /// Destroys the data keys of `seqs` (overwritten in place, fsynced):
+    /// the words sealed with them are gone once this returns. Only seqs the
+    /// log already holds can be named.
+    pub fn destroy_keys(&self, seqs: &[u64]) -> Result<(), KeyStoreError> {
+        let keys = self.shared.keys.as_ref().ok_or(KeyStoreError::NotOpened)?;
+        let last_seq = self.shared.last_seq();
+        if let Some(&seq) = seqs.iter().find(|&&seq| seq > last_seq) {
+            return Err(KeyStoreError::NoSlot {
+                seq,
+                first_seq: keys.lock().first_seq(),
+                last_seq,
+            });
+        }
+        keys.lock().destroy(seqs)
     }
 
     /// The chain hash after the last seq: the last frame's hash
@@ -393,11 +442,36 @@ impl Log {
             .len()
             .map_err(|e| IoFailure::new("reading length of segment", open_segment.name.clone(), e))?
             .max(open_segment.len);
+        // The key store is opened for the log's durable end: slots past it
+        // were never used by a durable frame. It is created only with an
+        // empty log; a log with frames and no key store (or a damaged one,
+        // or one another master key wrapped) is refused.
+        let keys = match &config.keys {
+            None => None,
+            Some(keys) => {
+                let opened = match KeyStore::open(
+                    Arc::clone(&keys.storage),
+                    keys.master.clone(),
+                    state.last_seq,
+                ) {
+                    // Nothing is sealed yet: a key store whose creation a
+                    // crash tore is made again.
+                    Err(KeyStoreError::Missing { .. } | KeyStoreError::Damaged { .. })
+                        if state.last_seq == 0 =>
+                    {
+                        KeyStore::create_anew(Arc::clone(&keys.storage), keys.master.clone())
+                    }
+                    other => other,
+                }?;
+                Some(Arc::new(parking_lot::Mutex::new(opened)))
+            }
+        };
         let shared = Arc::new(Shared {
             storage,
             key: config.key.clone(),
             state: RwLock::new(state),
             subscribers: parking_lot::Mutex::default(),
+            keys,
         });
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
         let (next_seq, prev_hash, last_ts) = {
@@ -720,6 +794,16 @@ impl Log {
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.reader.last_seq()
+    }
+
+    /// The data key of subject `seq` (see [`LogReader::subject_key`]).
+    pub fn subject_key(&self, seq: u64) -> Result<SubjectKey, KeyStoreError> {
+        self.reader.subject_key(seq)
+    }
+
+    /// Destroys the data keys of `seqs` (see [`LogReader::destroy_keys`]).
+    pub fn destroy_keys(&self, seqs: &[u64]) -> Result<(), KeyStoreError> {
+        self.reader.destroy_keys(seqs)
     }
 
     /// The chain hash after the last acknowledged seq (see

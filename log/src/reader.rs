@@ -16,6 +16,7 @@ use crate::error::{Corruption, IoFailure, ReadError};
 use crate::event::LoggedEvent;
 use crate::format::Hash;
 use crate::key::HmacKey;
+use crate::keystore::KeyStore;
 use crate::limits::INDEX_STRIDE_BYTES;
 use crate::scan::{Chain, CursorError, FrameCursor, SEQUENTIAL_READ_BYTES};
 use crate::storage::{Storage, StorageFile};
@@ -71,6 +72,9 @@ pub(crate) struct Shared {
     pub(crate) state: RwLock<State>,
     /// Woken (coalescing, never blocking the writer) after every commit.
     pub(crate) subscribers: parking_lot::Mutex<Vec<crossbeam_channel::Sender<()>>>,
+    /// The key store beside the log, when the log was opened with one: the
+    /// writer reserves keys in it before each commit group.
+    pub(crate) keys: Option<Arc<parking_lot::Mutex<KeyStore>>>,
 }
 
 impl Shared {

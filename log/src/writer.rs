@@ -379,6 +379,26 @@ impl Writer {
         if appends.is_empty() && syncs.is_empty() {
             return deferred;
         }
+        // Reserve before append: the keys of every seq this group takes are
+        // durable before any of its frames is written.
+        if next_seq > self.next_seq
+            && let Some(keys) = &self.shared.keys
+            && let Err(e) = keys.lock().reserve(next_seq - 1)
+        {
+            let cause = format!("reserving keys before seq {next_seq} failed: {e}");
+            self.poison(cause.clone());
+            for admitted in appends {
+                let _ = admitted.ack.send(Err(AppendError::Poisoned {
+                    cause: cause.clone(),
+                }));
+            }
+            for ack in syncs {
+                let _ = ack.send(Err(AppendError::Poisoned {
+                    cause: cause.clone(),
+                }));
+            }
+            return deferred;
+        }
         let force_sync = !syncs.is_empty();
         match self.write_group(appends, force_sync) {
             Ok((acks, publishes)) => {
