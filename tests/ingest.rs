@@ -581,3 +581,42 @@ fn assert_the_deploy_window_is_wednesday(store: &Path) {
     assert!(texts[0].contains("Wednesday"), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains("Tuesday")), "{texts:?}");
 }
+
+/// Two sentences of one turn worth keeping are two memories: the second
+/// was reported as reinforcing the first, whatever it said, because the
+/// save decided on the whole turn, not on the extracted sentence.
+#[test]
+fn two_memories_in_one_turn_are_both_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"role": "user", "content": "I prefer tabs over spaces in every repo. We decided to ship releases on Thursdays."}"#,
+            "\n",
+            r#"{"role": "user", "content": "我们用 pnpm 管理依赖。发版定在每周四。"}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let store = dir.path().join("store");
+    let out = engram(&store, &["ingest", file.to_str().unwrap(), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer = &json_lines(&out.stdout)[0];
+    let memories = answer["extracted"].as_array().expect("extracted");
+    let new: Vec<&Value> = memories
+        .iter()
+        .filter(|m| m["outcome"] == "new")
+        .collect();
+    assert_eq!(new.len(), memories.len(), "none reinforced another: {answer}");
+    assert!(new.len() >= 4, "two per turn: {answer}");
+    for query in ["tabs", "Thursdays", "pnpm", "发版"] {
+        let found = engram(&store, &["recall", query, "--json"]);
+        assert_eq!(found.status.code(), Some(0), "{query}");
+    }
+}

@@ -580,7 +580,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 }
                 let content_sha256 = seal::content_sha256(logged.iter().map(|e| &e.event))
                     .map_err(|e| seal_failure(&reference.session, &e))?;
-                let text = memory::source_text(&logged);
+                let source = memory::source_text(&logged);
+                let text = what_it_says(&source, meta.summary.as_deref()).to_owned();
                 let analysis = Analysis::of(&text, meta.summary.as_deref());
                 (
                     text,
@@ -836,7 +837,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     profile: None,
                     semantic: embedding.and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
-                    text: text.to_owned(),
+                    text: what_it_says(text, entry.summary.as_deref()).to_owned(),
                     topic,
                     corridor,
                     tags: entry.tags.clone(),
@@ -1248,5 +1249,16 @@ pub(crate) fn build(
         events,
         made,
         references,
+    }
+}
+
+/// What a memory says: its summary when that is a span of its source words
+/// (a sentence extracted from a turn), else the source words. Save
+/// decisions read this, so two sentences of one turn are two memories, not
+/// one restating the other.
+fn what_it_says<'a>(source: &'a str, summary: Option<&'a str>) -> &'a str {
+    match summary {
+        Some(span) if !span.trim().is_empty() && source.contains(span) => span,
+        _ => source,
     }
 }
