@@ -5,6 +5,9 @@
 //! read to its end. It is small and blocking on purpose: a command line
 //! call makes one request and exits, and an async HTTP client (hyper's)
 //! would start a runtime and pull in connection pooling for that one
+//! request. Every request carries this engram's version
+//! ([`CLIENT_VERSION_HEADER`]), and an owner of another version refuses
+//! it before it runs, so a command needs no probe of the owner before its
 //! request. Every answer must carry the owner's version header: an answer
 //! without it is not engram's, and one of another version is refused
 //! (the caller decides whether to restart the owner).
@@ -17,7 +20,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::api::{ApiError, ErrorCode};
-use crate::owner::{KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER};
+use crate::owner::{
+    CLIENT_VERSION_HEADER, KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER,
+};
 
 /// The first read of an answer: most answers fit.
 const REPLY_READ_CHUNK: usize = 16 * 1024;
@@ -217,7 +222,7 @@ impl Client {
             .map(|names| format!("{STORES_HEADER}: {names}\r\n"))
             .unwrap_or_default();
         let head = format!(
-            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{CLIENT_VERSION_HEADER}: {VERSION}\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
         // One write and reads of 16 KiB: a command line call pays for every
@@ -324,7 +329,8 @@ impl Client {
 
     /// One request: the answer's JSON, or the owner's error as an
     /// [`ApiError`] with its code. An owner of another version is refused
-    /// before its answer is used.
+    /// before its answer is used ([`ClientError::Version`]); it has not
+    /// run the request (it refuses a client of another version).
     ///
     /// # Errors
     /// [`ClientError`].
