@@ -612,6 +612,12 @@ impl Owned {
         Ok((service, router))
     }
 
+    /// The service and router of `names` when a request named them before
+    /// (the names were checked, the stores are open).
+    fn served(&self, names: &[String]) -> Option<Served> {
+        self.routers.lock().get(names).cloned()
+    }
+
     /// The router of the socket: each request goes to the service of the
     /// stores its [`STORES_HEADER`] names. A health probe needs no name.
     pub fn router(self: &Arc<Self>) -> Router {
@@ -813,7 +819,11 @@ async fn dispatch(State(owned): State<Arc<Owned>>, request: Request) -> Response
         }
         Err(e) => return HttpError(e).into_response(),
     };
-    let opened = tokio::task::spawn_blocking(move || owned.service_for(&names)).await;
+    // Stores a request named before are open: no blocking thread needed.
+    let opened = match owned.served(&names) {
+        Some(served) => Ok(Ok(served)),
+        None => tokio::task::spawn_blocking(move || owned.service_for(&names)).await,
+    };
     match opened {
         Ok(Ok((_, router))) => match router.oneshot(request).await {
             Ok(response) => response,
