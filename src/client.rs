@@ -39,7 +39,8 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 #[non_exhaustive]
 pub enum ClientError {
     /// Nothing listens on the socket (no socket file, or one left by an
-    /// owner that is gone).
+    /// owner that is gone, or one that closed before the request reached
+    /// it): nothing was sent.
     #[error("no engram owner answers on {path}: {source}")]
     NoOwner {
         path: PathBuf,
@@ -163,12 +164,14 @@ impl Client {
     /// [`ClientError::NoOwner`] when nothing listens.
     pub fn connect(&self) -> Result<UnixStream, ClientError> {
         UnixStream::connect(&self.socket).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
-                ClientError::NoOwner {
-                    path: self.socket.clone(),
-                    source,
-                }
-            }
+            // No socket there, or none listening; a path through a plain
+            // file: nothing could own it (starting one says why).
+            std::io::ErrorKind::NotFound
+            | std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::NotADirectory => ClientError::NoOwner {
+                path: self.socket.clone(),
+                source,
+            },
             _ => ClientError::Io {
                 op: "connecting to",
                 path: self.socket.clone(),
@@ -233,7 +236,21 @@ impl Client {
         stream
             .write_all(&request)
             .and_then(|()| stream.flush())
-            .map_err(self.io("sending a request to"))?;
+            .map_err(|source| match source.kind() {
+                // The owner closed before the request reached it (it died
+                // with this connection waiting): nothing was delivered.
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => {
+                    ClientError::NoOwner {
+                        path: self.socket.clone(),
+                        source,
+                    }
+                }
+                _ => ClientError::Io {
+                    op: "sending a request to",
+                    path: self.socket.clone(),
+                    source,
+                },
+            })?;
         let mut raw = Vec::with_capacity(REPLY_READ_CHUNK);
         (&mut stream)
             .take(REPLY_BYTES_MAX as u64 + 1)

@@ -853,11 +853,11 @@ fn a_command_sends_one_request_carrying_its_version() {
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["hits"][0]["id"], "s:2", "{answer}");
     assert_eq!(requests.len(), 1, "{requests:#?}");
-    assert!(requests[0].starts_with("POST /api/recall "), "{requests:#?}");
-    let header = format!(
-        "x-engram-client-version: {}\r\n",
-        env!("CARGO_PKG_VERSION")
+    assert!(
+        requests[0].starts_with("POST /api/recall "),
+        "{requests:#?}"
     );
+    let header = format!("x-engram-client-version: {}\r\n", env!("CARGO_PKG_VERSION"));
     assert!(
         requests[0].to_ascii_lowercase().contains(&header),
         "{requests:#?}"
@@ -880,12 +880,13 @@ fn an_owner_refuses_a_client_of_another_version_unrun() {
         let body = r#"{"content":"The ferry carries bicycles for free"}"#;
         let mut stream =
             std::os::unix::net::UnixStream::connect(store.join("engram.sock")).unwrap();
-        write!(
-            stream,
+        // One write, as the client sends it: the owner answers a refusal
+        // without reading the body.
+        let request = format!(
             "POST /api/remember HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nx-engram-client-version: {client_version}\r\nx-engram-stores: .\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
             body.len()
-        )
-        .unwrap();
+        );
+        stream.write_all(request.as_bytes()).unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         answer
@@ -914,4 +915,32 @@ fn an_owner_refuses_a_client_of_another_version_unrun() {
     let answer = send(env!("CARGO_PKG_VERSION"));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert_eq!(count(), 2);
+}
+
+/// A command whose request meets a stale socket (nothing sent) starts a
+/// daemon and sends it there.
+#[test]
+fn a_command_on_a_stale_socket_starts_the_daemon_and_sends_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let _stop = StopDaemon(&store);
+    drop(std::os::unix::net::UnixListener::bind(store.join("engram.sock")).unwrap());
+    let out = engram_cmd(&store)
+        .args(["remember", "The orchard is pruned in February", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(owner_pid(&store).is_some());
+    let out = engram_cmd(&store)
+        .args(["recall", "orchard pruned", "--json"])
+        .output()
+        .unwrap();
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits["hits"].as_array().map(Vec::len), Some(1), "{hits}");
 }
