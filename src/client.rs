@@ -5,6 +5,9 @@
 //! read to its end. It is small and blocking on purpose: a command line
 //! call makes one request and exits, and an async HTTP client (hyper's)
 //! would start a runtime and pull in connection pooling for that one
+//! request. Every request carries this engram's version
+//! ([`CLIENT_VERSION_HEADER`]), and an owner of another version refuses
+//! it before it runs, so a command needs no probe of the owner before its
 //! request. Every answer must carry the owner's version header: an answer
 //! without it is not engram's, and one of another version is refused
 //! (the caller decides whether to restart the owner).
@@ -17,7 +20,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::api::{ApiError, ErrorCode};
-use crate::owner::{KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER};
+use crate::owner::{
+    CLIENT_VERSION_HEADER, KIND_HEADER, PID_HEADER, STORES_HEADER, VERSION, VERSION_HEADER,
+};
 
 /// The first read of an answer: most answers fit.
 const REPLY_READ_CHUNK: usize = 16 * 1024;
@@ -34,7 +39,8 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 #[non_exhaustive]
 pub enum ClientError {
     /// Nothing listens on the socket (no socket file, or one left by an
-    /// owner that is gone).
+    /// owner that is gone, or one that closed before the request reached
+    /// it): nothing was sent.
     #[error("no engram owner answers on {path}: {source}")]
     NoOwner {
         path: PathBuf,
@@ -158,12 +164,14 @@ impl Client {
     /// [`ClientError::NoOwner`] when nothing listens.
     pub fn connect(&self) -> Result<UnixStream, ClientError> {
         UnixStream::connect(&self.socket).map_err(|source| match source.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
-                ClientError::NoOwner {
-                    path: self.socket.clone(),
-                    source,
-                }
-            }
+            // No socket there, or none listening; a path through a plain
+            // file: nothing could own it (starting one says why).
+            std::io::ErrorKind::NotFound
+            | std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::NotADirectory => ClientError::NoOwner {
+                path: self.socket.clone(),
+                source,
+            },
             _ => ClientError::Io {
                 op: "connecting to",
                 path: self.socket.clone(),
@@ -217,7 +225,7 @@ impl Client {
             .map(|names| format!("{STORES_HEADER}: {names}\r\n"))
             .unwrap_or_default();
         let head = format!(
-            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            "{method} {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{CLIENT_VERSION_HEADER}: {VERSION}\r\n{stores}Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
         // One write and reads of 16 KiB: a command line call pays for every
@@ -228,7 +236,21 @@ impl Client {
         stream
             .write_all(&request)
             .and_then(|()| stream.flush())
-            .map_err(self.io("sending a request to"))?;
+            .map_err(|source| match source.kind() {
+                // The owner closed before the request reached it (it died
+                // with this connection waiting): nothing was delivered.
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => {
+                    ClientError::NoOwner {
+                        path: self.socket.clone(),
+                        source,
+                    }
+                }
+                _ => ClientError::Io {
+                    op: "sending a request to",
+                    path: self.socket.clone(),
+                    source,
+                },
+            })?;
         let mut raw = Vec::with_capacity(REPLY_READ_CHUNK);
         (&mut stream)
             .take(REPLY_BYTES_MAX as u64 + 1)
@@ -324,7 +346,8 @@ impl Client {
 
     /// One request: the answer's JSON, or the owner's error as an
     /// [`ApiError`] with its code. An owner of another version is refused
-    /// before its answer is used.
+    /// before its answer is used ([`ClientError::Version`]); it has not
+    /// run the request (it refuses a client of another version).
     ///
     /// # Errors
     /// [`ClientError`].

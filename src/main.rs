@@ -49,7 +49,15 @@ fn quiet_on_closed_stdout() {
     }));
 }
 
+/// Whether the error is stdout closed under us. A broken pipe to the
+/// store's owner is not: that failure is reported.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    if err
+        .chain()
+        .any(|cause| cause.is::<engram::client::ClientError>())
+    {
+        return false;
+    }
     err.chain().any(|cause| {
         cause
             .downcast_ref::<std::io::Error>()

@@ -49,6 +49,12 @@ pub const PID_HEADER: &str = "x-engram-pid";
 pub const KIND_HEADER: &str = "x-engram-owner";
 /// This build's version, as owners report it and clients compare it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Header naming the client's engram version on a request to the socket.
+/// An owner of another version refuses the request before it runs
+/// (`409 version_mismatch`, with the owner's headers), so a client sends
+/// its request at once instead of asking the owner's version first. A
+/// request without it (another program's client) is served.
+pub const CLIENT_VERSION_HEADER: &str = "x-engram-client-version";
 /// Header naming the stores a request spans, primary first, by their
 /// folder names under the owner's folder (`project-0123abcd,user`), or
 /// [`SINGLE_STORE_NAME`] for an owner of one store.
@@ -314,12 +320,31 @@ async fn stamp(info: Arc<OwnerInfo>, request: Request, next: Next) -> Response {
         a.begin();
     }
     let _ending = Ending(counted);
-    let mut response = next.run(request).await;
+    let mut response = match refused_client(&request) {
+        Some(refusal) => HttpError(refusal).into_response(),
+        None => next.run(request).await,
+    };
     let headers = response.headers_mut();
     headers.insert(VERSION_HEADER, HeaderValue::from_static(VERSION));
     headers.insert(PID_HEADER, HeaderValue::from(std::process::id()));
     headers.insert(KIND_HEADER, HeaderValue::from_static(info.kind));
     response
+}
+
+/// The refusal of a request from a client of another engram version
+/// ([`CLIENT_VERSION_HEADER`]): it is not run, whatever it asks.
+fn refused_client(request: &Request) -> Option<ApiError> {
+    let theirs = request.headers().get(CLIENT_VERSION_HEADER)?;
+    if theirs.as_bytes() == VERSION.as_bytes() {
+        return None;
+    }
+    Some(ApiError::new(
+        ErrorCode::VersionMismatch,
+        format!(
+            "this engram owner runs version {VERSION}, the client is version {}: the request was not run; restart the owner with the client's version, or use a client of its version",
+            String::from_utf8_lossy(theirs.as_bytes())
+        ),
+    ))
 }
 
 /// Serves `router` on the store socket `listener` (from [`bind_socket`])
@@ -587,6 +612,12 @@ impl Owned {
         Ok((service, router))
     }
 
+    /// The service and router of `names` when a request named them before
+    /// (the names were checked, the stores are open).
+    fn served(&self, names: &[String]) -> Option<Served> {
+        self.routers.lock().get(names).cloned()
+    }
+
     /// The router of the socket: each request goes to the service of the
     /// stores its [`STORES_HEADER`] names. A health probe needs no name.
     pub fn router(self: &Arc<Self>) -> Router {
@@ -788,7 +819,11 @@ async fn dispatch(State(owned): State<Arc<Owned>>, request: Request) -> Response
         }
         Err(e) => return HttpError(e).into_response(),
     };
-    let opened = tokio::task::spawn_blocking(move || owned.service_for(&names)).await;
+    // Stores a request named before are open: no blocking thread needed.
+    let opened = match owned.served(&names) {
+        Some(served) => Ok(Ok(served)),
+        None => tokio::task::spawn_blocking(move || owned.service_for(&names)).await,
+    };
     match opened {
         Ok(Ok((_, router))) => match router.oneshot(request).await {
             Ok(response) => response,

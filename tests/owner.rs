@@ -6,7 +6,9 @@
 //! many sessions starting at once on a fresh store make one owner and one
 //! key, and every acknowledged memory verifies; a stale socket is replaced
 //! and a file that is not a socket is a clear error; a daemon exits when
-//! idle; an owner of another version is named, not used.
+//! idle; an owner of another version is named, not used; a command sends
+//! its request at once, carrying its version, and an owner refuses a
+//! client of another version without running its request.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::path::Path;
@@ -672,11 +674,16 @@ server.listen(16)
 print("ready", flush=True)
 while True:
     conn, _ = server.accept()
-    conn.recv(65536)
-    body = b'{"ok":true}'
-    conn.sendall(b"HTTP/1.1 200 OK\r\nx-engram-version: 0.0.1\r\nx-engram-pid: %d\r\n"
+    request = conn.recv(65536).lower()
+    # As an owner does: a request of a client of another version is
+    # refused unrun.
+    if b"x-engram-client-version:" in request and b"x-engram-client-version: 0.0.1" not in request:
+        status, body = b"409 Conflict", b'{"error":"version_mismatch","message":"not run"}'
+    else:
+        status, body = b"200 OK", b'{"ok":true}'
+    conn.sendall(b"HTTP/1.1 %s\r\nx-engram-version: 0.0.1\r\nx-engram-pid: %d\r\n"
                  b"x-engram-owner: daemon\r\ncontent-length: %d\r\n\r\n%s"
-                 % (os.getpid(), len(body), body))
+                 % (status, os.getpid(), len(body), body))
     conn.close()
 "#;
 
@@ -782,4 +789,158 @@ fn log_and_export_right_after_a_recall_ended_an_event_short() {
             "round {round}: the export holds the second recall's event"
         );
     }
+}
+
+/// A command's request goes to the owner at once, carrying this engram's
+/// version: no probe of who owns the store before it (a command line
+/// call pays for every round trip).
+#[test]
+fn a_command_sends_one_request_carrying_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    // A store with a log, written in-process: no owner runs.
+    let out = engram_cmd(&store)
+        .args(["--in-process", "remember", "The bakery opens at six"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let listener = std::os::unix::net::UnixListener::bind(store.join("engram.sock")).unwrap();
+    let (heads, received) = mpsc::channel();
+    // Answers each connection as an owner of this version, one hit, and
+    // hands over the head of each request it read.
+    let fake = std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut buf = vec![0u8; 65536];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]).into_owned();
+            let last = request.starts_with("GET /stop");
+            let body = json!({"hits": [{"id": "s:2", "coordinate": "bakery#1", "score": 1.0,
+                                        "text": "The bakery opens at six", "trust": 0.7, "scope": "store"}],
+                              "mode": "keyword", "context": ""})
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nx-engram-version: {}\r\nx-engram-pid: 1\r\nx-engram-owner: daemon\r\ncontent-length: {}\r\n\r\n{body}",
+                env!("CARGO_PKG_VERSION"),
+                body.len()
+            );
+            heads.send(request).unwrap();
+            if last {
+                break;
+            }
+        }
+    });
+    let out = engram_cmd(&store)
+        .args(["recall", "bakery", "--json"])
+        .output()
+        .unwrap();
+    let mut stop = std::os::unix::net::UnixStream::connect(store.join("engram.sock")).unwrap();
+    stop.write_all(b"GET /stop HTTP/1.1\r\n\r\n").unwrap();
+    let mut ignored = Vec::new();
+    let _ = stop.read_to_end(&mut ignored);
+    fake.join().unwrap();
+    let requests: Vec<String> = received
+        .try_iter()
+        .filter(|r| !r.starts_with("GET /stop"))
+        .collect();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hits"][0]["id"], "s:2", "{answer}");
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    assert!(
+        requests[0].starts_with("POST /api/recall "),
+        "{requests:#?}"
+    );
+    let header = format!("x-engram-client-version: {}\r\n", env!("CARGO_PKG_VERSION"));
+    assert!(
+        requests[0].to_ascii_lowercase().contains(&header),
+        "{requests:#?}"
+    );
+}
+
+/// An owner refuses a request from a client of another version before
+/// it runs: `409 version_mismatch` with its own headers, nothing saved.
+#[test]
+fn an_owner_refuses_a_client_of_another_version_unrun() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let _stop = StopDaemon(&store);
+    let out = engram_cmd(&store)
+        .args(["remember", "The ferry leaves at noon"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let send = |client_version: &str| {
+        let body = r#"{"content":"The ferry carries bicycles for free"}"#;
+        let mut stream =
+            std::os::unix::net::UnixStream::connect(store.join("engram.sock")).unwrap();
+        // One write, as the client sends it: the owner answers a refusal
+        // without reading the body.
+        let request = format!(
+            "POST /api/remember HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nx-engram-client-version: {client_version}\r\nx-engram-stores: .\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    for other in ["0.0.1", "99.0.0", ""] {
+        let answer = send(other);
+        assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+        let lower = answer.to_ascii_lowercase();
+        assert!(
+            lower.contains(&format!("x-engram-version: {}", env!("CARGO_PKG_VERSION"))),
+            "{answer}"
+        );
+        assert!(answer.contains("\"version_mismatch\""), "{answer}");
+        assert!(answer.contains("the request was not run"), "{answer}");
+    }
+    // Nothing of those was saved; the same request of this version is.
+    let count = || {
+        let out = engram_cmd(&store)
+            .args(["recall", "ferry", "--json", "--limit", "10"])
+            .output()
+            .unwrap();
+        let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+        hits["hits"].as_array().unwrap().len()
+    };
+    assert_eq!(count(), 1);
+    let answer = send(env!("CARGO_PKG_VERSION"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!(count(), 2);
+}
+
+/// A command whose request meets a stale socket (nothing sent) starts a
+/// daemon and sends it there.
+#[test]
+fn a_command_on_a_stale_socket_starts_the_daemon_and_sends_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    let _stop = StopDaemon(&store);
+    drop(std::os::unix::net::UnixListener::bind(store.join("engram.sock")).unwrap());
+    let out = engram_cmd(&store)
+        .args(["remember", "The orchard is pruned in February", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(owner_pid(&store).is_some());
+    let out = engram_cmd(&store)
+        .args(["recall", "orchard pruned", "--json"])
+        .output()
+        .unwrap();
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(hits["hits"].as_array().map(Vec::len), Some(1), "{hits}");
 }

@@ -9,7 +9,10 @@
 //!   keyword query over `n` memories: `engram --store DIR recall Q --json`
 //!   against a warm daemon, and `sqlite3 DB "SELECT ... MATCH ..."` over
 //!   an FTS5 table (`porter unicode61`) of the same texts. Queries rotate
-//!   through the recall benchmark's synthetic ones.
+//!   through the recall benchmark's synthetic ones. With
+//!   `ENGRAM_BASELINE_BIN=/path/to/another/engram` (an earlier build, to
+//!   compare before and after in one run), `recall_process/baseline/<n>`
+//!   runs that binary's recall against the same daemon.
 //! - `recall_socket/engram/<n>`: one recall request over the owner's
 //!   socket from a client in this process (connect, request, answer):
 //!   what `engram mcp` pays per tool call.
@@ -172,6 +175,23 @@ fn bench(c: &mut Criterion) {
                 out.stdout.len()
             });
         });
+        if let Some(baseline) = std::env::var_os("ENGRAM_BASELINE_BIN") {
+            let mut i = 0;
+            group.bench_function(BenchmarkId::new("baseline", n), |b| {
+                b.iter(|| {
+                    let query = &questions[i % questions.len()];
+                    i += 1;
+                    let out = Command::new(&baseline)
+                        .arg("--store")
+                        .arg(&store)
+                        .args(["recall", query, "--json"])
+                        .output()
+                        .expect("the baseline's recall");
+                    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+                    out.stdout.len()
+                });
+            });
+        }
         let mut i = 0;
         group.bench_function(BenchmarkId::new("sqlite3", n), |b| {
             b.iter(|| {

@@ -24,6 +24,7 @@ pub enum ErrorCode {
     PayloadTooLarge,
     UnsupportedMediaType,
     MethodNotAllowed,
+    VersionMismatch,
     Internal,
 }
 
@@ -44,6 +45,7 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::VersionMismatch => "version_mismatch",
             ErrorCode::Internal => "internal",
         }
     }
@@ -52,7 +54,7 @@ impl ErrorCode {
     /// it back from an error body.
     #[must_use]
     pub fn parse(text: &str) -> Option<Self> {
-        const ALL: [ErrorCode; 14] = [
+        const ALL: [ErrorCode; 15] = [
             ErrorCode::BadRequest,
             ErrorCode::InvalidJson,
             ErrorCode::Unauthorized,
@@ -66,6 +68,7 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge,
             ErrorCode::UnsupportedMediaType,
             ErrorCode::MethodNotAllowed,
+            ErrorCode::VersionMismatch,
             ErrorCode::Internal,
         ];
         ALL.into_iter().find(|c| c.as_str() == text)
@@ -80,7 +83,7 @@ impl ErrorCode {
             ErrorCode::Denied => 403,
             ErrorCode::NotFound | ErrorCode::NoStore => 404,
             ErrorCode::MethodNotAllowed => 405,
-            ErrorCode::Discarded | ErrorCode::Tampered => 409,
+            ErrorCode::Discarded | ErrorCode::Tampered | ErrorCode::VersionMismatch => 409,
             ErrorCode::Forgotten => 410,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,

@@ -128,7 +128,9 @@ pub fn run(ctx: &Context, args: &DaemonArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn client(ctx: &Context) -> Client {
+/// A client of the context's owner. Nothing is asked yet: a command's
+/// first request finds out who owns the store ([`super::door::Door`]).
+pub(super) fn client(ctx: &Context) -> Client {
     Client::new(ctx.owner_socket())
 }
 
@@ -344,22 +346,7 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
     let client = client(ctx);
     match probe(&client) {
         Ok(owner) if owner.version == VERSION => return Ok(client),
-        Ok(owner) if owner.kind == "daemon" => {
-            eprintln!(
-                "engram: the daemon (pid {}) runs version {}, this engram is {VERSION}: restarting it",
-                owner.pid, owner.version
-            );
-            stop_owner(&client, &owner)?;
-        }
-        Ok(owner) => {
-            return Err(ClientError::Version {
-                path: client.socket().to_owned(),
-                theirs: owner.version,
-                pid: owner.pid,
-                kind: owner.kind,
-            }
-            .into());
-        }
+        Ok(owner) => replace_daemon(&client, owner)?,
         Err(ClientError::NoOwner { .. }) => {}
         Err(e) => return Err(e.into()),
     }
@@ -375,6 +362,49 @@ pub fn connect(ctx: &Context) -> anyhow::Result<Client> {
     drop(lock);
     client.check_version(&owner)?;
     Ok(client)
+}
+
+/// What a command does when its first request met no owner (nothing was
+/// sent), or an owner of another version that refused it unrun: starts
+/// the daemon, or replaces one of another version, as [`connect`] does,
+/// so that the request can be sent again. An owner of another version
+/// that is not a daemon, and any other failure, is the error itself.
+pub fn recover(ctx: &Context, client: &Client, first: ClientError) -> anyhow::Result<()> {
+    match first {
+        ClientError::NoOwner { .. } => {}
+        ClientError::Version {
+            theirs, pid, kind, ..
+        } => replace_daemon(
+            client,
+            OwnerId {
+                version: theirs,
+                pid,
+                kind,
+            },
+        )?,
+        other => return Err(other.into()),
+    }
+    connect(ctx).map(drop)
+}
+
+/// Stops a daemon of another version (its stores are closed cleanly
+/// first) so that one of this version can take its place; an owner of
+/// another version that is not a daemon is an error naming it.
+fn replace_daemon(client: &Client, owner: OwnerId) -> anyhow::Result<()> {
+    if owner.kind != "daemon" {
+        return Err(ClientError::Version {
+            path: client.socket().to_owned(),
+            theirs: owner.version,
+            pid: owner.pid,
+            kind: owner.kind,
+        }
+        .into());
+    }
+    eprintln!(
+        "engram: the daemon (pid {}) runs version {}, this engram is {VERSION}: restarting it",
+        owner.pid, owner.version
+    );
+    stop_owner(client, &owner)
 }
 
 /// For a command that needs the store to itself (`rebuild`, `import`,

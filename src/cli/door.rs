@@ -3,6 +3,14 @@
 //! when nothing answers), or with `--in-process` through the same owner
 //! built in this process. Either way the command sends a request of the
 //! HTTP API and reads its JSON answer: one path for every door.
+//!
+//! A request to the owner is sent at once, with no probe of who owns the
+//! store first: the request carries this engram's version and an owner of
+//! another version refuses it unrun ([`engram::owner::CLIENT_VERSION_HEADER`]).
+//! Only when that first try meets no owner, or a daemon of another
+//! version, does the command take the slow road ([`super::daemon::connect`]:
+//! start or replace the daemon) and send the request again, which is safe
+//! because the first one never ran.
 
 use std::sync::Arc;
 
@@ -24,8 +32,9 @@ const ANSWER_BYTES_MAX: usize = engram::client::REPLY_BYTES_MAX;
 
 /// A way to the stores of one command.
 pub enum Door {
-    /// The store's owner, another process.
-    Owner(Client),
+    /// The store's owner, another process (started or replaced on the
+    /// first request that needs it, with the context's flags).
+    Owner { client: Client, ctx: Box<Context> },
     /// The owner built here (`--in-process`, or a store replicating a
     /// shared log), closed by [`Door::finish`].
     Local {
@@ -54,9 +63,10 @@ impl Door {
                 runtime,
             });
         }
-        Ok(Self::Owner(
-            super::daemon::connect(ctx)?.with_stores(&names),
-        ))
+        Ok(Self::Owner {
+            client: super::daemon::client(ctx).with_stores(&names),
+            ctx: Box::new(ctx.clone()),
+        })
     }
 
     /// One request of the HTTP API: its JSON answer, or the error it
@@ -68,7 +78,18 @@ impl Door {
         body: Option<&Value>,
     ) -> Result<Value, ClientError> {
         match self {
-            Self::Owner(client) => client.call(method, target, body),
+            Self::Owner { client, ctx } => match client.call(method, target, body) {
+                // Nothing was sent, or the owner refused the request unrun:
+                // start (or replace) the daemon and send it again.
+                Err(first @ (ClientError::NoOwner { .. } | ClientError::Version { .. })) => {
+                    super::daemon::recover(ctx, client, first).map_err(|e| {
+                        e.downcast::<ClientError>()
+                            .unwrap_or_else(|e| internal(format!("{e:#}")))
+                    })?;
+                    client.call(method, target, body)
+                }
+                other => other,
+            },
             Self::Local {
                 router,
                 names,
