@@ -9,7 +9,8 @@ fn root() -> PathBuf {
 }
 
 /// The workspace crates and which other workspace crates each may depend on.
-/// Direction: log <- projections <- {commands, queries} <- engram, with the
+/// Direction: log <- projections <- {commands, queries} <- engram (the
+/// package engram-agent-memory), with the
 /// text crate beside log (never used by it) and the embedding model crate
 /// used only by the facade (replay never runs a model); the log's
 /// PostgreSQL backend sits on the log alone and only the facade uses it;
@@ -31,7 +32,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             &["engram-log", "engram-text", "engram-projections"][..],
         ),
         (
-            "engram",
+            "engram-agent-memory",
             &[
                 "engram-log",
                 "engram-log-postgres",
@@ -52,7 +53,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
                 "engram-commands",
                 "engram-queries",
                 "engram-embed",
-                "engram",
+                "engram-agent-memory",
             ][..],
         ),
     ])
