@@ -17,35 +17,13 @@
 //! (its `gate_denied` is the only event written); the palace is the same
 //! after restart and `rebuild`, and through the daemon as in process.
 
-use std::path::Path;
-
 use engram::Remember;
 use engram::engine::Engram;
 use serde_json::Value;
 
-use crate::support::{engram, open_keyed as open, open_rebuilt};
-
-/// `engram --store STORE args` expecting exit `code`: stdout, stderr.
-#[track_caller]
-fn run(store: &Path, args: &[&str], code: i32) -> (String, String) {
-    let out = engram(store, args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "engram {args:?}\nstdout: {stdout}\nstderr: {stderr}"
-    );
-    (stdout, stderr)
-}
-
-#[track_caller]
-fn json_of(store: &Path, args: &[&str]) -> Value {
-    let (stdout, _) = run(store, args, 0);
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use crate::support::{
+    engram, engram_expecting as run, engram_json as json_of, open_keyed as open, open_rebuilt,
+};
 
 /// The room of a save's coordinate (`deploy` of `deploy#2`).
 fn room_of(engram: &Engram, text: &str) -> String {

@@ -24,29 +24,7 @@ use serde_json::{Value, json};
 
 use crate::memory_ids::{events, two_stores};
 use crate::server::Server;
-use crate::support::{engram, json_lines};
-
-/// `engram --store STORE args` expecting exit `code`: stdout, stderr.
-#[track_caller]
-fn run(store: &Path, args: &[&str], code: i32) -> (String, String) {
-    let out = engram(store, args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "engram {args:?}\nstdout: {stdout}\nstderr: {stderr}"
-    );
-    (stdout, stderr)
-}
-
-#[track_caller]
-fn json_of(store: &Path, args: &[&str]) -> Value {
-    let (stdout, _) = run(store, args, 0);
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use crate::support::{engram_expecting as run, engram_json as json_of, json_lines};
 
 fn remember(store: &Path, text: &str, extra: &[&str]) -> String {
     let mut args = vec!["remember", text, "--json"];

@@ -152,6 +152,29 @@ pub fn engram(store: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// [`engram`] expecting exit `code`: its stdout and stderr.
+#[track_caller]
+pub fn engram_expecting(store: &std::path::Path, args: &[&str], code: i32) -> (String, String) {
+    let out = engram(store, args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "engram {args:?}\nstdout: {stdout}\nstderr: {stderr}"
+    );
+    (stdout, stderr)
+}
+
+/// [`engram`] expecting exit 0 and one JSON value on stdout.
+#[track_caller]
+pub fn engram_json(store: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let (stdout, _) = engram_expecting(store, args, 0);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
 /// One JSON value per line of `--json` output.
 pub fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
     std::str::from_utf8(stdout)
