@@ -102,24 +102,12 @@ impl Service {
                 std::cmp::Ordering::Greater => (c.ts_ms, MemoryId::MAX),
             }),
         };
-        let mut found: Vec<(usize, &'static str, Listed)> =
-            list(self.engram().core(), &query_for(0))
-                .into_iter()
-                .map(|m| (0, self.scope(), m))
-                .collect();
-        let mut skipped = Vec::new();
-        for (rank, other) in (1..).zip(&self.others) {
-            match other.with(false, |engram| list(engram.core(), &query_for(rank))) {
-                Ok(None) => {}
-                Ok(Some(listed)) => {
-                    found.extend(listed.into_iter().map(|m| (rank, other.scope, m)))
-                }
-                Err(EngineError::Store(e)) => {
-                    skipped.push(format!("the {} store: {e}", other.scope));
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
+        let (stores, skipped) =
+            self.across(|rank, engram| (rank, list(engram.core(), &query_for(rank))))?;
+        let mut found: Vec<(usize, &'static str, Listed)> = stores
+            .into_iter()
+            .flat_map(|(scope, (rank, listed))| listed.into_iter().map(move |m| (rank, scope, m)))
+            .collect();
         found.sort_by(|a, b| {
             b.2.created_ts_ms
                 .cmp(&a.2.created_ts_ms)

@@ -817,7 +817,7 @@ impl Service {
     pub fn review(&self, at: Option<&str>) -> Result<Value, ApiError> {
         let now = now_ms();
         let at = at.map_or(Ok(now), |text| parse_time(text, now))?;
-        let (due, skipped) = self.across(|engram| engram.review(at))?;
+        let (due, skipped) = self.across(|_, engram| engram.review(at))?;
         Ok(with_skipped(json::due(&due), skipped))
     }
 
@@ -826,18 +826,19 @@ impl Service {
     /// # Errors
     /// Another store that fails for a reason other than being unavailable.
     pub fn verdicts(&self) -> Result<Value, ApiError> {
-        let (found, skipped) = self.across(Engram::contradictions)?;
+        let (found, skipped) = self.across(|_, engram| engram.contradictions())?;
         Ok(with_skipped(json::contradictions(&found), skipped))
     }
 
-    /// `op` on every store this service reaches, the primary first, each
-    /// answer with its store's scope. A store that cannot be opened now
-    /// (another process holds it) is left out, with why.
-    fn across<T>(&self, op: impl Fn(&Engram) -> T) -> Result<Across<T>, ApiError> {
-        let mut found = vec![(self.scope(), op(self.engram()))];
+    /// `op` on every store this service reaches, given its rank (0 for the
+    /// primary, then the others in order), each answer with its store's
+    /// scope. A store that cannot be opened now (another process holds it)
+    /// is left out, with why.
+    fn across<T>(&self, op: impl Fn(usize, &Engram) -> T) -> Result<Across<T>, ApiError> {
+        let mut found = vec![(self.scope(), op(0, self.engram()))];
         let mut skipped = Vec::new();
-        for other in &self.others {
-            match other.with(false, &op) {
+        for (rank, other) in (1..).zip(&self.others) {
+            match other.with(false, |engram| op(rank, engram)) {
                 Ok(None) => {}
                 Ok(Some(answer)) => found.push((other.scope, answer)),
                 Err(EngineError::Store(e)) => {
@@ -950,7 +951,7 @@ impl Service {
             )));
         }
         let search = search.filter(|s| !s.trim().is_empty());
-        let (found, skipped) = self.across(|engram| engram.entities(category, search))?;
+        let (found, skipped) = self.across(|_, engram| engram.entities(category, search))?;
         Ok(with_skipped(json::entities(&found), skipped))
     }
 
