@@ -16,8 +16,8 @@ use engram_log::limits::EVENT_BYTES_MAX;
 use engram_log::{
     Actor, Archived, Checkpoint, ContradictionFlagged, CorridorPlaced, Digest, Discarded,
     Distilled, Embedded, Embedding, EntityLinked, Event, EvidenceConfirmed, EvidenceNoted,
-    Expanded, Forgotten, GateDenied, Graded, MemoryRef, Placed, RecallFilters, RecallHit, Recalled,
-    Reinforced, Remembered, Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet,
+    Expanded, Forgotten, GateDenied, Graded, MemoryRef, Placed, Purged, RecallFilters, RecallHit,
+    Recalled, Reinforced, Remembered, Role, Scope, SessionEvent, Source, Tier, TierChanged, TtlSet,
     UniquenessScored, Verdict, VerdictRecorded,
 };
 use proptest::collection::vec;
@@ -401,6 +401,7 @@ fn variant_index(event: &Event) -> usize {
         Event::Embedded(_) => 19,
         Event::UniquenessScored(_) => 20,
         Event::CorridorPlaced(_) => 21,
+        Event::Purged(_) => 22,
     }
 }
 
@@ -455,6 +456,23 @@ fn variants() -> Vec<BoxedStrategy<Event>> {
                     name,
                     corridor,
                     actor,
+                })
+            })
+            .boxed(),
+        (
+            actor(),
+            text(),
+            vec(int_u64(), 0..8),
+            vec(text(), 0..3),
+            vec(int_u64(), 0..16),
+        )
+            .prop_map(|(by, reason, memories, sessions, subjects)| {
+                Event::Purged(Purged {
+                    by,
+                    reason,
+                    memories,
+                    sessions,
+                    subjects,
                 })
             })
             .boxed(),

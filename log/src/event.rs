@@ -371,6 +371,24 @@ pub struct CorridorPlaced {
     pub actor: Actor,
 }
 
+/// Words were erased (issue 19's crypto-shredding): the data keys of
+/// `subjects` are destroyed once this event is durable, so every sealed
+/// field of those events opens as erased from then on. Structure stays: the
+/// log, its chain and every seal verify as before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Purged {
+    pub by: Actor,
+    /// Why, in the clear: never the erased words themselves.
+    pub reason: String,
+    /// The memories purged, by id.
+    pub memories: Vec<MemoryId>,
+    /// The sessions purged whole, by name.
+    pub sessions: Vec<String>,
+    /// Every subject (the seq of an event whose content is sealed under its
+    /// own data key) whose key is destroyed, ascending.
+    pub subjects: Vec<u64>,
+}
+
 /// Every kind of event. Variants are encoded by position: append only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Event {
@@ -397,6 +415,8 @@ pub enum Event {
     Embedded(Embedded),
     UniquenessScored(UniquenessScored),
     CorridorPlaced(CorridorPlaced),
+    /// Position 22.
+    Purged(Purged),
 }
 
 impl Event {
@@ -426,6 +446,7 @@ impl Event {
             Event::Embedded(_) => "embedded",
             Event::UniquenessScored(_) => "uniqueness_scored",
             Event::CorridorPlaced(_) => "corridor_placed",
+            Event::Purged(_) => "purged",
         }
     }
 
@@ -455,6 +476,7 @@ impl Event {
             Event::Embedded(e) => e.serialize(serializer),
             Event::UniquenessScored(e) => e.serialize(serializer),
             Event::CorridorPlaced(e) => e.serialize(serializer),
+            Event::Purged(e) => e.serialize(serializer),
         }
     }
 
@@ -492,6 +514,7 @@ impl Event {
             "embedded" => Event::Embedded(Deserialize::deserialize(deserializer)?),
             "uniqueness_scored" => Event::UniquenessScored(Deserialize::deserialize(deserializer)?),
             "corridor_placed" => Event::CorridorPlaced(Deserialize::deserialize(deserializer)?),
+            "purged" => Event::Purged(Deserialize::deserialize(deserializer)?),
             other => {
                 return Err(serde::de::Error::custom(format!(
                     "unknown event kind {other:?}"

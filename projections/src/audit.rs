@@ -110,6 +110,10 @@ fn concerns<'a>(e: &'a LoggedEvent, out: &mut Vec<Concerns<'a>>) {
         Event::TtlSet(t) => out.push(Concerns::Memory(t.memory)),
         Event::Embedded(e) => out.push(Concerns::Memory(e.memory)),
         Event::UniquenessScored(u) => out.push(Concerns::Memory(u.memory)),
+        Event::Purged(p) => {
+            out.extend(p.memories.iter().map(|&m| Concerns::Memory(m)));
+            out.extend(p.sessions.iter().map(|s| Concerns::Session(s)));
+        }
         Event::GateDenied(_)
         | Event::Discarded(_)
         | Event::Checkpoint(_)
@@ -262,6 +266,15 @@ pub fn describe(memory: Option<MemoryId>, e: &LoggedEvent) -> AuditRecord {
         Event::CorridorPlaced(p) => (
             format!("{} on corridor {}", p.name, p.corridor),
             "corridor placed".to_owned(),
+        ),
+        Event::Purged(p) => (
+            format!(
+                "{} subject(s) by {}: {}",
+                p.subjects.len(),
+                lower(&p.by),
+                p.reason
+            ),
+            "purged: the words were erased".to_owned(),
         ),
     };
     AuditRecord {

@@ -152,6 +152,7 @@ impl Fold for LruTable {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
+            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }

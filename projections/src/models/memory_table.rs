@@ -286,7 +286,8 @@ impl Fold for MemoryTable {
             | Event::Discarded(_)
             | Event::Embedded(_)
             | Event::Checkpoint(_)
-            | Event::CorridorPlaced(_) => {}
+            | Event::CorridorPlaced(_)
+            | Event::Purged(_) => {}
             Event::TtlSet(t) => {
                 if let Some(entry) = self.changeable(t.memory) {
                     entry.expires_at_ms = Some(t.expires_at_ms);

@@ -152,6 +152,7 @@ impl Fold for TierIndex {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
+            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }

@@ -407,6 +407,7 @@ impl Fold for TrustScores {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
+            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }
