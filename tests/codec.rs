@@ -511,7 +511,7 @@ fn codec_round_trips_every_variant() {
             },
         );
     }
-    assert_eq!(variants.len(), 22, "one strategy per Event variant");
+    assert_eq!(variants.len(), 23, "one strategy per Event variant");
 }
 
 #[test]
