@@ -466,6 +466,17 @@ impl CommandStore for Engram {
         Engram::append_expecting(self, first_seq, events)
     }
 
+    fn content_sha256_at(
+        &self,
+        seq: u64,
+        event: &Event,
+    ) -> Result<engram_log::Digest, EngineError> {
+        let record = self.log().record_bytes(seq, event)?;
+        Ok(engram_log::seal::content_sha256_of_records([
+            record.as_slice()
+        ]))
+    }
+
     fn embedding_of(&self, text: &str) -> Option<engram_log::Embedding> {
         Engram::embedding_of(self, text)
     }

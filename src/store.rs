@@ -9,10 +9,18 @@
 
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use engram_log::keystore::KEY_STORE_FILE_NAME;
 use engram_log::{
-    Durability, HmacKey, KeyError, KeySource, Log, LogConfig, LogReader, OpenError,
-    limits::SEGMENT_BYTES_DEFAULT,
+    Durability, FileStorage, HmacKey, KeyError, KeySource, KeyStoreConfig, KeyStoreError, Log,
+    LogConfig, LogReader, MasterKeySource, OpenError, limits::SEGMENT_BYTES_DEFAULT,
 };
+
+/// The environment variable that, set to `0` (or `false`), makes new
+/// stores keep their words in the clear (format v1: no key store, no
+/// purge). By default a new store seals its words per subject.
+pub const SEAL_ENV: &str = "ENGRAM_SEAL";
 
 /// Name of the log folder inside a store.
 pub const LOG_DIR_NAME: &str = "log";
@@ -30,6 +38,14 @@ pub enum StoreError {
     Key(#[from] KeyError),
     #[error(transparent)]
     Open(#[from] OpenError),
+    #[error(transparent)]
+    Keys(#[from] KeyStoreError),
+    #[error("opening store folder {path}: {source}")]
+    OpenFolder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("creating store folder {path}: {source}")]
     Create {
         path: PathBuf,
@@ -47,6 +63,12 @@ pub struct StoreOptions {
     /// A shared log (`postgres://...`) this store replicates: appends go
     /// there, and the store's own log is a verified copy the views fold.
     pub shared_log: Option<String>,
+    /// Where the master key that wraps the store's data keys comes from.
+    pub master_key: MasterKeySource,
+    /// Whether a store created now seals its words (a key store beside
+    /// the log). A store that has a key store is always opened with it; a
+    /// store written without one (format v1) stays in the clear.
+    pub seal_new_stores: bool,
 }
 
 impl Default for StoreOptions {
@@ -57,6 +79,9 @@ impl Default for StoreOptions {
             durability: Durability::Sync,
             segment_bytes_max: SEGMENT_BYTES_DEFAULT,
             shared_log: None,
+            master_key: MasterKeySource::from_env_or(MasterKeySource::StoreFile),
+            seal_new_stores: !std::env::var(SEAL_ENV)
+                .is_ok_and(|v| matches!(v.trim(), "0" | "false" | "no")),
         }
     }
 }
@@ -117,10 +142,44 @@ impl Store {
             }
         })?;
         let key = self.key(&options.key, true)?;
-        let config = LogConfig::new(key)
+        let mut config = LogConfig::new(key)
             .durability(options.durability)
             .segment_bytes_max(options.segment_bytes_max);
+        config.keys = self.key_store(options, true)?;
         Ok(Log::open_dir(&self.log_dir(), config)?)
+    }
+
+    /// Whether the store has a key store: its words are sealed.
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.dir.join(KEY_STORE_FILE_NAME).exists()
+    }
+
+    /// The key store to open the log with: the store's own when it has
+    /// one; a new one for a new store when `options` seal new stores (not
+    /// for a replica of a shared log, whose frames are the shared log's);
+    /// none for a store written in the clear.
+    fn key_store(
+        &self,
+        options: &StoreOptions,
+        may_create: bool,
+    ) -> Result<Option<KeyStoreConfig>, StoreError> {
+        let create = may_create
+            && options.seal_new_stores
+            && options.shared_log.is_none()
+            && !self.has_log();
+        if !self.is_sealed() && !create {
+            return Ok(None);
+        }
+        let master = options.master_key.load(&self.dir, create)?;
+        let storage = FileStorage::open(&self.dir).map_err(|source| StoreError::OpenFolder {
+            path: self.dir.clone(),
+            source,
+        })?;
+        Ok(Some(KeyStoreConfig {
+            storage: Arc::new(storage),
+            master,
+        }))
     }
 
     /// Opens the log read-only; `None` when the store has no log yet.
@@ -134,7 +193,12 @@ impl Store {
         if !self.has_log() {
             return Ok(None);
         }
-        let key = self.key(key, false)?;
-        Ok(Some(LogReader::open_dir(&self.log_dir(), key)?))
+        let hmac = self.key(key, false)?;
+        let keys = self.key_store(&StoreOptions::default(), false)?;
+        Ok(Some(LogReader::open_dir_with_keys(
+            &self.log_dir(),
+            hmac,
+            keys,
+        )?))
     }
 }

@@ -200,7 +200,15 @@ fn parse_event_line(mut object: Map<String, Value>) -> Result<(LoggedEvent, Dige
     object.remove("ts");
     let event = Event::deserialize_fields(&kind, Value::Object(object))
         .map_err(|e| format!("the fields of a {kind} event do not decode: {e}"))?;
-    Ok((LoggedEvent { seq, ts_ms, event }, sha256))
+    Ok((
+        LoggedEvent {
+            seq,
+            ts_ms,
+            event,
+            erased: false,
+        },
+        sha256,
+    ))
 }
 
 fn take_u64(object: &mut Map<String, Value>, key: &str) -> Result<u64, String> {
@@ -257,6 +265,7 @@ mod tests {
     #[test]
     fn a_line_decodes_back_to_its_event() {
         let logged = LoggedEvent {
+            erased: false,
             seq: 9,
             ts_ms: 1_795_000_000_000,
             event: remembered(3),

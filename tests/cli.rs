@@ -26,6 +26,7 @@ fn store_with_events(dir: &Path, n: u32, segment_bytes: u64) -> Store {
         durability: Durability::None,
         segment_bytes_max: segment_bytes,
         shared_log: None,
+        ..StoreOptions::default()
     };
     let log = store.open_log(&options).unwrap();
     for turn in 0..n {

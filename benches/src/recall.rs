@@ -546,6 +546,7 @@ impl EngramRecall {
             durability: Durability::None,
             segment_bytes_max: engram_log::limits::SEGMENT_BYTES_DEFAULT,
             shared_log: None,
+            ..StoreOptions::default()
         };
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "recall benchmark")?;
         let started = Instant::now();

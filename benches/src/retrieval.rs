@@ -239,6 +239,7 @@ impl Stores {
             durability: Durability::None,
             segment_bytes_max: engram_log::limits::SEGMENT_BYTES_DEFAULT,
             shared_log: None,
+            ..StoreOptions::default()
         };
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "retrieval benchmark")?;
         let engram = Engram::open(Store::at(dir.path().join("store")), &options)?;

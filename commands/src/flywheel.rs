@@ -781,14 +781,6 @@ pub fn distill<S: CommandStore>(
         ..memory::MemoryMeta::default()
     };
     let note = Event::Session(note);
-    // The seal hashes the note's bytes, not its seq or time: once.
-    let content_sha256 =
-        seal::content_sha256(std::iter::once(&note)).map_err(|e| SealError::BadReference {
-            session: RULES_SESSION.to_owned(),
-            first_seq: 0,
-            last_seq: 0,
-            reason: e.to_string(),
-        })?;
     let mut first_seq = store.next_seq();
     for _ in 0..APPEND_TRIES_MAX {
         let reference = MemoryRef {
@@ -796,6 +788,10 @@ pub fn distill<S: CommandStore>(
             first_seq,
             last_seq: first_seq,
         };
+        // The seal hashes the note as the log will hold it at its seq.
+        let content_sha256 = store
+            .content_sha256_at(first_seq, &note)
+            .map_err(CommandError::Store)?;
         let remembered = memory::remembered(store.key(), reference, content_sha256, meta.clone());
         let id = first_seq + 1;
         let mut events = vec![

@@ -279,6 +279,7 @@ mod tests {
 
     fn turn(seq: u64, content: &str) -> LoggedEvent {
         LoggedEvent {
+            erased: false,
             seq,
             ts_ms: 0,
             event: Event::Session(SessionEvent {

@@ -83,6 +83,10 @@ pub trait CommandStore {
     /// applied them, or says where the log is now when another append took
     /// `first_seq` first (nothing written).
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, Self::Error>;
+    /// The content hash (`engram_log::seal`) of `event` as the log will
+    /// hold it at `seq`: a sealed store seals per seq, and the hash covers
+    /// what the log holds, so it is known only once the seq is.
+    fn content_sha256_at(&self, seq: u64, event: &Event) -> Result<Digest, Self::Error>;
     /// The vector of a memory's words, when a model is configured.
     fn embedding_of(&self, text: &str) -> Option<Embedding>;
     /// The wall clock in unix milliseconds (a time to live starts there).
@@ -341,11 +345,9 @@ pub(crate) enum Target {
 /// The words a save stands for, as they will be in the log.
 #[derive(Debug, Clone)]
 pub(crate) enum Words {
-    /// A note to record in this batch, its seal hash computed.
-    Note {
-        note: SessionEvent,
-        content_sha256: Digest,
-    },
+    /// A note to record in this batch (its seal hash is computed once its
+    /// seq is known, in [`build`]).
+    Note { note: SessionEvent },
     /// Turns already in the log.
     Referenced {
         reference: MemoryRef,
@@ -553,19 +555,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     return Ok(denied);
                 }
                 self.turns.insert(session, turn.saturating_add(1));
-                let event = Event::Session(note.clone());
-                let content_sha256 = seal::content_sha256(std::iter::once(&event))
-                    .map_err(|e| seal_failure(&note.session, &e))?;
                 let text = note.content.clone();
-                (
-                    text,
-                    Words::Note {
-                        note,
-                        content_sha256,
-                    },
-                    1,
-                    analysis,
-                )
+                (text, Words::Note { note }, 1, analysis)
             }
             Content::Reference(reference) => {
                 let logged = seal::read_reference(self.store.reader(), reference)?;
@@ -578,8 +569,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 if let Some(denied) = self.denied(&subject, &object) {
                     return Ok(denied);
                 }
-                let content_sha256 = seal::content_sha256(logged.iter().map(|e| &e.event))
-                    .map_err(|e| seal_failure(&reference.session, &e))?;
+                let content_sha256 = seal::stored_content_sha256(self.store.reader(), reference)?;
                 let source = memory::source_text(&logged);
                 let text = what_it_says(&source, meta.summary.as_deref()).to_owned();
                 let analysis = Analysis::of(&text, meta.summary.as_deref());
@@ -1030,15 +1020,6 @@ const PENDING_POSTINGS_SCANNED: usize = 32;
 /// Where the stand-in ids of a batch's own memories start.
 const PENDING_ID_BASE: u64 = 1 << 63;
 
-fn seal_failure(session: &str, e: &engram_log::codec::CodecError) -> SealError {
-    SealError::BadReference {
-        session: session.to_owned(),
-        first_seq: 0,
-        last_seq: 0,
-        reason: e.to_string(),
-    }
-}
-
 /// The `EntityLinked` events linking memory `id` to the entities `text`
 /// and the summary name.
 #[must_use]
@@ -1106,7 +1087,7 @@ fn append_part<S: CommandStore>(
 ) -> Result<Appended, SaveError<S::Error>> {
     let mut first_seq = store.next_seq();
     for _ in 0..APPEND_TRIES_MAX {
-        let built = build(store.key(), store.now_ms(), first_seq, part, made);
+        let built = build(store, first_seq, part, made).map_err(SaveError::Store)?;
         match store
             .append_expecting(first_seq, &built.events)
             .map_err(SaveError::Store)?
@@ -1135,13 +1116,14 @@ pub(crate) struct Built {
     pub(crate) references: BTreeMap<usize, MemoryRef>,
 }
 
-pub(crate) fn build(
-    key: &HmacKey,
-    now_ms: u64,
+pub(crate) fn build<S: CommandStore>(
+    store: &S,
     first_seq: u64,
     part: &[(usize, Plan)],
     made_before: &BTreeMap<usize, MemoryId>,
-) -> Built {
+) -> Result<Built, S::Error> {
+    let key = store.key();
+    let now_ms = store.now_ms();
     let mut events = Vec::new();
     let mut made = BTreeMap::new();
     let mut references = BTreeMap::new();
@@ -1156,25 +1138,24 @@ pub(crate) fn build(
     for (index, plan) in part {
         // The words' reference: a note takes the next seq.
         let words_of = |events: &mut Vec<Event>, words: &Words| match words {
-            Words::Note {
-                note,
-                content_sha256,
-            } => {
+            Words::Note { note } => {
                 let seq = next(events);
-                events.push(Event::Session(note.clone()));
-                (
+                let event = Event::Session(note.clone());
+                let content_sha256 = store.content_sha256_at(seq, &event)?;
+                events.push(event);
+                Ok((
                     MemoryRef {
                         session: note.session.clone(),
                         first_seq: seq,
                         last_seq: seq,
                     },
-                    *content_sha256,
-                )
+                    content_sha256,
+                ))
             }
             Words::Referenced {
                 reference,
                 content_sha256,
-            } => (reference.clone(), *content_sha256),
+            } => Ok((reference.clone(), *content_sha256)),
         };
         match &plan.kind {
             Kind::Denied { denial } => events.push(Event::GateDenied(denial.event.clone())),
@@ -1191,7 +1172,7 @@ pub(crate) fn build(
                 source,
                 promotion,
             } => {
-                let (reference, _) = words_of(&mut events, words);
+                let (reference, _) = words_of(&mut events, words)?;
                 let memory = resolve(&made, *memory);
                 events.push(Event::Reinforced(Reinforced {
                     memory,
@@ -1211,7 +1192,7 @@ pub(crate) fn build(
                 contradiction,
                 placement,
             } => {
-                let (reference, content_sha256) = words_of(&mut events, words);
+                let (reference, content_sha256) = words_of(&mut events, words)?;
                 let id = next(&events);
                 let mut remembered = (**remembered).clone();
                 memory::seal_at(&mut remembered, key, reference.clone(), content_sha256);
@@ -1245,11 +1226,11 @@ pub(crate) fn build(
             }
         }
     }
-    Built {
+    Ok(Built {
         events,
         made,
         references,
-    }
+    })
 }
 
 /// What a memory says: its summary when that is a span of its source words

@@ -158,13 +158,8 @@ pub fn update<S: CommandStore>(store: &S, update: &Update) -> Result<Updated, S>
     let part = [(0, plan)];
     let mut first_seq = store.next_seq();
     for _ in 0..APPEND_TRIES_MAX {
-        let mut built = save::build(
-            store.key(),
-            store.now_ms(),
-            first_seq,
-            &part,
-            &BTreeMap::new(),
-        );
+        let mut built =
+            save::build(store, first_seq, &part, &BTreeMap::new()).map_err(CommandError::Store)?;
         let Some(&id) = built.made.get(&0) else {
             return Err(CommandError::Discarded {
                 reason: "the new words made no memory".to_owned(),

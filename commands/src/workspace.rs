@@ -24,7 +24,6 @@
 
 use std::collections::BTreeMap;
 
-use engram_log::seal::{self, SealError};
 use engram_log::{Archived, Event, MemoryId, MemoryRef, Role, Scope, Source, Tier};
 use engram_projections::models::{MemoryEntry, MemoryStatus};
 use sha2::Digest as _;
@@ -440,15 +439,10 @@ fn build<S: CommandStore>(
                 role: Role::Note,
                 content: words.clone(),
             });
-            let content_sha256 = seal::content_sha256(std::iter::once(&note)).map_err(|e| {
-                CommandError::Seal(SealError::BadReference {
-                    session: plan.session.clone(),
-                    first_seq: 0,
-                    last_seq: 0,
-                    reason: e.to_string(),
-                })
-            })?;
             let seq = first_seq + events.len() as u64;
+            let content_sha256 = store
+                .content_sha256_at(seq, &note)
+                .map_err(CommandError::Store)?;
             events.push(note);
             let summary = if heading.is_empty() {
                 plan.path.clone()

@@ -417,6 +417,7 @@ impl<'k> FrameAssembler<'k> {
             })?;
             if self.keep_events {
                 events.push(LoggedEvent {
+                    erased: false,
                     seq: row.seq,
                     ts_ms,
                     event,

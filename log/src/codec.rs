@@ -8,6 +8,7 @@
 
 use crate::event::Event;
 use crate::limits::EVENT_BYTES_MAX;
+use crate::words::Words;
 
 /// The decoder counts the in-memory size of every value it reads against its
 /// limit (8 bytes for a `u64` whose varint took 1 byte), not the bytes it
@@ -56,4 +57,25 @@ pub fn decode(bytes: &[u8]) -> Result<Event, CodecError> {
         )));
     }
     Ok(event)
+}
+
+/// Appends the encoding of an event's words (`words`) to `out`.
+pub(crate) fn encode_words_into(words: &Words, out: &mut Vec<u8>) -> Result<usize, CodecError> {
+    let before = out.len();
+    bincode::serde::encode_into_std_write(words, out, config())
+        .map_err(|e| CodecError(e.to_string()))?;
+    Ok(out.len() - before)
+}
+
+/// Decodes exactly one event's words from `bytes`.
+pub(crate) fn decode_words(bytes: &[u8]) -> Result<Words, CodecError> {
+    let (words, used) = bincode::serde::decode_from_slice::<Words, _>(bytes, config())
+        .map_err(|e| CodecError(e.to_string()))?;
+    if used != bytes.len() {
+        return Err(CodecError(format!(
+            "{} trailing bytes after the words",
+            bytes.len() - used
+        )));
+    }
+    Ok(words)
 }

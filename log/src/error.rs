@@ -154,6 +154,10 @@ pub enum AppendError {
     /// log refuses writes until it is reopened, which re-runs recovery.
     #[error("the log is poisoned by an earlier I/O failure ({cause}): reopen the store")]
     Poisoned { cause: String },
+    /// A batch encoded for a log without a key store was given to one with
+    /// a key store, or the other way round (`Log::encode`).
+    #[error("the batch was encoded for a log {expected}: encode it with this log's `Log::encode`")]
+    WrongBatchForm { expected: &'static str },
     /// The log was closed.
     #[error("the log is closed")]
     Closed,
@@ -201,6 +205,10 @@ pub enum ReadError {
     /// incompatible build, or a bug.
     #[error("event at seq {seq} does not decode: {reason}")]
     Decode { seq: u64, reason: String },
+    /// The event's words are sealed and its data key cannot be read: the
+    /// key store is missing, damaged, or not this log's.
+    #[error("the words of seq {seq} cannot be opened: {reason}")]
+    Keys { seq: u64, reason: String },
 }
 
 /// Verifying could not run to the end (corruption found is a result, not an

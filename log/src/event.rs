@@ -531,4 +531,7 @@ pub struct LoggedEvent {
     /// Commit time of the event's frame, unix milliseconds.
     pub ts_ms: u64,
     pub event: Event,
+    /// The event's words were sealed and its data key destroyed by a purge:
+    /// `event` is its skeleton (words emptied, names pseudonymous).
+    pub erased: bool,
 }

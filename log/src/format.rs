@@ -35,8 +35,17 @@ use crate::limits::FRAME_PAYLOAD_BYTES_MAX;
 pub const SEGMENT_MAGIC: [u8; 8] = *b"ENGRMSEG";
 /// Magic at the start of every frame.
 pub const FRAME_MAGIC: [u8; 4] = *b"EGFR";
-/// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build reads: frames of version 1 hold
+/// events in the clear (`codec`); frames of version 2, written by a log
+/// opened with a key store, hold records whose words are sealed
+/// (`record`). Segment headers are written with [`SEGMENT_VERSION`].
+pub const FORMAT_VERSION: u32 = 2;
+/// The version of frames whose events are in the clear.
+pub const FRAME_VERSION_PLAIN: u16 = 1;
+/// The version of frames whose records seal their words.
+pub const FRAME_VERSION_SEALED: u16 = 2;
+/// The segment header's layout version (unchanged by sealing).
+pub const SEGMENT_VERSION: u32 = 1;
 /// Segment header length.
 pub const SEGMENT_HEADER_LEN: usize = 72;
 /// Frame header length.
@@ -376,6 +385,13 @@ impl<'a> Iterator for PayloadEvents<'a> {
     }
 }
 
+/// The length-prefixed events of a payload (a frame's, or a batch's on
+/// its way to the writer); `None` for a cut-short one.
+#[must_use]
+pub fn payload_events(payload: &[u8]) -> PayloadEvents<'_> {
+    PayloadEvents { rest: payload }
+}
+
 /// Appends one length-prefixed event to a payload buffer.
 pub fn push_event(payload: &mut Vec<u8>, event: &[u8]) {
     let len = u32::try_from(event.len()).unwrap_or(u32::MAX);
@@ -387,10 +403,35 @@ pub fn push_event(payload: &mut Vec<u8>, event: &[u8]) {
     payload.extend_from_slice(event);
 }
 
-/// Appends a complete frame (header, payload, hash, HMAC) to `out` and
-/// returns its hash, the next chain link.
+/// Appends a complete frame of version [`FRAME_VERSION_PLAIN`] (events in
+/// the clear) to `out` and returns its hash, the next chain link.
 pub fn write_frame(
     out: &mut Vec<u8>,
+    key: &HmacKey,
+    first_seq: u64,
+    n_events: u32,
+    ts_ms: u64,
+    prev_hash: &Hash,
+    payload: &[u8],
+) -> Hash {
+    write_frame_version(
+        out,
+        FRAME_VERSION_PLAIN,
+        key,
+        first_seq,
+        n_events,
+        ts_ms,
+        prev_hash,
+        payload,
+    )
+}
+
+/// Appends a complete frame (header, payload, hash, HMAC) of `version` to
+/// `out` and returns its hash, the next chain link.
+#[allow(clippy::too_many_arguments)]
+pub fn write_frame_version(
+    out: &mut Vec<u8>,
+    version: u16,
     key: &HmacKey,
     first_seq: u64,
     n_events: u32,
@@ -404,7 +445,7 @@ pub fn write_frame(
         "frame payload over the limit"
     );
     let header = FrameHeader {
-        version: FORMAT_VERSION as u16,
+        version,
         first_seq,
         n_events,
         payload_len: payload.len() as u32,

@@ -38,6 +38,7 @@ pub mod key;
 pub mod keystore;
 pub mod limits;
 mod reader;
+mod record;
 mod recovery;
 pub mod repair;
 mod scan;
@@ -46,6 +47,7 @@ pub mod sealed;
 pub mod storage;
 mod tail;
 mod verify;
+mod words;
 mod writer;
 
 use std::collections::BTreeMap;
@@ -66,6 +68,7 @@ pub use format::{TailRecord, TailState};
 pub use key::{HmacKey, KeySource};
 pub use keystore::{KeyStore, KeyStoreError, MasterKey, MasterKeySource};
 pub use reader::Replay;
+pub use record::RecordError;
 pub use recovery::{RecoveryReport, TornTail};
 pub use repair::{RepairError, Truncated, truncate_from};
 pub use scan::{parse_segment_name, segment_name};
@@ -73,6 +76,7 @@ pub use sealed::{Content, DataKey, Field, Opened, SealedError, SubjectKey};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
 pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
+pub use words::{is_pseudonym, room_pseudonym};
 pub use writer::{Appended, Durability};
 
 use crate::format::SEGMENT_HEADER_LEN;
@@ -165,15 +169,37 @@ impl LogConfig {
 }
 
 /// A batch of events encoded on the caller's thread, limits checked.
+///
+/// For a log opened with a key store ([`Log::encode`]) the events are
+/// *unsealed records*: each event's skeleton and words, in the clear until
+/// the writer, which alone knows their seqs, seals the words under those
+/// seqs' data keys. A batch is made for one kind of log and refused by the
+/// other ([`AppendError::WrongBatchForm`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodedBatch {
     payload: Vec<u8>,
     n_events: u32,
+    sealed: bool,
 }
 
 impl EncodedBatch {
-    /// Encodes `events`, refusing an empty batch and anything over the limits.
+    /// Encodes `events` in the clear (a log without a key store, a shared
+    /// log's frames), refusing an empty batch and anything over the limits.
     pub fn encode(events: &[Event]) -> Result<Self, AppendError> {
+        Self::encode_with(events, false, codec::encode_into)
+    }
+
+    /// Encodes `events` as unsealed records for a sealed log whose HMAC key
+    /// is `key` (names become pseudonyms under it).
+    fn encode_unsealed(events: &[Event], key: &HmacKey) -> Result<Self, AppendError> {
+        Self::encode_with(events, true, |event, out| record::split(event, key, out))
+    }
+
+    fn encode_with(
+        events: &[Event],
+        sealed: bool,
+        encode_into: impl Fn(&Event, &mut Vec<u8>) -> Result<usize, codec::CodecError>,
+    ) -> Result<Self, AppendError> {
         if events.is_empty() {
             return Err(AppendError::EmptyBatch);
         }
@@ -185,13 +211,14 @@ impl EncodedBatch {
         }
         let mut payload = Vec::with_capacity(events.len() * 64);
         let mut scratch = Vec::new();
+        let mut stored = 0usize;
         for (index, event) in events.iter().enumerate() {
             scratch.clear();
-            let size =
-                codec::encode_into(event, &mut scratch).map_err(|e| AppendError::Encode {
-                    index,
-                    reason: e.to_string(),
-                })?;
+            // The size the event will have in the log, sealed or not.
+            let size = encode_into(event, &mut scratch).map_err(|e| AppendError::Encode {
+                index,
+                reason: e.to_string(),
+            })?;
             if size > EVENT_BYTES_MAX {
                 return Err(AppendError::EventTooLarge {
                     index,
@@ -200,9 +227,10 @@ impl EncodedBatch {
                 });
             }
             format::push_event(&mut payload, &scratch);
-            if payload.len() > BATCH_BYTES_MAX {
+            stored += format::EVENT_LEN_PREFIX + size;
+            if stored > BATCH_BYTES_MAX {
                 return Err(AppendError::BatchTooLarge {
-                    size: payload.len(),
+                    size: stored,
                     max: BATCH_BYTES_MAX,
                 });
             }
@@ -210,6 +238,7 @@ impl EncodedBatch {
         Ok(Self {
             payload,
             n_events: u32::try_from(events.len()).unwrap_or(u32::MAX),
+            sealed,
         })
     }
 
@@ -260,9 +289,26 @@ impl LogReader {
 
     /// Opens the log folder `dir` read-only.
     pub fn open_dir(dir: &Path, key: HmacKey) -> Result<Self, OpenError> {
+        Self::open_dir_with_keys(dir, key, None)
+    }
+
+    /// Opens the log folder `dir` read-only, its sealed words opened with
+    /// the key store `keys` (read, never written).
+    pub fn open_dir_with_keys(
+        dir: &Path,
+        key: HmacKey,
+        keys: Option<KeyStoreConfig>,
+    ) -> Result<Self, OpenError> {
         let storage = FileStorage::open_read_only(dir)
             .map_err(|e| IoFailure::new("opening log folder", dir.display().to_string(), e))?;
-        Self::open(Arc::new(storage), key)
+        let mut reader = Self::open(Arc::new(storage), key)?;
+        if let Some(keys) = keys {
+            let store = KeyStore::open(keys.storage, keys.master, reader.last_seq())?;
+            let shared = Arc::get_mut(&mut reader.shared)
+                .ok_or_else(|| OpenError::Config("the reader is already shared".to_owned()))?;
+            shared.keys = Some(Arc::new(parking_lot::Mutex::new(store)));
+        }
+        Ok(reader)
     }
 
     /// What opening found.
@@ -281,6 +327,12 @@ impl LogReader {
     #[must_use]
     pub fn last_seq(&self) -> u64 {
         self.shared.last_seq()
+    }
+
+    /// Whether the log was opened with a key store (`Log::is_sealed`).
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.shared.keys.is_some()
     }
 
     /// The data key of subject `seq` (live, or destroyed by a purge), from
@@ -317,6 +369,15 @@ impl LogReader {
     /// Events in `range` (inclusive), each frame checked.
     pub fn read(&self, range: RangeInclusive<u64>) -> Result<Vec<LoggedEvent>, ReadError> {
         self.shared.read(range)
+    }
+
+    /// Events in `range` (inclusive) with the bytes each is stored as:
+    /// what a memory's content hash covers (`seal`).
+    pub fn read_with_records(
+        &self,
+        range: RangeInclusive<u64>,
+    ) -> Result<Vec<(LoggedEvent, Vec<u8>)>, ReadError> {
+        self.shared.read_with_records(range)
     }
 
     /// Every event from `from` to the current end, in seq order.
@@ -517,7 +578,53 @@ impl Log {
     /// Appends `events` atomically and returns their seq range once durable
     /// (per the configured durability).
     pub fn append(&self, events: &[Event]) -> Result<Appended, AppendError> {
-        self.append_encoded(EncodedBatch::encode(events)?)
+        self.append_encoded(self.encode(events)?)
+    }
+
+    /// Whether the log was opened with a key store: its words are sealed
+    /// per subject, and a purge can erase them.
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.reader.is_sealed()
+    }
+
+    /// Encodes `events` for this log on the caller's thread (in the clear,
+    /// or as unsealed records for a sealed log), limits checked.
+    pub fn encode(&self, events: &[Event]) -> Result<EncodedBatch, AppendError> {
+        if self.is_sealed() {
+            EncodedBatch::encode_unsealed(events, self.key())
+        } else {
+            EncodedBatch::encode(events)
+        }
+    }
+
+    /// The bytes `event` will have in this log at `seq`, exactly as a frame
+    /// will hold them: sealed under the subject's data key (sealing is
+    /// deterministic), or the event's encoding in a log without keys. A
+    /// memory's content hash is computed over these bytes before the batch
+    /// that holds them is appended. Reserves data keys up to `seq` if
+    /// needed.
+    pub fn record_bytes(&self, seq: u64, event: &Event) -> Result<Vec<u8>, AppendError> {
+        let encode_failed = |reason: String| AppendError::Encode { index: 0, reason };
+        let Some(keys) = &self.reader.shared.keys else {
+            return codec::encode(event).map_err(|e| encode_failed(e.to_string()));
+        };
+        let key = {
+            let mut keys = keys.lock();
+            if keys.reserved() < seq {
+                keys.reserve(seq)
+                    .map_err(|e| encode_failed(format!("reserving the key of seq {seq}: {e}")))?;
+            }
+            keys.key(seq)
+                .map_err(|e| encode_failed(format!("reading the key of seq {seq}: {e}")))?
+        };
+        let SubjectKey::Live(key) = key else {
+            return Err(encode_failed(format!(
+                "the data key of seq {seq} was destroyed"
+            )));
+        };
+        record::sealed_record(event, seq, self.key(), &key)
+            .map_err(|e| encode_failed(e.to_string()))
     }
 
     /// Appends one event and returns its seq.
@@ -568,7 +675,7 @@ impl Log {
         events: &[Event],
     ) -> Result<Appended, AppendError> {
         self.send_batch(
-            EncodedBatch::encode(events)?,
+            self.encode(events)?,
             Some(writer::Stamp {
                 first_seq,
                 ts_ms: Some(ts_ms),
@@ -609,7 +716,7 @@ impl Log {
         events: &[Event],
     ) -> Result<Appended, AppendError> {
         self.send_batch(
-            EncodedBatch::encode(events)?,
+            self.encode(events)?,
             Some(writer::Stamp {
                 first_seq,
                 ts_ms: None,
@@ -626,7 +733,7 @@ impl Log {
     /// are returned; a failure of the write itself poisons the log, and the
     /// next waiting append reports it.
     pub fn append_queued(&self, events: &[Event]) -> Result<(), AppendError> {
-        let batch = EncodedBatch::encode(events)?;
+        let batch = self.encode(events)?;
         // Nobody waits on the acknowledgement: the writer's send to a
         // dropped receiver is ignored.
         let (ack, _) = crossbeam_channel::bounded(1);
@@ -716,6 +823,15 @@ impl Log {
         batch: EncodedBatch,
         stamp: Option<writer::Stamp>,
     ) -> Result<Appended, AppendError> {
+        if batch.sealed != self.is_sealed() {
+            return Err(AppendError::WrongBatchForm {
+                expected: if self.is_sealed() {
+                    "with a key store"
+                } else {
+                    "without a key store"
+                },
+            });
+        }
         let (ack, acked) = crossbeam_channel::bounded(1);
         self.send(Request::Append {
             payload: batch.payload,

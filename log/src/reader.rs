@@ -13,11 +13,13 @@ use parking_lot::RwLock;
 
 use crate::codec;
 use crate::error::{Corruption, IoFailure, ReadError};
-use crate::event::LoggedEvent;
+use crate::event::{Event, LoggedEvent};
+use crate::format::FRAME_VERSION_SEALED;
 use crate::format::Hash;
 use crate::key::HmacKey;
 use crate::keystore::KeyStore;
 use crate::limits::INDEX_STRIDE_BYTES;
+use crate::record;
 use crate::scan::{Chain, CursorError, FrameCursor, SEQUENTIAL_READ_BYTES};
 use crate::storage::{Storage, StorageFile};
 
@@ -82,12 +84,63 @@ impl Shared {
         self.state.read().last_seq
     }
 
-    /// Events `range`, each frame hash- and HMAC-checked.
-    pub(crate) fn read(
+    /// Decodes the event at `seq` from a frame of `version`: in the clear,
+    /// or a record whose words open with the subject's key (erased, as its
+    /// skeleton, when the key was destroyed).
+    pub(crate) fn decode(
+        &self,
+        version: u16,
+        seq: u64,
+        bytes: &[u8],
+    ) -> Result<(Event, bool), ReadError> {
+        let decode_failed = |reason: String| ReadError::Decode { seq, reason };
+        if version < FRAME_VERSION_SEALED {
+            let event = codec::decode(bytes).map_err(|e| decode_failed(e.to_string()))?;
+            return Ok((event, false));
+        }
+        let key = if record::is_sealed(bytes) {
+            let keys = self.keys.as_ref().ok_or_else(|| ReadError::Keys {
+                seq,
+                reason: "its words are sealed and the log was opened without its key store"
+                    .to_owned(),
+            })?;
+            let key = keys.lock().key(seq).map_err(|e| ReadError::Keys {
+                seq,
+                reason: e.to_string(),
+            })?;
+            Some(key)
+        } else {
+            None
+        };
+        let opened =
+            record::open(bytes, seq, key.as_ref()).map_err(|e| decode_failed(e.to_string()))?;
+        Ok((opened.event, opened.erased))
+    }
+
+    /// Events `range` with the bytes each is stored as (what a memory's
+    /// content hash covers), each frame hash- and HMAC-checked.
+    pub(crate) fn read_with_records(
         self: &Arc<Self>,
         range: RangeInclusive<u64>,
-    ) -> Result<Vec<LoggedEvent>, ReadError> {
+    ) -> Result<Vec<(LoggedEvent, Vec<u8>)>, ReadError> {
         let (first, last) = (*range.start(), *range.end());
+        self.check_range(first, last)?;
+        let mut replay = Replay::new(Arc::clone(self), first, last, true);
+        replay.pending_records = Some(VecDeque::new());
+        let mut out = Vec::with_capacity(usize::try_from(last - first + 1).unwrap_or(0).min(4096));
+        while let Some(event) = replay.next() {
+            let event = event?;
+            let record = replay
+                .pending_records
+                .as_mut()
+                .and_then(VecDeque::pop_front)
+                .unwrap_or_default();
+            out.push((event, record));
+        }
+        Ok(out)
+    }
+
+    fn check_range(&self, first: u64, last: u64) -> Result<(), ReadError> {
         if first == 0 {
             return Err(ReadError::SeqZero);
         }
@@ -101,6 +154,16 @@ impl Shared {
                 last: log_last,
             });
         }
+        Ok(())
+    }
+
+    /// Events `range`, each frame hash- and HMAC-checked.
+    pub(crate) fn read(
+        self: &Arc<Self>,
+        range: RangeInclusive<u64>,
+    ) -> Result<Vec<LoggedEvent>, ReadError> {
+        let (first, last) = (*range.start(), *range.end());
+        self.check_range(first, last)?;
         let mut replay = Replay::new(Arc::clone(self), first, last, true);
         let mut events =
             Vec::with_capacity(usize::try_from(last - first + 1).unwrap_or(0).min(4096));
@@ -126,6 +189,9 @@ pub struct Replay {
     next_seq: u64,
     upto: u64,
     pending: VecDeque<LoggedEvent>,
+    /// The stored bytes of each pending event, kept only when asked for
+    /// (`Shared::read_with_records`).
+    pending_records: Option<VecDeque<Vec<u8>>>,
     small_reads: bool,
     done: bool,
 }
@@ -155,6 +221,7 @@ impl Replay {
             next_seq: from,
             upto,
             pending: VecDeque::new(),
+            pending_records: None,
             small_reads,
             done: from > upto,
         }
@@ -265,14 +332,15 @@ impl Replay {
                     break;
                 }
                 let bytes = bytes.unwrap_or_default();
-                let event = codec::decode(bytes).map_err(|e| ReadError::Decode {
-                    seq,
-                    reason: e.to_string(),
-                })?;
+                let (event, erased) = self.shared.decode(header.version, seq, bytes)?;
+                if let Some(records) = &mut self.pending_records {
+                    records.push_back(bytes.to_vec());
+                }
                 self.pending.push_back(LoggedEvent {
                     seq,
                     ts_ms: header.ts_ms,
                     event,
+                    erased,
                 });
             }
             return Ok(());

@@ -4,10 +4,13 @@
 //! `expand` recomputes them from the log and refuses a mismatch.
 //!
 //! **Canonical bytes** of a referenced range: for each event in seq order,
-//! its length (u64, little endian) then its encoding by [`crate::codec`].
-//! The codec is fixed per format version, so the bytes are the same on every
-//! machine and every replay. Seqs are not hashed: they are part of the
-//! reference, which the HMAC covers.
+//! its length (u64, little endian) then its bytes as the log holds them:
+//! its encoding by [`crate::codec`] in a frame of version 1, its record
+//! (skeleton and sealed words, `record`) in a frame of version 2. So the
+//! hash covers ciphertext in a sealed log, and a memory's seal still
+//! verifies after a purge destroyed the key of its words. The bytes are the
+//! same on every machine and every replay (sealing is deterministic). Seqs
+//! are not hashed: they are part of the reference, which the HMAC covers.
 
 use sha2::{Digest as _, Sha256};
 
@@ -97,6 +100,22 @@ pub fn read_reference(
     Ok(events)
 }
 
+/// The content hash of the turns `reference` names, over their bytes as
+/// the log holds them (checked to be one session's turns first): what a
+/// memory of turns already in the log is sealed over.
+pub fn stored_content_sha256(
+    reader: &LogReader,
+    reference: &MemoryRef,
+) -> Result<Digest, SealError> {
+    read_reference(reader, reference)?;
+    let records = reader
+        .read_with_records(reference.first_seq..=reference.last_seq)
+        .map_err(SealError::Read)?;
+    Ok(content_sha256_of_records(
+        records.iter().map(|(_, bytes)| bytes.as_slice()),
+    ))
+}
+
 /// Reads the events `reference` names and proves they are the words the
 /// memory was sealed over: the log's frame checks, then the content hash,
 /// then the HMAC over reference and hash. Any mismatch is
@@ -129,8 +148,12 @@ pub fn read_sealed(
             "the memory's HMAC over its reference and content hash does not match".to_owned(),
         ));
     }
-    let actual = content_sha256(events.iter().map(|e| &e.event))
-        .map_err(|e| tampered(reference.first_seq, e.to_string()))?;
+    let records = match reader.read_with_records(reference.first_seq..=reference.last_seq) {
+        Ok(records) => records,
+        Err(ReadError::Corrupted(c)) => return Err(tampered(c.seq, c.to_string())),
+        Err(e) => return Err(SealError::Read(e)),
+    };
+    let actual = content_sha256_of_records(records.iter().map(|(_, bytes)| bytes.as_slice()));
     if actual != *content {
         // One hash covers the range: for a one-event reference the seq is
         // exact; for a longer range it is the range's first seq (the error
@@ -148,8 +171,21 @@ pub fn read_sealed(
 /// Domain separation for the reference HMAC (never reuse for other records).
 const REFERENCE_MAC_DOMAIN: &[u8] = b"engram memory reference v1";
 
-/// SHA-256 over the canonical bytes of `events` (the referenced range, in
-/// seq order).
+/// SHA-256 over the canonical bytes of stored records (the referenced
+/// range, in seq order, as [`LogReader::read_with_records`] or
+/// `Log::record_bytes` give them).
+#[must_use]
+pub fn content_sha256_of_records<'a>(records: impl IntoIterator<Item = &'a [u8]>) -> Digest {
+    let mut hasher = Sha256::new();
+    for bytes in records {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    }
+    Digest(hasher.finalize().into())
+}
+
+/// SHA-256 over the canonical bytes of `events` as a log without a key
+/// store holds them (frames of version 1: the codec's encoding).
 pub fn content_sha256<'a>(
     events: impl IntoIterator<Item = &'a Event>,
 ) -> Result<Digest, CodecError> {

@@ -96,6 +96,8 @@ pub enum Field {
     Object = 10,
     /// A vector computed from the words.
     Embedding = 11,
+    /// Every word field of one event, sealed as one value (`record`).
+    Record = 12,
 }
 
 /// A content-bearing field as the log holds it.

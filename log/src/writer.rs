@@ -32,12 +32,14 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use crate::clock::Clock;
 use crate::error::AppendError;
 use crate::format::{
-    FORMAT_VERSION, FRAME_OVERHEAD, Hash, SEGMENT_HEADER_LEN, SegmentHeader, TailRecord, TailState,
-    write_frame,
+    FRAME_OVERHEAD, FRAME_VERSION_PLAIN, FRAME_VERSION_SEALED, Hash, SEGMENT_HEADER_LEN,
+    SEGMENT_VERSION, SegmentHeader, TailRecord, TailState, write_frame_version,
 };
 use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES, SEGMENT_PREALLOC_BYTES};
 use crate::reader::{Segment, Shared};
+use crate::record;
 use crate::scan::segment_name;
+use crate::sealed::SubjectKey;
 use crate::storage::StorageFile;
 use crate::tail::{TAIL_FILE_NAME, write_tail};
 
@@ -75,7 +77,9 @@ pub(crate) struct Stamp {
 
 pub(crate) enum Request {
     Append {
-        /// Length-prefixed encoded events.
+        /// Length-prefixed encoded events; for a sealed log, unsealed
+        /// records (`record::split`) the writer seals once it knows their
+        /// seqs.
         payload: Vec<u8>,
         n_events: u32,
         /// `None`: the next seq, stamped with the clock's time.
@@ -125,6 +129,8 @@ pub(crate) struct Writer {
 /// A batch admitted to a commit group, with the commit time its frame gets.
 struct Admitted {
     body: Body,
+    /// The seq of the body's first event.
+    first_seq: u64,
     n_events: u32,
     ts_ms: u64,
     ack: Sender<Result<Appended, AppendError>>,
@@ -326,11 +332,13 @@ impl Writer {
                             stamp.ts_ms.unwrap_or(clock_ts.max(last_ts))
                         }
                     };
+                    let first_seq = next_seq;
                     next_seq += u64::from(n_events);
                     last_ts = ts_ms;
                     chain = None;
                     appends.push(Admitted {
                         body: Body::Batch(payload),
+                        first_seq,
                         n_events,
                         ts_ms,
                         ack,
@@ -368,6 +376,7 @@ impl Writer {
                     chain = Some(hash);
                     appends.push(Admitted {
                         body: Body::Frame { bytes, hash },
+                        first_seq,
                         n_events,
                         ts_ms,
                         ack,
@@ -386,6 +395,21 @@ impl Writer {
             && let Err(e) = keys.lock().reserve(next_seq - 1)
         {
             let cause = format!("reserving keys before seq {next_seq} failed: {e}");
+            self.poison(cause.clone());
+            for admitted in appends {
+                let _ = admitted.ack.send(Err(AppendError::Poisoned {
+                    cause: cause.clone(),
+                }));
+            }
+            for ack in syncs {
+                let _ = ack.send(Err(AppendError::Poisoned {
+                    cause: cause.clone(),
+                }));
+            }
+            return deferred;
+        }
+        let mut appends = appends;
+        if let Err(cause) = self.seal_batches(&mut appends) {
             self.poison(cause.clone());
             for admitted in appends {
                 let _ = admitted.ack.send(Err(AppendError::Poisoned {
@@ -430,6 +454,49 @@ impl Writer {
         deferred
     }
 
+    /// Seals the words of every batch of a sealed log under the data keys
+    /// of the seqs the batch was admitted at (reserved already). The keys
+    /// were just reserved, so failing to read one is an I/O failure: it
+    /// fails the whole group (later batches' seqs depend on earlier ones).
+    fn seal_batches(&self, appends: &mut [Admitted]) -> Result<(), String> {
+        let Some(keys) = &self.shared.keys else {
+            return Ok(());
+        };
+        let mut keys = keys.lock();
+        for admitted in appends {
+            let Body::Batch(payload) = &admitted.body else {
+                continue;
+            };
+            let mut out = Vec::with_capacity(
+                payload.len() + admitted.n_events as usize * record::SEALING_OVERHEAD,
+            );
+            for (seq, unsealed) in
+                (admitted.first_seq..).zip(crate::format::payload_events(payload))
+            {
+                let unsealed = unsealed.ok_or("a batch's payload is cut short")?;
+                if !record::is_sealed(unsealed) {
+                    crate::format::push_event(&mut out, unsealed);
+                    continue;
+                }
+                let key = match keys.key(seq) {
+                    Ok(SubjectKey::Live(key)) => key,
+                    Ok(SubjectKey::Destroyed) => {
+                        return Err(format!(
+                            "the data key of seq {seq} was destroyed before use"
+                        ));
+                    }
+                    Err(e) => return Err(format!("reading the data key of seq {seq}: {e}")),
+                };
+                let mut one = Vec::with_capacity(unsealed.len() + record::SEALING_OVERHEAD);
+                record::seal(unsealed, seq, &key, &mut one)
+                    .map_err(|e| format!("sealing seq {seq}: {e}"))?;
+                crate::format::push_event(&mut out, &one);
+            }
+            admitted.body = Body::Batch(out);
+        }
+        Ok(())
+    }
+
     /// Frames, writes and (per durability) syncs a group. A frame ends at
     /// `FRAME_PAYLOAD_BYTES_TARGET`, before a batch stamped with another
     /// commit time, before a frame made elsewhere, and at a segment
@@ -454,6 +521,7 @@ impl Writer {
             n_events,
             ts_ms: ts,
             ack,
+            ..
         }) = batches.next()
         {
             let first_seq = self.next_seq + u64::from(frame_events);
@@ -521,8 +589,13 @@ impl Writer {
                     out.extend_from_slice(&bytes);
                     hash
                 }
-                None => write_frame(
+                None => write_frame_version(
                     &mut out,
+                    if self.shared.keys.is_some() {
+                        FRAME_VERSION_SEALED
+                    } else {
+                        FRAME_VERSION_PLAIN
+                    },
                     &self.shared.key,
                     frame_first,
                     frame_events,
@@ -664,7 +737,7 @@ pub(crate) fn create_segment(
 ) -> Result<(String, Arc<dyn StorageFile>), String> {
     let name = segment_name(first_seq);
     let header = SegmentHeader {
-        version: FORMAT_VERSION,
+        version: SEGMENT_VERSION,
         first_seq,
         key_id: key.key_id(),
         prev_hash: *prev_hash,

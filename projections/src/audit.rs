@@ -516,6 +516,7 @@ mod tests {
         for range in [0..3usize, 3..6usize] {
             for seq in range {
                 view.apply(&LoggedEvent {
+                    erased: false,
                     seq: seq as u64 + 1,
                     ts_ms: 0,
                     event: log[seq].clone(),

@@ -58,6 +58,7 @@ pub(crate) mod testkit {
             .into_iter()
             .zip(1u64..)
             .map(|(event, seq)| LoggedEvent {
+                erased: false,
                 seq,
                 ts_ms: 1_000 * seq,
                 event,

@@ -372,6 +372,7 @@ mod tests {
         // A later vector replaces the memory's vector of that model.
         let mut index = index;
         index.apply(&LoggedEvent {
+            erased: false,
             seq: 6,
             ts_ms: 0,
             event: embedded(1, "m", &[0.0, 0.0, 1.0]),
@@ -396,6 +397,7 @@ mod tests {
         assert_eq!(nearest(&index, "m", &[1.0, 0.0]), [3]);
         let mut index = index;
         index.apply(&LoggedEvent {
+            erased: false,
             seq: 7,
             ts_ms: 0,
             event: Event::TierChanged(TierChanged {

@@ -253,7 +253,12 @@ mod tests {
     const T0: u64 = 1_764_547_200_000; // 2025-12-01T00:00:00Z
 
     fn at(seq: u64, ts_ms: u64, event: Event) -> LoggedEvent {
-        LoggedEvent { seq, ts_ms, event }
+        LoggedEvent {
+            seq,
+            ts_ms,
+            event,
+            erased: false,
+        }
     }
 
     fn remembered() -> Event {

@@ -472,7 +472,9 @@ pub fn import_events(
     let mut batch = Batch::default();
     let mut imported = Imported::default();
     for (next_seq, logged) in (log.last_seq() + 1..).zip(events) {
-        let LoggedEvent { seq, ts_ms, event } = match logged {
+        let LoggedEvent {
+            seq, ts_ms, event, ..
+        } = match logged {
             Ok(logged) => logged,
             Err(refusal) => return Err(batch.refuse(log, refusal)),
         };
@@ -530,10 +532,8 @@ pub fn import_events(
 /// match its content hash.
 fn reseal(log: &Log, seq: u64, mut memory: Remembered) -> Result<Remembered, ImportError> {
     let refused = |reason: String| ImportError::Seal { seq, reason };
-    let words = seal::read_reference(log.reader(), &memory.reference)
+    let actual = seal::stored_content_sha256(log.reader(), &memory.reference)
         .map_err(|e| refused(format!("the memory cannot be re-sealed: {e}")))?;
-    let actual =
-        seal::content_sha256(words.iter().map(|e| &e.event)).map_err(|e| refused(e.to_string()))?;
     if actual != memory.content_sha256 {
         return Err(refused(format!(
             "the memory's words (seqs {} to {}) hash to {actual:?} but it was sealed over {:?}: its source was altered, it cannot be re-sealed",
