@@ -159,7 +159,7 @@ impl Store {
     /// one; a new one for a new store when `options` seal new stores (not
     /// for a replica of a shared log, whose frames are the shared log's);
     /// none for a store written in the clear.
-    fn key_store(
+    pub(crate) fn key_store(
         &self,
         options: &StoreOptions,
         may_create: bool,
@@ -194,11 +194,13 @@ impl Store {
             return Ok(None);
         }
         let hmac = self.key(key, false)?;
+        Ok(Some(self.open_reader_with_key(hmac)?))
+    }
+
+    /// Opens the log read-only under `hmac`, with the store's key store
+    /// when it has one. Nothing on disk is created or changed.
+    pub fn open_reader_with_key(&self, hmac: HmacKey) -> Result<LogReader, StoreError> {
         let keys = self.key_store(&StoreOptions::default(), false)?;
-        Ok(Some(LogReader::open_dir_with_keys(
-            &self.log_dir(),
-            hmac,
-            keys,
-        )?))
+        Ok(LogReader::open_dir_with_keys(&self.log_dir(), hmac, keys)?)
     }
 }

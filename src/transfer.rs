@@ -56,7 +56,64 @@ pub const EXPORT_FORMAT_VERSION: u32 = 1;
 pub const EXPORT_LINE_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// The keys of an event line that are not the event's own fields.
-pub const LINE_KEYS: [&str; 5] = ["seq", "ts", "ts_ms", "kind", "sha256"];
+pub const LINE_KEYS: [&str; 6] = ["seq", "ts", "ts_ms", "kind", "sha256", "sealed"];
+
+/// What an event line of a sealed store carries beside the event's fields
+/// (`"sealed": {"record": hex, "key": hex or null}`): the record exactly as
+/// the log held it, and the data key of its words (`None` once a purge
+/// destroyed it; the line's fields are then the record's skeleton).
+///
+/// The line holds the words in the clear anyway, so their key adds nothing
+/// a reader of the file does not already have; with it, import writes the
+/// very bytes the source held, so every memory's content hash (over the
+/// bytes as the log holds them) still verifies, erased words stay erased,
+/// and no master key has to travel. Import checks that the record opens
+/// under the key to exactly the line's event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedLine {
+    pub record: Vec<u8>,
+    pub key: Option<[u8; 32]>,
+}
+
+/// One event line read back: the logged event, and for a sealed store its
+/// record and key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportedEvent {
+    pub logged: LoggedEvent,
+    pub sealed: Option<SealedLine>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SealedJson {
+    record: String,
+    key: Option<String>,
+}
+
+impl SealedLine {
+    fn to_json(&self) -> Value {
+        serde_json::json!({
+            "record": hex::encode(&self.record),
+            "key": self.key.map(hex::encode),
+        })
+    }
+
+    fn from_json(value: Value) -> Result<Self, String> {
+        let json: SealedJson = serde_json::from_value(value)
+            .map_err(|e| format!("`sealed` is not a record and a key: {e}"))?;
+        let record =
+            hex::decode(&json.record).map_err(|e| format!("`sealed.record` is not hex: {e}"))?;
+        let key = match json.key {
+            None => None,
+            Some(key) => Some(
+                hex::decode(&key)
+                    .ok()
+                    .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+                    .ok_or("`sealed.key` is not 64 hex digits")?,
+            ),
+        };
+        Ok(Self { record, key })
+    }
+}
 
 /// Domain separation of the line hash.
 const LINE_HASH_DOMAIN: &[u8] = b"engram export v1 event";
@@ -79,6 +136,11 @@ pub struct ExportHeader {
     /// a continuation is imported only into a store whose event there has
     /// this hash. `null` when `first_seq` is 1.
     pub prev_sha256: Option<Digest>,
+    /// The exported store seals its words: its event lines carry their
+    /// records and keys ([`SealedLine`]), and it imports into a sealed
+    /// store only. Absent (false) in exports of stores in the clear.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sealed: bool,
 }
 
 /// The last line of an export.
@@ -181,9 +243,14 @@ impl LineDigest {
     }
 }
 
-/// Decodes an event line's object into the logged event and its recorded
-/// line hash. Checks the shape only (the caller checks the hash).
-fn parse_event_line(mut object: Map<String, Value>) -> Result<(LoggedEvent, Digest), String> {
+/// Decodes an event line's object into the logged event, its recorded
+/// line hash and what a sealed store's line carries. Checks the shape only
+/// (the caller checks the hash).
+fn parse_event_line(mut object: Map<String, Value>) -> Result<(ExportedEvent, Digest), String> {
+    let sealed = match object.remove("sealed") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(SealedLine::from_json(value)?),
+    };
     let seq = take_u64(&mut object, "seq")?;
     let ts_ms = take_u64(&mut object, "ts_ms")?;
     let kind = match object.remove("kind") {
@@ -200,12 +267,16 @@ fn parse_event_line(mut object: Map<String, Value>) -> Result<(LoggedEvent, Dige
     object.remove("ts");
     let event = Event::deserialize_fields(&kind, Value::Object(object))
         .map_err(|e| format!("the fields of a {kind} event do not decode: {e}"))?;
+    let erased = sealed.as_ref().is_some_and(|sealed| sealed.key.is_none());
     Ok((
-        LoggedEvent {
-            seq,
-            ts_ms,
-            event,
-            erased: false,
+        ExportedEvent {
+            logged: LoggedEvent {
+                seq,
+                ts_ms,
+                event,
+                erased,
+            },
+            sealed,
         },
         sha256,
     ))
@@ -278,7 +349,8 @@ mod tests {
         let mut line = object.clone();
         line.insert("sha256".into(), Value::String(hex::encode([0u8; 32])));
         let (back, recorded) = parse_event_line(line).unwrap();
-        assert_eq!(back, logged);
+        assert_eq!(back.logged, logged);
+        assert_eq!(back.sealed, None);
         assert_eq!(recorded, Digest::default());
         let mut unknown = object;
         unknown.insert("kind".into(), "teleported".into());

@@ -14,12 +14,23 @@ use crate::support::TEST_KEY_HEX;
 /// Fields holding wall-clock times, replaced by a placeholder.
 const TIME_FIELDS: [&str; 6] = ["ts", "ts_ms", "due", "created", "expires", "expires_at_ms"];
 
+/// Fields holding digests over sealed bytes (random data keys): checked to
+/// be 64 hex digits, then replaced by a placeholder.
+const DIGEST_FIELDS: [&str; 2] = ["content_sha256", "mac"];
+
 fn redact_times(value: &mut Value) {
     match value {
         Value::Object(map) => {
             for (name, field) in map.iter_mut() {
                 if TIME_FIELDS.contains(&name.as_str()) && !field.is_null() {
                     *field = Value::String("[time]".to_owned());
+                } else if DIGEST_FIELDS.contains(&name.as_str()) {
+                    let digest = field.as_str().unwrap_or_default();
+                    assert!(
+                        digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+                        "{name}: {field}"
+                    );
+                    *field = Value::String("[sha256]".to_owned());
                 } else if name == "next" && field.is_string() {
                     // A list's cursor starts with its memory's creation time.
                     let cursor = field.as_str().unwrap_or_default();

@@ -42,13 +42,29 @@ fn own_key() -> StoreOptions {
 struct Cli {
     home: tempfile::TempDir,
     model: PathBuf,
+    /// New stores keep their words in the clear (`ENGRAM_SEAL=0`).
+    in_the_clear: bool,
 }
 
 impl Cli {
     fn new() -> Self {
         let home = tempfile::tempdir().unwrap();
         let model = engram_embed::testing::tiny_model(home.path(), "tiny");
-        Self { home, model }
+        Self {
+            home,
+            model,
+            in_the_clear: false,
+        }
+    }
+
+    /// A CLI whose new stores keep their words in the clear (format v1):
+    /// their exports carry no sealed records, so a forged line is caught
+    /// by the memory seal over the words.
+    fn in_the_clear() -> Self {
+        Self {
+            in_the_clear: true,
+            ..Self::new()
+        }
     }
 
     fn run(&self, store: &Path, args: &[&str]) -> Output {
@@ -59,6 +75,7 @@ impl Cli {
             .env_remove("ENGRAM_HMAC_KEY")
             .env("ENGRAM_HOME", self.home.path().join("home"))
             .env("ENGRAM_MODEL_DIR", &self.model)
+            .env("ENGRAM_SEAL", if self.in_the_clear { "0" } else { "1" })
             .output()
             .unwrap()
     }
@@ -458,7 +475,13 @@ fn export_then_import_gives_the_same_stats_recalls_and_views_under_a_new_key() {
         let text = std::fs::read_to_string(path).unwrap();
         let mut lines = crate::support::json_lines(text.as_bytes());
         for line in &mut lines {
-            line.as_object_mut().unwrap().remove("mac");
+            let object = line.as_object_mut().unwrap();
+            object.remove("mac");
+            // A memory's record holds its mac; its key is the same.
+            if object.get("kind").is_some_and(|k| k == "remembered") {
+                let sealed = object.get_mut("sealed").unwrap().as_object_mut().unwrap();
+                assert!(sealed.remove("record").is_some());
+            }
         }
         lines
     };
@@ -496,7 +519,14 @@ fn log_json_lines_are_export_lines_without_their_hash() {
     let events: Vec<Value> = lines[1..n]
         .iter_mut()
         .map(|line| {
-            assert!(line.as_object_mut().unwrap().remove("sha256").is_some());
+            let object = line.as_object_mut().unwrap();
+            assert!(object.remove("sha256").is_some());
+            // A sealed store's record and key, export only.
+            if object.get("kind").is_some_and(|k| k == "session") {
+                assert!(object.remove("sealed").is_some());
+            } else {
+                object.remove("sealed");
+            }
             line.clone()
         })
         .collect();
@@ -711,8 +741,34 @@ fn forge(lines: &[String], seq: u64, content: &str) -> Vec<String> {
 }
 
 #[test]
-fn words_rewritten_with_fresh_hashes_fail_the_memory_seal_and_leave_no_store() {
+fn words_rewritten_in_a_sealed_export_are_refused_at_their_line_and_leave_no_store() {
     let cli = Cli::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let (_, lines) = small_export(&cli, scratch.path());
+    assert!(lines[1].contains("\"sealed\""), "{}", lines[1]);
+    let forged = scratch.path().join("forged.jsonl");
+    write_lines(
+        &forged,
+        &forge(&lines, 4, "Deploys never happen on Fridays."),
+    );
+    let target = scratch.path().join("new");
+    let stderr = cli.refused(&target, &["import", forged.to_str().unwrap()]);
+    assert!(
+        stderr.contains("line 5 (seq 4): its sealed record does not hold the line's event"),
+        "{stderr}"
+    );
+    assert!(!target.exists());
+    // The same words, rewritten to themselves, import.
+    write_lines(
+        &forged,
+        &forge(&lines, 4, "Deploys happen on Fridays after 5pm."),
+    );
+    cli.ok(&target, &["import", forged.to_str().unwrap()]);
+}
+
+#[test]
+fn words_rewritten_with_fresh_hashes_fail_the_memory_seal_and_leave_no_store() {
+    let cli = Cli::in_the_clear();
     let scratch = tempfile::tempdir().unwrap();
     let (_, lines) = small_export(&cli, scratch.path());
     // Seq 4 is the second note (seq 3 put the first memory's new room on
@@ -838,7 +894,7 @@ fn a_store_with_events_takes_only_the_export_that_continues_it() {
 
 #[test]
 fn a_continuation_that_fails_its_seals_stops_at_a_whole_event_and_says_where() {
-    let cli = Cli::new();
+    let cli = Cli::in_the_clear();
     let scratch = tempfile::tempdir().unwrap();
     let (file, _) = small_export(&cli, scratch.path());
     let a = scratch.path().join("a");
@@ -942,11 +998,12 @@ fn every_golden_fixture_exports_and_import_refuses_their_unsealed_memories() {
         let reader = engram::log::LogReader::open_dir(&dir, key.clone()).unwrap();
         let mut out = Vec::new();
         transfer::export(&reader, 1, &mut out, &|_, _| {}).unwrap();
-        let back: Vec<LoggedEvent> = ExportReader::new(out.as_slice())
+        let back: Vec<transfer::ExportedEvent> = ExportReader::new(out.as_slice())
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(back, replay_all(&reader), "{version}");
+        let events: Vec<LoggedEvent> = back.iter().map(|e| e.logged.clone()).collect();
+        assert_eq!(events, replay_all(&reader), "{version}");
 
         let log = engram::log::Log::open(
             Arc::new(MemStorage::new()),
@@ -992,9 +1049,10 @@ fn every_event_survives_its_export_line() {
         }
         let mut out = Vec::new();
         transfer::export(log.reader(), 1, &mut out, &|_, _| {}).unwrap();
-        let back: Result<Vec<LoggedEvent>, _> =
+        let back: Result<Vec<transfer::ExportedEvent>, _> =
             ExportReader::new(out.as_slice()).unwrap().collect();
-        prop_assert_eq!(back.unwrap(), replay_all(log.reader()));
+        let back: Vec<LoggedEvent> = back.unwrap().into_iter().map(|e| e.logged).collect();
+        prop_assert_eq!(back, replay_all(log.reader()));
         Ok(())
     });
 }

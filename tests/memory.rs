@@ -229,10 +229,8 @@ fn a_flipped_byte_in_a_referenced_event_is_reported_with_its_seq() {
         .find(|p| p.extension().is_some_and(|x| x == "seg"))
         .unwrap();
     let mut bytes = std::fs::read(&segment).unwrap();
-    let at = bytes
-        .windows(12)
-        .position(|w| w == b"UNIQUEMARKER")
-        .unwrap();
+    // The last byte of the referenced turn (ciphertext in a sealed log).
+    let at = crate::support::event_offset(&bytes, id - 1).unwrap();
     bytes[at] ^= 0x20;
     std::fs::write(&segment, &bytes).unwrap();
     let err = Engram::open(Store::at(dir.path()), &keyed_options()).unwrap_err();

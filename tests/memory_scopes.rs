@@ -307,10 +307,8 @@ fn verify_stats_and_log_without_store_use_the_project_store() {
         .find(|p| p.extension().is_some_and(|e| e == "seg"))
         .unwrap();
     let mut bytes = std::fs::read(&segment).unwrap();
-    let at = bytes
-        .windows(ALPHA.len())
-        .position(|w| w == ALPHA.as_bytes())
-        .unwrap();
+    // The last byte of A's first turn (its words are sealed on disk).
+    let at = crate::support::event_offset(&bytes, 1).unwrap();
     bytes[at] ^= 0x20;
     std::fs::write(&segment, &bytes).unwrap();
     w.run(&a, &["verify"], 1);

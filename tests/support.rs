@@ -268,3 +268,26 @@ pub fn segment_paths(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     paths.sort();
     paths
 }
+
+/// The offset, within `segment` (a segment file's bytes), of the last byte
+/// of the event at `seq`: in a sealed log the words are ciphertext, so a
+/// test that damages an event's bytes finds them by frame, not by text.
+pub fn event_offset(segment: &[u8], seq: u64) -> Option<usize> {
+    use engram_log::format::{EVENT_LEN_PREFIX, FRAME_HEADER_LEN, SEGMENT_HEADER_LEN, parse_frame};
+    let mut at = SEGMENT_HEADER_LEN;
+    while let Ok(frame) = parse_frame(segment.get(at..)?) {
+        let first = frame.header.first_seq;
+        if (first..first + u64::from(frame.header.n_events)).contains(&seq) {
+            let mut offset = at + FRAME_HEADER_LEN;
+            for (s, event) in (first..).zip(frame.events()) {
+                let len = event?.len();
+                if s == seq {
+                    return Some(offset + EVENT_LEN_PREFIX + len - 1);
+                }
+                offset += EVENT_LEN_PREFIX + len;
+            }
+        }
+        at += frame.len();
+    }
+    None
+}

@@ -151,6 +151,12 @@ fn write_log(store: &Store, batches: &[Vec<Event>]) {
 fn copy_log(from: &Store, to: &Store) {
     std::fs::create_dir_all(to.log_dir()).unwrap();
     std::fs::copy(from.dir().join("hmac.key"), to.dir().join("hmac.key")).unwrap();
+    // The key store and its master key open the sealed words.
+    for name in ["keys.engram", "master.key"] {
+        if from.dir().join(name).exists() {
+            std::fs::copy(from.dir().join(name), to.dir().join(name)).unwrap();
+        }
+    }
     for entry in std::fs::read_dir(from.log_dir()).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "seg") {

@@ -825,6 +825,40 @@ impl KeyStore {
         Ok(())
     }
 
+    /// Sets the keys of seqs the log does not hold yet, each given key
+    /// wrapped into its slot (`None`: destroyed), then one fsync: for an
+    /// import that restores words sealed elsewhere under their own keys.
+    /// Slots up to the highest seq are reserved first.
+    pub fn install(&mut self, entries: &[(u64, Option<DataKey>)]) -> Result<(), KeyStoreError> {
+        self.check_poisoned()?;
+        let Some(upto) = entries.iter().map(|&(seq, _)| seq).max() else {
+            return Ok(());
+        };
+        if let Some(&(seq, _)) = entries.iter().find(|&&(seq, _)| seq < self.first_seq) {
+            return Err(KeyStoreError::NoSlot {
+                seq,
+                first_seq: self.first_seq,
+                last_seq: self.reserved,
+            });
+        }
+        self.reserve(upto)?;
+        for (seq, key) in entries {
+            let bytes = match key {
+                Some(key) => Slot::wrap(&self.master, *seq, key)?.encode(),
+                None => [0u8; SLOT_BYTES],
+            };
+            if let Err(e) = self.file.write_all_at(&bytes, self.offset_of(*seq)) {
+                return Err(self.fail("installing keys in key store", e));
+            }
+            let state = key.clone().map_or(SubjectKey::Destroyed, SubjectKey::Live);
+            self.cache.insert(*seq, state);
+        }
+        if let Err(e) = self.file.sync_data() {
+            return Err(self.fail("syncing key store", e));
+        }
+        Ok(())
+    }
+
     /// The slots of `seqs` as they lie (wrapped by the master key): what an
     /// export carries so that a restore under the same master key reads the
     /// same words.

@@ -68,7 +68,7 @@ pub use format::{TailRecord, TailState};
 pub use key::{HmacKey, KeySource};
 pub use keystore::{KeyStore, KeyStoreError, MasterKey, MasterKeySource};
 pub use reader::Replay;
-pub use record::RecordError;
+pub use record::{RecordError, open_record, record_has_words, seal_record};
 pub use recovery::{RecoveryReport, TornTail};
 pub use repair::{RepairError, Truncated, truncate_from};
 pub use scan::{parse_segment_name, segment_name};
@@ -76,7 +76,7 @@ pub use sealed::{Content, DataKey, Field, Opened, SealedError, SubjectKey};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
 pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
-pub use words::{is_pseudonym, room_pseudonym};
+pub use words::{has_words, is_pseudonym, room_pseudonym};
 pub use writer::{Appended, Durability};
 
 use crate::format::SEGMENT_HEADER_LEN;
@@ -263,6 +263,16 @@ impl EncodedBatch {
     }
 }
 
+/// One event an import restores into a sealed log
+/// ([`Log::append_restored_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Restored {
+    /// An event, sealed by this log under its seq's (installed) key.
+    Event(Event),
+    /// A record exactly as another log's frame of version 2 held it.
+    Record(Vec<u8>),
+}
+
 /// A read-only view of a log: read, replay, verify. Opening one changes
 /// nothing on disk; a torn tail is left out of the view and reported.
 #[derive(Debug, Clone)]
@@ -384,6 +394,23 @@ impl LogReader {
     #[must_use]
     pub fn replay(&self, from: u64) -> Replay {
         Replay::new(Arc::clone(&self.shared), from, u64::MAX, false)
+    }
+
+    /// [`LogReader::replay`] with the bytes each event is stored as (for
+    /// an export that carries sealed records as they are).
+    pub fn replay_with_records(
+        &self,
+        from: u64,
+    ) -> impl Iterator<Item = Result<(LoggedEvent, Vec<u8>), ReadError>> + use<> {
+        let mut replay = Replay::new(Arc::clone(&self.shared), from, u64::MAX, false);
+        replay.keep_records();
+        std::iter::from_fn(move || {
+            let next = replay.next()?;
+            Some(next.map(|event| {
+                let record = replay.take_record().unwrap_or_default();
+                (event, record)
+            }))
+        })
     }
 
     /// Verifies the whole log: chain, HMACs, every event decodes.
@@ -676,6 +703,97 @@ impl Log {
     ) -> Result<Appended, AppendError> {
         self.send_batch(
             self.encode(events)?,
+            Some(writer::Stamp {
+                first_seq,
+                ts_ms: Some(ts_ms),
+            }),
+        )
+    }
+
+    /// Sets the data keys of seqs this log does not hold yet (`None`:
+    /// destroyed) before an import appends the records sealed under them
+    /// ([`Log::append_restored_at`]).
+    pub fn install_keys(&self, entries: &[(u64, Option<DataKey>)]) -> Result<(), KeyStoreError> {
+        let keys = self
+            .reader
+            .shared
+            .keys
+            .as_ref()
+            .ok_or(KeyStoreError::NotOpened)?;
+        let last_seq = self.last_seq();
+        if let Some(&(seq, _)) = entries.iter().find(|&&(seq, _)| seq <= last_seq) {
+            return Err(KeyStoreError::NoSlot {
+                seq,
+                first_seq: keys.lock().first_seq(),
+                last_seq,
+            });
+        }
+        keys.lock().install(entries)
+    }
+
+    /// [`Log::append_at`] for a sealed log restoring another's bytes: each
+    /// item is an event (sealed here under its seq's key, installed
+    /// before with [`Log::install_keys`]) or a record as a frame of
+    /// version 2 holds it, written as it is.
+    pub fn append_restored_at(
+        &self,
+        first_seq: u64,
+        ts_ms: u64,
+        items: &[Restored],
+    ) -> Result<Appended, AppendError> {
+        if !self.is_sealed() {
+            return Err(AppendError::WrongBatchForm {
+                expected: "without a key store",
+            });
+        }
+        if items.is_empty() {
+            return Err(AppendError::EmptyBatch);
+        }
+        let mut payload = Vec::new();
+        let mut stored = 0usize;
+        for (index, item) in items.iter().enumerate() {
+            let mut one = Vec::new();
+            let size = match item {
+                Restored::Event(event) => {
+                    record::split(event, self.key(), &mut one).map_err(|e| AppendError::Encode {
+                        index,
+                        reason: e.to_string(),
+                    })?
+                }
+                Restored::Record(bytes) => {
+                    if !record::is_sealed(bytes) {
+                        return Err(AppendError::Encode {
+                            index,
+                            reason: "a restored record holds no sealed words".to_owned(),
+                        });
+                    }
+                    one.push(record::PRESEALED);
+                    one.extend_from_slice(bytes.get(1..).unwrap_or_default());
+                    one.len()
+                }
+            };
+            if size > EVENT_BYTES_MAX {
+                return Err(AppendError::EventTooLarge {
+                    index,
+                    size,
+                    max: EVENT_BYTES_MAX,
+                });
+            }
+            format::push_event(&mut payload, &one);
+            stored += format::EVENT_LEN_PREFIX + size;
+        }
+        if items.len() > BATCH_EVENTS_MAX || stored > BATCH_BYTES_MAX {
+            return Err(AppendError::BatchTooLarge {
+                size: stored,
+                max: BATCH_BYTES_MAX,
+            });
+        }
+        self.send_batch(
+            EncodedBatch {
+                payload,
+                n_events: u32::try_from(items.len()).unwrap_or(u32::MAX),
+                sealed: true,
+            },
             Some(writer::Stamp {
                 first_seq,
                 ts_ms: Some(ts_ms),

@@ -233,6 +233,17 @@ impl Replay {
         self.upto
     }
 
+    /// Keeps the stored bytes of every event read from now on
+    /// ([`Replay::take_record`]).
+    pub(crate) fn keep_records(&mut self) {
+        self.pending_records = Some(VecDeque::new());
+    }
+
+    /// The stored bytes of the event `next` returned last.
+    pub(crate) fn take_record(&mut self) -> Option<Vec<u8>> {
+        self.pending_records.as_mut()?.pop_front()
+    }
+
     fn corrupted(&self, offset: u64, seq: u64, reason: String) -> ReadError {
         ReadError::Corrupted(Corruption {
             segment: self.segment_name.clone(),

@@ -33,6 +33,10 @@ pub(crate) const PLAIN: u8 = 0;
 /// Tag of a record whose words are sealed (or, in a batch on its way to
 /// the writer, still to be sealed).
 pub(crate) const SEALED: u8 = 1;
+/// Tag, in a batch on its way to the writer only, of a record sealed
+/// already (an import restoring another log's bytes): written as a
+/// [`SEALED`] record, as it is.
+pub(crate) const PRESEALED: u8 = 2;
 
 /// Bytes sealing adds to an unsealed record: the nonce and the AEAD tag.
 pub(crate) const SEALING_OVERHEAD: usize = NONCE_BYTES + crate::sealed::TAG_BYTES;
@@ -162,6 +166,36 @@ pub(crate) fn skeleton(record: &[u8]) -> Result<Event, RecordError> {
 /// Whether `record` holds sealed words (so opening it needs its key).
 pub(crate) fn is_sealed(record: &[u8]) -> bool {
     record.first() == Some(&SEALED)
+}
+
+/// Opens a record as a frame of version 2 holds it, with its subject's key
+/// (`None` when it has no words): the event, and whether it is erased. For
+/// an import checking that restored bytes say what their line says.
+pub fn open_record(
+    record: &[u8],
+    seq: u64,
+    key: Option<&SubjectKey>,
+) -> Result<(Event, bool), RecordError> {
+    let opened = open(record, seq, key)?;
+    Ok((opened.event, opened.erased))
+}
+
+/// Whether a record as a frame of version 2 holds it has sealed words.
+#[must_use]
+pub fn record_has_words(record: &[u8]) -> bool {
+    is_sealed(record)
+}
+
+/// The record `event` becomes at `seq` sealed under `key` (see
+/// [`sealed_record`]), for an import that must write an erased event's
+/// skeleton under a key it destroys at once.
+pub fn seal_record(
+    event: &Event,
+    seq: u64,
+    hmac: &HmacKey,
+    key: &DataKey,
+) -> Result<Vec<u8>, RecordError> {
+    sealed_record(event, seq, hmac, key)
 }
 
 /// Opens the record at `seq`: `key` is the subject's key, asked for only

@@ -53,6 +53,13 @@ impl DataKey {
         Self(bytes)
     }
 
+    /// The key's bytes, for an export that carries the keys of the words
+    /// it already holds in the clear (see the export module).
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; DATA_KEY_BYTES] {
+        self.0
+    }
+
     /// A fresh random key.
     pub fn generate() -> Result<Self, SealedError> {
         let mut bytes = [0u8; DATA_KEY_BYTES];

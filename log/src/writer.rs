@@ -474,6 +474,14 @@ impl Writer {
                 (admitted.first_seq..).zip(crate::format::payload_events(payload))
             {
                 let unsealed = unsealed.ok_or("a batch's payload is cut short")?;
+                if unsealed.first() == Some(&record::PRESEALED) {
+                    let mut one = unsealed.to_vec();
+                    if let Some(tag) = one.first_mut() {
+                        *tag = record::SEALED;
+                    }
+                    crate::format::push_event(&mut out, &one);
+                    continue;
+                }
                 if !record::is_sealed(unsealed) {
                     crate::format::push_event(&mut out, unsealed);
                     continue;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use engram::log::limits::{BATCH_EVENTS_MAX, SEGMENT_BYTES_DEFAULT};
-use engram::log::{EncodedBatch, Event, Role, SessionEvent};
+use engram::log::{Event, Role, SessionEvent};
 use serde_json::json;
 
 use super::{Context, DurabilityArg, EXIT_CHECK_FAILED, progress_bar};
@@ -137,7 +137,7 @@ fn append(ctx: &Context, args: &AppendArgs) -> anyhow::Result<ExitCode> {
                             .map(|t| synthetic_event(writer, t))
                             .collect();
                         let sent = Instant::now();
-                        let batch = EncodedBatch::encode(&events)?;
+                        let batch = log.encode(&events)?;
                         let n_bytes = batch.n_bytes() as u64;
                         let appended = log.append_encoded(batch)?;
                         mine.push(sent.elapsed());

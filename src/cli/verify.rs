@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use engram::log::{FileStorage, LogReader, verify_storage};
+use engram::log::{FileStorage, verify_storage};
 use engram_projections::check::{self, Opened, ViewsFile, ViewsReport};
 use serde_json::json;
 
@@ -38,7 +38,10 @@ fn check_views(ctx: &Context, key: engram::log::HmacKey) -> anyhow::Result<Views
         }
         Opened::Db(db) => db,
     };
-    let reader = LogReader::open_dir(&store.log_dir(), key)
+    // Opened with the store's key store: sealed words open as the live
+    // views read them.
+    let reader = store
+        .open_reader_with_key(key)
         .with_context(|| format!("opening log folder {}", store.log_dir().display()))?;
     let persisted = db
         .read(&reader)

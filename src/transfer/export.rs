@@ -7,12 +7,12 @@
 
 use std::io::Write;
 
-use engram_log::{LogReader, LoggedEvent, ReadError};
+use engram_log::{LogReader, LoggedEvent, ReadError, SubjectKey};
 use serde_json::Value;
 
 use super::{
-    EXPORT_FORMAT_VERSION, ExportHeader, ExportTrailer, LineDigest, event_json, line_sha256,
-    parse_event_line,
+    EXPORT_FORMAT_VERSION, ExportHeader, ExportTrailer, LineDigest, SealedLine, event_json,
+    line_sha256, parse_event_line,
 };
 
 /// Why an export stopped. What was written so far has no trailer, so
@@ -76,6 +76,7 @@ pub fn export(
             Some(line_hash(prev)?)
         }
     };
+    let sealed = reader.is_sealed();
     let header = ExportHeader {
         engram_export: EXPORT_FORMAT_VERSION,
         engram_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -83,16 +84,33 @@ pub fn export(
         last_seq,
         n_events: last_seq + 1 - from,
         prev_sha256,
+        sealed,
     };
     write_line(out, &header)?;
     let mut digest = LineDigest::new();
     let mut n_events = 0;
     if from <= last_seq {
-        for logged in reader.replay(from) {
-            let logged = logged?;
+        for logged in reader.replay_with_records(from) {
+            let (logged, record) = logged?;
             if logged.seq > last_seq {
                 break;
             }
+            let sealed_line = match sealed && engram_log::record_has_words(&record) {
+                false => None,
+                true => {
+                    let key = match reader.subject_key(logged.seq) {
+                        Ok(SubjectKey::Live(key)) => Some(key.to_bytes()),
+                        Ok(SubjectKey::Destroyed) => None,
+                        Err(e) => {
+                            return Err(ExportError::Line {
+                                seq: logged.seq,
+                                reason: format!("its data key cannot be read: {e}"),
+                            });
+                        }
+                    };
+                    Some(SealedLine { record, key })
+                }
+            };
             let mut object = event_json(&logged).map_err(|e| ExportError::Line {
                 seq: logged.seq,
                 reason: e.to_string(),
@@ -107,7 +125,14 @@ pub fn export(
                 "sha256".into(),
                 serde_json::to_value(hash).map_err(|e| bad(e.to_string()))?,
             );
+            if let Some(sealed_line) = &sealed_line {
+                object.insert("sealed".into(), sealed_line.to_json());
+            }
             let (back, recorded) = parse_event_line(object.clone()).map_err(bad)?;
+            if back.sealed != sealed_line {
+                return Err(bad("its sealed record does not decode back".to_owned()));
+            }
+            let back = back.logged;
             if line_hash(&back)? != hash || recorded != hash || back.seq != logged.seq {
                 return Err(bad(
                     "its JSON form does not decode back to the same event".to_owned()

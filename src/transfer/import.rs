@@ -25,14 +25,14 @@ use std::path::{Path, PathBuf};
 
 use engram_log::limits::{BATCH_EVENTS_MAX, EVENT_BYTES_MAX, FRAME_PAYLOAD_BYTES_TARGET};
 use engram_log::{
-    AppendError, Durability, Event, Log, LogConfig, LoggedEvent, OpenError, ReadError, Remembered,
-    seal,
+    AppendError, DataKey, Durability, Event, Log, LogConfig, LoggedEvent, OpenError, ReadError,
+    Remembered, Restored, SubjectKey, open_record, seal, seal_record,
 };
 use serde_json::Value;
 
 use super::{
-    EXPORT_FORMAT_VERSION, EXPORT_LINE_BYTES_MAX, ExportHeader, ExportTrailer, LineDigest,
-    line_sha256, parse_event_line,
+    EXPORT_FORMAT_VERSION, EXPORT_LINE_BYTES_MAX, ExportHeader, ExportTrailer, ExportedEvent,
+    LineDigest, line_sha256, parse_event_line,
 };
 use crate::engine::{EngineError, Engram};
 use crate::store::{Store, StoreError, StoreOptions};
@@ -229,7 +229,7 @@ impl<R: BufRead> ExportReader<R> {
     }
 
     /// The next event, `None` after a trailer that checks out.
-    pub fn next_event(&mut self) -> Result<Option<LoggedEvent>, ImportError> {
+    pub fn next_event(&mut self) -> Result<Option<ExportedEvent>, ImportError> {
         if self.done {
             return Ok(None);
         }
@@ -240,7 +240,7 @@ impl<R: BufRead> ExportReader<R> {
         result
     }
 
-    fn read_event(&mut self) -> Result<Option<LoggedEvent>, ImportError> {
+    fn read_event(&mut self) -> Result<Option<ExportedEvent>, ImportError> {
         self.line += 1;
         if !read_line(&mut self.input, &mut self.buf).map_err(|e| self.bad(None, e))? {
             return Err(ImportError::Truncated {
@@ -258,8 +258,15 @@ impl<R: BufRead> ExportReader<R> {
             self.check_trailer(Value::Object(object))?;
             return Ok(None);
         }
-        let (logged, recorded) = parse_event_line(object).map_err(|e| self.bad(None, e))?;
+        let (exported, recorded) = parse_event_line(object).map_err(|e| self.bad(None, e))?;
+        let logged = &exported.logged;
         let seq = Some(logged.seq);
+        if exported.sealed.is_some() && !self.header.sealed {
+            return Err(self.bad(
+                seq,
+                "a sealed record in an export whose header says its store is not sealed",
+            ));
+        }
         if logged.seq != self.next_seq {
             return Err(self.bad(
                 seq,
@@ -323,7 +330,7 @@ impl<R: BufRead> ExportReader<R> {
         }
         self.next_seq += 1;
         self.last_ts_ms = logged.ts_ms;
-        Ok(Some(logged))
+        Ok(Some(exported))
     }
 
     fn check_trailer(&mut self, value: Value) -> Result<(), ImportError> {
@@ -380,7 +387,7 @@ impl<R: BufRead> ExportReader<R> {
 }
 
 impl<R: BufRead> Iterator for ExportReader<R> {
-    type Item = Result<LoggedEvent, ImportError>;
+    type Item = Result<ExportedEvent, ImportError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.next_event().transpose()
@@ -425,17 +432,38 @@ pub struct Imported {
 struct Batch {
     first_seq: u64,
     ts_ms: u64,
-    events: Vec<Event>,
+    items: Vec<Restored>,
+    /// The data keys the items are sealed under (a sealed log only).
+    keys: Vec<(u64, Option<DataKey>)>,
     n_bytes: usize,
 }
 
 impl Batch {
     fn flush(&mut self, log: &Log) -> Result<(), ImportError> {
-        if !self.events.is_empty() {
-            log.append_at(self.first_seq, self.ts_ms, &self.events)?;
-            self.events.clear();
-            self.n_bytes = 0;
+        if self.items.is_empty() {
+            return Ok(());
         }
+        if log.is_sealed() {
+            log.install_keys(&self.keys)
+                .map_err(|e| ImportError::Seal {
+                    seq: self.first_seq,
+                    reason: format!("restoring the data keys failed: {e}"),
+                })?;
+            log.append_restored_at(self.first_seq, self.ts_ms, &self.items)?;
+        } else {
+            let events: Vec<Event> = self
+                .items
+                .drain(..)
+                .filter_map(|item| match item {
+                    Restored::Event(event) => Some(event),
+                    Restored::Record(_) => None,
+                })
+                .collect();
+            log.append_at(self.first_seq, self.ts_ms, &events)?;
+        }
+        self.items.clear();
+        self.keys.clear();
+        self.n_bytes = 0;
         Ok(())
     }
 
@@ -448,7 +476,7 @@ impl Batch {
     }
 }
 
-/// Appends `events`, an ordered stream of logged events that continues
+/// Appends `events`, an ordered stream of exported events that continues
 /// `log` (the first one's seq is the log's last seq + 1, seqs contiguous,
 /// commit times never going back), to `log` with their seqs and commit
 /// times ([`Log::append_at`]), so views folded from the new log equal the
@@ -464,20 +492,27 @@ impl Batch {
 /// event: every event before it is appended. Other events
 /// are appended as they are (a `Checkpoint` stays the record of the log it
 /// was written in). `progress` receives each seq taken from the stream.
+///
+/// A sealed store's events ([`super::SealedLine`]) go into a sealed log only:
+/// each record is written as the source held it, under its own data key
+/// (checked to open to exactly the line's event first), so content hashes
+/// over the stored bytes still match; a memory, whose seal changes, is
+/// sealed again under its own key (or, erased, under one destroyed at once).
 pub fn import_events(
     log: &Log,
-    events: impl IntoIterator<Item = Result<LoggedEvent, ImportError>>,
+    events: impl IntoIterator<Item = Result<ExportedEvent, ImportError>>,
     progress: &dyn Fn(u64),
 ) -> Result<Imported, ImportError> {
     let mut batch = Batch::default();
     let mut imported = Imported::default();
-    for (next_seq, logged) in (log.last_seq() + 1..).zip(events) {
-        let LoggedEvent {
-            seq, ts_ms, event, ..
-        } = match logged {
-            Ok(logged) => logged,
+    for (next_seq, exported) in (log.last_seq() + 1..).zip(events) {
+        let ExportedEvent { logged, sealed } = match exported {
+            Ok(exported) => exported,
             Err(refusal) => return Err(batch.refuse(log, refusal)),
         };
+        let LoggedEvent {
+            seq, ts_ms, event, ..
+        } = logged;
         if seq != next_seq {
             let refusal = AppendError::SeqMismatch {
                 first_seq: seq,
@@ -485,10 +520,48 @@ pub fn import_events(
             };
             return Err(batch.refuse(log, refusal.into()));
         }
+        let refused = |reason: String| ImportError::Seal { seq, reason };
+        let key = sealed.as_ref().and_then(|s| s.key).map(DataKey::from_bytes);
+        let (item, key) = match (log.is_sealed(), sealed) {
+            (false, Some(_)) => {
+                let refusal = refused(
+                    "the export is of a store that seals its words: import it into a sealed store (a new one, or one written sealed)".to_owned(),
+                );
+                return Err(batch.refuse(log, refusal));
+            }
+            (true, None) if engram_log::has_words(&event) => {
+                let refusal = refused(
+                    "the export is of a store that keeps its words in the clear: import it into a new store (made in the clear too), not into a sealed one".to_owned(),
+                );
+                return Err(batch.refuse(log, refusal));
+            }
+            (_, None) => (None, None),
+            (true, Some(sealed)) => {
+                if !matches!(event, Event::Remembered(_)) {
+                    let subject = key.clone().map_or(SubjectKey::Destroyed, SubjectKey::Live);
+                    match open_record(&sealed.record, seq, Some(&subject)) {
+                        Ok((opened, erased)) if opened == event && erased == key.is_none() => {}
+                        Ok(_) => {
+                            let refusal = refused(
+                                "its sealed record does not hold the line's event".to_owned(),
+                            );
+                            return Err(batch.refuse(log, refusal));
+                        }
+                        Err(e) => {
+                            let refusal = refused(format!(
+                                "its sealed record does not open with its key: {e}"
+                            ));
+                            return Err(batch.refuse(log, refusal));
+                        }
+                    }
+                }
+                (Some(Restored::Record(sealed.record)), Some(key))
+            }
+        };
         let event = match event {
             Event::Remembered(memory) => {
                 // The words must be in the log before they are read back.
-                if !batch.events.is_empty() && memory.reference.last_seq >= batch.first_seq {
+                if !batch.items.is_empty() && memory.reference.last_seq >= batch.first_seq {
                     batch.flush(log)?;
                 }
                 match reseal(log, seq, memory) {
@@ -501,24 +574,45 @@ pub fn import_events(
             }
             other => other,
         };
+        let item = match (item, &key, &event) {
+            // A memory's seal changed: its words are sealed again under
+            // their own key, or (erased) its skeleton under a key that is
+            // destroyed before the record is ever read.
+            (Some(_), Some(Some(_)), Event::Remembered(_)) => Restored::Event(event.clone()),
+            (Some(_), Some(None), Event::Remembered(_)) => {
+                let throwaway = DataKey::generate().map_err(|e| refused(e.to_string()))?;
+                let record = seal_record(&event, seq, log.key(), &throwaway)
+                    .map_err(|e| refused(e.to_string()))?;
+                Restored::Record(record)
+            }
+            (Some(item), _, _) => item,
+            (None, _, _) => Restored::Event(event.clone()),
+        };
         // The event's bytes in a frame payload: a u32 length, the encoding.
-        let n_bytes = engram_log::codec::encode(&event)
-            .map_err(|e| AppendError::Encode {
-                index: batch.events.len(),
-                reason: e.to_string(),
-            })?
-            .len()
-            + 4;
+        let n_bytes = match &item {
+            Restored::Record(record) => record.len(),
+            Restored::Event(event) => engram_log::codec::encode(event)
+                .map_err(|e| AppendError::Encode {
+                    index: batch.items.len(),
+                    reason: e.to_string(),
+                })?
+                .len(),
+        } + 4
+            + engram_log::sealed::NONCE_BYTES
+            + engram_log::sealed::TAG_BYTES;
         let full = batch.n_bytes + n_bytes > FRAME_PAYLOAD_BYTES_TARGET
-            || batch.events.len() >= BATCH_EVENTS_MAX;
-        if !batch.events.is_empty() && (batch.ts_ms != ts_ms || full) {
+            || batch.items.len() >= BATCH_EVENTS_MAX;
+        if !batch.items.is_empty() && (batch.ts_ms != ts_ms || full) {
             batch.flush(log)?;
         }
-        if batch.events.is_empty() {
+        if batch.items.is_empty() {
             batch.first_seq = seq;
             batch.ts_ms = ts_ms;
         }
-        batch.events.push(event);
+        batch.items.push(item);
+        if let Some(key) = key {
+            batch.keys.push((seq, key));
+        }
         batch.n_bytes += n_bytes;
         imported.n_events += 1;
         progress(seq);
@@ -622,8 +716,8 @@ fn check_file(
     header: &ExportHeader,
     progress: &dyn Fn(ImportPhase, u64, u64),
 ) -> Result<(), ImportError> {
-    for logged in ExportReader::open(path)? {
-        progress(ImportPhase::Check, logged?.seq, header.last_seq);
+    for exported in ExportReader::open(path)? {
+        progress(ImportPhase::Check, exported?.logged.seq, header.last_seq);
     }
     Ok(())
 }
@@ -720,6 +814,8 @@ fn import_continuation(
 struct Created {
     dir: bool,
     key: Option<PathBuf>,
+    /// The key store and master key files, when this import made them.
+    sealing: Vec<PathBuf>,
     staging: PathBuf,
 }
 
@@ -730,10 +826,10 @@ impl Created {
         let _ = std::fs::remove_dir_all(&self.staging);
         // A key is removed only while no log uses it (another process
         // may have created the store meanwhile).
-        if let Some(key) = &self.key
-            && !store.has_log()
-        {
-            let _ = std::fs::remove_file(key);
+        if !store.has_log() {
+            for file in self.key.iter().chain(&self.sealing) {
+                let _ = std::fs::remove_file(file);
+            }
         }
         if self.dir {
             let _ = std::fs::remove_dir(store.dir());
@@ -767,9 +863,18 @@ fn import_new(
     // Every line is checked before anything is created.
     check_file(path, header, progress)?;
     let key_path = dir.join(engram_log::key::KEY_FILE_NAME);
+    let sealing = [
+        engram_log::keystore::KEY_STORE_FILE_NAME,
+        engram_log::keystore::MASTER_KEY_FILE_NAME,
+    ]
+    .into_iter()
+    .map(|name| dir.join(name))
+    .filter(|path| !path.exists())
+    .collect();
     let mut created = Created {
         dir: !dir.exists(),
         key: (!key_path.exists()).then_some(key_path),
+        sealing,
         staging,
     };
     let result = build_staged(store, options, path, header, &created.staging, progress);
@@ -800,9 +905,18 @@ fn build_staged(
         source,
     })?;
     let key = store.key(&options.key, true)?;
-    let config = LogConfig::new(key)
+    let mut config = LogConfig::new(key)
         .durability(Durability::None)
         .segment_bytes_max(options.segment_bytes_max);
+    // The new store seals its words exactly when the exported one did, so
+    // every record, and every content hash over records, comes back.
+    config.keys = store.key_store(
+        &StoreOptions {
+            seal_new_stores: header.sealed,
+            ..options.clone()
+        },
+        true,
+    )?;
     let log = Log::open_dir(staging, config)?;
     let imported = append_file(&log, path, header, progress)?;
     // Closing syncs every segment; the lock is released with the log.
@@ -825,7 +939,7 @@ fn build_staged(
 mod tests {
     use super::*;
 
-    fn lines(text: &str) -> Vec<Result<LoggedEvent, ImportError>> {
+    fn lines(text: &str) -> Vec<Result<ExportedEvent, ImportError>> {
         match ExportReader::new(text.as_bytes()) {
             Ok(reader) => reader.collect(),
             Err(e) => vec![Err(e)],
