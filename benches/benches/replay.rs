@@ -7,6 +7,9 @@
 //!
 //! - `replay/engram/open+replay+verify`: `LogReader::open`, a full replay
 //!   decoding every event, then `verify()`. The design target is 1M events/s.
+//! - `replay/engram-sealed/open+replay+verify`: the same over a log whose
+//!   words are sealed (a key store beside it; every data key unwrapped and
+//!   every record opened): the cost of encryption, side by side.
 //! - `replay/engram/open+replay`, `replay/engram/open`, `replay/engram/replay`
 //!   and `replay/engram/verify`: the parts alone.
 //! - `replay/{redb,sqlite}/open+replay`: open the database read-only, read
@@ -88,6 +91,7 @@ fn count(n: &mut u64) -> impl FnMut(u64, engram_log::Event) + '_ {
 fn replay(c: &mut Criterion) {
     let n = n_events();
     let engram = build(PeerKind::Engram, n);
+    let sealed = build(PeerKind::EngramSealed, n);
     let redb = build(PeerKind::Redb, n);
     let sqlite = build(PeerKind::Sqlite, n);
     let engram_dir = engram.path();
@@ -99,6 +103,16 @@ fn replay(c: &mut Criterion) {
     group.bench_function("engram/open+replay+verify", |b| {
         b.iter(|| {
             let reader = EngramPeer::reader(engram_dir).expect("open");
+            let mut seen = 0;
+            replay_reader(&reader, &mut count(&mut seen)).expect("replay");
+            assert_eq!(seen, n);
+            let report = reader.verify().expect("verify");
+            assert!(report.is_ok() && report.n_events == n, "{report:?}");
+        });
+    });
+    group.bench_function("engram-sealed/open+replay+verify", |b| {
+        b.iter(|| {
+            let reader = EngramPeer::sealed_reader(sealed.path()).expect("open");
             let mut seen = 0;
             replay_reader(&reader, &mut count(&mut seen)).expect("replay");
             assert_eq!(seen, n);

@@ -38,7 +38,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, anyhow, ensure};
 use engram_log::{
-    Durability, Event, FileStorage, HmacKey, Log, LogConfig, LogReader, Role, SessionEvent, codec,
+    Durability, Event, FileStorage, HmacKey, KeyStoreConfig, Log, LogConfig, LogReader, MasterKey,
+    Role, SessionEvent, codec,
 };
 use tempfile::TempDir;
 
@@ -154,19 +155,28 @@ impl SyncMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeerKind {
     Engram,
+    /// engram with its words sealed (a key store beside the log): the
+    /// cost of encryption, measured against [`PeerKind::Engram`].
+    EngramSealed,
     Redb,
     Sqlite,
 }
 
 impl PeerKind {
     /// Every engine, engram first.
-    pub const ALL: [PeerKind; 3] = [PeerKind::Engram, PeerKind::Redb, PeerKind::Sqlite];
+    pub const ALL: [PeerKind; 4] = [
+        PeerKind::Engram,
+        PeerKind::EngramSealed,
+        PeerKind::Redb,
+        PeerKind::Sqlite,
+    ];
 
     /// The engine's name, for benchmark ids.
     #[must_use]
     pub fn label(self) -> &'static str {
         match self {
             PeerKind::Engram => "engram",
+            PeerKind::EngramSealed => "engram-sealed",
             PeerKind::Redb => "redb",
             PeerKind::Sqlite => "sqlite",
         }
@@ -176,6 +186,7 @@ impl PeerKind {
     pub fn open(self, dir: &Path, mode: SyncMode) -> Result<Box<dyn Peer>> {
         Ok(match self {
             PeerKind::Engram => Box::new(EngramPeer::open(dir, mode)?),
+            PeerKind::EngramSealed => Box::new(EngramPeer::open_sealed(dir, mode)?),
             PeerKind::Redb => Box::new(RedbPeer::open(dir, mode)?),
             PeerKind::Sqlite => Box::new(SqlitePeer::open(dir, mode)?),
         })
@@ -288,26 +299,70 @@ pub fn append_concurrent(
     })
 }
 
-/// engram: a [`Log`] on [`FileStorage`] in one folder.
+/// The master key of the sealed benchmark stores.
+pub const BENCH_MASTER_KEY: [u8; 32] = [0xa5; 32];
+
+/// Folder of a sealed peer's log, inside its store folder (the key store
+/// sits beside it, as in an engram store).
+pub const SEALED_LOG_DIR: &str = "log";
+
+/// engram: a [`Log`] on [`FileStorage`] in one folder, or (sealed) in the
+/// `log` folder of a store folder that holds its key store.
 pub struct EngramPeer {
     log: Log,
     dir: PathBuf,
+    sealed: bool,
 }
 
 impl EngramPeer {
     /// Opens (or creates) the log in `dir`.
     pub fn open(dir: &Path, mode: SyncMode) -> Result<Self> {
-        let durability = match mode {
-            SyncMode::Sync => Durability::Sync,
-            SyncMode::None => Durability::None,
-        };
         let storage = Arc::new(FileStorage::open(dir)?);
-        let config = LogConfig::new(HmacKey::from_bytes(BENCH_KEY)).durability(durability);
+        let config = LogConfig::new(HmacKey::from_bytes(BENCH_KEY)).durability(durability(mode));
         let log = Log::open(storage, config)?;
         Ok(Self {
             log,
             dir: dir.to_path_buf(),
+            sealed: false,
         })
+    }
+
+    /// Opens (or creates) a sealed log in `dir/log`, its key store in `dir`.
+    pub fn open_sealed(dir: &Path, mode: SyncMode) -> Result<Self> {
+        let log_dir = dir.join(SEALED_LOG_DIR);
+        std::fs::create_dir_all(&log_dir)?;
+        let storage = Arc::new(FileStorage::open(&log_dir)?);
+        let config = LogConfig::new(HmacKey::from_bytes(BENCH_KEY))
+            .durability(durability(mode))
+            .keys(
+                Arc::new(FileStorage::open(dir)?),
+                MasterKey::from_bytes(BENCH_MASTER_KEY),
+            );
+        let log = Log::open(storage, config)?;
+        Ok(Self {
+            log,
+            dir: dir.to_path_buf(),
+            sealed: true,
+        })
+    }
+
+    /// Whether the log seals its words.
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.sealed
+    }
+
+    /// Opens the sealed log of store folder `dir` read-only, with its key
+    /// store, as `engram verify` and the views do.
+    pub fn sealed_reader(dir: &Path) -> Result<LogReader> {
+        Ok(LogReader::open_dir_with_keys(
+            &dir.join(SEALED_LOG_DIR),
+            HmacKey::from_bytes(BENCH_KEY),
+            Some(KeyStoreConfig {
+                storage: Arc::new(FileStorage::open(dir)?),
+                master: MasterKey::from_bytes(BENCH_MASTER_KEY),
+            }),
+        )?)
     }
 
     /// The log's folder.
@@ -328,9 +383,20 @@ impl EngramPeer {
     }
 }
 
+fn durability(mode: SyncMode) -> Durability {
+    match mode {
+        SyncMode::Sync => Durability::Sync,
+        SyncMode::None => Durability::None,
+    }
+}
+
 impl Peer for EngramPeer {
     fn kind(&self) -> PeerKind {
-        PeerKind::Engram
+        if self.sealed {
+            PeerKind::EngramSealed
+        } else {
+            PeerKind::Engram
+        }
     }
 
     fn append(&self, events: &[Event]) -> Result<u64> {
@@ -668,6 +734,28 @@ mod tests {
         assert_eq!(reader.last_seq(), 300);
         assert!(reader.verify().unwrap().is_ok());
         assert_eq!(replay_reader(&reader, &mut |_, _| {}).unwrap(), 300);
+        // Sealed: the same events read back, and no turn's words are in
+        // the log's bytes.
+        let store = TempStore::new(PeerKind::EngramSealed, SyncMode::None).unwrap();
+        fill(&*store.peer, BENCH_SEED, 300, 64).unwrap();
+        let dir = store.into_dir();
+        let reader = EngramPeer::sealed_reader(dir.path()).unwrap();
+        assert!(reader.verify().unwrap().is_ok());
+        let mut words = Vec::new();
+        replay_reader(&reader, &mut |_, event| {
+            if let Event::Session(turn) = event {
+                words.push(turn.content);
+            }
+        })
+        .unwrap();
+        assert_eq!(words.len(), 300);
+        let log_bytes: Vec<u8> = std::fs::read_dir(dir.path().join(SEALED_LOG_DIR))
+            .unwrap()
+            .flat_map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
+            .collect();
+        for text in &words {
+            assert!(!log_bytes.windows(text.len()).any(|w| w == text.as_bytes()));
+        }
         for kind in [PeerKind::Redb, PeerKind::Sqlite] {
             let store = TempStore::new(kind, SyncMode::None).unwrap();
             fill(&*store.peer, BENCH_SEED, 300, 64).unwrap();

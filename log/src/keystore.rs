@@ -90,6 +90,11 @@ pub const RESERVE_SEQS_MAX: u64 = 4 * 65_536;
 /// Most slots one [`KeyStore::destroy`] takes (a purge names at most this
 /// many subjects).
 pub const DESTROY_SLOTS_MAX: usize = 65_536;
+/// Most unwrapped keys held at once; past it the cache starts over (every
+/// cached key is in the file too).
+pub const CACHED_KEYS_MAX: usize = 65_536;
+/// Slots read at once when a key is not cached (a replay asks in order).
+pub const READ_AHEAD_SLOTS: u64 = 256;
 
 const CHECK_BLOCK: &[u8; 16] = b"engram keys v1\0\0";
 const CHECK_LABEL: &[u8] = b"engram key store check v1";
@@ -770,6 +775,28 @@ impl KeyStore {
                 first_seq: self.first_seq,
                 last_seq: self.reserved,
             });
+        }
+        // Bounded: every cached key is in the file too.
+        if self.cache.len() >= CACHED_KEYS_MAX {
+            self.cache.clear();
+        }
+        // A replay asks for seqs in order: read the slots after this one
+        // too (one read, not one per seq); only this one must unwrap.
+        let ahead = (self.reserved - seq).min(READ_AHEAD_SLOTS - 1);
+        let n_slots = usize::try_from(ahead + 1).unwrap_or(1);
+        let mut chunk = vec![0u8; n_slots * SLOT_BYTES];
+        if self
+            .file
+            .read_exact_at(&mut chunk, self.offset_of(seq))
+            .is_ok()
+        {
+            for (later, bytes) in (seq + 1..).zip(chunk.chunks_exact(SLOT_BYTES).skip(1)) {
+                if let Ok(slot) = Slot::decode(bytes)
+                    && let Ok(key) = slot.unwrap_key(&self.master, later)
+                {
+                    self.cache.entry(later).or_insert(key);
+                }
+            }
         }
         let mut bytes = [0u8; SLOT_BYTES];
         let offset = self.offset_of(seq);

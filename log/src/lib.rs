@@ -268,7 +268,7 @@ impl EncodedBatch {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Restored {
     /// An event, sealed by this log under its seq's (installed) key.
-    Event(Event),
+    Event(Box<Event>),
     /// A record exactly as another log's frame of version 2 held it.
     Record(Vec<u8>),
 }

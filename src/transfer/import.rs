@@ -455,7 +455,7 @@ impl Batch {
                 .items
                 .drain(..)
                 .filter_map(|item| match item {
-                    Restored::Event(event) => Some(event),
+                    Restored::Event(event) => Some(*event),
                     Restored::Record(_) => None,
                 })
                 .collect();
@@ -578,7 +578,9 @@ pub fn import_events(
             // A memory's seal changed: its words are sealed again under
             // their own key, or (erased) its skeleton under a key that is
             // destroyed before the record is ever read.
-            (Some(_), Some(Some(_)), Event::Remembered(_)) => Restored::Event(event.clone()),
+            (Some(_), Some(Some(_)), Event::Remembered(_)) => {
+                Restored::Event(Box::new(event.clone()))
+            }
             (Some(_), Some(None), Event::Remembered(_)) => {
                 let throwaway = DataKey::generate().map_err(|e| refused(e.to_string()))?;
                 let record = seal_record(&event, seq, log.key(), &throwaway)
@@ -586,7 +588,7 @@ pub fn import_events(
                 Restored::Record(record)
             }
             (Some(item), _, _) => item,
-            (None, _, _) => Restored::Event(event.clone()),
+            (None, _, _) => Restored::Event(Box::new(event.clone())),
         };
         // The event's bytes in a frame payload: a u32 length, the encoding.
         let n_bytes = match &item {
