@@ -6,11 +6,16 @@
 
 use std::path::PathBuf;
 
-use engram_log::{FileStorage, HmacKey, KeySource, LogReader, verify_storage};
+use std::sync::Arc;
+
+use engram_log::{
+    Event, FileStorage, HmacKey, KeySource, KeyStoreConfig, LogReader, MasterKey, verify_storage,
+};
 
 use crate::golden_events::{
-    GOLDEN_KEY, GOLDEN_T0_MS, golden_v1_1_batches, golden_v1_2_batches, golden_v1_3_batches,
-    golden_v1_4_batches, golden_v1_5_batches, golden_v1_batches,
+    GOLDEN_KEY, GOLDEN_MASTER_KEY, GOLDEN_T0_MS, GOLDEN_V2_PURGED, golden_v1_1_batches,
+    golden_v1_2_batches, golden_v1_3_batches, golden_v1_4_batches, golden_v1_5_batches,
+    golden_v1_batches, golden_v2_batches,
 };
 
 fn fixture(version: &str) -> PathBuf {
@@ -137,6 +142,76 @@ fn replays_to_the_events_it_was_written_from(version: &str, batches: &[Vec<engra
     let report = verify_storage(&storage, &key, None).unwrap();
     assert!(report.is_ok(), "{report:?}");
     assert_eq!(report.last_seq, expected.len() as u64);
+}
+
+#[test]
+fn golden_v2_replays_sealed_words_and_its_purged_subjects_erased() {
+    let dir = fixture("v2");
+    let key = HmacKey::from_bytes(GOLDEN_KEY);
+    let keys = || {
+        let master = engram_log::MasterKeySource::StoreFile
+            .load(&dir, false)
+            .unwrap();
+        assert_eq!(master, MasterKey::from_bytes(GOLDEN_MASTER_KEY));
+        Some(KeyStoreConfig {
+            storage: Arc::new(FileStorage::open_read_only(&dir).unwrap()),
+            master,
+        })
+    };
+    let reader = LogReader::open_dir_with_keys(&dir.join("log"), key.clone(), keys()).unwrap();
+    assert!(reader.is_sealed());
+    let batches = golden_v2_batches();
+    let expected: Vec<Event> = batches.iter().flatten().cloned().collect();
+    let replayed: Vec<_> = reader.replay(1).map(Result::unwrap).collect();
+    assert_eq!(replayed.len(), expected.len());
+    for (logged, event) in replayed.iter().zip(&expected) {
+        let purged = GOLDEN_V2_PURGED.contains(&logged.seq);
+        assert_eq!(logged.erased, purged, "seq {}", logged.seq);
+        if !purged {
+            assert_eq!(&logged.event, event, "seq {}", logged.seq);
+        }
+    }
+    // The erased turn is its skeleton: who spoke, in which session, no words.
+    let Event::Session(turn) = &replayed[0].event else {
+        panic!("seq 1 is a turn")
+    };
+    assert_eq!(
+        (turn.session.as_str(), turn.content.as_str()),
+        ("golden-1", "")
+    );
+    // The erased memory keeps its reference and seal, not its words.
+    let (Event::Remembered(erased), Some(Event::Remembered(written))) =
+        (&replayed[6].event, expected.get(6))
+    else {
+        panic!("seq 7 is a memory")
+    };
+    assert_eq!(erased.reference, written.reference);
+    assert_eq!(erased.content_sha256, written.content_sha256);
+    assert_eq!(erased.summary.as_deref(), Some(""));
+    assert!(erased.tags.is_empty());
+
+    // No sealed words are in the segments' bytes; verify needs no data key.
+    let segments: Vec<u8> = std::fs::read_dir(dir.join("log"))
+        .unwrap()
+        .flat_map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    for words in [
+        "用户偏好使用 Python",
+        "Noted: tea in the morning.",
+        "Prefers tea",
+    ] {
+        assert!(
+            !segments.windows(words.len()).any(|w| w == words.as_bytes()),
+            "{words:?} is in the clear"
+        );
+    }
+    let storage = FileStorage::open_read_only(&dir.join("log")).unwrap();
+    let report = verify_storage(&storage, &key, None).unwrap();
+    assert!(report.is_ok(), "{report:?}");
+    // Without its key store the sealed words do not open: an error, never
+    // an erasure.
+    let keyless = LogReader::open_dir(&dir.join("log"), key).unwrap();
+    assert!(keyless.read(2..=2).is_err());
 }
 
 #[test]

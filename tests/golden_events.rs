@@ -15,6 +15,14 @@ pub const GOLDEN_T0_MS: u64 = 1_795_000_000_000;
 /// The HMAC key of the fixtures (a test key, not a secret).
 pub const GOLDEN_KEY: [u8; 32] = [0x42; 32];
 
+/// The master key of the sealed fixtures (format v2; a test key).
+pub const GOLDEN_MASTER_KEY: [u8; 32] = [0x24; 32];
+
+/// The subjects whose data keys the v2 fixture destroys after its last
+/// batch (the first turn and the memory sealed over it): they replay
+/// erased, as their skeletons.
+pub const GOLDEN_V2_PURGED: [u64; 2] = [1, 7];
+
 /// Segment size the fixture was written with, small so it spans segments.
 pub const GOLDEN_SEGMENT_BYTES: u64 = 1024;
 
@@ -256,6 +264,21 @@ pub fn golden_v1_3_batches() -> Vec<Vec<Event>> {
             scale: 0.5,
             values: vec![1, -2, 3, -127, 127, 0],
         },
+    })]);
+    batches
+}
+
+/// The batches of the v2 fixture, written by a log with a key store (frames
+/// of format version 2, words sealed): v1.5's, then a purge of
+/// [`GOLDEN_V2_PURGED`] (variant 22), whose keys are then destroyed.
+pub fn golden_v2_batches() -> Vec<Vec<Event>> {
+    let mut batches = golden_v1_5_batches();
+    batches.push(vec![Event::Purged(Purged {
+        by: Actor::User,
+        reason: "asked to be forgotten".to_owned(),
+        memories: vec![7],
+        sessions: Vec::new(),
+        subjects: GOLDEN_V2_PURGED.to_vec(),
     })]);
     batches
 }
