@@ -169,6 +169,14 @@ impl Store {
             && options.shared_log.is_none()
             && !self.has_log();
         if !self.is_sealed() && !create {
+            // A log written sealed whose key store is gone: refused, not
+            // read as a log in the clear (`verify` still checks it).
+            if engram_log::format::dir_holds_sealed_frames(&self.log_dir()) {
+                return Err(KeyStoreError::Missing {
+                    place: self.dir.join(KEY_STORE_FILE_NAME).display().to_string(),
+                }
+                .into());
+            }
             return Ok(None);
         }
         let master = options.master_key.load(&self.dir, create)?;

@@ -148,6 +148,8 @@ pub fn engram(store: &std::path::Path, args: &[&str]) -> std::process::Output {
         .args(args)
         .env_remove("ENGRAM_HMAC_KEY")
         .env_remove("ENGRAM_HOME")
+        .env_remove("ENGRAM_SEAL")
+        .env_remove("ENGRAM_MASTER_KEY")
         .output()
         .unwrap()
 }

@@ -36,6 +36,7 @@ mod model;
 mod owner;
 mod process_crash;
 mod save_atomic;
+mod sealed;
 mod sentence_model;
 mod server;
 mod shared_log;

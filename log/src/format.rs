@@ -392,6 +392,34 @@ pub fn payload_events(payload: &[u8]) -> PayloadEvents<'_> {
     PayloadEvents { rest: payload }
 }
 
+/// Whether the log in `dir` seals its words: its first frame (in its first
+/// segment) is of [`FRAME_VERSION_SEALED`]. A log is sealed from its first
+/// frame or never, so a store that lost its key store is told apart from
+/// one written in the clear. `false` for an empty or unreadable log (the
+/// open that follows reports what is wrong with it).
+#[must_use]
+pub fn dir_holds_sealed_frames(dir: &std::path::Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let first = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "seg"))
+        .min();
+    let Some(first) = first else {
+        return false;
+    };
+    let mut header = [0u8; SEGMENT_HEADER_LEN + FRAME_HEADER_LEN];
+    let read = std::fs::File::open(first).and_then(|mut file| {
+        use std::io::Read as _;
+        file.read_exact(&mut header)
+    });
+    read.is_ok()
+        && FrameHeader::decode(header.get(SEGMENT_HEADER_LEN..).unwrap_or_default())
+            .is_ok_and(|frame| frame.version >= FRAME_VERSION_SEALED)
+}
+
 /// Appends one length-prefixed event to a payload buffer.
 pub fn push_event(payload: &mut Vec<u8>, event: &[u8]) {
     let len = u32::try_from(event.len()).unwrap_or(u32::MAX);

@@ -479,6 +479,32 @@ impl Log {
             }
         })?;
         let (mut state, recovery) = recovery::recover(&*storage, &config.key, true)?;
+        // The key store is opened before anything is written (a wrong
+        // master key or a damaged key store refuses the open and changes
+        // nothing), for the log's durable end: slots past it were never
+        // used by a durable frame. It is created only with an empty log; a
+        // log with frames and no key store (or a damaged one, or one
+        // another master key wrapped) is refused.
+        let keys = match &config.keys {
+            None => None,
+            Some(keys) => {
+                let opened = match KeyStore::open(
+                    Arc::clone(&keys.storage),
+                    keys.master.clone(),
+                    state.last_seq,
+                ) {
+                    // Nothing is sealed yet: a key store whose creation a
+                    // crash tore is made again.
+                    Err(KeyStoreError::Missing { .. } | KeyStoreError::Damaged { .. })
+                        if state.last_seq == 0 =>
+                    {
+                        KeyStore::create_anew(Arc::clone(&keys.storage), keys.master.clone())
+                    }
+                    other => other,
+                }?;
+                Some(Arc::new(parking_lot::Mutex::new(opened)))
+            }
+        };
         let io = |e: String| {
             OpenError::Io(IoFailure::new(
                 "starting segment",
@@ -530,30 +556,6 @@ impl Log {
             .len()
             .map_err(|e| IoFailure::new("reading length of segment", open_segment.name.clone(), e))?
             .max(open_segment.len);
-        // The key store is opened for the log's durable end: slots past it
-        // were never used by a durable frame. It is created only with an
-        // empty log; a log with frames and no key store (or a damaged one,
-        // or one another master key wrapped) is refused.
-        let keys = match &config.keys {
-            None => None,
-            Some(keys) => {
-                let opened = match KeyStore::open(
-                    Arc::clone(&keys.storage),
-                    keys.master.clone(),
-                    state.last_seq,
-                ) {
-                    // Nothing is sealed yet: a key store whose creation a
-                    // crash tore is made again.
-                    Err(KeyStoreError::Missing { .. } | KeyStoreError::Damaged { .. })
-                        if state.last_seq == 0 =>
-                    {
-                        KeyStore::create_anew(Arc::clone(&keys.storage), keys.master.clone())
-                    }
-                    other => other,
-                }?;
-                Some(Arc::new(parking_lot::Mutex::new(opened)))
-            }
-        };
         let shared = Arc::new(Shared {
             storage,
             key: config.key.clone(),
