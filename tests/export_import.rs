@@ -740,12 +740,13 @@ fn forge(lines: &[String], seq: u64, content: &str) -> Vec<String> {
     values.iter().map(Value::to_string).collect()
 }
 
-#[test]
-fn words_rewritten_in_a_sealed_export_are_refused_at_their_line_and_leave_no_store() {
-    let cli = Cli::new();
+/// Forges seq 4 (the second note; seq 3 put the first memory's new room
+/// on its corridor, seq 5 is the memory sealed over it) of `cli`'s export
+/// with fresh line hashes: the import is refused with `refusal` and leaves
+/// no store; the same words rewritten to themselves import.
+fn forged_words_are_refused(cli: &Cli, refusal: &str) {
     let scratch = tempfile::tempdir().unwrap();
-    let (_, lines) = small_export(&cli, scratch.path());
-    assert!(lines[1].contains("\"sealed\""), "{}", lines[1]);
+    let (_, lines) = small_export(cli, scratch.path());
     let forged = scratch.path().join("forged.jsonl");
     write_lines(
         &forged,
@@ -753,12 +754,8 @@ fn words_rewritten_in_a_sealed_export_are_refused_at_their_line_and_leave_no_sto
     );
     let target = scratch.path().join("new");
     let stderr = cli.refused(&target, &["import", forged.to_str().unwrap()]);
-    assert!(
-        stderr.contains("line 5 (seq 4): its sealed record does not hold the line's event"),
-        "{stderr}"
-    );
+    assert!(stderr.contains(refusal), "{stderr}");
     assert!(!target.exists());
-    // The same words, rewritten to themselves, import.
     write_lines(
         &forged,
         &forge(&lines, 4, "Deploys happen on Fridays after 5pm."),
@@ -767,30 +764,21 @@ fn words_rewritten_in_a_sealed_export_are_refused_at_their_line_and_leave_no_sto
 }
 
 #[test]
+fn words_rewritten_in_a_sealed_export_are_refused_at_their_line_and_leave_no_store() {
+    // The line's record (ciphertext) no longer holds the line's words.
+    forged_words_are_refused(
+        &Cli::new(),
+        "line 5 (seq 4): its sealed record does not hold the line's event",
+    );
+}
+
+#[test]
 fn words_rewritten_with_fresh_hashes_fail_the_memory_seal_and_leave_no_store() {
-    let cli = Cli::in_the_clear();
-    let scratch = tempfile::tempdir().unwrap();
-    let (_, lines) = small_export(&cli, scratch.path());
-    // Seq 4 is the second note (seq 3 put the first memory's new room on
-    // its corridor); seq 5 the memory sealed over it.
-    let forged = scratch.path().join("forged.jsonl");
-    write_lines(
-        &forged,
-        &forge(&lines, 4, "Deploys never happen on Fridays."),
+    // In the clear the words import; the memory sealed over them does not.
+    forged_words_are_refused(
+        &Cli::in_the_clear(),
+        "line 6 (seq 5): the memory's words (seqs 4 to 4) hash to",
     );
-    let target = scratch.path().join("new");
-    let stderr = cli.refused(&target, &["import", forged.to_str().unwrap()]);
-    assert!(
-        stderr.contains("line 6 (seq 5): the memory's words (seqs 4 to 4) hash to"),
-        "{stderr}"
-    );
-    assert!(!target.exists());
-    // The same words, rewritten to themselves, import.
-    write_lines(
-        &forged,
-        &forge(&lines, 4, "Deploys happen on Fridays after 5pm."),
-    );
-    cli.ok(&target, &["import", forged.to_str().unwrap()]);
 }
 
 /// The last seq of store `dir`.

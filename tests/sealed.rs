@@ -2,10 +2,8 @@
 //! reads them back, verifies without any data key, and refuses clearly
 //! (changing nothing) when its key store or master key is wrong or gone.
 
+use crate::support::{engram_expecting, engram_json, engram_with};
 use std::path::Path;
-use std::process::Command;
-
-use crate::support::{engram_expecting, engram_json};
 
 const WORDS: &str = "The staging database password rotates every Tuesday at noon";
 
@@ -37,23 +35,6 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
     haystack
         .windows(needle.len())
         .any(|w| w == needle.as_bytes())
-}
-
-/// `engram` with extra environment, daemons of the store stopped after.
-fn engram_with(store: &Path, env: &[(&str, &str)], args: &[&str]) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_engram"));
-    command
-        .arg("--store")
-        .arg(store)
-        .args(args)
-        .env_remove("ENGRAM_HMAC_KEY")
-        .env_remove("ENGRAM_HOME")
-        .env_remove("ENGRAM_SEAL")
-        .env_remove("ENGRAM_MASTER_KEY");
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    command.output().unwrap()
 }
 
 fn stop_daemon(store: &Path) {

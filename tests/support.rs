@@ -142,16 +142,28 @@ pub fn dir_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 /// Runs the `engram` binary on store `store` with `args`, with no key or home
 /// from the environment.
 pub fn engram(store: &std::path::Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_engram"))
+    engram_with(store, &[], args)
+}
+
+/// [`engram`] with the variables `env` set.
+pub fn engram_with(
+    store: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> std::process::Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_engram"));
+    command
         .arg("--store")
         .arg(store)
         .args(args)
         .env_remove("ENGRAM_HMAC_KEY")
         .env_remove("ENGRAM_HOME")
         .env_remove("ENGRAM_SEAL")
-        .env_remove("ENGRAM_MASTER_KEY")
-        .output()
-        .unwrap()
+        .env_remove("ENGRAM_MASTER_KEY");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
 }
 
 /// [`engram`] expecting exit `code`: its stdout and stderr.

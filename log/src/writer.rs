@@ -395,32 +395,12 @@ impl Writer {
             && let Err(e) = keys.lock().reserve(next_seq - 1)
         {
             let cause = format!("reserving keys before seq {next_seq} failed: {e}");
-            self.poison(cause.clone());
-            for admitted in appends {
-                let _ = admitted.ack.send(Err(AppendError::Poisoned {
-                    cause: cause.clone(),
-                }));
-            }
-            for ack in syncs {
-                let _ = ack.send(Err(AppendError::Poisoned {
-                    cause: cause.clone(),
-                }));
-            }
+            self.fail_group(&cause, appends, syncs);
             return deferred;
         }
         let mut appends = appends;
         if let Err(cause) = self.seal_batches(&mut appends) {
-            self.poison(cause.clone());
-            for admitted in appends {
-                let _ = admitted.ack.send(Err(AppendError::Poisoned {
-                    cause: cause.clone(),
-                }));
-            }
-            for ack in syncs {
-                let _ = ack.send(Err(AppendError::Poisoned {
-                    cause: cause.clone(),
-                }));
-            }
+            self.fail_group(&cause, appends, syncs);
             return deferred;
         }
         let force_sync = !syncs.is_empty();
@@ -452,6 +432,26 @@ impl Writer {
             }
         }
         deferred
+    }
+
+    /// Poisons the log with `cause` and refuses every request of a group
+    /// that was not written.
+    fn fail_group(
+        &self,
+        cause: &str,
+        appends: Vec<Admitted>,
+        syncs: Vec<Sender<Result<(), AppendError>>>,
+    ) {
+        self.poison(cause.to_owned());
+        let poisoned = || AppendError::Poisoned {
+            cause: cause.to_owned(),
+        };
+        for admitted in appends {
+            let _ = admitted.ack.send(Err(poisoned()));
+        }
+        for ack in syncs {
+            let _ = ack.send(Err(poisoned()));
+        }
     }
 
     /// Seals the words of every batch of a sealed log under the data keys
