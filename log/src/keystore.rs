@@ -378,7 +378,9 @@ impl Slot {
         Self::wrap_with_nonce(master, seq, key, nonce)
     }
 
-    /// Wraps with a given nonce (tests pin their bytes with it).
+    /// Wraps with a given nonce, which must never repeat under one master
+    /// key: drawn at random (`reserve` draws a batch's at once), or pinned
+    /// by a test.
     pub fn wrap_with_nonce(
         master: &MasterKey,
         seq: u64,
@@ -741,9 +743,23 @@ impl KeyStore {
         let n_slots = usize::try_from(to - from + 1).unwrap_or(usize::MAX);
         let mut bytes = Vec::with_capacity(n_slots.saturating_mul(SLOT_BYTES));
         let mut fresh = Vec::with_capacity(n_slots);
-        for seq in from..=to {
-            let key = DataKey::generate().map_err(|e| KeyStoreError::Random(e.to_string()))?;
-            bytes.extend_from_slice(&Slot::wrap(&self.master, seq, &key)?.encode());
+        // Every key and nonce of the batch from one draw of the system's
+        // random source (one call, not two per seq).
+        let mut random = vec![0u8; n_slots.saturating_mul(DATA_KEY_BYTES + NONCE_BYTES)];
+        getrandom::fill(&mut random).map_err(|e| KeyStoreError::Random(e.to_string()))?;
+        for (seq, drawn) in (from..=to).zip(random.chunks_exact(DATA_KEY_BYTES + NONCE_BYTES)) {
+            let (key_bytes, nonce) = drawn.split_at(DATA_KEY_BYTES);
+            let key = DataKey::from_bytes(
+                key_bytes
+                    .try_into()
+                    .map_err(|_| KeyStoreError::Random("short draw".to_owned()))?,
+            );
+            let nonce: [u8; NONCE_BYTES] = nonce
+                .try_into()
+                .map_err(|_| KeyStoreError::Random("short draw".to_owned()))?;
+            bytes.extend_from_slice(
+                &Slot::wrap_with_nonce(&self.master, seq, &key, nonce)?.encode(),
+            );
             fresh.push((seq, key));
         }
         let offset = self.offset_of(from);
