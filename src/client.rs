@@ -404,7 +404,11 @@ pub fn answer(status: u16, body: Value) -> Result<Value, ApiError> {
     let message = body["message"]
         .as_str()
         .map_or_else(|| body.to_string(), str::to_owned);
-    Err(ApiError::new(code, message))
+    let error = ApiError::new(code, message);
+    Err(match body.get("details") {
+        Some(details) => error.with_details(details.clone()),
+        None => error,
+    })
 }
 
 /// A failure to reach the owner as an API error: the owner's own error as

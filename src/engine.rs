@@ -75,6 +75,61 @@ pub enum EngineError {
     /// The owner holding the store is shutting down.
     #[error("the store's owner is shutting down: try again")]
     Closed,
+    /// The memory's words were erased by a purge.
+    #[error(
+        "memory {id} was erased: purged at seq {seq} by the {}, reason: {reason}",
+        actor_name(*by)
+    )]
+    Purged {
+        id: MemoryId,
+        seq: u64,
+        by: engram_log::Actor,
+        reason: String,
+    },
+    /// A purge refused (unknown session, already purged, content not
+    /// sealed, too large) or its keys not destroyed.
+    #[error(transparent)]
+    Purge(#[from] engram_commands::purge::PurgeError),
+}
+
+/// The file in a store folder that says a purge is under way (empty; set
+/// durably before its `Purged` is appended, removed once the views are
+/// rewritten): a store opening with it finishes the purge first.
+pub const PURGE_PENDING_FILE_NAME: &str = "purge.pending";
+
+/// Sets (created and synced, the folder synced) or clears (removed, the
+/// folder synced) `store`'s purge-pending mark.
+pub(crate) fn mark_purge_pending(store: &Store, pending: bool) -> Result<(), EngineError> {
+    let path = store.dir().join(PURGE_PENDING_FILE_NAME);
+    let failed = |source: std::io::Error| {
+        EngineError::Store(StoreError::Create {
+            path: path.clone(),
+            source,
+        })
+    };
+    if pending {
+        let file = engram_log::storage::create_private_file(&path, false).map_err(failed)?;
+        file.sync_all().map_err(failed)?;
+    } else {
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(failed(e)),
+        }
+    }
+    std::fs::File::open(store.dir())
+        .and_then(|dir| dir.sync_all())
+        .map_err(failed)
+}
+
+/// The name of an actor in messages and answers (`user`, `model`, `system`).
+#[must_use]
+pub fn actor_name(actor: engram_log::Actor) -> &'static str {
+    match actor {
+        engram_log::Actor::User => "user",
+        engram_log::Actor::Model => "model",
+        engram_log::Actor::System => "system",
+    }
 }
 
 /// One view's progress in `stats`.
@@ -385,6 +440,12 @@ impl Engram {
             Some(url) => Some(Replication::start(url, &log)?),
             None => None,
         };
+        // A purge a crash interrupted is finished before anything reads
+        // the log: its keys destroyed, then (below) the views rewritten.
+        let pending = store.dir().join(PURGE_PENDING_FILE_NAME).exists();
+        if pending {
+            engram_commands::purge::finish_pending(log.reader())?;
+        }
         let wake = log.subscribe();
         let core = CoreViews::new(log.reader().clone());
         let views = Views::open(
@@ -395,6 +456,13 @@ impl Engram {
             view_options,
             progress,
         )?;
+        let last_purged = core.memory_table.read().state.last_purged_seq();
+        if pending || last_purged > views.rewritten_through()? {
+            views.rewrite(CoreViews::new(log.reader().clone()).list())?;
+        }
+        if pending {
+            mark_purge_pending(&store, false)?;
+        }
         Ok(Self {
             store,
             log,

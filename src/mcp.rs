@@ -30,8 +30,8 @@ use serde_json::Value;
 use crate::api::{
     ApiError, BatchItem, BatchRequest, By, CategoryName, ConfirmRequest, CorridorRequest,
     ErrorCode, ForgetRequest, GradeRequest, IdArg, IngestRequest, ListRequest, MIN_SCORE_MAX,
-    PlaceKindName, RecallRequest, RememberRequest, Service, StatusName, TierName, UpdateRequest,
-    VerdictName, VerdictRequest,
+    PlaceKindName, PurgeRequest, RecallRequest, RememberRequest, Service, StatusName, TierName,
+    UpdateRequest, VerdictName, VerdictRequest,
 };
 use crate::client::{Client, encode, memory_target, query_target};
 
@@ -45,6 +45,7 @@ pub trait Door: std::fmt::Debug + Send + Sync + 'static {
     fn recall_context(&self, r: &RecallRequest) -> Result<String, ApiError>;
     fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError>;
     fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError>;
+    fn purge(&self, id: IdArg, r: &PurgeRequest) -> Result<Value, ApiError>;
     fn review(&self) -> Result<Value, ApiError>;
     fn grade(&self, id: IdArg, r: &GradeRequest) -> Result<Value, ApiError>;
     fn confirm(&self, id: IdArg, r: &ConfirmRequest) -> Result<Value, ApiError>;
@@ -82,6 +83,9 @@ impl Door for Service {
     }
     fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
         Service::forget(self, id, r)
+    }
+    fn purge(&self, id: IdArg, r: &PurgeRequest) -> Result<Value, ApiError> {
+        Service::purge(self, id, r)
     }
     fn review(&self) -> Result<Value, ApiError> {
         Service::review(self, None)
@@ -169,6 +173,11 @@ impl Door for Client {
     }
     fn forget(&self, id: IdArg, r: &ForgetRequest) -> Result<Value, ApiError> {
         let target = memory_target(id, "forget", &[]);
+        self.call("POST", &target, Some(&body(r)?))
+            .map_err(ApiError::from)
+    }
+    fn purge(&self, id: IdArg, r: &PurgeRequest) -> Result<Value, ApiError> {
+        let target = memory_target(id, "purge", &[]);
         self.call("POST", &target, Some(&body(r)?))
             .map_err(ApiError::from)
     }
@@ -331,6 +340,20 @@ pub struct ForgetArgs {
     /// The memory's id as recall shows it (`u:2`, `p:2`).
     pub id: IdArg,
     /// Why it should go (kept in the tombstone for auditors).
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// This conversation's session id (for session-private memories).
+    #[serde(default)]
+    pub session: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PurgeArgs {
+    /// The memory's id as recall shows it (`u:2`, `p:2`).
+    pub id: IdArg,
+    /// Why it must be erased, kept in the clear for auditors: never the
+    /// erased words or the secret itself.
     #[serde(default)]
     pub reason: Option<String>,
     /// This conversation's session id (for session-private memories).
@@ -716,6 +739,30 @@ impl McpServer {
                 session: args.session,
             };
             Ok(s.forget(args.id, &request)?.to_string())
+        })
+        .await
+    }
+
+    #[tool(
+        name = "memory_purge",
+        title = "Erase a memory for good",
+        annotations(
+            title = "Erase a memory for good",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        description = "Erase a memory for good, when its words must not be kept at all (a secret that slipped in, personal data the user asked to erase). Its words, and every memory and event derived from them, become unreadable: their keys are destroyed, so nothing can bring them back; the log keeps that a purge happened, who asked and your reason. The reason stays readable: never put the secret in it. A model cannot purge what the user said themselves (ask the user to run `engram purge`). To merely stop recalling a memory, use memory_forget. Give the id as recall shows it (`u:2`, `p:2`)."
+    )]
+    async fn memory_purge(&self, Parameters(args): Parameters<PurgeArgs>) -> ToolAnswer {
+        self.call(move |s| {
+            let request = PurgeRequest {
+                reason: args.reason,
+                by: By::Model,
+                session: args.session,
+            };
+            Ok(s.purge(args.id, &request)?.to_string())
         })
         .await
     }

@@ -316,7 +316,8 @@ impl Engram {
     }
 
     /// Memory `id`'s original words, proven unaltered; appends `Expanded`.
-    /// A forgotten memory expands only in audit mode.
+    /// A forgotten memory expands only in audit mode; a purged one never
+    /// (its words are gone: the error names the purge).
     pub fn expand_as(
         &self,
         id: MemoryId,
@@ -325,6 +326,14 @@ impl Engram {
     ) -> Result<Expansion, EngineError> {
         let subject = &clean_subject(subject)?;
         let entry = self.entry(id)?;
+        if let Some(purged) = &entry.purged {
+            return Err(EngineError::Purged {
+                id,
+                seq: purged.seq,
+                by: purged.by,
+                reason: purged.reason.clone(),
+            });
+        }
         if let Some(forgotten) = &entry.forgotten
             && !audit
         {
@@ -366,6 +375,26 @@ impl Engram {
     ) -> Result<Forgetting, EngineError> {
         Ok(engram_commands::flywheel::forget(
             self, id, subject, reason,
+        )?)
+    }
+
+    /// Erases `target` for good (`engram_commands::purge`): the memory (or
+    /// session) and everything whose words derive from it. `Purged` is
+    /// appended, the data keys destroyed and the views file rewritten
+    /// before this returns. Refused with nothing changed: an unknown memory
+    /// or session, a memory already purged, a store whose content is not
+    /// sealed, a model purging what the user said (a `GateDenied` recorded).
+    pub fn purge(
+        &self,
+        target: &engram_commands::purge::PurgeTarget,
+        subject: &Subject,
+        reason: &str,
+    ) -> Result<engram_commands::purge::Purging, EngineError> {
+        // Reads recorded without waiting (a recall's `Recalled`) reach the
+        // log first, so the purge finds every one that hit its memories.
+        self.settle()?;
+        Ok(engram_commands::purge::purge(
+            self, target, subject, reason,
         )?)
     }
 
@@ -484,6 +513,15 @@ impl CommandStore for Engram {
     fn now_ms(&self) -> u64 {
         crate::engine::now_ms()
     }
+
+    fn rewrite_views(&self) -> Result<(), EngineError> {
+        let fresh = engram_projections::CoreViews::new(self.log().reader().clone());
+        Ok(self.views().rewrite(fresh.list())?)
+    }
+
+    fn mark_purge_pending(&self, pending: bool) -> Result<(), EngineError> {
+        crate::engine::mark_purge_pending(self.store(), pending)
+    }
 }
 
 impl From<SaveError<EngineError>> for EngineError {
@@ -526,6 +564,18 @@ impl From<engram_commands::flywheel::CommandError<EngineError>> for EngineError 
             CommandError::Corridor(e) => EngineError::Corridor(e),
             CommandError::UnknownMemory { id } => EngineError::UnknownMemory { id },
             CommandError::Forgotten { id, seq } => EngineError::Forgotten { id, seq },
+            CommandError::Purged {
+                id,
+                seq,
+                by,
+                reason,
+            } => EngineError::Purged {
+                id,
+                seq,
+                by,
+                reason,
+            },
+            CommandError::Purge(e) => EngineError::Purge(e),
             CommandError::Denied(denial) => EngineError::Denied(denial),
             CommandError::Discarded { reason } => EngineError::Discarded { reason },
             CommandError::Seal(e) => EngineError::Seal(e),

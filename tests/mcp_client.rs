@@ -26,7 +26,7 @@ use crate::support::skip_unless_required;
 /// How long the SDK's whole session, or any one raw answer, may take.
 const WAIT: Duration = Duration::from_secs(60);
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_client.py");
-const TOOLS: [&str; 19] = [
+const TOOLS: [&str; 20] = [
     "engram_review",
     "engram_save",
     "engram_search",
@@ -39,6 +39,7 @@ const TOOLS: [&str; 19] = [
     "memory_list",
     "memory_l0",
     "memory_palace",
+    "memory_purge",
     "memory_recall",
     "memory_remember",
     "memory_review",
@@ -394,7 +395,7 @@ fn mcp_tool_schemas_state_the_real_limits_and_plain_enums() {
     assert_eq!(list["properties"]["limit"]["maximum"], 500, "{list}");
     assert_eq!(
         list["properties"]["status"]["enum"],
-        json!(["live", "superseded", "archived", "forgotten"]),
+        json!(["live", "superseded", "archived", "forgotten", "purged"]),
         "{list}"
     );
     assert_eq!(

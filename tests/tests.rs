@@ -35,6 +35,7 @@ mod memory_scopes;
 mod model;
 mod owner;
 mod process_crash;
+mod purge;
 mod save_atomic;
 mod sealed;
 mod sentence_model;

@@ -63,6 +63,16 @@ pub enum CommandError<E: std::error::Error + 'static> {
     UnknownMemory { id: MemoryId },
     #[error("memory {id} was forgotten at seq {seq}")]
     Forgotten { id: MemoryId, seq: u64 },
+    /// The memory's words were erased: nothing can be done with it.
+    #[error("memory {id} was erased (purged at seq {seq}): its words are gone")]
+    Purged {
+        id: MemoryId,
+        seq: u64,
+        by: Actor,
+        reason: String,
+    },
+    #[error(transparent)]
+    Purge(#[from] crate::purge::PurgeError),
     /// A gate refused it; the `GateDenied` event was appended.
     #[error("{0}")]
     Denied(Denial),
@@ -81,15 +91,26 @@ pub enum CommandError<E: std::error::Error + 'static> {
 
 type Result<T, S> = std::result::Result<T, CommandError<<S as CommandStore>::Error>>;
 
+/// The entry of memory `id`; a purged memory is refused (nothing can be
+/// done with it).
 fn entry<S: CommandStore>(store: &S, id: MemoryId) -> Result<MemoryEntry, S> {
-    store
+    let entry = store
         .views()
         .memory_table
         .read()
         .state
         .get(id)
         .cloned()
-        .ok_or(CommandError::UnknownMemory { id })
+        .ok_or(CommandError::UnknownMemory { id })?;
+    match &entry.purged {
+        Some(p) => Err(CommandError::Purged {
+            id,
+            seq: p.seq,
+            by: p.by,
+            reason: p.reason.clone(),
+        }),
+        None => Ok(entry),
+    }
 }
 
 fn live_entry<S: CommandStore>(store: &S, id: MemoryId) -> Result<MemoryEntry, S> {

@@ -10,9 +10,9 @@
 //!
 //! | policy | denies |
 //! | --- | --- |
-//! | [`ScopeIsolation`] | remember, forget, expand, confirm, supersede or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
+//! | [`ScopeIsolation`] | remember, forget, purge (a model's), expand, confirm, supersede or distill on a memory scoped to a session other than the caller's; a session-scoped write from outside that session |
 //! | [`SizeLimits`] | content over [`CONTENT_BYTES_MAX`], a reference over [`REFERENCE_EVENTS_MAX`] events (a saved memory's or a distilled rule's) |
-//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model forgetting, overruling (a verdict keeping the other memory), superseding (an update), shelving a contradiction with, or archiving what the user said; a model moving a room or corridor the user placed; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
+//! | [`WriteTrust`] | a model claiming the user's authorship (remember, distill); a model purging what the user said or a whole session; a model forgetting, overruling (a verdict keeping the other memory), superseding (an update), shelving a contradiction with, or archiving what the user said; a model moving a room or corridor the user placed; a model's grade that lowers a user's memory into the range maintenance archives ([`DECAY_IMPORTANCE_BELOW`]) |
 //!
 //! Verdicts, grades and maintenance are store-wide housekeeping with no
 //! session of their own, so scope isolation leaves them to the other
@@ -85,6 +85,9 @@ pub enum Action {
     Rescore,
     /// A room or corridor put on a corridor ([`Object::Placement`]).
     Place,
+    /// Words erased for good: a memory ([`Object::Memory`]) or a whole
+    /// session ([`Object::Session`]).
+    Purge,
 }
 
 impl Action {
@@ -103,6 +106,7 @@ impl Action {
             Action::Supersede => "supersede",
             Action::Rescore => "rescore",
             Action::Place => "place",
+            Action::Purge => "purge",
         }
     }
 }
@@ -139,6 +143,8 @@ pub enum Object<'a> {
         name: &'a str,
         placed_by: Option<Actor>,
     },
+    /// A session, by name (a purge of all its turns).
+    Session(&'a str),
 }
 
 impl Object<'_> {
@@ -159,6 +165,7 @@ impl Object<'_> {
             }
             Object::Grade { memory, grade, .. } => format!("memory {} (grade {grade})", memory.id),
             Object::Placement { name, .. } => redact(name).text,
+            Object::Session(name) => format!("session {}", redact(name).text),
         }
     }
 }
@@ -285,10 +292,17 @@ impl Policy for ScopeIsolation {
         ) {
             return Decision::Allow;
         }
+        // Erasure is the user's right over every session's words: the
+        // user purges from outside any session (a model stays bound).
+        if action == Action::Purge && subject.actor == Actor::User {
+            return Decision::Allow;
+        }
         let scope = match object {
             Object::Content { scope, .. } => scope,
             Object::Memory(entry) | Object::Grade { memory: entry, .. } => &entry.scope,
-            Object::Contradiction { .. } | Object::Placement { .. } => return Decision::Allow,
+            Object::Contradiction { .. } | Object::Placement { .. } | Object::Session(_) => {
+                return Decision::Allow;
+            }
         };
         match scope {
             Scope::Store => Decision::Allow,
@@ -354,6 +368,14 @@ impl Policy for WriteTrust {
             (Action::Forget, Object::Memory(entry)) if users(entry) => {
                 deny("a model cannot forget what the user said; ask the user".to_owned())
             }
+            (Action::Purge, Object::Memory(entry)) if users(entry) => deny(format!(
+                "a model cannot purge what the user said (memory {}); ask the user",
+                entry.id
+            )),
+            (Action::Purge, Object::Session(name)) => deny(format!(
+                "a model cannot purge a whole session ({}); ask the user",
+                redact(name).text
+            )),
             (Action::Supersede, Object::Memory(entry)) if users(entry) => deny(format!(
                 "a model cannot supersede what the user said (memory {}); ask the user",
                 entry.id
@@ -532,6 +554,7 @@ mod tests {
             status: engram_projections::models::MemoryStatus::Live,
             forgotten: None,
             archived: None,
+            purged: None,
             reinforcements: 0,
             last_changed_seq: id,
             expires_at_ms: None,

@@ -14,6 +14,9 @@
 //!   verdict retiring the old memory), one append.
 //! - [`corridor`]: a room or corridor put on a corridor by hand (the
 //!   save places new rooms by itself), loops refused.
+//! - [`purge`]: words erased for good (a memory, or a whole session):
+//!   gated, `Purged` appended, the subjects' data keys destroyed, the
+//!   views rewritten; [`purge::finish_pending`] ends an interrupted one.
 //! - [`tier`]: when a memory changes tier (promotion, demotion) and the
 //!   `TierChanged` that records it.
 //! - [`workspace`]: workspace documents (AGENTS.md, CLAUDE.md, README,
@@ -35,6 +38,7 @@ pub mod ingest;
 pub mod maintain;
 pub mod meaning;
 pub mod memory;
+pub mod purge;
 pub mod record;
 pub mod reembed;
 pub mod save;

@@ -91,6 +91,14 @@ pub trait CommandStore {
     fn embedding_of(&self, text: &str) -> Option<Embedding>;
     /// The wall clock in unix milliseconds (a time to live starts there).
     fn now_ms(&self) -> u64;
+    /// Rewrites the views' file from the log so that no freed page keeps
+    /// words a purge just erased (a purge's last step before it answers).
+    fn rewrite_views(&self) -> Result<(), Self::Error>;
+    /// Sets (durably) or clears the store's mark that a purge is under
+    /// way: set before its `Purged` is appended, cleared once its views
+    /// are rewritten. A store that opens with the mark set finishes the
+    /// purge ([`crate::purge::finish_pending`]) before it serves.
+    fn mark_purge_pending(&self, pending: bool) -> Result<(), Self::Error>;
 }
 
 /// The answer of [`CommandStore::append_expecting`].

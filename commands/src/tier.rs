@@ -159,6 +159,7 @@ mod tests {
             status: MemoryStatus::Live,
             forgotten: None,
             archived: None,
+            purged: None,
             reinforcements: 0,
             last_changed_seq: 7,
             expires_at_ms: None,

@@ -98,6 +98,14 @@ pub fn update<S: CommandStore>(store: &S, update: &Update) -> Result<Updated, S>
         .get(update.memory)
         .cloned()
         .ok_or(CommandError::UnknownMemory { id: update.memory })?;
+    if let Some(purged) = &old.purged {
+        return Err(CommandError::Purged {
+            id: old.id,
+            seq: purged.seq,
+            by: purged.by,
+            reason: purged.reason.clone(),
+        });
+    }
     if let Some(forgotten) = &old.forgotten {
         return Err(CommandError::Forgotten {
             id: old.id,

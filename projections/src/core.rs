@@ -8,7 +8,7 @@ use parking_lot::RwLock;
 
 use crate::audit::AuditView;
 use crate::models::{
-    EntityDictionary, LruTable, MemoryTable, Palace, ReviewSchedule, SessionTable, TierIndex,
+    EntityDictionary, LruTable, MemoryTable, PalaceView, ReviewSchedule, SessionTable, TierIndex,
     TrustScores, Verdicts,
 };
 use crate::runtime::SharedView;
@@ -25,7 +25,7 @@ pub struct CoreViews {
     pub trust: Arc<RwLock<Snapshot<TrustScores>>>,
     pub audit: Arc<RwLock<AuditView>>,
     pub sessions: Arc<RwLock<Snapshot<SessionTable>>>,
-    pub palace: Arc<RwLock<Snapshot<Palace>>>,
+    pub palace: Arc<RwLock<PalaceView>>,
     pub verdicts: Arc<RwLock<Snapshot<Verdicts>>>,
     pub review: Arc<RwLock<Snapshot<ReviewSchedule>>>,
     pub entities: Arc<RwLock<Snapshot<EntityDictionary>>>,
@@ -51,7 +51,7 @@ impl CoreViews {
             trust: Arc::default(),
             audit: Arc::default(),
             sessions: Arc::default(),
-            palace: Arc::default(),
+            palace: Arc::new(RwLock::new(PalaceView::new(reader.key().clone()))),
             verdicts: Arc::default(),
             review: Arc::default(),
             entities: Arc::default(),

@@ -27,10 +27,10 @@ pub mod verdicts;
 
 pub use entities::EntityDictionary;
 pub use lru::{Access, LruTable};
-pub use memory_table::{Archival, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
+pub use memory_table::{Archival, Erasure, Forgetting, MemoryEntry, MemoryStatus, MemoryTable};
 pub use palace::{
-    CORRIDOR_DEPTH_MAX, Coordinate, DEFAULT_CORRIDOR, Palace, Placement, ROOM_SLOTS, Room,
-    UNSORTED_ROOM,
+    CORRIDOR_DEPTH_MAX, Coordinate, DEFAULT_CORRIDOR, Palace, PalaceView, Placement, ROOM_SLOTS,
+    Room, UNSORTED_ROOM,
 };
 pub use review::{ReviewSchedule, Schedule};
 pub use sessions::{SessionInfo, SessionTable};

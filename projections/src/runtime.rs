@@ -209,13 +209,24 @@ pub struct OpenOptions {
 
 /// The live views of one store.
 pub struct Views {
-    db: Arc<Database>,
+    /// The database and the threads feeding it: replaced whole when the
+    /// file is rewritten ([`Views::rewrite`]).
+    running: RwLock<Running>,
     /// For views that read details back from the log (the audit view).
     reader: LogReader,
-    projectors: Vec<Projector>,
-    feeder: Option<JoinHandle<()>>,
-    stop_feeder: Option<Sender<()>>,
+    /// The views driven, in their fixed order.
+    views: Vec<SharedView>,
+    path: PathBuf,
     report: OpenReport,
+}
+
+/// The views' database and the threads that keep it.
+struct Running {
+    db: Arc<Database>,
+    projectors: Vec<Projector>,
+    /// Gives the log's wake-up receiver back when it stops.
+    feeder: Option<JoinHandle<Receiver<()>>>,
+    stop_feeder: Option<Sender<()>>,
 }
 
 impl std::fmt::Debug for Views {
@@ -223,11 +234,22 @@ impl std::fmt::Debug for Views {
         f.debug_struct("Views")
             .field(
                 "views",
-                &self.projectors.iter().map(|p| p.name).collect::<Vec<_>>(),
+                &self
+                    .running
+                    .read()
+                    .projectors
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
 }
+
+/// The table of the views file's own facts: `rewritten` -> the seq the file
+/// was last built fresh through by [`Views::rewrite`].
+const FILE_FACTS: redb::TableDefinition<&str, u64> = redb::TableDefinition::new("file_facts");
+const REWRITTEN: &str = "rewritten";
 
 /// Opens (or creates) the redb file, setting a damaged one aside.
 fn open_db(path: &Path) -> Result<(Database, Option<String>), ViewError> {
@@ -503,7 +525,7 @@ fn feed(
     senders: Vec<(Sender<Batch>, Arc<Watermark>)>,
     mut fed: u64,
     catch_up_to: u64,
-) {
+) -> Receiver<()> {
     let send_up_to = |fed: &mut u64, last: u64, batch_events: u64| -> bool {
         while *fed < last {
             let to = last.min(*fed + batch_events);
@@ -525,15 +547,15 @@ fn feed(
         true
     };
     if !send_up_to(&mut fed, catch_up_to, CATCH_UP_BATCH_EVENTS) {
-        return;
+        return wake;
     }
     loop {
         crossbeam_channel::select! {
-            recv(wake) -> woke => if woke.is_err() { return },
-            recv(stop) -> _ => return,
+            recv(wake) -> woke => if woke.is_err() { return wake },
+            recv(stop) -> _ => return wake,
         }
         if !send_up_to(&mut fed, reader.last_seq(), FEED_BATCH_EVENTS) {
-            return;
+            return wake;
         }
     }
 }
@@ -560,9 +582,7 @@ impl Views {
             damaged: damaged.clone(),
             views: Vec::new(),
         };
-        let mut projectors = Vec::with_capacity(views.len());
-        let mut senders = Vec::with_capacity(views.len());
-        for (view, (done, fp, rebuilt)) in views.into_iter().zip(loaded) {
+        for (view, (done, _, rebuilt)) in views.iter().zip(&loaded) {
             let (name, version) = {
                 let v = view.read();
                 (v.name(), v.version())
@@ -573,56 +593,33 @@ impl Views {
                 rebuilt: if damaged.is_some() {
                     Some("damaged database".to_owned())
                 } else {
-                    rebuilt
+                    rebuilt.clone()
                 },
                 n_applied: upto - done,
             });
-            let mark = Arc::new(Watermark::new(name, done));
-            let (tx, rx) = crossbeam_channel::bounded(PROJECTOR_QUEUE_BATCHES);
-            let thread = {
-                let (db, mark) = (Arc::clone(&db), Arc::clone(&mark));
-                std::thread::Builder::new()
-                    .name(format!("engram-view-{name}"))
-                    .spawn(move || project(view, db, mark, rx, done, fp, upto))
-                    .map_err(|e| ViewError::Db(redb::Error::Io(e)))?
-            };
-            senders.push((tx.clone(), Arc::clone(&mark)));
-            projectors.push(Projector {
-                name,
-                version,
-                mark,
-                tx: Some(tx),
-                thread: Some(thread),
-            });
         }
-        let from = projectors
-            .iter()
-            .map(|p| p.mark.applied())
-            .min()
-            .unwrap_or(upto);
-        let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
-        let feeder = std::thread::Builder::new()
-            .name("engram-view-feeder".to_owned())
-            .spawn({
-                let reader = reader.clone();
-                move || feed(reader, wake, stop_rx, senders, from, upto)
-            })
-            .map_err(|e| ViewError::Db(redb::Error::Io(e)))?;
+        let running = start(db, &views, &loaded, &reader, wake, upto)?;
         let views = Self {
-            db,
+            running: RwLock::new(running),
             reader,
-            projectors,
-            feeder: Some(feeder),
-            stop_feeder: Some(stop_tx),
+            views,
+            path: path.to_owned(),
             report,
         };
+        views.catch_up(upto, progress)?;
+        Ok(views)
+    }
+
+    /// Waits for every view to reach `upto`, reporting progress.
+    fn catch_up(&self, upto: u64, progress: &dyn Fn(u64, u64)) -> Result<(), ViewError> {
         // Every view catches up on its own thread; wait for the slowest.
         loop {
-            match views.wait_for(upto, CATCH_UP_POLL) {
+            match self.wait_for(upto, CATCH_UP_POLL) {
                 Ok(()) => break,
                 Err(ViewError::Timeout { .. }) => {
                     progress(
-                        views
+                        self.running
+                            .read()
                             .projectors
                             .iter()
                             .map(|p| p.mark.applied())
@@ -635,7 +632,87 @@ impl Views {
             }
         }
         progress(upto, upto);
-        Ok(views)
+        Ok(())
+    }
+
+    /// The seq through which the views file was last built fresh by
+    /// [`Views::rewrite`] (0: never).
+    pub fn rewritten_through(&self) -> Result<u64, ViewError> {
+        let running = self.running.read();
+        let txn = running.db.begin_read()?;
+        let table = match txn.open_table(FILE_FACTS) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(0),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(table.get(REWRITTEN)?.map_or(0, |v| v.value()))
+    }
+
+    /// Replaces the views file with one built fresh by replaying the log
+    /// into `fresh` (empty views, the same set and order as the live
+    /// ones), so that no page of the old file survives in it: a purge's
+    /// last step, since redb frees pages without overwriting them. The
+    /// projectors stop (each persisting where it stands), the new file is
+    /// built beside the old (`views.redb.rewrite`), synced, renamed over
+    /// it and the folder synced; then the live views load from it and the
+    /// projectors start again from there. Readers keep reading the live
+    /// views throughout (their state is the same fold of the same log).
+    /// A crash before the rename leaves the old file, and the store
+    /// rewrites it again when it opens (see [`Views::rewritten_through`]).
+    pub fn rewrite(&self, fresh: Vec<SharedView>) -> Result<(), ViewError> {
+        if fresh.len() != self.views.len() {
+            return Err(ViewError::Snapshot {
+                view: "views",
+                reason: format!(
+                    "a rewrite needs {} fresh views, got {}",
+                    self.views.len(),
+                    fresh.len()
+                ),
+            });
+        }
+        let mut running = self.running.write();
+        let wake = shutdown(&mut running);
+        if let Some(e) = running.projectors.iter().find_map(|p| p.mark.failed()) {
+            return Err(e);
+        }
+        let upto = self.reader.last_seq();
+        let building = self.path.with_extension("redb.rewrite");
+        match std::fs::remove_file(&building) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(ViewError::Db(redb::Error::Io(e))),
+        }
+        create_private_file(&building, false).map_err(redb::Error::Io)?;
+        {
+            let db = Database::create(&building)?;
+            replay_prefix(&db, &fresh, &self.reader, upto)?;
+            let txn = db.begin_write()?;
+            txn.open_table(FILE_FACTS)?.insert(REWRITTEN, upto)?;
+            txn.commit()?;
+        }
+        drop(fresh);
+        std::fs::rename(&building, &self.path).map_err(|e| ViewError::Db(redb::Error::Io(e)))?;
+        if let Some(dir) = self.path.parent() {
+            sync_dir(dir)?;
+        }
+        // The old file's handle is the last reference to it.
+        let placeholder = Arc::new(
+            Database::builder().create_with_backend(redb::backends::InMemoryBackend::new())?,
+        );
+        drop(std::mem::replace(&mut running.db, placeholder));
+        let (db, _) = open_db(&self.path)?;
+        let db = Arc::new(db);
+        let loaded = load_views(&db, &self.views, false, &self.reader)?;
+        *running = start(
+            db,
+            &self.views,
+            &loaded,
+            &self.reader,
+            wake,
+            self.reader.last_seq(),
+        )?;
+        drop(running);
+        self.wait_for(upto, Duration::from_secs(60))
     }
 
     /// What opening found and did.
@@ -648,8 +725,15 @@ impl Views {
     /// that failed returns its error; running out of time is an error too.
     pub fn wait_for(&self, seq: u64, timeout: Duration) -> Result<(), ViewError> {
         let deadline = Instant::now() + timeout;
-        for p in &self.projectors {
-            p.mark.wait_for(seq, deadline, timeout)?;
+        let marks: Vec<Arc<Watermark>> = self
+            .running
+            .read()
+            .projectors
+            .iter()
+            .map(|p| Arc::clone(&p.mark))
+            .collect();
+        for mark in &marks {
+            mark.wait_for(seq, deadline, timeout)?;
         }
         Ok(())
     }
@@ -657,13 +741,19 @@ impl Views {
     /// The first failure of any view: the engine is unhealthy while set.
     #[must_use]
     pub fn health(&self) -> Option<ViewError> {
-        self.projectors.iter().find_map(|p| p.mark.failed())
+        self.running
+            .read()
+            .projectors
+            .iter()
+            .find_map(|p| p.mark.failed())
     }
 
     /// Each view's name, version and watermark.
     #[must_use]
     pub fn status(&self) -> Vec<ViewStatus> {
-        self.projectors
+        self.running
+            .read()
+            .projectors
             .iter()
             .map(|p| ViewStatus {
                 name: p.name,
@@ -676,13 +766,13 @@ impl Views {
 
     /// The seqs of every operation on `memory`, in seq order (the audit index).
     pub fn memory_seqs(&self, memory: engram_log::MemoryId) -> Result<Vec<u64>, ViewError> {
-        crate::AuditView::memory_seqs(&*self.db, memory)
+        crate::AuditView::memory_seqs(&*self.running.read().db, memory)
     }
 
     /// The seqs of every event of `session` (its turns, and the memories
     /// referencing it), in seq order (the audit index).
     pub fn session_seqs(&self, session: &str) -> Result<Vec<u64>, ViewError> {
-        crate::AuditView::session_seqs(&*self.db, session)
+        crate::AuditView::session_seqs(&*self.running.read().db, session)
     }
 
     /// Every operation on `memory` the audit view holds, in seq order.
@@ -690,27 +780,12 @@ impl Views {
         &self,
         memory: engram_log::MemoryId,
     ) -> Result<Vec<crate::AuditRecord>, ViewError> {
-        crate::AuditView::memory_history(&*self.db, &self.reader, memory)
-    }
-
-    fn shutdown(&mut self) {
-        self.stop_feeder = None;
-        if let Some(feeder) = self.feeder.take() {
-            let _ = feeder.join();
-        }
-        for p in &mut self.projectors {
-            p.tx = None;
-        }
-        for p in &mut self.projectors {
-            if let Some(thread) = p.thread.take() {
-                let _ = thread.join();
-            }
-        }
+        crate::AuditView::memory_history(&*self.running.read().db, &self.reader, memory)
     }
 
     /// Stops the projectors after each persisted its state durably.
-    pub fn close(mut self) -> Result<(), ViewError> {
-        self.shutdown();
+    pub fn close(self) -> Result<(), ViewError> {
+        shutdown(&mut self.running.write());
         match self.health() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -718,9 +793,96 @@ impl Views {
     }
 }
 
+/// Starts a projector thread per view, each from what `loaded` says it
+/// applied, and the feeder catching them up to `upto` and then following
+/// the log.
+fn start(
+    db: Arc<Database>,
+    views: &[SharedView],
+    loaded: &[(u64, Fingerprint, Option<String>)],
+    reader: &LogReader,
+    wake: Receiver<()>,
+    upto: u64,
+) -> Result<Running, ViewError> {
+    let mut projectors = Vec::with_capacity(views.len());
+    let mut senders = Vec::with_capacity(views.len());
+    for (view, (done, fp, _)) in views.iter().zip(loaded) {
+        let (name, version) = {
+            let v = view.read();
+            (v.name(), v.version())
+        };
+        let (done, fp) = (*done, *fp);
+        let mark = Arc::new(Watermark::new(name, done));
+        let (tx, rx) = crossbeam_channel::bounded(PROJECTOR_QUEUE_BATCHES);
+        let thread = {
+            let (db, mark, view) = (Arc::clone(&db), Arc::clone(&mark), Arc::clone(view));
+            std::thread::Builder::new()
+                .name(format!("engram-view-{name}"))
+                .spawn(move || project(view, db, mark, rx, done, fp, upto))
+                .map_err(|e| ViewError::Db(redb::Error::Io(e)))?
+        };
+        senders.push((tx.clone(), Arc::clone(&mark)));
+        projectors.push(Projector {
+            name,
+            version,
+            mark,
+            tx: Some(tx),
+            thread: Some(thread),
+        });
+    }
+    let from = projectors
+        .iter()
+        .map(|p| p.mark.applied())
+        .min()
+        .unwrap_or(upto);
+    let (stop_tx, stop_rx) = crossbeam_channel::bounded(1);
+    let feeder = std::thread::Builder::new()
+        .name("engram-view-feeder".to_owned())
+        .spawn({
+            let reader = reader.clone();
+            move || feed(reader, wake, stop_rx, senders, from, upto)
+        })
+        .map_err(|e| ViewError::Db(redb::Error::Io(e)))?;
+    Ok(Running {
+        db,
+        projectors,
+        feeder: Some(feeder),
+        stop_feeder: Some(stop_tx),
+    })
+}
+
+/// Stops the feeder and then each projector (which persists where it
+/// stands); gives back the log's wake-up receiver the feeder held (a fresh,
+/// closed one when it is gone).
+fn shutdown(running: &mut Running) -> Receiver<()> {
+    running.stop_feeder = None;
+    let wake = running.feeder.take().and_then(|feeder| feeder.join().ok());
+    for p in &mut running.projectors {
+        p.tx = None;
+    }
+    for p in &mut running.projectors {
+        if let Some(thread) = p.thread.take() {
+            let _ = thread.join();
+        }
+    }
+    wake.unwrap_or_else(|| crossbeam_channel::bounded(0).1)
+}
+
+/// Makes a rename in `dir` durable.
+fn sync_dir(dir: &Path) -> Result<(), ViewError> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| ViewError::Db(redb::Error::Io(e)))
+}
+
 impl Drop for Views {
     fn drop(&mut self) {
-        self.shutdown();
+        shutdown(self.running.get_mut());
     }
 }
 

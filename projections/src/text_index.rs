@@ -262,6 +262,21 @@ impl TextIndexState {
         self.live_len += u64::from(len);
     }
 
+    /// Drops a purged memory's document as [`Self::remove`] does, and its
+    /// length too: what indexing its erased words (none) would have left.
+    fn erase(&mut self, memory: MemoryId) {
+        self.remove(memory);
+        let Some(&doc) = self.by_memory.get(&memory) else {
+            return;
+        };
+        if let Some(entry) = self.docs.get_mut(doc as usize) {
+            entry.len = 0;
+        }
+        if let Some(len) = self.lens.get_mut(doc as usize) {
+            *len = 0;
+        }
+    }
+
     fn remove(&mut self, memory: MemoryId) {
         let Some(&doc) = self.by_memory.get(&memory) else {
             return;
@@ -444,14 +459,14 @@ impl TextIndex {
 
     /// The words of the memory `entry` describes, once the MAC the projector
     /// kept proves that they and the entry's summary, tags, room, scope,
-    /// source and seal are what the log holds. A forgotten memory has no
-    /// words (`Ok(None)`).
+    /// source and seal are what the log holds. A forgotten or purged memory
+    /// has no words (`Ok(None)`).
     ///
     /// # Errors
     /// [`ViewError::Tampered`] naming the memory when the views were altered
     /// outside engram (or hold no words for a memory that is not forgotten).
     pub fn verified_text(&self, entry: &MemoryEntry) -> Result<Option<&str>, ViewError> {
-        if entry.status == MemoryStatus::Forgotten {
+        if matches!(entry.status, MemoryStatus::Forgotten | MemoryStatus::Purged) {
             return Ok(None);
         }
         let tampered = |reason: &str| ViewError::Tampered {
@@ -518,6 +533,18 @@ impl View for TextIndex {
                 self.size_verified();
             }
             Event::Forgotten(f) => self.state.remove(f.memory),
+            Event::Purged(p) => {
+                for &memory in &p.memories {
+                    self.state.erase(memory);
+                }
+                // The cache of recent turns answers as the log would: an
+                // erased turn's words are empty.
+                for seq in &p.subjects {
+                    if let Some((_, content)) = self.recent.get_mut(seq) {
+                        content.clear();
+                    }
+                }
+            }
             _ => {}
         }
         Ok(())

@@ -81,6 +81,36 @@ impl ModelVectors {
     }
 
     /// Removes `memory`'s vector, returning it.
+    /// Puts the vectors in memory id order (slots renumbered).
+    fn sort_by_id(&mut self) {
+        let dim = self.dimension as usize;
+        let mut order: Vec<usize> = (0..self.ids.len()).collect();
+        order.sort_by_key(|&slot| self.ids.get(slot).copied().unwrap_or(MemoryId::MAX));
+        let mut ids = Vec::with_capacity(self.ids.len());
+        let mut scales = Vec::with_capacity(self.scales.len());
+        let mut values = Vec::with_capacity(self.values.len());
+        for slot in order {
+            let (Some(&id), Some(&scale), Some(v)) = (
+                self.ids.get(slot),
+                self.scales.get(slot),
+                self.values.get(slot * dim..(slot + 1) * dim),
+            ) else {
+                continue;
+            };
+            ids.push(id);
+            scales.push(scale);
+            values.extend_from_slice(v);
+        }
+        self.slot_of = ids
+            .iter()
+            .zip(0u32..)
+            .map(|(&id, slot)| (id, slot))
+            .collect();
+        self.ids = ids;
+        self.scales = scales;
+        self.values = values;
+    }
+
     fn remove(&mut self, memory: MemoryId) -> Option<(f32, Vec<i8>)> {
         let slot = self.slot_of.remove(&memory)? as usize;
         let dim = self.dimension as usize;
@@ -310,6 +340,21 @@ impl Fold for VectorIndex {
                 self.forgotten.insert(f.memory);
                 self.archived.remove(&f.memory);
                 self.drop_memory(f.memory);
+            }
+            // A purged memory's vectors leak its words: gone for good,
+            // as after a forget.
+            Event::Purged(p) => {
+                for &memory in &p.memories {
+                    self.forgotten.insert(memory);
+                    self.archived.remove(&memory);
+                    self.drop_memory(memory);
+                }
+                // A rebuild never saw the erased vectors, so the slots the
+                // others hold differ from the live index's: both put them
+                // in id order here, and agree again.
+                for vectors in self.models.values_mut() {
+                    vectors.sort_by_id();
+                }
             }
             _ => {}
         }

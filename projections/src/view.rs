@@ -107,6 +107,20 @@ impl<F: Fold> View for Snapshot<F> {
     }
 }
 
+impl<F: Fold> Snapshot<F> {
+    /// Persists `self` as [`View::persist`] does, then hands the state back
+    /// to `home` (for views that wrap a fold with more than its state).
+    pub(crate) fn persist_into(
+        mut self,
+        txn: &WriteTransaction,
+        home: &mut F,
+    ) -> Result<(), ViewError> {
+        let result = View::persist(&mut self, txn);
+        *home = self.state;
+        result
+    }
+}
+
 /// What a view persisted about its progress.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Meta {

@@ -15,7 +15,7 @@ use engram_log::{MemoryId, Tier};
 use engram_projections::CoreViews;
 use engram_projections::models::{MemoryEntry, MemoryStatus};
 
-use crate::recall::{CUE_LABEL_CHARS, FORGOTTEN_LABEL, UNVERIFIED_LABEL};
+use crate::recall::{CUE_LABEL_CHARS, ERASED_LABEL, FORGOTTEN_LABEL, UNVERIFIED_LABEL};
 
 /// Memories a page holds when the caller names no limit.
 pub const LIST_LIMIT_DEFAULT: usize = 20;
@@ -35,6 +35,8 @@ pub enum ListStatus {
     Archived,
     /// Tombstoned.
     Forgotten,
+    /// Erased by a purge: listed without summary, tags or words.
+    Purged,
 }
 
 impl ListStatus {
@@ -46,6 +48,7 @@ impl ListStatus {
             ListStatus::Superseded => "superseded",
             ListStatus::Archived => "archived",
             ListStatus::Forgotten => "forgotten",
+            ListStatus::Purged => "purged",
         }
     }
 }
@@ -100,6 +103,7 @@ pub struct Listed {
 pub fn status_of(entry: &MemoryEntry, overruled: bool) -> ListStatus {
     match entry.status {
         MemoryStatus::Forgotten => ListStatus::Forgotten,
+        MemoryStatus::Purged => ListStatus::Purged,
         MemoryStatus::Archived => ListStatus::Archived,
         MemoryStatus::Live if overruled => ListStatus::Superseded,
         MemoryStatus::Live => ListStatus::Live,
@@ -158,11 +162,16 @@ pub fn list(core: &CoreViews, query: &ListQuery) -> Vec<Listed> {
                 entry.summary.clone().unwrap_or_else(|| first_words(text)),
                 true,
             ),
+            Ok(None) if entry.status == MemoryStatus::Purged => {
+                (None, ERASED_LABEL.to_owned(), true)
+            }
             Ok(None) => (None, FORGOTTEN_LABEL.to_owned(), true),
             Err(_) => (None, UNVERIFIED_LABEL.to_owned(), false),
         };
         // Summary, tags and room are under the same MAC as the words.
-        let (room, tags, summary) = if verified {
+        let (room, tags, summary) = if entry.status == MemoryStatus::Purged {
+            (None, Vec::new(), None)
+        } else if verified {
             (
                 entry.room.clone(),
                 entry.tags.clone(),

@@ -36,6 +36,7 @@ fn status_name(status: Option<MemoryStatus>) -> &'static str {
         Some(MemoryStatus::Live) => "live",
         Some(MemoryStatus::Archived) => "archived",
         Some(MemoryStatus::Forgotten) | None => "forgotten",
+        Some(MemoryStatus::Purged) => "purged",
     }
 }
 
@@ -59,8 +60,8 @@ pub fn room(core: &CoreViews, name: &str) -> Option<RoomEntry> {
                 slot,
                 id,
                 coordinate: format!("{name}#{slot}"),
-                label: if status == "forgotten" {
-                    "(forgotten)".to_owned()
+                label: if status == "forgotten" || status == "purged" {
+                    format!("({status})")
                 } else {
                     label(core, id)
                 },
@@ -75,7 +76,7 @@ pub fn room(core: &CoreViews, name: &str) -> Option<RoomEntry> {
         capacity: ROOM_SLOTS,
         topic: tour
             .iter()
-            .find(|s| s.status != "forgotten")
+            .find(|s| s.status != "forgotten" && s.status != "purged")
             .map_or_else(String::new, |s| s.label.clone()),
         tour,
     })

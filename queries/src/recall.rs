@@ -90,6 +90,9 @@ pub fn label(core: &CoreViews, id: MemoryId) -> String {
     let Some(entry) = table.state.get(id) else {
         return FORGOTTEN_LABEL.to_owned();
     };
+    if entry.status == MemoryStatus::Purged {
+        return ERASED_LABEL.to_owned();
+    }
     let text = match index.verified_text(entry) {
         Ok(Some(text)) => text,
         Ok(None) => return FORGOTTEN_LABEL.to_owned(),
@@ -113,6 +116,8 @@ pub fn label(core: &CoreViews, id: MemoryId) -> String {
 
 /// The label of a forgotten memory.
 pub const FORGOTTEN_LABEL: &str = "(forgotten)";
+/// The label of a purged memory: its words were erased.
+pub const ERASED_LABEL: &str = "(erased)";
 /// The label of a memory whose view entries do not match their MAC (the
 /// views file was altered): its words are not shown.
 pub const UNVERIFIED_LABEL: &str = "(unverified: run `engram verify --views`)";
@@ -178,7 +183,7 @@ pub fn admits(query: &RecallQuery, entry: &MemoryEntry) -> bool {
     let status_ok = match entry.status {
         MemoryStatus::Live => query.tier != Some(Tier::L4) || entry.tier == Tier::L4,
         MemoryStatus::Archived => query.tier == Some(Tier::L4),
-        MemoryStatus::Forgotten => false,
+        MemoryStatus::Forgotten | MemoryStatus::Purged => false,
     };
     let tier_ok = match query.tier {
         Some(tier) => entry.tier == tier,

@@ -20,6 +20,8 @@ pub enum ErrorCode {
     Discarded,
     Tampered,
     Forgotten,
+    /// The memory's words were erased by a purge.
+    Erased,
     AmbiguousId,
     PayloadTooLarge,
     UnsupportedMediaType,
@@ -41,6 +43,7 @@ impl ErrorCode {
             ErrorCode::Discarded => "discarded",
             ErrorCode::Tampered => "tampered",
             ErrorCode::Forgotten => "forgotten",
+            ErrorCode::Erased => "erased",
             ErrorCode::AmbiguousId => "ambiguous_id",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::UnsupportedMediaType => "unsupported_media_type",
@@ -54,7 +57,7 @@ impl ErrorCode {
     /// it back from an error body.
     #[must_use]
     pub fn parse(text: &str) -> Option<Self> {
-        const ALL: [ErrorCode; 15] = [
+        const ALL: [ErrorCode; 16] = [
             ErrorCode::BadRequest,
             ErrorCode::InvalidJson,
             ErrorCode::Unauthorized,
@@ -64,6 +67,7 @@ impl ErrorCode {
             ErrorCode::Discarded,
             ErrorCode::Tampered,
             ErrorCode::Forgotten,
+            ErrorCode::Erased,
             ErrorCode::AmbiguousId,
             ErrorCode::PayloadTooLarge,
             ErrorCode::UnsupportedMediaType,
@@ -84,7 +88,7 @@ impl ErrorCode {
             ErrorCode::NotFound | ErrorCode::NoStore => 404,
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::Discarded | ErrorCode::Tampered | ErrorCode::VersionMismatch => 409,
-            ErrorCode::Forgotten => 410,
+            ErrorCode::Forgotten | ErrorCode::Erased => 410,
             ErrorCode::PayloadTooLarge => 413,
             ErrorCode::UnsupportedMediaType => 415,
             ErrorCode::Internal => 500,
@@ -98,6 +102,10 @@ impl ErrorCode {
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
+    /// Facts a program reads instead of the message (an erased memory's
+    /// purge: `{"id", "purged_seq", "by", "reason"}`), as `details` in
+    /// the body.
+    pub details: Option<Value>,
 }
 
 impl ApiError {
@@ -105,17 +113,33 @@ impl ApiError {
         Self {
             code,
             message: message.into(),
+            details: None,
         }
+    }
+
+    /// The error with `details` for programs.
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadRequest, message)
     }
 
-    /// The JSON error body: `{"error": code, "message"}`.
+    /// The JSON error body: `{"error": code, "message"}`, and `details`
+    /// when there are any.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        json!({"error": self.code.as_str(), "message": self.message})
+        match &self.details {
+            None => json!({"error": self.code.as_str(), "message": self.message}),
+            Some(details) => json!({
+                "error": self.code.as_str(),
+                "message": self.message,
+                "details": details,
+            }),
+        }
     }
 }
 
@@ -129,6 +153,27 @@ impl From<EngineError> for ApiError {
             EngineError::Seal(engram_log::seal::SealError::Tampered { .. }) => ErrorCode::Tampered,
             EngineError::Seal(_) => ErrorCode::BadRequest,
             EngineError::Forgotten { .. } => ErrorCode::Forgotten,
+            EngineError::Purged {
+                id,
+                seq,
+                by,
+                reason,
+            } => {
+                return Self::new(ErrorCode::Erased, e.to_string()).with_details(json!({
+                    "id": id,
+                    "purged_seq": seq,
+                    "by": crate::engine::actor_name(*by),
+                    "reason": reason,
+                }));
+            }
+            EngineError::Purge(engram_commands::purge::PurgeError::UnknownSession { .. }) => {
+                ErrorCode::NotFound
+            }
+            EngineError::Purge(
+                engram_commands::purge::PurgeError::Keys(_)
+                | engram_commands::purge::PurgeError::Read(_),
+            ) => ErrorCode::Internal,
+            EngineError::Purge(_) => ErrorCode::BadRequest,
             EngineError::Discarded { .. } => ErrorCode::Discarded,
             EngineError::Flywheel(FlywheelError::NotInContradiction { .. }) => ErrorCode::NotFound,
             EngineError::Flywheel(_) => ErrorCode::BadRequest,

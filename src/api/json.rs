@@ -120,6 +120,20 @@ pub fn forgetting(scope: &str, forgetting: &Forgetting) -> Value {
     json!({"id": qualified(scope, forgetting.id), "seq": forgetting.seq, "already": forgetting.already})
 }
 
+/// What a purge did, in store `scope`: its event's seq, the memories
+/// erased (qualified ids), the sessions purged whole and the subjects
+/// whose keys were destroyed.
+#[must_use]
+pub fn purging(scope: &str, purging: &engram_commands::purge::Purging) -> Value {
+    json!({
+        "store": scope,
+        "seq": purging.seq,
+        "memories": purging.memories.iter().map(|&id| qualified(scope, id)).collect::<Vec<_>>(),
+        "sessions": purging.sessions,
+        "subjects": purging.subjects,
+    })
+}
+
 #[must_use]
 pub fn confirmation(scope: &str, confirmation: &Confirmation) -> Value {
     json!({

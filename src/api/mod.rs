@@ -730,6 +730,70 @@ impl Service {
         Ok(json::forgetting(scope, &forgetting))
     }
 
+    /// Erases a memory for good (with every memory and event whose words
+    /// derive from it): `Purged` appended, the data keys destroyed, the
+    /// views file rewritten.
+    ///
+    /// # Errors
+    /// Unknown, already purged, a store whose content is not sealed, or
+    /// gated (a model purging what the user said).
+    pub fn purge(&self, id: IdArg, r: &PurgeRequest) -> Result<Value, ApiError> {
+        let (scope, purging) = self.with_memory(id, |engram, id| {
+            engram.purge(
+                &engram_commands::purge::PurgeTarget::Memory(id),
+                &r.subject(),
+                r.reason.as_deref().unwrap_or_default(),
+            )
+        })?;
+        let mut answer = json::purging(scope, &purging);
+        if let Some(fields) = answer.as_object_mut() {
+            fields.insert("id".to_owned(), json!(qualified(scope, id.id)));
+        }
+        Ok(answer)
+    }
+
+    /// Erases a whole session for good, in every store that recorded it:
+    /// its turns, every memory referencing it and what derives from them.
+    ///
+    /// # Errors
+    /// `not_found` when no store holds the session; a store whose content
+    /// is not sealed; gated (a model may not purge a session).
+    pub fn purge_session(&self, name: &str, r: &PurgeRequest) -> Result<Value, ApiError> {
+        let target = engram_commands::purge::PurgeTarget::Session(name.to_owned());
+        let holds = |engram: &Engram| engram.core().sessions.read().state.get(name).is_some();
+        let mut stores = Vec::new();
+        if holds(self.engram()) {
+            stores.push(Target::Primary);
+        }
+        for (i, other) in self.others.iter().enumerate() {
+            if other.with(false, holds)? == Some(true) {
+                stores.push(Target::Other(i));
+            }
+        }
+        if stores.is_empty() {
+            return Err(ApiError::from(crate::engine::EngineError::Purge(
+                engram_commands::purge::PurgeError::UnknownSession {
+                    name: name.to_owned(),
+                },
+            )));
+        }
+        let mut purges = Vec::new();
+        for store in stores {
+            let scope = self.target_scope(store);
+            let purging = self.on(store, |engram| {
+                engram
+                    .purge(
+                        &target,
+                        &r.subject(),
+                        r.reason.as_deref().unwrap_or_default(),
+                    )
+                    .map_err(ApiError::from)
+            })?;
+            purges.push(json::purging(scope, &purging));
+        }
+        Ok(json!({"session": name, "purges": purges}))
+    }
+
     /// Checks a quote against a memory's verified source.
     ///
     /// # Errors

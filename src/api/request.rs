@@ -246,6 +246,42 @@ pub struct ForgetRequest {
     pub session: Option<String>,
 }
 
+/// Erase a memory (and every event whose words derive from it), or a
+/// whole session, for good: its data keys are destroyed. The memory or
+/// session is named by the route (`/api/memories/{id}/purge`,
+/// `/api/sessions/{name}/purge`), or by the CLI's `ID` / `--session S`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema, clap::Args)]
+#[serde(deny_unknown_fields)]
+pub struct PurgeRequest {
+    /// Why, kept in the clear in the log for auditors (at most 4 KiB):
+    /// never put the erased words or the secret itself here.
+    #[arg(long, value_name = "R")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Who purges (a model cannot purge what the user said, nor a session).
+    #[arg(skip)]
+    #[serde(default)]
+    pub by: By,
+    /// The caller's session (needed for session-only memories).
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// Largest purge reason, in bytes (after redaction).
+pub const PURGE_REASON_BYTES_MAX: usize = engram_commands::memory::NOTE_BYTES_MAX;
+
+impl PurgeRequest {
+    /// The gate's subject: who purges, from which session.
+    #[must_use]
+    pub fn subject(&self) -> engram_commands::gate::Subject {
+        engram_commands::gate::Subject {
+            actor: self.by.actor(),
+            session: self.session.clone(),
+        }
+    }
+}
+
 /// Evidence for a memory.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -576,6 +612,7 @@ pub enum StatusName {
     Superseded,
     Archived,
     Forgotten,
+    Purged,
 }
 
 impl StatusName {
@@ -586,6 +623,7 @@ impl StatusName {
             StatusName::Superseded => ListStatus::Superseded,
             StatusName::Archived => ListStatus::Archived,
             StatusName::Forgotten => ListStatus::Forgotten,
+            StatusName::Purged => ListStatus::Purged,
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `engram remember | recall | expand | forget | confirm`: the memory seam
+//! `engram remember | recall | expand | forget | purge | confirm`: the memory seam
 //! on the command line. `--json` prints one JSON object; exit 0 success, 1
 //! nothing found, 2 error.
 
@@ -7,11 +7,11 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::ValueEnum;
 use engram::api::{
-    BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, IdArg, RecallRequest,
+    BatchItem, BatchRequest, By, ConfirmRequest, ForgetRequest, IdArg, PurgeRequest, RecallRequest,
     RememberRequest, TierName, context_block,
 };
 use engram::api::{read_batch_input, read_text_input};
-use engram::client::memory_target;
+use engram::client::{ClientError, memory_target};
 use engram_text::display::{neutralize, neutralize_line};
 use serde_json::Value;
 
@@ -124,6 +124,27 @@ pub struct ExpandArgs {
     session: Option<String>,
     /// Print one JSON object: id, events [{seq, ts, session, turn, role,
     /// content}], verified, status.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PurgeArgs {
+    /// Memory id as recall shows it (`p:2`, `u:2`).
+    #[arg(
+        allow_negative_numbers = true,
+        required_unless_present = "session",
+        conflicts_with = "session"
+    )]
+    id: Option<IdArg>,
+    /// Purge a whole session instead: every turn of it and every memory
+    /// referencing it (in every store that recorded it).
+    #[arg(long, value_name = "S")]
+    session: Option<String>,
+    #[command(flatten)]
+    request: PurgeRequest,
+    /// Print one JSON object: store, seq, memories, sessions, subjects
+    /// (and id; a session's purge: session, purges [one per store]).
     #[arg(long)]
     json: bool,
 }
@@ -374,7 +395,17 @@ pub fn expand(ctx: &Context, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     );
     let expansion = door.get(&target);
     door.finish()?;
-    let expansion = expansion?;
+    let expansion = match expansion {
+        Err(ClientError::Api(e)) if e.code == engram::api::ErrorCode::Erased => {
+            // Its words are gone: say so, with the purge that erased them.
+            if args.json {
+                println!("{}", e.to_json());
+            }
+            eprintln!("engram: {}", neutralize(&e.message));
+            return Ok(ExitCode::from(EXIT_CHECK_FAILED));
+        }
+        other => other?,
+    };
     if args.json {
         println!("{expansion}");
     } else {
@@ -404,6 +435,58 @@ fn scope_of_id(id: &str) -> &'static str {
         Some("p") => "project",
         _ => "store",
     }
+}
+
+pub fn purge(ctx: &Context, args: &PurgeArgs) -> anyhow::Result<ExitCode> {
+    let door = super::door::Door::open(ctx, &ctx.memory_stores()?)?;
+    let target = match (&args.session, args.id) {
+        (Some(session), _) => format!("/api/sessions/{}/purge", engram::client::encode(session)),
+        (None, Some(id)) => memory_target(id, "purge", &[]),
+        (None, None) => anyhow::bail!("name the memory to purge (ID) or --session S"),
+    };
+    let purged = door.post(&target, &args.request);
+    door.finish()?;
+    let purged = purged?;
+    if args.json {
+        println!("{purged}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let purges = match purged["purges"].as_array() {
+        Some(purges) => purges.clone(),
+        None => vec![purged.clone()],
+    };
+    for purge in &purges {
+        let memories: Vec<&str> = purge["memories"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let what = match (purged["session"].as_str(), purged["id"].as_str()) {
+            (Some(session), _) => format!(
+                "session {} in the {} store",
+                neutralize_line(session),
+                purge["store"].as_str().unwrap_or_default()
+            ),
+            (None, Some(id)) => format!("memory {id}"),
+            (None, None) => "nothing".to_owned(),
+        };
+        println!(
+            "purged {what} at seq {}: {} erased{}, the keys of {} events destroyed",
+            purge["seq"],
+            match memories.len() {
+                1 => "1 memory".to_owned(),
+                n => format!("{n} memories"),
+            },
+            if memories.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", memories.join(", "))
+            },
+            purge["subjects"].as_array().map_or(0, Vec::len)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn forget(ctx: &Context, args: &ForgetArgs) -> anyhow::Result<ExitCode> {

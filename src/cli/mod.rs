@@ -143,6 +143,13 @@ enum Command {
     /// Tombstone a memory: it never comes back from recall. The log keeps
     /// the original words (see `engram log`).
     Forget(memory::ForgetArgs),
+    /// Erase a memory for good, or a whole session (--session S): its
+    /// words, and every memory and event derived from them, become
+    /// unreadable (their data keys are destroyed) and the views are
+    /// rewritten without them. The log keeps that a purge happened, who
+    /// asked and the reason, in the clear: never put the secret in
+    /// --reason. A store written before encryption cannot be purged.
+    Purge(memory::PurgeArgs),
     /// List memories newest first, across the stores recall searches, with
     /// filters (room, tag, tier, status, creation time) and pages (--limit,
     /// --cursor with the `next` a page prints).
@@ -599,6 +606,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Recall(a) => memory::recall(&ctx, &a),
         Command::Expand(a) => memory::expand(&ctx, &a),
         Command::Forget(a) => memory::forget(&ctx, &a),
+        Command::Purge(a) => memory::purge(&ctx, &a),
         Command::List(a) => memories::list(&ctx, &a),
         Command::Update(a) => memories::update(&ctx, &a),
         Command::Confirm(a) => memory::confirm(&ctx, &a),

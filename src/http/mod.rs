@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 use crate::api::{
     ApiError, BatchRequest, ConfirmRequest, CorridorRequest, DistillRequest, ErrorCode,
     ForgetRequest, GradeRequest, IdArg, IngestRequest, ListRequest, LogQuery, MaintainRequest,
-    RecallRequest, RememberRequest, SeriesRequest, Service, TierRequest, UpdateRequest,
-    VerdictRequest, WorkspaceRequest,
+    PurgeRequest, RecallRequest, RememberRequest, SeriesRequest, Service, TierRequest,
+    UpdateRequest, VerdictRequest, WorkspaceRequest,
 };
 
 /// Largest request body in general.
@@ -198,6 +198,8 @@ pub fn router(state: AppState) -> Router {
         .route("/memories/{id}/expand", get(expand))
         .route("/memories/{id}/audit", get(audit))
         .route("/memories/{id}/forget", post(forget))
+        .route("/memories/{id}/purge", post(purge))
+        .route("/sessions/{name}/purge", post(purge_session))
         .route("/memories/{id}/confirm", post(confirm))
         .route("/memories/{id}/grade", post(grade))
         .route("/memories/{id}/tier", post(move_tier))
@@ -569,6 +571,23 @@ async fn forget(
 ) -> Answer {
     let id = memory_id(&id)?;
     run(&state, move |s| s.forget(id, &request)).await
+}
+
+async fn purge(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    OptionalJsonBody(request): OptionalJsonBody<PurgeRequest>,
+) -> Answer {
+    let id = memory_id(&id)?;
+    run(&state, move |s| s.purge(id, &request)).await
+}
+
+async fn purge_session(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    OptionalJsonBody(request): OptionalJsonBody<PurgeRequest>,
+) -> Answer {
+    run(&state, move |s| s.purge_session(&name, &request)).await
 }
 
 async fn confirm(

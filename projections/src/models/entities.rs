@@ -77,6 +77,15 @@ impl Fold for EntityDictionary {
                     !memories.is_empty()
                 });
             }
+            // An entity only purged memories named is gone with them.
+            Event::Purged(p) => {
+                self.entities.retain(|_, memories| {
+                    for memory in &p.memories {
+                        memories.remove(memory);
+                    }
+                    !memories.is_empty()
+                });
+            }
             _ => {}
         }
     }

@@ -135,6 +135,13 @@ impl Fold for LruTable {
                     self.order.remove(&(access.seq, f.memory));
                 }
             }
+            Event::Purged(p) => {
+                for &memory in &p.memories {
+                    if let Some(access) = self.last.remove(&memory) {
+                        self.order.remove(&(access.seq, memory));
+                    }
+                }
+            }
             Event::Session(_)
             | Event::Reinforced(_)
             | Event::ContradictionFlagged(_)
@@ -152,7 +159,6 @@ impl Fold for LruTable {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
-            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }

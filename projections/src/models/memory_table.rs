@@ -2,8 +2,9 @@
 //! of its `Remembered` event), with its status: live, forgotten or archived.
 //!
 //! It folds `Remembered` (creates the entry), `Reinforced` (counts),
-//! `TierChanged` (moves the tier), `Archived` and `Forgotten`; every other
-//! event is ignored. The embedding is not kept here (the vector index owns
+//! `TierChanged` (moves the tier), `Archived`, `Forgotten` and `Purged`
+//! (status Purged: summary emptied, tags and room dropped, as an erased
+//! `Remembered` would give them); every other event is ignored. The embedding is not kept here (the vector index owns
 //! it), so the entry stays small and `Eq`.
 //!
 //! **Invariants**
@@ -11,6 +12,8 @@
 //! - An entry's key is its `id`, the seq of its `Remembered` event. Entries
 //!   are created once and never removed: a forget is a tombstone (status
 //!   [`MemoryStatus::Forgotten`]), the log keeps the original events.
+//! - Purged is final and frozen like forgotten; a forgotten memory can
+//!   still be purged (it keeps its tombstone).
 //! - Forgotten is final: once forgotten, an entry is frozen. No later event
 //!   (`Reinforced`, `TierChanged`, `Archived`, another `Forgotten`) changes
 //!   it; the first tombstone is the one recorded.
@@ -54,6 +57,9 @@ pub enum MemoryStatus {
     Forgotten,
     /// Cold (decayed, evicted, expired): in tier L4, recalled only when asked.
     Archived,
+    /// Erased by a purge: its words are gone for good (their keys were
+    /// destroyed); only its structure is left. Final.
+    Purged,
 }
 
 /// The tombstone of a forgotten memory.
@@ -62,6 +68,16 @@ pub struct Forgetting {
     /// Seq of the `Forgotten` event.
     pub seq: u64,
     pub by: Actor,
+    pub reason: String,
+}
+
+/// The purge that erased a memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Erasure {
+    /// Seq of the `Purged` event.
+    pub seq: u64,
+    pub by: Actor,
+    /// Why, as recorded in the clear.
     pub reason: String,
 }
 
@@ -100,6 +116,9 @@ pub struct MemoryEntry {
     pub forgotten: Option<Forgetting>,
     /// Set exactly when `status` is Archived.
     pub archived: Option<Archival>,
+    /// Set exactly when `status` is Purged (a purged memory forgotten
+    /// before keeps its tombstone).
+    pub purged: Option<Erasure>,
     /// Number of `Reinforced` events applied (not counted after a forget).
     pub reinforcements: u32,
     /// Seq of the last event that changed this entry.
@@ -126,6 +145,7 @@ impl MemoryEntry {
             status: MemoryStatus::Live,
             forgotten: None,
             archived: None,
+            purged: None,
             reinforcements: 0,
             last_changed_seq: seq,
             expires_at_ms: None,
@@ -143,6 +163,9 @@ impl MemoryEntry {
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryTable {
     entries: BTreeMap<MemoryId, MemoryEntry>,
+    /// Seq of the last `Purged` applied (0: none): the store rewrites its
+    /// views file when it opens past a purge the file was not rewritten for.
+    last_purged_seq: u64,
 }
 
 impl MemoryTable {
@@ -150,6 +173,12 @@ impl MemoryTable {
     #[must_use]
     pub fn get(&self, id: MemoryId) -> Option<&MemoryEntry> {
         self.entries.get(&id)
+    }
+
+    /// Seq of the last `Purged` event applied (0 when none was).
+    #[must_use]
+    pub fn last_purged_seq(&self) -> u64 {
+        self.last_purged_seq
     }
 
     /// The status of memory `id`, if it exists.
@@ -171,6 +200,7 @@ impl MemoryTable {
             (MemoryStatus::Live, 0),
             (MemoryStatus::Forgotten, 0),
             (MemoryStatus::Archived, 0),
+            (MemoryStatus::Purged, 0),
         ]);
         for entry in self.entries.values() {
             *counts.entry(entry.status).or_insert(0) += 1;
@@ -190,11 +220,12 @@ impl MemoryTable {
         self.entries.is_empty()
     }
 
-    /// The entry of `id` if it exists and is not forgotten (forgotten is final).
+    /// The entry of `id` if it exists and is neither forgotten nor purged
+    /// (both are final).
     fn changeable(&mut self, id: MemoryId) -> Option<&mut MemoryEntry> {
         self.entries
             .get_mut(&id)
-            .filter(|e| e.status != MemoryStatus::Forgotten)
+            .filter(|e| !matches!(e.status, MemoryStatus::Forgotten | MemoryStatus::Purged))
     }
 
     /// Checks the module's invariants (tests).
@@ -203,10 +234,16 @@ impl MemoryTable {
         for (&id, entry) in &self.entries {
             assert_eq!(id, entry.id);
             assert!(entry.last_changed_seq >= entry.id);
-            assert_eq!(
-                entry.status == MemoryStatus::Forgotten,
-                entry.forgotten.is_some()
-            );
+            if entry.status == MemoryStatus::Forgotten {
+                assert!(entry.forgotten.is_some());
+            }
+            if entry.forgotten.is_some() {
+                assert!(matches!(
+                    entry.status,
+                    MemoryStatus::Forgotten | MemoryStatus::Purged
+                ));
+            }
+            assert_eq!(entry.status == MemoryStatus::Purged, entry.purged.is_some());
             assert_eq!(
                 entry.status == MemoryStatus::Archived,
                 entry.archived.is_some()
@@ -220,7 +257,7 @@ impl MemoryTable {
 
 impl Fold for MemoryTable {
     const NAME: &'static str = "memory_table";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
 
     fn apply(&mut self, logged: &LoggedEvent) {
         let seq = logged.seq;
@@ -286,8 +323,32 @@ impl Fold for MemoryTable {
             | Event::Discarded(_)
             | Event::Embedded(_)
             | Event::Checkpoint(_)
-            | Event::CorridorPlaced(_)
-            | Event::Purged(_) => {}
+            | Event::CorridorPlaced(_) => {}
+            Event::Purged(p) => {
+                self.last_purged_seq = seq;
+                for &id in &p.memories {
+                    let Some(entry) = self
+                        .entries
+                        .get_mut(&id)
+                        .filter(|e| e.status != MemoryStatus::Purged)
+                    else {
+                        continue;
+                    };
+                    // What an erased `Remembered` leaves (its words
+                    // emptied), so a rebuild gives the same entry.
+                    entry.summary = entry.summary.as_ref().map(|_| String::new());
+                    entry.tags.clear();
+                    entry.room = None;
+                    entry.status = MemoryStatus::Purged;
+                    entry.archived = None;
+                    entry.purged = Some(Erasure {
+                        seq,
+                        by: p.by,
+                        reason: p.reason.clone(),
+                    });
+                    entry.last_changed_seq = seq;
+                }
+            }
             Event::TtlSet(t) => {
                 if let Some(entry) = self.changeable(t.memory) {
                     entry.expires_at_ms = Some(t.expires_at_ms);
@@ -519,7 +580,7 @@ mod tests {
         assert_eq!(table.status(5), None);
 
         let empty = MemoryTable::default().count_by_status();
-        assert_eq!(empty.len(), 3);
+        assert_eq!(empty.len(), 4);
         assert!(empty.values().all(|&n| n == 0));
     }
 
@@ -551,6 +612,6 @@ mod tests {
         ]));
         assert_round_trip(&table);
         assert_eq!(MemoryTable::NAME, "memory_table");
-        assert_eq!(MemoryTable::VERSION, 2);
+        assert_eq!(MemoryTable::VERSION, 3);
     }
 }

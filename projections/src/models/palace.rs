@@ -33,7 +33,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use engram_log::{Actor, Event, LoggedEvent, MemoryId, Placed};
+use engram_log::{
+    Actor, Event, HmacKey, LoggedEvent, MemoryId, Placed, is_pseudonym, room_pseudonym,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::Fold;
@@ -91,6 +93,11 @@ pub struct Placement {
 /// The palace read model (see the module documentation).
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Palace {
+    /// The pseudonym of every name a readable event placed things with
+    /// -> that name: an erased event's pseudonym goes where its name did.
+    names: BTreeMap<String, String>,
+    /// The names of `names` (each learned once: one HMAC per name).
+    learned: BTreeSet<String>,
     /// topic -> its rooms in order.
     topics: BTreeMap<String, Vec<String>>,
     rooms: BTreeMap<String, Room>,
@@ -319,38 +326,196 @@ impl Palace {
     }
 }
 
-impl Fold for Palace {
-    const NAME: &'static str = "palace";
-    const VERSION: u32 = 3;
+impl Palace {
+    /// The name an event places with: a pseudonym (an erased event's)
+    /// stands for the name a readable event gave it, when one did.
+    fn resolve_name<'a>(&'a self, name: &'a str) -> &'a str {
+        if is_pseudonym(name) {
+            self.names.get(name).map_or(name, String::as_str)
+        } else {
+            name
+        }
+    }
 
-    fn apply(&mut self, logged: &LoggedEvent) {
+    /// Learns readable `name` (under the store's `key`): its pseudonym now
+    /// stands for it, and whatever erased events placed under the
+    /// pseudonym before (a topic, a corridor) takes the name, so a slot
+    /// holds the same memory whichever events are erased.
+    fn learn(&mut self, name: &str, key: Option<&HmacKey>) {
+        let Some(key) = key else {
+            return;
+        };
+        if is_pseudonym(name) || self.learned.contains(name) {
+            return;
+        }
+        let pseudonym = room_pseudonym(key, name);
+        self.learned.insert(name.to_owned());
+        self.rename_topic(&pseudonym, name);
+        self.rename_corridor(&pseudonym, name);
+        self.names.insert(pseudonym, name.to_owned());
+    }
+
+    fn rename_topic(&mut self, from: &str, to: &str) {
+        if self.topics.contains_key(to) || self.rooms.contains_key(to) {
+            return;
+        }
+        let Some(rooms) = self.topics.remove(from) else {
+            return;
+        };
+        let mut renamed = Vec::with_capacity(rooms.len());
+        for old in rooms {
+            let new = match old.strip_prefix(from) {
+                Some(suffix) => format!("{to}{suffix}"),
+                None => old.clone(),
+            };
+            if let Some(mut room) = self.rooms.remove(&old) {
+                room.topic = to.to_owned();
+                for (slot, memory) in (1u32..).zip(&room.slots) {
+                    self.coordinates.insert(
+                        *memory,
+                        Coordinate {
+                            room: new.clone(),
+                            slot,
+                        },
+                    );
+                }
+                self.rooms.insert(new.clone(), room);
+            }
+            renamed.push(new);
+        }
+        self.topics.insert(to.to_owned(), renamed);
+        if let Some(placement) = self.topic_corridors.remove(from) {
+            self.topic_corridors.insert(to.to_owned(), placement);
+        }
+    }
+
+    fn rename_corridor(&mut self, from: &str, to: &str) {
+        for placement in self
+            .topic_corridors
+            .values_mut()
+            .chain(self.corridor_parents.values_mut())
+        {
+            if placement.corridor == from {
+                placement.corridor = to.to_owned();
+            }
+        }
+        if !self.corridor_parents.contains_key(to)
+            && let Some(placement) = self.corridor_parents.remove(from)
+        {
+            self.corridor_parents.insert(to.to_owned(), placement);
+        }
+    }
+
+    /// Folds one event; `key` (the store's HMAC key) relates readable
+    /// names to the pseudonyms erased events carry. Without it (unit
+    /// tests) pseudonyms are names like any other.
+    pub fn apply_with(&mut self, logged: &LoggedEvent, key: Option<&HmacKey>) {
         match &logged.event {
             Event::Remembered(r) => {
                 if self.coordinates.contains_key(&logged.seq) {
                     return;
                 }
                 let named = r.room.as_deref().unwrap_or(UNSORTED_ROOM);
-                self.place(logged.seq, named);
+                self.learn(named, key);
+                let named = self.resolve_name(named).to_owned();
+                self.place(logged.seq, &named);
             }
             Event::CorridorPlaced(p) => {
+                self.learn(&p.name, key);
+                self.learn(&p.corridor, key);
+                let name = self.resolve_name(&p.name).to_owned();
                 let placement = Placement {
-                    corridor: p.corridor.clone(),
+                    corridor: self.resolve_name(&p.corridor).to_owned(),
                     actor: p.actor,
                     seq: logged.seq,
                 };
                 match p.placed {
                     Placed::Room => {
-                        self.topic_corridors.insert(p.name.clone(), placement);
+                        self.topic_corridors.insert(name, placement);
                     }
                     Placed::Corridor => {
-                        if !self.would_loop(&p.name, &p.corridor) {
-                            self.corridor_parents.insert(p.name.clone(), placement);
+                        if !self.would_loop(&name, &placement.corridor) {
+                            self.corridor_parents.insert(name, placement);
                         }
                     }
                 }
             }
             _ => {}
         }
+    }
+}
+
+impl Fold for Palace {
+    const NAME: &'static str = "palace";
+    /// 4: pseudonyms of erased events resolved to the names they stand for.
+    const VERSION: u32 = 4;
+
+    fn apply(&mut self, logged: &LoggedEvent) {
+        self.apply_with(logged, None);
+    }
+}
+
+/// The palace as the runtime drives it: the fold, and the store's HMAC
+/// key that relates names to the pseudonyms of erased events.
+#[derive(Debug, Clone)]
+pub struct PalaceView {
+    pub state: Palace,
+    key: HmacKey,
+}
+
+impl PalaceView {
+    /// An empty palace of the store whose HMAC key is `key`.
+    #[must_use]
+    pub fn new(key: HmacKey) -> Self {
+        Self {
+            state: Palace::default(),
+            key,
+        }
+    }
+}
+
+impl crate::view::View for PalaceView {
+    fn name(&self) -> &'static str {
+        <Palace as Fold>::NAME
+    }
+
+    fn version(&self) -> u32 {
+        <Palace as Fold>::VERSION
+    }
+
+    fn apply(&mut self, event: &LoggedEvent) -> Result<(), crate::error::ViewError> {
+        self.state.apply_with(event, Some(&self.key));
+        Ok(())
+    }
+
+    fn persist(&mut self, txn: &redb::WriteTransaction) -> Result<(), crate::error::ViewError> {
+        crate::view::Snapshot {
+            state: std::mem::take(&mut self.state),
+        }
+        .persist_into(txn, &mut self.state)
+    }
+
+    fn load(&mut self, txn: &redb::ReadTransaction) -> Result<(), crate::error::ViewError> {
+        let mut snapshot = crate::view::Snapshot::<Palace>::default();
+        crate::view::View::load(&mut snapshot, txn)?;
+        self.state = snapshot.state;
+        Ok(())
+    }
+
+    fn clear(&mut self, txn: &redb::WriteTransaction) -> Result<(), crate::error::ViewError> {
+        let mut snapshot = crate::view::Snapshot::<Palace>::default();
+        crate::view::View::clear(&mut snapshot, txn)?;
+        self.state = Palace::default();
+        Ok(())
+    }
+
+    fn entries(&self) -> Result<Vec<(String, Vec<u8>)>, crate::error::ViewError> {
+        self.state
+            .entries()
+            .map_err(|e| crate::error::ViewError::Snapshot {
+                view: <Palace as Fold>::NAME,
+                reason: e.to_string(),
+            })
     }
 }
 

@@ -141,6 +141,11 @@ impl Fold for ReviewSchedule {
             Event::Forgotten(f) => {
                 self.items.remove(&f.memory);
             }
+            Event::Purged(p) => {
+                for memory in &p.memories {
+                    self.items.remove(memory);
+                }
+            }
             _ => {}
         }
     }

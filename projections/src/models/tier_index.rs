@@ -135,6 +135,13 @@ impl Fold for TierIndex {
                     self.leave(tier, f.memory);
                 }
             }
+            Event::Purged(p) => {
+                for &memory in &p.memories {
+                    if let Some(tier) = self.tiers.remove(&memory) {
+                        self.leave(tier, memory);
+                    }
+                }
+            }
             Event::Session(_)
             | Event::Reinforced(_)
             | Event::ContradictionFlagged(_)
@@ -152,7 +159,6 @@ impl Fold for TierIndex {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
-            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }

@@ -395,6 +395,11 @@ impl Fold for TrustScores {
             Event::Forgotten(f) => {
                 self.inputs.remove(&f.memory);
             }
+            Event::Purged(p) => {
+                for memory in &p.memories {
+                    self.inputs.remove(memory);
+                }
+            }
             Event::Session(_)
             | Event::TierChanged(_)
             | Event::Archived(_)
@@ -407,7 +412,6 @@ impl Fold for TrustScores {
             | Event::TtlSet(_)
             | Event::UniquenessScored(_)
             | Event::CorridorPlaced(_)
-            | Event::Purged(_)
             | Event::Checkpoint(_) => {}
         }
     }

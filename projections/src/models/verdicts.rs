@@ -133,6 +133,18 @@ impl Fold for Verdicts {
                     }
                 }
             }
+            // As a forget, and the flag's reason (which may quote the
+            // words) is erased with them.
+            Event::Purged(p) => {
+                for ((a, b), edge) in &mut self.edges {
+                    if p.memories.contains(a) || p.memories.contains(b) {
+                        edge.reason.clear();
+                        if matches!(edge.state, EdgeState::Open | EdgeState::Shelved) {
+                            edge.state = EdgeState::Closed;
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }
