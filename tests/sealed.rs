@@ -155,3 +155,41 @@ fn a_wrong_missing_or_damaged_key_is_refused_and_changes_nothing() {
     assert!(expanded.contains(WORDS), "{expanded}");
     stop_daemon(&store);
 }
+
+/// A store written in the clear migrates into a sealed one by an export
+/// imported into a new store: the memory's seal is checked over the old
+/// bytes and made anew over the sealed ones, and it can then be purged.
+#[test]
+fn a_store_in_the_clear_migrates_into_a_sealed_one_by_export_and_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old");
+    let out = engram_with(&old, &[("ENGRAM_SEAL", "0")], &["remember", WORDS]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (export, _) = engram_expecting(&old, &["export"], 0);
+    stop_daemon(&old);
+    let file = dir.path().join("old.jsonl");
+    std::fs::write(&file, export).unwrap();
+
+    let new = dir.path().join("new");
+    engram_expecting(&new, &["import", file.to_str().unwrap()], 0);
+    let (expanded, _) = engram_expecting(&new, &["expand", "s:2"], 0);
+    assert!(
+        expanded.contains(WORDS) && expanded.contains("verified"),
+        "{expanded}"
+    );
+    stop_daemon(&new);
+    assert!(new.join("keys.engram").exists());
+    assert!(!contains(&log_bytes(&new), "staging database"));
+    engram_expecting(&new, &["verify"], 0);
+    engram_expecting(
+        &new,
+        &["purge", "s:2", "--reason", "migrated, then erased"],
+        0,
+    );
+    engram_expecting(&new, &["expand", "s:2"], 1);
+    // The old store, in the clear, still cannot be purged by key.
+    let (_, stderr) = engram_expecting(&old, &["purge", "s:2"], 2);
+    assert!(stderr.contains("import store.jsonl"), "{stderr}");
+    stop_daemon(&new);
+    stop_daemon(&old);
+}

@@ -32,8 +32,8 @@
 //!
 //! **Refusals** (nothing changed): an unknown memory or session, a memory
 //! already purged, a store whose content is not sealed (written before
-//! encryption: it cannot be purged by key; `engram migrate` will
-//! re-encrypt it into a new store), more subjects than one purge takes.
+//! encryption: it cannot be purged by key; an export imported into a new
+//! store migrates it into one that can), more subjects than one purge takes.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,11 +75,11 @@ pub enum PurgeError {
     )]
     AlreadyPurged { id: MemoryId, seq: u64 },
     #[error(
-        "this store's content is not sealed (it was written before encryption, format v1), so it cannot be purged by key: nothing was changed; `engram migrate` (not built yet) will re-encrypt it into a new store that can be purged"
+        "this store's content is not sealed (it was written before encryption, format v1), so it cannot be purged by key: nothing was changed; migrate it into a new store, which seals its words: `engram --store OLD export > store.jsonl`, then `engram --store NEW import store.jsonl`"
     )]
     Unsealed,
     #[error(
-        "subject {seq} was written before this store sealed its content (format v1), so it cannot be purged by key: nothing was changed; `engram migrate` (not built yet) will re-encrypt the store"
+        "subject {seq} was written before this store sealed its content (format v1), so it cannot be purged by key: nothing was changed; migrate the store by an export imported into a new store, which seals its words"
     )]
     WrittenBeforeSealing { seq: u64 },
     #[error(

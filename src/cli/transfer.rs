@@ -100,9 +100,12 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
     let staged = (|| -> anyhow::Result<transfer::ImportSummary> {
         key.write_new_file(&staging_dir.join("hmac.key"))?;
         let staging = Store::at(staging_dir.clone());
+        // In the clear: the shared log holds its frames in the clear (its
+        // sealing is still to come), so the staged events are too.
         let options = StoreOptions {
             key: KeySource::StoreFile,
             durability: engram::log::Durability::None,
+            seal_new_stores: false,
             ..StoreOptions::default()
         };
         let summary = transfer::import_file(&staging, &options, &args.file, &|_, _, _| {})

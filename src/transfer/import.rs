@@ -19,6 +19,7 @@
 //! error) leaves the store ending at a whole event of the file, which the
 //! error names, with every event before it verified.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read as _};
 use std::path::{Path, PathBuf};
@@ -505,6 +506,7 @@ pub fn import_events(
 ) -> Result<Imported, ImportError> {
     let mut batch = Batch::default();
     let mut imported = Imported::default();
+    let mut source_turns: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
     for (next_seq, exported) in (log.last_seq() + 1..).zip(events) {
         let ExportedEvent { logged, sealed } = match exported {
             Ok(exported) => exported,
@@ -522,41 +524,39 @@ pub fn import_events(
         }
         let refused = |reason: String| ImportError::Seal { seq, reason };
         let key = sealed.as_ref().and_then(|s| s.key).map(DataKey::from_bytes);
-        let (item, key) = match (log.is_sealed(), sealed) {
-            (false, Some(_)) => {
-                let refusal = refused(
-                    "the export is of a store that seals its words: import it into a sealed store (a new one, or one written sealed)".to_owned(),
-                );
-                return Err(batch.refuse(log, refusal));
-            }
-            (true, None) if engram_log::has_words(&event) => {
-                let refusal = refused(
-                    "the export is of a store that keeps its words in the clear: import it into a new store (made in the clear too), not into a sealed one".to_owned(),
-                );
-                return Err(batch.refuse(log, refusal));
-            }
-            (_, None) => (None, None),
-            (true, Some(sealed)) => {
-                if !matches!(event, Event::Remembered(_)) {
-                    let subject = key.clone().map_or(SubjectKey::Destroyed, SubjectKey::Live);
-                    match open_record(&sealed.record, seq, Some(&subject)) {
-                        Ok((opened, erased)) if opened == event && erased == key.is_none() => {}
-                        Ok(_) => {
-                            let refusal = refused(
-                                "its sealed record does not hold the line's event".to_owned(),
-                            );
-                            return Err(batch.refuse(log, refusal));
-                        }
-                        Err(e) => {
-                            let refusal = refused(format!(
-                                "its sealed record does not open with its key: {e}"
-                            ));
-                            return Err(batch.refuse(log, refusal));
-                        }
-                    }
+        // The bytes the source log held for this event, for a memory's
+        // seal over them (a store in another form holds other bytes).
+        if matches!(event, Event::Session(_)) {
+            let bytes = match &sealed {
+                Some(sealed) => sealed.record.clone(),
+                None => engram_log::codec::encode(&event).map_err(|e| refused(e.to_string()))?,
+            };
+            source_turns.insert(seq, bytes);
+        }
+        if let Some(sealed) = &sealed
+            && !matches!(event, Event::Remembered(_))
+        {
+            // The record must hold exactly the line's event.
+            let subject = key.clone().map_or(SubjectKey::Destroyed, SubjectKey::Live);
+            match open_record(&sealed.record, seq, Some(&subject)) {
+                Ok((opened, erased)) if opened == event && erased == key.is_none() => {}
+                Ok(_) => {
+                    let refusal =
+                        refused("its sealed record does not hold the line's event".to_owned());
+                    return Err(batch.refuse(log, refusal));
                 }
-                (Some(Restored::Record(sealed.record)), Some(key))
+                Err(e) => {
+                    let refusal =
+                        refused(format!("its sealed record does not open with its key: {e}"));
+                    return Err(batch.refuse(log, refusal));
+                }
             }
+        }
+        // Into a sealed log, a sealed record goes as it was, under its own
+        // key; anything else is written (and, in a sealed log, sealed) anew.
+        let (item, key) = match (log.is_sealed(), sealed) {
+            (true, Some(sealed)) => (Some(Restored::Record(sealed.record)), Some(key)),
+            _ => (None, None),
         };
         let event = match event {
             Event::Remembered(memory) => {
@@ -564,7 +564,7 @@ pub fn import_events(
                 if !batch.items.is_empty() && memory.reference.last_seq >= batch.first_seq {
                     batch.flush(log)?;
                 }
-                match reseal(log, seq, memory) {
+                match reseal(log, seq, memory, &source_turns) {
                     Ok(memory) => {
                         imported.n_resealed += 1;
                         Event::Remembered(memory)
@@ -626,15 +626,35 @@ pub fn import_events(
 
 /// The memory sealed under `log`'s key, once its words as `log` holds them
 /// match its content hash.
-fn reseal(log: &Log, seq: u64, mut memory: Remembered) -> Result<Remembered, ImportError> {
+fn reseal(
+    log: &Log,
+    seq: u64,
+    mut memory: Remembered,
+    source_turns: &BTreeMap<u64, Vec<u8>>,
+) -> Result<Remembered, ImportError> {
     let refused = |reason: String| ImportError::Seal { seq, reason };
     let actual = seal::stored_content_sha256(log.reader(), &memory.reference)
         .map_err(|e| refused(format!("the memory cannot be re-sealed: {e}")))?;
     if actual != memory.content_sha256 {
-        return Err(refused(format!(
-            "the memory's words (seqs {} to {}) hash to {actual:?} but it was sealed over {:?}: its source was altered, it cannot be re-sealed",
-            memory.reference.first_seq, memory.reference.last_seq, memory.content_sha256
-        )));
+        // A store of another form (sealed into clear, or clear into
+        // sealed: the migration) holds other bytes: the memory's hash is
+        // checked over the bytes the source held, then made anew over
+        // those this log holds.
+        let reference = &memory.reference;
+        let source: Option<Vec<&[u8]>> = (reference.first_seq..=reference.last_seq)
+            .map(|turn| source_turns.get(&turn).map(Vec::as_slice))
+            .collect();
+        let source = source.map(seal::content_sha256_of_records);
+        if source != Some(memory.content_sha256) {
+            return Err(refused(format!(
+                "the memory's words (seqs {} to {}) hash to {:?} but it was sealed over {:?}: its source was altered, it cannot be re-sealed",
+                reference.first_seq,
+                reference.last_seq,
+                source.unwrap_or(actual),
+                memory.content_sha256
+            )));
+        }
+        memory.content_sha256 = actual;
     }
     memory.mac = seal::reference_mac(log.key(), &memory.reference, &memory.content_sha256);
     Ok(memory)
@@ -910,15 +930,11 @@ fn build_staged(
     let mut config = LogConfig::new(key)
         .durability(Durability::None)
         .segment_bytes_max(options.segment_bytes_max);
-    // The new store seals its words exactly when the exported one did, so
-    // every record, and every content hash over records, comes back.
-    config.keys = store.key_store(
-        &StoreOptions {
-            seal_new_stores: header.sealed,
-            ..options.clone()
-        },
-        true,
-    )?;
+    // A new store seals its words unless told not to, whatever the export's
+    // form: a sealed export's records come back as they were; an export in
+    // the clear is sealed anew (the migration of a store written before
+    // sealing), each memory's seal checked over the source's bytes first.
+    config.keys = store.key_store(options, true)?;
     let log = Log::open_dir(staging, config)?;
     let imported = append_file(&log, path, header, progress)?;
     // Closing syncs every segment; the lock is released with the log.
