@@ -123,14 +123,7 @@ pub(crate) fn mark_purge_pending(store: &Store, pending: bool) -> Result<(), Eng
 }
 
 /// The name of an actor in messages and answers (`user`, `model`, `system`).
-#[must_use]
-pub fn actor_name(actor: engram_log::Actor) -> &'static str {
-    match actor {
-        engram_log::Actor::User => "user",
-        engram_log::Actor::Model => "model",
-        engram_log::Actor::System => "system",
-    }
-}
+pub use engram_queries::palace::actor_name;
 
 /// One view's progress in `stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]

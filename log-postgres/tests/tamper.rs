@@ -5,7 +5,7 @@
 //! gaps; a truncated table is told from the head.
 
 use engram_log::codec;
-use engram_log::format::{FORMAT_VERSION, FrameHeader, push_event};
+use engram_log::format::{FRAME_VERSION_PLAIN, FrameHeader, push_event};
 use engram_log_postgres::{PgLog, PgLogConfig, PgLogError};
 
 use crate::support::{TestDb, key, turn};
@@ -92,7 +92,7 @@ fn a_row_edited_with_its_hash_recomputed_fails_the_hmac() {
     let mut payload = Vec::new();
     push_event(&mut payload, &forged);
     let header = FrameHeader {
-        version: FORMAT_VERSION as u16,
+        version: FRAME_VERSION_PLAIN,
         first_seq: 4,
         n_events: 1,
         payload_len: payload.len() as u32,
