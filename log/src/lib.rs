@@ -784,7 +784,13 @@ impl Log {
             format::push_event(&mut payload, &one);
             stored += format::EVENT_LEN_PREFIX + size;
         }
-        if items.len() > BATCH_EVENTS_MAX || stored > BATCH_BYTES_MAX {
+        if items.len() > BATCH_EVENTS_MAX {
+            return Err(AppendError::BatchTooManyEvents {
+                count: items.len(),
+                max: BATCH_EVENTS_MAX,
+            });
+        }
+        if stored > BATCH_BYTES_MAX {
             return Err(AppendError::BatchTooLarge {
                 size: stored,
                 max: BATCH_BYTES_MAX,
