@@ -76,7 +76,7 @@ pub use sealed::{Content, DataKey, Field, Opened, SealedError, SubjectKey};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
 pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
-pub use words::{has_words, is_pseudonym, room_pseudonym};
+pub use words::{is_pseudonym, room_pseudonym};
 pub use writer::{Appended, Durability};
 
 use crate::format::SEGMENT_HEADER_LEN;

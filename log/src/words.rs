@@ -123,20 +123,6 @@ pub(crate) fn visit(event: &mut Event, v: &mut impl Visitor) -> bool {
     true
 }
 
-/// Whether a sealed log seals words of `event` (its kind has word fields).
-#[must_use]
-pub fn has_words(event: &Event) -> bool {
-    struct Nothing;
-    impl Visitor for Nothing {
-        fn text(&mut self, _: &mut String) {}
-        fn name(&mut self, _: &mut String) {}
-        fn list(&mut self, _: &mut Vec<String>) {}
-        fn embedding(&mut self, _: &mut Option<Embedding>) {}
-        fn vector(&mut self, _: &mut Vec<i8>) {}
-    }
-    visit(&mut event.clone(), &mut Nothing)
-}
-
 /// Takes the words out of `event`, leaving its skeleton (names replaced by
 /// their pseudonyms under `key`). `None` when the kind has no words.
 pub(crate) fn take(event: &mut Event, key: &HmacKey) -> Option<Words> {
