@@ -797,7 +797,8 @@ impl KeyStore {
             self.cache.clear();
         }
         // A replay asks for seqs in order: read the slots after this one
-        // too (one read, not one per seq); only this one must unwrap.
+        // in the same read (one read, not one per seq); only this one must
+        // unwrap.
         let ahead = (self.reserved - seq).min(READ_AHEAD_SLOTS - 1);
         let n_slots = usize::try_from(ahead + 1).unwrap_or(1);
         let mut chunk = vec![0u8; n_slots * SLOT_BYTES];
@@ -813,23 +814,28 @@ impl KeyStore {
                     self.cache.entry(later).or_insert(key);
                 }
             }
-        }
-        let mut bytes = [0u8; SLOT_BYTES];
-        let offset = self.offset_of(seq);
-        match self.file.read_exact_at(&mut bytes, offset) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                return Err(KeyStoreError::NoSlot {
-                    seq,
-                    first_seq: self.first_seq,
-                    last_seq: self.reserved,
-                });
+            chunk.truncate(SLOT_BYTES);
+        } else {
+            // A short file (damage past this slot): this slot alone.
+            chunk = vec![0u8; SLOT_BYTES];
+            match self.file.read_exact_at(&mut chunk, self.offset_of(seq)) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    return Err(KeyStoreError::NoSlot {
+                        seq,
+                        first_seq: self.first_seq,
+                        last_seq: self.reserved,
+                    });
+                }
+                Err(e) => {
+                    return Err(
+                        IoFailure::new("reading key store", place(&*self.storage), e).into(),
+                    );
+                }
             }
-            Err(e) => {
-                return Err(IoFailure::new("reading key store", place(&*self.storage), e).into());
-            }
         }
-        let slot = Slot::decode(&bytes).map_err(|_| KeyStoreError::SlotDamaged { seq })?;
+        let bytes = chunk.as_slice();
+        let slot = Slot::decode(bytes).map_err(|_| KeyStoreError::SlotDamaged { seq })?;
         let key = slot.unwrap_key(&self.master, seq)?;
         self.cache.insert(seq, key.clone());
         Ok(key)
