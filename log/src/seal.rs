@@ -56,13 +56,25 @@ pub fn read_reference(
     reader: &LogReader,
     reference: &MemoryRef,
 ) -> Result<Vec<LoggedEvent>, SealError> {
+    Ok(read_reference_records(reader, reference)?
+        .into_iter()
+        .map(|(event, _)| event)
+        .collect())
+}
+
+/// [`read_reference`] with the bytes each event is stored as (what the
+/// content hash covers), in one read.
+fn read_reference_records(
+    reader: &LogReader,
+    reference: &MemoryRef,
+) -> Result<Vec<(LoggedEvent, Vec<u8>)>, SealError> {
     let bad = |reason: String| SealError::BadReference {
         session: reference.session.clone(),
         first_seq: reference.first_seq,
         last_seq: reference.last_seq,
         reason,
     };
-    let events = match reader.read(reference.first_seq..=reference.last_seq) {
+    let events = match reader.read_with_records(reference.first_seq..=reference.last_seq) {
         Ok(events) => events,
         Err(
             e @ (ReadError::PastEnd { .. } | ReadError::SeqZero | ReadError::EmptyRange { .. }),
@@ -79,7 +91,7 @@ pub fn read_reference(
         }
         Err(e) => return Err(SealError::Read(e)),
     };
-    for logged in &events {
+    for (logged, _) in &events {
         match &logged.event {
             Event::Session(turn) if turn.session == reference.session => {}
             Event::Session(turn) => {
@@ -107,10 +119,7 @@ pub fn stored_content_sha256(
     reader: &LogReader,
     reference: &MemoryRef,
 ) -> Result<Digest, SealError> {
-    read_reference(reader, reference)?;
-    let records = reader
-        .read_with_records(reference.first_seq..=reference.last_seq)
-        .map_err(SealError::Read)?;
+    let records = read_reference_records(reader, reference)?;
     Ok(content_sha256_of_records(
         records.iter().map(|(_, bytes)| bytes.as_slice()),
     ))
@@ -133,8 +142,8 @@ pub fn read_sealed(
         last_seq: reference.last_seq,
         reason,
     };
-    let events = match read_reference(reader, reference) {
-        Ok(events) => events,
+    let records = match read_reference_records(reader, reference) {
+        Ok(records) => records,
         // A reference that was valid when sealed and is not now: the log
         // under it changed.
         Err(SealError::BadReference { reason, .. }) => {
@@ -148,11 +157,6 @@ pub fn read_sealed(
             "the memory's HMAC over its reference and content hash does not match".to_owned(),
         ));
     }
-    let records = match reader.read_with_records(reference.first_seq..=reference.last_seq) {
-        Ok(records) => records,
-        Err(ReadError::Corrupted(c)) => return Err(tampered(c.seq, c.to_string())),
-        Err(e) => return Err(SealError::Read(e)),
-    };
     let actual = content_sha256_of_records(records.iter().map(|(_, bytes)| bytes.as_slice()));
     if actual != *content {
         // One hash covers the range: for a one-event reference the seq is
@@ -165,7 +169,7 @@ pub fn read_sealed(
             ),
         ));
     }
-    Ok(events)
+    Ok(records.into_iter().map(|(event, _)| event).collect())
 }
 
 /// Domain separation for the reference HMAC (never reuse for other records).
