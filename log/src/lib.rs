@@ -195,10 +195,10 @@ impl EncodedBatch {
         Self::encode_with(events, true, |event, out| record::split(event, key, out))
     }
 
-    fn encode_with(
-        events: &[Event],
+    fn encode_with<T>(
+        events: &[T],
         sealed: bool,
-        encode_into: impl Fn(&Event, &mut Vec<u8>) -> Result<usize, codec::CodecError>,
+        encode_into: impl Fn(&T, &mut Vec<u8>) -> Result<usize, codec::CodecError>,
     ) -> Result<Self, AppendError> {
         if events.is_empty() {
             return Err(AppendError::EmptyBatch);
@@ -748,60 +748,20 @@ impl Log {
                 expected: "without a key store",
             });
         }
-        if items.is_empty() {
-            return Err(AppendError::EmptyBatch);
-        }
-        let mut payload = Vec::new();
-        let mut stored = 0usize;
-        for (index, item) in items.iter().enumerate() {
-            let mut one = Vec::new();
-            let size = match item {
-                Restored::Event(event) => {
-                    record::split(event, self.key(), &mut one).map_err(|e| AppendError::Encode {
-                        index,
-                        reason: e.to_string(),
-                    })?
-                }
-                Restored::Record(bytes) => {
-                    if !record::is_sealed(bytes) {
-                        return Err(AppendError::Encode {
-                            index,
-                            reason: "a restored record holds no sealed words".to_owned(),
-                        });
-                    }
-                    one.push(record::PRESEALED);
-                    one.extend_from_slice(bytes.get(1..).unwrap_or_default());
-                    one.len()
-                }
-            };
-            if size > EVENT_BYTES_MAX {
-                return Err(AppendError::EventTooLarge {
-                    index,
-                    size,
-                    max: EVENT_BYTES_MAX,
-                });
+        let key = self.key();
+        let batch = EncodedBatch::encode_with(items, true, |item, out| match item {
+            Restored::Event(event) => record::split(event, key, out),
+            Restored::Record(bytes) if record::is_sealed(bytes) => {
+                out.push(record::PRESEALED);
+                out.extend_from_slice(bytes.get(1..).unwrap_or_default());
+                Ok(out.len())
             }
-            format::push_event(&mut payload, &one);
-            stored += format::EVENT_LEN_PREFIX + size;
-        }
-        if items.len() > BATCH_EVENTS_MAX {
-            return Err(AppendError::BatchTooManyEvents {
-                count: items.len(),
-                max: BATCH_EVENTS_MAX,
-            });
-        }
-        if stored > BATCH_BYTES_MAX {
-            return Err(AppendError::BatchTooLarge {
-                size: stored,
-                max: BATCH_BYTES_MAX,
-            });
-        }
+            Restored::Record(_) => Err(codec::CodecError(
+                "a restored record holds no sealed words".to_owned(),
+            )),
+        })?;
         self.send_batch(
-            EncodedBatch {
-                payload,
-                n_events: u32::try_from(items.len()).unwrap_or(u32::MAX),
-                sealed: true,
-            },
+            batch,
             Some(writer::Stamp {
                 first_seq,
                 ts_ms: Some(ts_ms),
