@@ -55,9 +55,7 @@ use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use chacha20poly1305::aead::{Aead as _, KeyInit as _, Payload};
-use chacha20poly1305::{XChaCha20Poly1305, XNonce};
-
+use crate::aead;
 use crate::error::IoFailure;
 use crate::sealed::{DATA_KEY_BYTES, DataKey, NONCE_BYTES, SubjectKey, TAG_BYTES};
 use crate::storage::{Storage, StorageFile};
@@ -272,8 +270,12 @@ impl MasterKey {
         Ok(())
     }
 
-    fn cipher(&self) -> XChaCha20Poly1305 {
-        XChaCha20Poly1305::new(&self.0.into())
+    fn seal(&self, nonce: &[u8; NONCE_BYTES], aad: &[u8], plaintext: &[u8]) -> Vec<u8> {
+        aead::seal(&self.0, nonce, aad, plaintext)
+    }
+
+    fn open(&self, nonce: &[u8; NONCE_BYTES], aad: &[u8], sealed: &[u8]) -> Option<Vec<u8>> {
+        aead::open(&self.0, nonce, aad, sealed).ok()
     }
 }
 
@@ -388,16 +390,7 @@ impl Slot {
         nonce: [u8; NONCE_BYTES],
     ) -> Result<Self, KeyStoreError> {
         let aad = wrap_aad(seq);
-        let sealed = master
-            .cipher()
-            .encrypt(
-                &XNonce::from(nonce),
-                Payload {
-                    msg: key.as_bytes(),
-                    aad: &aad,
-                },
-            )
-            .map_err(|_| KeyStoreError::SlotDamaged { seq })?;
+        let sealed = master.seal(&nonce, &aad, key.as_bytes());
         let mut wrapped = [0u8; WRAPPED_BYTES];
         let (n, rest) = wrapped.split_at_mut(NONCE_BYTES);
         n.copy_from_slice(&nonce);
@@ -420,15 +413,8 @@ impl Slot {
             .map_err(|_| KeyStoreError::SlotDamaged { seq })?;
         let aad = wrap_aad(seq);
         let bytes = master
-            .cipher()
-            .decrypt(
-                &XNonce::from(nonce),
-                Payload {
-                    msg: sealed,
-                    aad: &aad,
-                },
-            )
-            .map_err(|_| KeyStoreError::SlotDamaged { seq })?;
+            .open(&nonce, &aad, sealed)
+            .ok_or(KeyStoreError::SlotDamaged { seq })?;
         let key: [u8; DATA_KEY_BYTES] = bytes
             .try_into()
             .map_err(|_| KeyStoreError::SlotDamaged { seq })?;
@@ -456,16 +442,7 @@ impl Header {
     fn new(master: &MasterKey, first_seq: u64) -> Result<Self, KeyStoreError> {
         let mut check_nonce = [0u8; NONCE_BYTES];
         getrandom::fill(&mut check_nonce).map_err(|e| KeyStoreError::Random(e.to_string()))?;
-        let sealed = master
-            .cipher()
-            .encrypt(
-                &XNonce::from(check_nonce),
-                Payload {
-                    msg: CHECK_BLOCK,
-                    aad: CHECK_LABEL,
-                },
-            )
-            .map_err(|_| KeyStoreError::Random("sealing the check block failed".to_owned()))?;
+        let sealed = master.seal(&check_nonce, CHECK_LABEL, CHECK_BLOCK);
         let check: [u8; 32] = sealed
             .try_into()
             .map_err(|_| KeyStoreError::Random("the check block has the wrong size".to_owned()))?;
@@ -545,15 +522,8 @@ impl Header {
 
     fn opens_with(&self, master: &MasterKey) -> bool {
         master
-            .cipher()
-            .decrypt(
-                &XNonce::from(self.check_nonce),
-                Payload {
-                    msg: &self.check,
-                    aad: CHECK_LABEL,
-                },
-            )
-            .is_ok_and(|block| block == CHECK_BLOCK)
+            .open(&self.check_nonce, CHECK_LABEL, &self.check)
+            .is_some_and(|block| block == CHECK_BLOCK)
     }
 }
 

@@ -29,6 +29,7 @@
 //! **Architecture Invariant:** this crate knows bytes, frames and events, never
 //! what an event means; only `codec` encodes or decodes an event.
 
+mod aead;
 pub mod clock;
 pub mod codec;
 pub mod error;

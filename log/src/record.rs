@@ -123,14 +123,10 @@ pub(crate) fn seal(
         Some(&SEALED) => {
             let (skeleton, words) = parts(record)?;
             let nonce = nonce(key, seq, skeleton, words);
-            let Content::Sealed(sealed) =
-                Content::seal_with_nonce(key, seq, Field::Record, words, nonce)?
-            else {
-                unreachable!("sealing gives sealed content");
-            };
+            out.reserve(record.len() + SEALING_OVERHEAD);
             out.extend_from_slice(record.get(..5 + skeleton.len()).unwrap_or_default());
-            out.extend_from_slice(&sealed.nonce);
-            out.extend_from_slice(&sealed.bytes);
+            out.extend_from_slice(&nonce);
+            Content::seal_into(key, seq, Field::Record, words, &nonce, out);
             Ok(())
         }
         _ => Err(RecordError::Malformed("unknown record tag".to_owned())),
@@ -222,11 +218,8 @@ pub(crate) fn open(
                 .get(..NONCE_BYTES)
                 .and_then(|n| n.try_into().ok())
                 .ok_or_else(|| RecordError::Malformed("shorter than its nonce".to_owned()))?;
-            let content = Content::Sealed(crate::sealed::SealedBytes {
-                nonce,
-                bytes: sealed.get(NONCE_BYTES..).unwrap_or_default().to_vec(),
-            });
-            match content.open_bytes(key, seq, Field::Record)? {
+            let sealed = sealed.get(NONCE_BYTES..).unwrap_or_default();
+            match Content::open_sealed(sealed, &nonce, key, seq, Field::Record)? {
                 None => Ok(Opened {
                     event,
                     erased: true,

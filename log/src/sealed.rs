@@ -23,16 +23,15 @@
 //! associated data (not stored): "engram content v1" | subject seq u64 LE | field u8
 //! ```
 
-use chacha20poly1305::aead::{Aead as _, KeyInit as _, Payload};
-use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use crate::aead;
 use serde::{Deserialize, Serialize};
 
 /// Length of a data key in bytes.
-pub const DATA_KEY_BYTES: usize = 32;
+pub const DATA_KEY_BYTES: usize = aead::KEY_BYTES;
 /// Length of a sealed field's nonce.
-pub const NONCE_BYTES: usize = 24;
+pub const NONCE_BYTES: usize = aead::NONCE_BYTES;
 /// Length of the Poly1305 tag each sealed field carries.
-pub const TAG_BYTES: usize = 16;
+pub const TAG_BYTES: usize = aead::TAG_BYTES;
 
 const CONTENT_LABEL: &[u8] = b"engram content v1";
 
@@ -69,10 +68,6 @@ impl DataKey {
 
     pub(crate) fn as_bytes(&self) -> &[u8; DATA_KEY_BYTES] {
         &self.0
-    }
-
-    fn cipher(&self) -> XChaCha20Poly1305 {
-        XChaCha20Poly1305::new(&self.0.into())
     }
 }
 
@@ -213,20 +208,45 @@ impl Content {
         nonce: [u8; NONCE_BYTES],
     ) -> Result<Self, SealedError> {
         let aad = associated_data(subject, field);
-        let sealed = key
-            .cipher()
-            .encrypt(
-                &XNonce::from(nonce),
-                Payload {
-                    msg: bytes,
-                    aad: &aad,
-                },
-            )
-            .map_err(|_| SealedError::Seal { subject, field })?;
         Ok(Content::Sealed(SealedBytes {
             nonce,
-            bytes: sealed,
+            bytes: aead::seal(&key.0, &nonce, &aad, bytes),
         }))
+    }
+
+    /// Appends `bytes` sealed for `subject` under `key` and `nonce` (the
+    /// ciphertext, then the tag) to `out`: [`Content::seal_with_nonce`]
+    /// without its own buffer, for a record sealed into its frame.
+    pub(crate) fn seal_into(
+        key: &DataKey,
+        subject: u64,
+        field: Field,
+        bytes: &[u8],
+        nonce: &[u8; NONCE_BYTES],
+        out: &mut Vec<u8>,
+    ) {
+        let aad = associated_data(subject, field);
+        aead::seal_into(&key.0, nonce, &aad, bytes, out);
+    }
+
+    /// Opens sealed bytes (ciphertext, then tag) as they lie in a record:
+    /// [`Content::open_bytes`] of a sealed field without copying it first.
+    pub(crate) fn open_sealed(
+        sealed: &[u8],
+        nonce: &[u8; NONCE_BYTES],
+        key: &SubjectKey,
+        subject: u64,
+        field: Field,
+    ) -> Result<Option<Vec<u8>>, SealedError> {
+        match key {
+            SubjectKey::Destroyed => Ok(None),
+            SubjectKey::Live(key) => {
+                let aad = associated_data(subject, field);
+                aead::open(&key.0, nonce, &aad, sealed)
+                    .map(Some)
+                    .map_err(|_| SealedError::Tampered { subject, field })
+            }
+        }
     }
 
     /// Opens the field's bytes: plain words as they are, sealed ones with
@@ -240,19 +260,8 @@ impl Content {
         match (self, key) {
             (Content::Plain(text), _) => Ok(Some(text.as_bytes().to_vec())),
             (Content::Sealed(_), SubjectKey::Destroyed) => Ok(None),
-            (Content::Sealed(sealed), SubjectKey::Live(key)) => {
-                let aad = associated_data(subject, field);
-                let bytes = key
-                    .cipher()
-                    .decrypt(
-                        &XNonce::from(sealed.nonce),
-                        Payload {
-                            msg: &sealed.bytes,
-                            aad: &aad,
-                        },
-                    )
-                    .map_err(|_| SealedError::Tampered { subject, field })?;
-                Ok(Some(bytes))
+            (Content::Sealed(sealed), key) => {
+                Self::open_sealed(&sealed.bytes, &sealed.nonce, key, subject, field)
             }
         }
     }
