@@ -33,6 +33,12 @@
 //! skipped with a note. With `ENGRAM_BENCH_RECALL_REPORT=1` the hybrid
 //! percentiles and the model's embedding cost per memory are printed too.
 //!
+//! **Recorded.** Group `recall_recorded`, ids `clear/<n>` and
+//! `sealed/<n>` at the smaller size: `Engram::recall` (the read above, then
+//! the `Recalled` event appended without fsync) over the same memories in a
+//! store in the clear and in one whose words are sealed (the query sealed
+//! under its own data key): the cost of sealing to a recall.
+//!
 //! A filter argument containing `hybrid` (`cargo bench --bench recall --
 //! hybrid`) skips building the keyword stores; any other filter skips the
 //! hybrid stores.
@@ -43,7 +49,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
-use engram_benches::recall::{HybridBench, RecallBench, embedding_report};
+use engram_benches::recall::{
+    EngramRecall, HybridBench, RECALL_SEED, RecallBench, Vocabulary, embedding_report,
+    memory_texts, queries,
+};
 use engram_embed::{BertEmbedder, Embedder};
 
 const BENCH_SIZES: [usize; 2] = [10_000, 100_000];
@@ -204,10 +213,40 @@ fn hybrid(c: &mut Criterion, reports: &mut Vec<String>) {
     }
 }
 
+/// A user's recall, read and record (`Engram::recall`: the `Recalled`
+/// event appended, no fsync), over the same memories in a store whose
+/// words are sealed and in one in the clear: what sealing costs a recall.
+fn recorded(c: &mut Criterion) {
+    if filter().is_some_and(|f| f.contains("hybrid")) {
+        return;
+    }
+    let n = sizes()[0];
+    let vocabulary = Vocabulary::new();
+    let texts = memory_texts(&vocabulary, RECALL_SEED, n);
+    let queries = queries(&vocabulary, RECALL_SEED, QUERIES);
+    let mut group = c.benchmark_group("recall_recorded");
+    group.measurement_time(Duration::from_secs(8));
+    for sealed in [false, true] {
+        let store = EngramRecall::build_with(&texts, None, sealed).expect("building the store");
+        assert_eq!(store.is_sealed(), sealed);
+        let name = if sealed { "sealed" } else { "clear" };
+        group.bench_with_input(BenchmarkId::new(name, n), &store, |b, store| {
+            let mut i = 0;
+            b.iter(|| {
+                let query = &queries[i % queries.len()];
+                i += 1;
+                black_box(store.recall_recorded(black_box(query)).expect("recall"))
+            });
+        });
+    }
+    group.finish();
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let mut reports = Vec::new();
     recall(&mut c, &mut reports);
+    recorded(&mut c);
     hybrid(&mut c, &mut reports);
     c.final_summary();
     for report in reports {

@@ -49,25 +49,31 @@ fn options() -> StoreOptions {
 fn rebuild(c: &mut Criterion) {
     let n = n_events();
     let dir = tempfile::tempdir().expect("temporary folder");
-    let store = mixed_store(&dir.path().join("store"), BENCH_SEED, n).expect("building the store");
+    let clear =
+        mixed_store(&dir.path().join("clear"), BENCH_SEED, n, false).expect("building the store");
+    let sealed =
+        mixed_store(&dir.path().join("sealed"), BENCH_SEED, n, true).expect("building the store");
+    assert!(!clear.is_sealed() && sealed.is_sealed());
     let mut group = c.benchmark_group("views");
     group.sample_size(10);
     group.sampling_mode(SamplingMode::Flat);
     group.measurement_time(Duration::from_secs(20));
     group.throughput(Throughput::Elements(n));
-    group.bench_function("rebuild", |b| {
-        b.iter(|| {
-            let engram = Engram::open_with(
-                store.clone(),
-                &options(),
-                OpenOptions { rebuild: true },
-                &|_, _| {},
-            )
-            .expect("rebuild");
-            black_box(engram.stats());
-            engram.close().expect("close");
+    for (name, store) in [("rebuild", &clear), ("rebuild-sealed", &sealed)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let engram = Engram::open_with(
+                    store.clone(),
+                    &options(),
+                    OpenOptions { rebuild: true },
+                    &|_, _| {},
+                )
+                .expect("rebuild");
+                black_box(engram.stats());
+                engram.close().expect("close");
+            });
         });
-    });
+    }
     group.finish();
 }
 

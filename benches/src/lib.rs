@@ -890,11 +890,13 @@ fn splitmix(mut x: u64) -> u64 {
 
 /// A store folder holding `n` events of the mixed workload (batches of 1024,
 /// synced once at the end), for the view benchmarks.
-pub fn mixed_store(dir: &Path, seed: u64, n: u64) -> Result<engram::store::Store> {
+pub fn mixed_store(dir: &Path, seed: u64, n: u64, sealed: bool) -> Result<engram::store::Store> {
     let store = engram::store::Store::at(dir);
     let options = engram::store::StoreOptions {
         key: engram_log::KeySource::StoreFile,
         durability: Durability::None,
+        master_key: engram_log::MasterKeySource::StoreFile,
+        seal_new_stores: sealed,
         ..engram::store::StoreOptions::default()
     };
     let log = store.open_log(&options)?;

@@ -540,12 +540,24 @@ impl EngramRecall {
     /// `Remembered` carries memory `i`'s [`synthetic_embedding`] under
     /// `model`.
     pub fn build_with_vectors(texts: &[String], vectors: Option<(&str, usize)>) -> Result<Self> {
+        Self::build_with(texts, vectors, true)
+    }
+
+    /// As [`EngramRecall::build_with_vectors`], its words sealed (a new
+    /// store's default) or in the clear.
+    pub fn build_with(
+        texts: &[String],
+        vectors: Option<(&str, usize)>,
+        sealed: bool,
+    ) -> Result<Self> {
         let dir = tempfile::tempdir().context("temporary folder for the engram store")?;
         let options = StoreOptions {
             key: KeySource::Hex(RECALL_KEY_HEX.to_owned()),
             durability: Durability::None,
             segment_bytes_max: engram_log::limits::SEGMENT_BYTES_DEFAULT,
             shared_log: None,
+            master_key: engram_log::MasterKeySource::StoreFile,
+            seal_new_stores: sealed,
             ..StoreOptions::default()
         };
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "recall benchmark")?;
@@ -625,6 +637,22 @@ impl EngramRecall {
             },
         )
         .unwrap_or_else(|e| panic!("recall on the bench store: {e}"))
+    }
+
+    /// Whether the store's words are sealed.
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.engram.store().is_sealed()
+    }
+
+    /// The best [`RECALL_HITS`] memories for `query` as a user's recall
+    /// runs it ([`Engram::recall`]): the same read, then a `Recalled` event
+    /// (the query, sealed in a sealed store) appended.
+    pub fn recall_recorded(&self, query: &str) -> Result<Vec<Hit>> {
+        Ok(self.engram.recall(&RecallQuery {
+            limit: RECALL_HITS,
+            ..RecallQuery::new(query)
+        })?)
     }
 
     /// The best [`RECALL_HITS`] memories for `query` with query vector
