@@ -145,10 +145,11 @@ mod tests {
     /// The test vector of draft-irtf-cfrg-xchacha-03, appendix A.3.1.
     #[test]
     fn the_draft_test_vector() {
-        let key: [u8; 32] = hex::decode("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
-            .unwrap()
-            .try_into()
-            .unwrap();
+        let key: [u8; 32] =
+            hex::decode("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f")
+                .unwrap()
+                .try_into()
+                .unwrap();
         let nonce: [u8; 24] = hex::decode("404142434445464748494a4b4c4d4e4f5051525354555657")
             .unwrap()
             .try_into()

@@ -28,8 +28,9 @@
 //! straddles a 512-byte sector.
 //!
 //! **Invariant (reserve before append):** the writer asks [`KeyStore::reserve`]
-//! for the slots of the seqs it is about to use; reserve writes fresh keys a
-//! batch ahead ([`RESERVE_AHEAD_SEQS`]) and fsyncs them before it returns.
+//! for the slots of the seqs it is about to use; reserve writes fresh keys
+//! ahead (at least [`RESERVE_AHEAD_SEQS`], an eighth of the store up to
+//! [`RESERVE_AHEAD_SEQS_MAX`]) and fsyncs them before it returns.
 //! So steady-state appends pay no key-store fsync, and a crash can never
 //! leave a durable frame whose key is not durable. Slots past the log's end
 //! (reserved, never used, or torn by a crash) are written again by the next
@@ -79,8 +80,17 @@ pub const HEADER_BYTES: usize = 128;
 pub const SLOT_BYTES: usize = 128;
 /// Bytes of a slot that hold the wrapped key (nonce, sealed key, tag).
 pub const WRAPPED_BYTES: usize = NONCE_BYTES + DATA_KEY_BYTES + TAG_BYTES;
-/// How many seqs past the one asked for a reserve writes keys for.
+/// How many seqs past the one asked for a reserve writes keys for, at
+/// least: a store of `n` subjects reserves `n / RESERVE_AHEAD_DIVISOR`
+/// ahead, up to [`RESERVE_AHEAD_SEQS_MAX`], so a store that takes many
+/// appends pays a key-store fsync once per many thousand seqs (as a `Vec`
+/// grows geometrically) while a small one writes few keys it may never use.
 pub const RESERVE_AHEAD_SEQS: u64 = 1024;
+/// Most seqs a reserve writes keys ahead for (2 MiB of slots, a few
+/// milliseconds of wrapping in the append that triggers it).
+pub const RESERVE_AHEAD_SEQS_MAX: u64 = 16_384;
+/// A store of `n` subjects reserves `n / RESERVE_AHEAD_DIVISOR` ahead.
+pub const RESERVE_AHEAD_DIVISOR: u64 = 8;
 /// Most seqs one [`KeyStore::reserve`] may reach past the last reserved one
 /// (a batch's events and the batch ahead): a seq further out is a caller's
 /// mistake, not a reason to write gigabytes of keys.
@@ -89,7 +99,7 @@ pub const RESERVE_SEQS_MAX: u64 = 4 * 65_536;
 /// many subjects).
 pub const DESTROY_SLOTS_MAX: usize = 65_536;
 /// Most unwrapped keys held at once; past it the cache starts over (every
-/// cached key is in the file too).
+/// cached key is in the file too). Room for several reserves ahead.
 pub const CACHED_KEYS_MAX: usize = 65_536;
 /// Slots read at once when a key is not cached (a replay asks in order).
 pub const READ_AHEAD_SLOTS: u64 = 256;
@@ -104,6 +114,8 @@ const _: () = assert!(WRAPPED_BYTES == 72);
 const _: () = assert!(WRAPPED_BYTES <= SLOT_BYTES);
 const _: () = assert!(512usize.is_multiple_of(SLOT_BYTES));
 const _: () = assert!(HEADER_BYTES.is_multiple_of(SLOT_BYTES));
+const _: () = assert!(RESERVE_AHEAD_SEQS <= RESERVE_AHEAD_SEQS_MAX);
+const _: () = assert!(2 * RESERVE_AHEAD_SEQS_MAX <= CACHED_KEYS_MAX as u64);
 
 /// Opening, reserving, reading or destroying keys failed. Nothing on disk
 /// was changed unless the error says so.
@@ -694,9 +706,10 @@ impl KeyStore {
     }
 
     /// Makes sure the keys of every seq up to `upto_seq` are durable: when
-    /// one is missing, writes fresh keys up to `upto_seq +
-    /// RESERVE_AHEAD_SEQS` and fsyncs once. Call before appending a frame
-    /// that uses them.
+    /// one is missing, writes fresh keys up to `upto_seq` plus the reserve
+    /// ahead (`RESERVE_AHEAD_SEQS` to `RESERVE_AHEAD_SEQS_MAX`, growing with
+    /// the store) and fsyncs once. Call before appending a frame that uses
+    /// them.
     pub fn reserve(&mut self, upto_seq: u64) -> Result<(), KeyStoreError> {
         self.check_poisoned()?;
         if upto_seq <= self.reserved {
@@ -709,7 +722,7 @@ impl KeyStore {
             });
         }
         let from = self.reserved + 1;
-        let to = upto_seq.saturating_add(RESERVE_AHEAD_SEQS);
+        let to = upto_seq.saturating_add(self.ahead());
         let n_slots = usize::try_from(to - from + 1).unwrap_or(usize::MAX);
         let mut bytes = Vec::with_capacity(n_slots.saturating_mul(SLOT_BYTES));
         let mut fresh = Vec::with_capacity(n_slots);
@@ -739,11 +752,22 @@ impl KeyStore {
         if let Err(e) = self.file.sync_data() {
             return Err(self.fail("syncing key store", e));
         }
+        // Bounded: the keys about to be used stay; older ones are in the
+        // file, read again when asked for.
+        if self.cache.len() + fresh.len() > CACHED_KEYS_MAX {
+            self.cache.clear();
+        }
         for (seq, key) in fresh {
             self.cache.insert(seq, SubjectKey::Live(key));
         }
         self.reserved = to;
         Ok(())
+    }
+
+    /// How far past the seq asked for the next reserve writes keys.
+    fn ahead(&self) -> u64 {
+        let held = self.reserved.saturating_sub(self.first_seq) + 1;
+        (held / RESERVE_AHEAD_DIVISOR).clamp(RESERVE_AHEAD_SEQS, RESERVE_AHEAD_SEQS_MAX)
     }
 
     fn offset_of(&self, seq: u64) -> u64 {
@@ -958,6 +982,37 @@ mod tests {
             torn.unwrap_key(&master(), 7),
             Err(KeyStoreError::SlotDamaged { seq: 7 })
         ));
+    }
+
+    #[test]
+    fn the_reserve_ahead_grows_with_the_store_and_is_capped() {
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let mut store = KeyStore::create(storage.clone(), master(), 1).unwrap();
+        store.reserve(3).unwrap();
+        assert_eq!(store.reserved(), 3 + RESERVE_AHEAD_SEQS);
+        // The ahead is taken from what the store held before the reserve.
+        store.reserve(40_000).unwrap();
+        assert_eq!(store.reserved(), 40_000 + RESERVE_AHEAD_SEQS);
+        // A store of 41,024 subjects reserves an eighth of itself ahead.
+        let held = store.reserved();
+        store.reserve(held + 1).unwrap();
+        assert_eq!(store.reserved(), held + 1 + held / RESERVE_AHEAD_DIVISOR);
+        // Past 8 x the cap, the cap.
+        let mut upto = store.reserved();
+        while upto < 8 * RESERVE_AHEAD_SEQS_MAX + 1 {
+            upto = store.reserved() + 1;
+            store.reserve(upto).unwrap();
+        }
+        assert_eq!(store.reserved() - upto, RESERVE_AHEAD_SEQS_MAX);
+        // Every reserved key unwraps, after reopen too.
+        let last = store.reserved();
+        let mut again = KeyStore::open(storage, master(), last).unwrap();
+        for seq in [1, 40_000, last - 1, last] {
+            assert!(
+                matches!(again.key(seq), Ok(SubjectKey::Live(_))),
+                "seq {seq}"
+            );
+        }
     }
 
     #[test]

@@ -96,7 +96,14 @@ fn parts(record: &[u8]) -> Result<(&[u8], &[u8]), RecordError> {
 }
 
 fn nonce(key: &DataKey, seq: u64, skeleton: &[u8], words: &[u8]) -> [u8; NONCE_BYTES] {
-    let nonce_key = blake3::derive_key("engram content nonce v1", key.as_bytes());
+    // `blake3::derive_key` with the context's hash computed once.
+    static NONCE_KEYS: std::sync::LazyLock<blake3::Hasher> =
+        std::sync::LazyLock::new(|| blake3::Hasher::new_derive_key("engram content nonce v1"));
+    let nonce_key: [u8; 32] = *NONCE_KEYS
+        .clone()
+        .update(key.as_bytes())
+        .finalize()
+        .as_bytes();
     let mut hasher = blake3::Hasher::new_keyed(&nonce_key);
     hasher.update(&seq.to_le_bytes());
     hasher.update(&(skeleton.len() as u64).to_le_bytes());
@@ -259,6 +266,22 @@ mod tests {
     use crate::event::{Embedding, Remembered, SessionEvent};
     use crate::{Digest, MemoryRef, Role, Scope, Source, Tier};
     use proptest::prelude::*;
+
+    /// The nonce key is `blake3::derive_key` of the data key (the stored
+    /// nonces of every sealed log were made that way).
+    #[test]
+    fn the_nonce_is_keyed_by_the_derived_key() {
+        let key = DataKey::from_bytes([7; 32]);
+        let derived = blake3::derive_key("engram content nonce v1", key.as_bytes());
+        let mut hasher = blake3::Hasher::new_keyed(&derived);
+        hasher.update(&9u64.to_le_bytes());
+        hasher.update(&3u64.to_le_bytes());
+        hasher.update(b"abc");
+        hasher.update(b"words");
+        let mut expected = [0u8; NONCE_BYTES];
+        hasher.finalize_xof().fill(&mut expected);
+        assert_eq!(nonce(&key, 9, b"abc", b"words"), expected);
+    }
 
     fn hmac() -> HmacKey {
         HmacKey::from_bytes([3; 32])

@@ -495,10 +495,17 @@ impl Writer {
                     }
                     Err(e) => return Err(format!("reading the data key of seq {seq}: {e}")),
                 };
-                let mut one = Vec::with_capacity(unsealed.len() + record::SEALING_OVERHEAD);
-                record::seal(unsealed, seq, &key, &mut one)
+                // Sealed in place after its length, which is filled in
+                // once known (what `format::push_event` writes).
+                let len_at = out.len();
+                out.extend_from_slice(&[0u8; 4]);
+                record::seal(unsealed, seq, &key, &mut out)
                     .map_err(|e| format!("sealing seq {seq}: {e}"))?;
-                crate::format::push_event(&mut out, &one);
+                let len = u32::try_from(out.len() - len_at - 4)
+                    .map_err(|_| format!("the sealed record of seq {seq} is too long"))?;
+                if let Some(slot) = out.get_mut(len_at..len_at + 4) {
+                    slot.copy_from_slice(&len.to_le_bytes());
+                }
             }
             admitted.body = Body::Batch(out);
         }
