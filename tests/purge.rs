@@ -153,12 +153,16 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
 
     engram_expecting(&store, &["verify"], 0);
     let (_, stderr) = engram_expecting(&store, &["expand", &id], 1);
-    assert!(stderr.contains("erased"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("memory {id} was erased")),
+        "the id as recall shows it: {stderr}"
+    );
     assert!(stderr.contains(&format!("seq {purge_seq}")), "{stderr}");
     assert!(stderr.contains("asked to erase"), "{stderr}");
     let (stdout, _) = engram_expecting(&store, &["expand", &id, "--json"], 1);
     let erased: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(erased["error"], "erased");
+    assert_eq!(erased["details"]["id"], id.as_str());
     assert_eq!(erased["details"]["purged_seq"], purge_seq);
     assert_eq!(erased["details"]["by"], "user");
     assert_eq!(erased["details"]["reason"], "asked to erase");

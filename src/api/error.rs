@@ -143,6 +143,44 @@ impl ApiError {
     }
 }
 
+impl ApiError {
+    /// `e` for a memory of the store `scope` names: an erased or forgotten
+    /// memory is told by the id recall shows (`p:8`), not its number in
+    /// its store.
+    #[must_use]
+    pub fn of_memory(scope: &str, e: EngineError) -> Self {
+        match e {
+            EngineError::Purged {
+                id,
+                seq,
+                by,
+                reason,
+            } => {
+                let named = super::qualified(scope, id);
+                let by = crate::engine::actor_name(by);
+                Self::new(
+                    ErrorCode::Erased,
+                    format!("memory {named} was erased: purged at seq {seq} by the {by}, reason: {reason}"),
+                )
+                .with_details(json!({
+                    "id": named,
+                    "purged_seq": seq,
+                    "by": by,
+                    "reason": reason,
+                }))
+            }
+            EngineError::Forgotten { id, seq } => Self::new(
+                ErrorCode::Forgotten,
+                format!(
+                    "memory {} was forgotten at seq {seq}: it expands only in audit mode",
+                    super::qualified(scope, id)
+                ),
+            ),
+            e => Self::from(e),
+        }
+    }
+}
+
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         let code = match &e {

@@ -686,8 +686,11 @@ impl Service {
         session: Option<&String>,
         audit: bool,
     ) -> Result<Value, ApiError> {
+        let scope = self.target_scope(self.resolve(id)?);
         let (scope, expansion) = self.with_memory(id, |engram, id| {
-            engram.expand_as(id, &subject(By::User, session), audit)
+            engram
+                .expand_as(id, &subject(By::User, session), audit)
+                .map_err(|e| ApiError::of_memory(scope, e))
         })?;
         Ok(json::expansion(scope, &expansion))
     }
@@ -697,8 +700,11 @@ impl Service {
     /// # Errors
     /// As [`Service::expand`].
     pub fn expand_as_model(&self, id: IdArg, session: Option<&String>) -> Result<Value, ApiError> {
+        let scope = self.target_scope(self.resolve(id)?);
         let (scope, expansion) = self.with_memory(id, |engram, id| {
-            engram.expand_as(id, &subject(By::Model, session), false)
+            engram
+                .expand_as(id, &subject(By::Model, session), false)
+                .map_err(|e| ApiError::of_memory(scope, e))
         })?;
         Ok(json::expansion(scope, &expansion))
     }
