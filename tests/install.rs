@@ -55,16 +55,19 @@ impl Folders {
 }
 
 /// Every file under `dir` with its bytes, sorted by path.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+/// Every file under `dir` with its bytes, and every folder (`None`): a
+/// folder left behind empty is a change too.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
+                files.push((path.clone(), None));
                 stack.push(path);
             } else {
-                files.push((path.clone(), std::fs::read(&path).unwrap()));
+                files.push((path.clone(), Some(std::fs::read(&path).unwrap())));
             }
         }
     }

@@ -205,6 +205,17 @@ fn apply(changes: Vec<Change>, dry_run: bool) -> anyhow::Result<()> {
                         .with_context(|| format!("removing {}", path.display()))?;
                 }
                 println!("{}: {would}removed (engram made it)", path.display());
+                if !dry_run {
+                    // The folder install made for the file (`.claude`,
+                    // `.cursor`) goes too when nothing else is in it; a
+                    // folder holding anything stays (`remove_dir` refuses).
+                    if let Some(folder) = path.parent()
+                        && folder.read_dir().is_ok_and(|mut e| e.next().is_none())
+                        && std::fs::remove_dir(folder).is_ok()
+                    {
+                        println!("{}: removed (left empty)", folder.display());
+                    }
+                }
             }
         }
     }
