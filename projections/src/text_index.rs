@@ -46,7 +46,7 @@
 //! - Postings of a term are sorted by doc number, without duplicates, and
 //!   never empty (an emptied term is removed).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use engram_log::{Digest, Event, LogReader, LoggedEvent, MemoryId, Remembered};
@@ -99,6 +99,10 @@ struct Doc {
     /// The MAC of the memory's words and entry ([`crate::view_mac`]);
     /// unset once forgotten.
     mac: Digest,
+    /// The other words indexed with `text` (tags, summary), so a forget
+    /// finds the document's terms without scanning the whole vocabulary;
+    /// empty once forgotten.
+    extra: Vec<String>,
 }
 
 /// The index's state: what is persisted as its snapshot.
@@ -257,6 +261,7 @@ impl TextIndexState {
             live: true,
             text,
             mac,
+            extra: extra.iter().map(|&e| e.to_owned()).collect(),
         });
         self.live_docs += 1;
         self.live_len += u64::from(len);
@@ -288,16 +293,28 @@ impl TextIndexState {
             return;
         }
         entry.live = false;
-        entry.text = String::new();
+        let text = std::mem::take(&mut entry.text);
+        let extra = std::mem::take(&mut entry.extra);
         entry.mac = view_mac::UNSET;
         self.live_docs -= 1;
         self.live_len -= u64::from(entry.len);
-        self.terms.retain(|_, postings| {
+        // The document's terms are those of its words, as `add` found
+        // them: only their postings change (not every term's).
+        let terms: BTreeSet<String> = std::iter::once(text.as_str())
+            .chain(extra.iter().map(String::as_str))
+            .flat_map(index_terms)
+            .collect();
+        for term in terms {
+            let Some(postings) = self.terms.get_mut(&term) else {
+                continue;
+            };
             if let Ok(at) = postings.binary_search_by_key(&doc, |&(d, _)| d) {
                 postings.remove(at);
             }
-            !postings.is_empty()
-        });
+            if postings.is_empty() {
+                self.terms.remove(&term);
+            }
+        }
     }
 }
 
@@ -361,7 +378,9 @@ impl TextIndex {
     /// Code version: bump when `apply`, tokenization or the layout changes.
     /// 3: each document keeps the MAC of its memory's words and entry.
     /// 4: terms NFKC-normalized and stemmed (`index_terms`).
-    pub const VERSION: u32 = 4;
+    /// 5: each document keeps its tags and summary (a forget touches only
+    /// its own terms).
+    pub const VERSION: u32 = 5;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
@@ -626,6 +645,39 @@ mod tests {
 
     fn ids(hits: &[TextHit]) -> Vec<MemoryId> {
         hits.iter().map(|h| h.memory).collect()
+    }
+
+    proptest::proptest! {
+        /// A forget takes out exactly the postings a scan of every term
+        /// would (the document's, found from its words, tags and summary).
+        #[test]
+        fn a_forget_takes_out_the_postings_a_full_scan_would(
+            docs in proptest::collection::vec(
+                ("[a-e ]{0,24}", proptest::collection::vec("[a-f]{1,3}", 0..3), proptest::option::of("[c-h ]{0,12}")),
+                1..12,
+            ),
+            forgets in proptest::collection::vec(0u64..14, 0..8),
+        ) {
+            let mut state = TextIndexState::default();
+            for (i, (text, tags, summary)) in docs.iter().enumerate() {
+                let mut extra: Vec<&str> = tags.iter().map(String::as_str).collect();
+                extra.extend(summary.as_deref());
+                state.add(i as u64 + 1, text.clone(), &extra, view_mac::UNSET);
+            }
+            for memory in forgets {
+                let mut scanned = state.terms.clone();
+                if let Some(&doc) = state.by_memory.get(&memory)
+                    && state.docs[doc as usize].live
+                {
+                    scanned.retain(|_, postings| {
+                        postings.retain(|&(d, _)| d != doc);
+                        !postings.is_empty()
+                    });
+                }
+                state.remove(memory);
+                proptest::prop_assert_eq!(&state.terms, &scanned);
+            }
+        }
     }
 
     #[test]
