@@ -56,7 +56,7 @@ pub const EXPORT_FORMAT_VERSION: u32 = 1;
 pub const EXPORT_LINE_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// The keys of an event line that are not the event's own fields.
-pub const LINE_KEYS: [&str; 6] = ["seq", "ts", "ts_ms", "kind", "sha256", "sealed"];
+pub const LINE_KEYS: [&str; 7] = ["seq", "ts", "ts_ms", "kind", "sha256", "sealed", "erased"];
 
 /// What an event line of a sealed store carries beside the event's fields
 /// (`"sealed": {"record": hex, "key": hex or null}`): the record exactly as

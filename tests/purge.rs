@@ -136,6 +136,29 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
         .map(|s| s.as_u64().unwrap())
         .collect();
     assert!(subjects.windows(2).all(|w| w[0] < w[1]), "{subjects:?}");
+    // The log shows the erased events as such, and only those.
+    let (log, _) = engram_expecting(&store, &["log", "--json"], 0);
+    let erased: Vec<u64> = log
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|line| line.get("erased").is_some())
+        .map(|line| {
+            assert_eq!(line["erased"], true, "{line}");
+            line["seq"].as_u64().unwrap()
+        })
+        .collect();
+    assert!(
+        erased.iter().all(|seq| subjects.contains(seq)),
+        "{erased:?} {subjects:?}"
+    );
+    let turn_seq = saved["first_seq"].as_u64().unwrap();
+    assert!(erased.contains(&turn_seq), "the canary's turn: {erased:?}");
+    let (human, _) = engram_expecting(&store, &["log"], 0);
+    assert_eq!(
+        human.matches("(words erased by a purge)").count(),
+        erased.len(),
+        "{human}"
+    );
 
     engram_expecting(&store, &["daemon", "stop"], 0);
     assert_eq!(

@@ -348,13 +348,20 @@ pub fn audit_record(r: &AuditRecord) -> Value {
 }
 
 /// An event as `engram log --json` prints it (and an export line, less its
-/// hash): seq, ts, ts_ms, kind, then the event's own fields.
+/// hash): seq, ts, ts_ms, kind, then the event's own fields, and
+/// `"erased": true` for an event whose words a purge erased.
 ///
 /// # Errors
 /// When the event's fields do not render as a JSON object whose names stay
 /// clear of the line's own keys (never for the events this version writes).
 pub fn logged_event(logged: &LoggedEvent) -> Result<Value, crate::transfer::LineError> {
-    crate::transfer::event_json(logged).map(Value::Object)
+    let mut line = crate::transfer::event_json(logged)?;
+    // An erased event's fields are its skeleton (its words' key was
+    // destroyed by a purge): `"erased": true` says so.
+    if logged.erased {
+        line.insert("erased".to_owned(), Value::Bool(true));
+    }
+    Ok(Value::Object(line))
 }
 
 /// The verify report.

@@ -86,8 +86,15 @@ fn human_line(logged: &LoggedEvent) -> anyhow::Result<String> {
             .serialize_fields(serde_json::value::Serializer)
             .map(|v| v.to_string())?,
     };
+    // An erased event shows its skeleton: say so, or its empty words read
+    // as words that were never there.
+    let erased = if logged.erased {
+        " (words erased by a purge)"
+    } else {
+        ""
+    };
     Ok(format!(
-        "{:>8}  {}  {:<21} {}",
+        "{:>8}  {}  {:<21} {}{erased}",
         logged.seq,
         format_ts(logged.ts_ms),
         logged.event.kind(),
