@@ -144,6 +144,21 @@ impl ApiError {
 }
 
 impl ApiError {
+    /// The `erased` error of memory `named`, purged at `seq`.
+    fn erased(named: &str, seq: u64, by: engram_log::Actor, reason: &str) -> Self {
+        let by = crate::engine::actor_name(by);
+        Self::new(
+            ErrorCode::Erased,
+            format!("memory {named} was erased: purged at seq {seq} by the {by}, reason: {reason}"),
+        )
+        .with_details(json!({
+            "id": named,
+            "purged_seq": seq,
+            "by": by,
+            "reason": reason,
+        }))
+    }
+
     /// `e` for a memory of the store `scope` names: an erased or forgotten
     /// memory is told by the id recall shows (`p:8`), not its number in
     /// its store.
@@ -155,20 +170,7 @@ impl ApiError {
                 seq,
                 by,
                 reason,
-            } => {
-                let named = super::qualified(scope, id);
-                let by = crate::engine::actor_name(by);
-                Self::new(
-                    ErrorCode::Erased,
-                    format!("memory {named} was erased: purged at seq {seq} by the {by}, reason: {reason}"),
-                )
-                .with_details(json!({
-                    "id": named,
-                    "purged_seq": seq,
-                    "by": by,
-                    "reason": reason,
-                }))
-            }
+            } => Self::erased(&super::qualified(scope, id), seq, by, &reason),
             EngineError::Forgotten { id, seq } => Self::new(
                 ErrorCode::Forgotten,
                 format!(
@@ -196,14 +198,7 @@ impl From<EngineError> for ApiError {
                 seq,
                 by,
                 reason,
-            } => {
-                return Self::new(ErrorCode::Erased, e.to_string()).with_details(json!({
-                    "id": id,
-                    "purged_seq": seq,
-                    "by": crate::engine::actor_name(*by),
-                    "reason": reason,
-                }));
-            }
+            } => return Self::erased(&id.to_string(), *seq, *by, reason),
             EngineError::Purge(engram_commands::purge::PurgeError::UnknownSession { .. }) => {
                 ErrorCode::NotFound
             }
