@@ -161,6 +161,12 @@ pub enum AppendError {
     /// The log was closed.
     #[error("the log is closed")]
     Closed,
+    /// A batch given to a replica of a shared log whose keys are kept
+    /// there: its frames come from the shared log. Nothing was written.
+    #[error(
+        "this log is a replica of a shared log: append to the shared log, whose frames it copies"
+    )]
+    Replica,
     /// A batch appended at a given seq ([`crate::Log::append_at`]) that
     /// is not the log's next seq: something else appended first, or the
     /// events do not continue this log. Nothing was written.

@@ -185,6 +185,15 @@ pub enum KeyStoreError {
     /// it is opened again.
     #[error("the key store is poisoned by an earlier failure ({cause}): reopen the store")]
     Poisoned { cause: String },
+    /// A key store kept elsewhere (a shared log's) holds no row for a seq
+    /// it must hold, and the key was not destroyed by a purge: damage.
+    #[error(
+        "the key store at {place} holds no key for subject {seq}, and no purge destroyed it: the keys table was damaged, so its words cannot be read (restore the table from a backup; the log itself still verifies)"
+    )]
+    KeyMissing { place: String, seq: u64 },
+    /// A key store kept elsewhere could not be reached or read.
+    #[error("the key store at {place} could not be read: {reason}")]
+    Unavailable { place: String, reason: String },
 }
 
 /// The store's master key: it wraps every data key. `Debug` never prints it.

@@ -46,6 +46,7 @@ mod scan;
 pub mod seal;
 pub mod sealed;
 pub mod storage;
+mod subject_keys;
 mod tail;
 mod verify;
 mod words;
@@ -69,12 +70,15 @@ pub use format::{TailRecord, TailState};
 pub use key::{HmacKey, KeySource};
 pub use keystore::{KeyStore, KeyStoreError, MasterKey, MasterKeySource};
 pub use reader::Replay;
-pub use record::{RecordError, open_record, record_has_words, seal_record};
+pub use record::{
+    RecordError, open_record, record_has_words, record_skeleton, seal_payload, seal_record,
+};
 pub use recovery::{RecoveryReport, TornTail};
 pub use repair::{RepairError, Truncated, truncate_from};
 pub use scan::{parse_segment_name, segment_name};
 pub use sealed::{Content, DataKey, Field, Opened, SealedError, SubjectKey};
 pub use storage::{FaultyStorage, FileStorage, MemStorage, Storage, StorageFile, Tear};
+pub use subject_keys::SubjectKeys;
 pub use tail::TAIL_FILE_NAME;
 pub use verify::{VerifyReport, verify_storage};
 pub use words::{is_pseudonym, room_pseudonym};
@@ -84,7 +88,7 @@ use crate::format::SEGMENT_HEADER_LEN;
 use crate::limits::{
     BATCH_BYTES_MAX, BATCH_EVENTS_MAX, EVENT_BYTES_MAX, QUEUE_REQUESTS_MAX, SEGMENT_BYTES_DEFAULT,
 };
-use crate::reader::Shared;
+use crate::reader::{Keys, Shared};
 use crate::writer::{Request, Writer};
 
 /// The key store a log is opened with (`keystore`): where it lives and
@@ -103,6 +107,11 @@ pub struct LogConfig {
     /// The key store of the subjects' data keys; `None` for a log whose
     /// content is not sealed.
     pub keys: Option<KeyStoreConfig>,
+    /// Keys kept elsewhere, for a replica of a shared log whose frames
+    /// are sealed there: the log opens their words with these keys and
+    /// takes frames only ([`Log::append_frame`]). Ignored when `keys` is
+    /// set.
+    pub remote_keys: Option<Arc<dyn SubjectKeys>>,
     pub durability: Durability,
     /// A segment is sealed when the next frame would take it past this size.
     pub segment_bytes_max: u64,
@@ -116,6 +125,7 @@ impl LogConfig {
         Self {
             key,
             keys: None,
+            remote_keys: None,
             durability: Durability::Sync,
             segment_bytes_max: SEGMENT_BYTES_DEFAULT,
             clock: Arc::new(SystemClock::default()),
@@ -139,6 +149,14 @@ impl LogConfig {
     #[must_use]
     pub fn keys(mut self, storage: Arc<dyn Storage>, master: MasterKey) -> Self {
         self.keys = Some(KeyStoreConfig { storage, master });
+        self
+    }
+
+    /// Opens the log as a replica whose frames were sealed elsewhere under
+    /// the keys `keys` gives (a shared log's key store).
+    #[must_use]
+    pub fn remote_keys(mut self, keys: Arc<dyn SubjectKeys>) -> Self {
+        self.remote_keys = Some(keys);
         self
     }
 
@@ -191,8 +209,10 @@ impl EncodedBatch {
     }
 
     /// Encodes `events` as unsealed records for a sealed log whose HMAC key
-    /// is `key` (names become pseudonyms under it).
-    fn encode_unsealed(events: &[Event], key: &HmacKey) -> Result<Self, AppendError> {
+    /// is `key` (names become pseudonyms under it): the words stay in the
+    /// clear, in memory only, until the log's writer seals them
+    /// ([`seal_payload`]) once it knows their seqs.
+    pub fn encode_unsealed(events: &[Event], key: &HmacKey) -> Result<Self, AppendError> {
         Self::encode_with(events, true, |event, out| record::split(event, key, out))
     }
 
@@ -241,6 +261,12 @@ impl EncodedBatch {
             n_events: u32::try_from(events.len()).unwrap_or(u32::MAX),
             sealed,
         })
+    }
+
+    /// Whether the events are unsealed records (for a sealed log).
+    #[must_use]
+    pub fn is_unsealed(&self) -> bool {
+        self.sealed
     }
 
     /// Events in the batch.
@@ -317,8 +343,25 @@ impl LogReader {
             let store = KeyStore::open(keys.storage, keys.master, reader.last_seq())?;
             let shared = Arc::get_mut(&mut reader.shared)
                 .ok_or_else(|| OpenError::Config("the reader is already shared".to_owned()))?;
-            shared.keys = Some(Arc::new(parking_lot::Mutex::new(store)));
+            shared.keys = Some(Keys::File(Arc::new(parking_lot::Mutex::new(store))));
         }
+        Ok(reader)
+    }
+
+    /// Opens the log folder `dir` read-only, its sealed words opened with
+    /// keys kept elsewhere (a replica of a shared log: the team's key
+    /// store).
+    pub fn open_dir_with_remote_keys(
+        dir: &Path,
+        key: HmacKey,
+        keys: Arc<dyn SubjectKeys>,
+    ) -> Result<Self, OpenError> {
+        let storage = FileStorage::open_read_only(dir)
+            .map_err(|e| IoFailure::new("opening log folder", dir.display().to_string(), e))?;
+        let mut reader = Self::open(Arc::new(storage), key)?;
+        let shared = Arc::get_mut(&mut reader.shared)
+            .ok_or_else(|| OpenError::Config("the reader is already shared".to_owned()))?;
+        shared.keys = Some(Keys::Remote(keys));
         Ok(reader)
     }
 
@@ -350,7 +393,15 @@ impl LogReader {
     /// the key store the log was opened with.
     pub fn subject_key(&self, seq: u64) -> Result<SubjectKey, KeyStoreError> {
         let keys = self.shared.keys.as_ref().ok_or(KeyStoreError::NotOpened)?;
-        keys.lock().key(seq)
+        keys.source().key(seq)
+    }
+
+    /// Drops what the log's key source keeps in memory of the keys of
+    /// `seqs`: a replica applying a purge another machine made.
+    pub fn forget_keys(&self, seqs: &[u64]) {
+        if let Some(keys) = &self.shared.keys {
+            keys.source().forget(seqs);
+        }
     }
 
     /// Destroys the data keys of `seqs` (overwritten in place, fsynced):
@@ -362,11 +413,11 @@ impl LogReader {
         if let Some(&seq) = seqs.iter().find(|&&seq| seq > last_seq) {
             return Err(KeyStoreError::NoSlot {
                 seq,
-                first_seq: keys.lock().first_seq(),
+                first_seq: keys.file().map_or(1, |file| file.lock().first_seq()),
                 last_seq,
             });
         }
-        keys.lock().destroy(seqs)
+        keys.source().destroy(seqs)
     }
 
     /// The chain hash after the last seq: the last frame's hash
@@ -487,7 +538,7 @@ impl Log {
         // log with frames and no key store (or a damaged one, or one
         // another master key wrapped) is refused.
         let keys = match &config.keys {
-            None => None,
+            None => config.remote_keys.clone().map(Keys::Remote),
             Some(keys) => {
                 let opened = match KeyStore::open(
                     Arc::clone(&keys.storage),
@@ -503,7 +554,7 @@ impl Log {
                     }
                     other => other,
                 }?;
-                Some(Arc::new(parking_lot::Mutex::new(opened)))
+                Some(Keys::File(Arc::new(parking_lot::Mutex::new(opened))))
             }
         };
         let io = |e: String| {
@@ -621,6 +672,9 @@ impl Log {
     /// Encodes `events` for this log on the caller's thread (in the clear,
     /// or as unsealed records for a sealed log), limits checked.
     pub fn encode(&self, events: &[Event]) -> Result<EncodedBatch, AppendError> {
+        if matches!(self.reader.shared.keys, Some(Keys::Remote(_))) {
+            return Err(AppendError::Replica);
+        }
         if self.is_sealed() {
             EncodedBatch::encode_unsealed(events, self.key())
         } else {
@@ -636,8 +690,10 @@ impl Log {
     /// needed.
     pub fn record_bytes(&self, seq: u64, event: &Event) -> Result<Vec<u8>, AppendError> {
         let encode_failed = |reason: String| AppendError::Encode { index: 0, reason };
-        let Some(keys) = &self.reader.shared.keys else {
-            return codec::encode(event).map_err(|e| encode_failed(e.to_string()));
+        let keys = match &self.reader.shared.keys {
+            None => return codec::encode(event).map_err(|e| encode_failed(e.to_string())),
+            Some(Keys::File(keys)) => keys,
+            Some(Keys::Remote(_)) => return Err(AppendError::Replica),
         };
         let key = {
             let mut keys = keys.lock();
@@ -722,6 +778,7 @@ impl Log {
             .shared
             .keys
             .as_ref()
+            .and_then(Keys::file)
             .ok_or(KeyStoreError::NotOpened)?;
         let last_seq = self.last_seq();
         if let Some(&(seq, _)) = entries.iter().find(|&&(seq, _)| seq <= last_seq) {
@@ -910,6 +967,9 @@ impl Log {
         batch: EncodedBatch,
         stamp: Option<writer::Stamp>,
     ) -> Result<Appended, AppendError> {
+        if matches!(self.reader.shared.keys, Some(Keys::Remote(_))) {
+            return Err(AppendError::Replica);
+        }
         if batch.sealed != self.is_sealed() {
             return Err(AppendError::WrongBatchForm {
                 expected: if self.is_sealed() {

@@ -22,6 +22,7 @@ use crate::limits::INDEX_STRIDE_BYTES;
 use crate::record;
 use crate::scan::{Chain, CursorError, FrameCursor, SEQUENTIAL_READ_BYTES};
 use crate::storage::{Storage, StorageFile};
+use crate::subject_keys::SubjectKeys;
 
 /// One segment as the readers see it.
 #[derive(Debug, Clone)]
@@ -74,9 +75,39 @@ pub(crate) struct Shared {
     pub(crate) state: RwLock<State>,
     /// Woken (coalescing, never blocking the writer) after every commit.
     pub(crate) subscribers: parking_lot::Mutex<Vec<crossbeam_channel::Sender<()>>>,
-    /// The key store beside the log, when the log was opened with one: the
-    /// writer reserves keys in it before each commit group.
-    pub(crate) keys: Option<Arc<parking_lot::Mutex<KeyStore>>>,
+    /// The key store, when the log was opened with one: beside the log
+    /// (the writer reserves keys in it before each commit group), or kept
+    /// elsewhere for a replica.
+    pub(crate) keys: Option<Keys>,
+}
+
+/// Where a sealed log's data keys are.
+#[derive(Debug, Clone)]
+pub(crate) enum Keys {
+    /// The key store file beside the log: the writer reserves keys in it
+    /// and seals batches under them.
+    File(Arc<parking_lot::Mutex<KeyStore>>),
+    /// Keys kept elsewhere (a shared log's, per team): the log takes
+    /// frames sealed there (`Log::append_frame`) and appends no batch.
+    Remote(Arc<dyn SubjectKeys>),
+}
+
+impl Keys {
+    /// The keys, for reading and destroying.
+    pub(crate) fn source(&self) -> &dyn SubjectKeys {
+        match self {
+            Keys::File(file) => &**file,
+            Keys::Remote(remote) => &**remote,
+        }
+    }
+
+    /// The key store file, when the keys are in one.
+    pub(crate) fn file(&self) -> Option<&Arc<parking_lot::Mutex<KeyStore>>> {
+        match self {
+            Keys::File(file) => Some(file),
+            Keys::Remote(_) => None,
+        }
+    }
 }
 
 impl Shared {
@@ -104,7 +135,7 @@ impl Shared {
                 reason: "its words are sealed and the log was opened without its key store"
                     .to_owned(),
             })?;
-            let key = keys.lock().key(seq).map_err(|e| ReadError::Keys {
+            let key = keys.source().key(seq).map_err(|e| ReadError::Keys {
                 seq,
                 reason: e.to_string(),
             })?;

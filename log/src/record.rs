@@ -183,6 +183,14 @@ pub fn open_record(
     Ok((opened.event, opened.erased))
 }
 
+/// The skeleton of a record as a frame of version 2 holds it (the whole
+/// event of a record without words), read without any key: for a backend
+/// that checks frames it holds (`verify`), and for events that hold no
+/// words (a `Purged`).
+pub fn record_skeleton(record: &[u8]) -> Result<Event, RecordError> {
+    skeleton(record)
+}
+
 /// Whether a record as a frame of version 2 holds it has sealed words.
 #[must_use]
 pub fn record_has_words(record: &[u8]) -> bool {
@@ -199,6 +207,48 @@ pub fn seal_record(
     key: &DataKey,
 ) -> Result<Vec<u8>, RecordError> {
     sealed_record(event, seq, hmac, key)
+}
+
+/// Seals a batch's payload (length-prefixed unsealed records from
+/// [`split`], as `EncodedBatch` holds them) whose first event lands at
+/// `first_seq`: each record with words sealed under the key `key_of`
+/// gives for its seq, plain and already sealed records written as they
+/// are. The result is the payload a frame of version 2 holds. For the
+/// writer of every log backend, which alone knows the seqs.
+pub fn seal_payload(
+    payload: &[u8],
+    first_seq: u64,
+    mut key_of: impl FnMut(u64) -> Result<DataKey, String>,
+) -> Result<Vec<u8>, String> {
+    let n_events = crate::format::payload_events(payload).count();
+    let mut out = Vec::with_capacity(payload.len() + n_events * SEALING_OVERHEAD);
+    for (seq, unsealed) in (first_seq..).zip(crate::format::payload_events(payload)) {
+        let unsealed = unsealed.ok_or("a batch's payload is cut short")?;
+        if unsealed.first() == Some(&PRESEALED) {
+            let mut one = unsealed.to_vec();
+            if let Some(tag) = one.first_mut() {
+                *tag = SEALED;
+            }
+            crate::format::push_event(&mut out, &one);
+            continue;
+        }
+        if !is_sealed(unsealed) {
+            crate::format::push_event(&mut out, unsealed);
+            continue;
+        }
+        let key = key_of(seq)?;
+        // Sealed in place after its length, which is filled in once known
+        // (what `format::push_event` writes).
+        let len_at = out.len();
+        out.extend_from_slice(&[0u8; 4]);
+        seal(unsealed, seq, &key, &mut out).map_err(|e| format!("sealing seq {seq}: {e}"))?;
+        let len = u32::try_from(out.len() - len_at - 4)
+            .map_err(|_| format!("the sealed record of seq {seq} is too long"))?;
+        if let Some(slot) = out.get_mut(len_at..len_at + 4) {
+            slot.copy_from_slice(&len.to_le_bytes());
+        }
+    }
+    Ok(out)
 }
 
 /// Opens the record at `seq`: `key` is the subject's key, asked for only

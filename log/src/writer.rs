@@ -36,7 +36,7 @@ use crate::format::{
     SEGMENT_VERSION, SegmentHeader, TailRecord, TailState, write_frame_version,
 };
 use crate::limits::{FRAME_PAYLOAD_BYTES_TARGET, INDEX_STRIDE_BYTES, SEGMENT_PREALLOC_BYTES};
-use crate::reader::{Segment, Shared};
+use crate::reader::{Keys, Segment, Shared};
 use crate::record;
 use crate::scan::segment_name;
 use crate::sealed::SubjectKey;
@@ -391,7 +391,7 @@ impl Writer {
         // Reserve before append: the keys of every seq this group takes are
         // durable before any of its frames is written.
         if next_seq > self.next_seq
-            && let Some(keys) = &self.shared.keys
+            && let Some(keys) = self.shared.keys.as_ref().and_then(Keys::file)
             && let Err(e) = keys.lock().reserve(next_seq - 1)
         {
             let cause = format!("reserving keys before seq {next_seq} failed: {e}");
@@ -459,55 +459,32 @@ impl Writer {
     /// were just reserved, so failing to read one is an I/O failure: it
     /// fails the whole group (later batches' seqs depend on earlier ones).
     fn seal_batches(&self, appends: &mut [Admitted]) -> Result<(), String> {
-        let Some(keys) = &self.shared.keys else {
-            return Ok(());
+        let keys = match &self.shared.keys {
+            None => return Ok(()),
+            Some(Keys::File(keys)) => keys,
+            // A replica's log takes sealed frames only (refused before).
+            Some(Keys::Remote(_)) => {
+                return if appends.iter().any(|a| matches!(a.body, Body::Batch(_))) {
+                    Err("a replica of a shared log appends no batch of its own".to_owned())
+                } else {
+                    Ok(())
+                };
+            }
         };
         let mut keys = keys.lock();
         for admitted in appends {
             let Body::Batch(payload) = &admitted.body else {
                 continue;
             };
-            let mut out = Vec::with_capacity(
-                payload.len() + admitted.n_events as usize * record::SEALING_OVERHEAD,
-            );
-            for (seq, unsealed) in
-                (admitted.first_seq..).zip(crate::format::payload_events(payload))
-            {
-                let unsealed = unsealed.ok_or("a batch's payload is cut short")?;
-                if unsealed.first() == Some(&record::PRESEALED) {
-                    let mut one = unsealed.to_vec();
-                    if let Some(tag) = one.first_mut() {
-                        *tag = record::SEALED;
-                    }
-                    crate::format::push_event(&mut out, &one);
-                    continue;
-                }
-                if !record::is_sealed(unsealed) {
-                    crate::format::push_event(&mut out, unsealed);
-                    continue;
-                }
-                let key = match keys.key(seq) {
-                    Ok(SubjectKey::Live(key)) => key,
-                    Ok(SubjectKey::Destroyed) => {
-                        return Err(format!(
-                            "the data key of seq {seq} was destroyed before use"
-                        ));
-                    }
-                    Err(e) => return Err(format!("reading the data key of seq {seq}: {e}")),
-                };
-                // Sealed in place after its length, which is filled in
-                // once known (what `format::push_event` writes).
-                let len_at = out.len();
-                out.extend_from_slice(&[0u8; 4]);
-                record::seal(unsealed, seq, &key, &mut out)
-                    .map_err(|e| format!("sealing seq {seq}: {e}"))?;
-                let len = u32::try_from(out.len() - len_at - 4)
-                    .map_err(|_| format!("the sealed record of seq {seq} is too long"))?;
-                if let Some(slot) = out.get_mut(len_at..len_at + 4) {
-                    slot.copy_from_slice(&len.to_le_bytes());
-                }
-            }
-            admitted.body = Body::Batch(out);
+            let sealed =
+                record::seal_payload(payload, admitted.first_seq, |seq| match keys.key(seq) {
+                    Ok(SubjectKey::Live(key)) => Ok(key),
+                    Ok(SubjectKey::Destroyed) => Err(format!(
+                        "the data key of seq {seq} was destroyed before use"
+                    )),
+                    Err(e) => Err(format!("reading the data key of seq {seq}: {e}")),
+                })?;
+            admitted.body = Body::Batch(sealed);
         }
         Ok(())
     }
