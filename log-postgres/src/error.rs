@@ -142,6 +142,21 @@ pub enum PgLogError {
     SeqZero,
     #[error("empty range {first}..={last}")]
     EmptyRange { first: u64, last: u64 },
+    /// The shared log seals its words and no master key was given.
+    #[error(
+        "the shared log in {location} seals its words: give every replica the team's master key \
+         (ENGRAM_MASTER_KEY, 64 hex digits, or the store's master.key); nothing was changed"
+    )]
+    MasterKeyRequired { location: String },
+    /// The master key given is not the one the shared log was made with.
+    #[error(
+        "the master key does not open the shared log in {location}: give every replica the team's \
+         master key (ENGRAM_MASTER_KEY, or the store's master.key); nothing was changed"
+    )]
+    WrongMasterKey { location: String },
+    /// A data key could not be made, wrapped, read or destroyed.
+    #[error("the shared log's key store: {0}")]
+    Keys(String),
     /// The shared log was closed.
     #[error("the shared log is closed")]
     Closed,

@@ -1,9 +1,11 @@
 //! `engram-log-postgres`: engram's event log on PostgreSQL, one log shared
 //! by many machines.
 //!
-//! The rows hold what a segment log holds: each event's codec bytes, keyed
-//! by a seq contiguous from 1, with the frame it was committed in (first
-//! and last seq, previous hash, blake3 hash, HMAC). One append transaction
+//! The rows hold what a segment log holds: each event's bytes (its codec
+//! bytes, or in a sealed log its record: a skeleton in the clear and its
+//! words sealed under the data key of its seq, kept wrapped in
+//! `engram_keys`), keyed by a seq contiguous from 1, with the frame it was
+//! committed in (first and last seq, previous hash, blake3 hash, HMAC). One append transaction
 //! writes one frame, exactly the bytes `engram_log::format::write_frame`
 //! makes, so a frame read back (a [`PgFrame`]) can be appended byte for
 //! byte to a local segment log with `engram_log::Log::append_frame` and
@@ -38,6 +40,7 @@
 
 mod connect;
 mod error;
+mod keys;
 mod read;
 mod rows;
 mod schema;
@@ -54,12 +57,15 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use engram_log::format::Hash;
 use engram_log::limits::QUEUE_REQUESTS_MAX;
-use engram_log::{Clock, EncodedBatch, Event, HmacKey, LoggedEvent, SystemClock};
+use engram_log::{
+    Clock, DataKey, EncodedBatch, Event, HmacKey, LoggedEvent, MasterKey, SubjectKeys, SystemClock,
+};
 use parking_lot::Mutex;
 use postgres::Client;
 
 pub use engram_log::Appended;
 pub use error::PgLogError;
+pub use keys::{CACHED_KEYS_MAX, KEY_ROWS_AHEAD, PgKeys};
 pub use read::READ_EVENTS_MAX;
 pub use rows::PgFrame;
 pub use schema::SCHEMA_VERSION;
@@ -67,7 +73,7 @@ pub use tail::Tailer;
 pub use verify::{PgCorruption, PgVerifyReport};
 
 use crate::connect::Connector;
-use crate::writer::{Request, Stamp, Writer};
+use crate::writer::{Request, Sealing, Stamp, Writer};
 
 /// How to use the shared log.
 #[derive(Debug, Clone)]
@@ -79,6 +85,10 @@ pub struct PgLogConfig {
     /// How often a [`Tailer`] re-reads the head when it hears nothing:
     /// the safety net under LISTEN/NOTIFY.
     pub poll_interval: Duration,
+    /// The team's master key. A log created by a connect given one seals
+    /// its words (a data key per seq in `engram_keys`, wrapped by it); a
+    /// sealed log refuses a connect without it, or with another one.
+    pub master_key: Option<MasterKey>,
 }
 
 impl Default for PgLogConfig {
@@ -88,6 +98,7 @@ impl Default for PgLogConfig {
             clock: Arc::new(SystemClock::default()),
             connect_timeout: Duration::from_secs(10),
             poll_interval: Duration::from_secs(1),
+            master_key: None,
         }
     }
 }
@@ -108,6 +119,13 @@ impl PgLogConfig {
     #[must_use]
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval;
+        self
+    }
+
+    /// The team's master key (see [`PgLogConfig::master_key`]).
+    #[must_use]
+    pub fn master_key(mut self, master: MasterKey) -> Self {
+        self.master_key = Some(master);
         self
     }
 }
@@ -149,7 +167,18 @@ pub struct PgLog {
     seen: Arc<AtomicU64>,
     tx: Option<Sender<Request>>,
     writer: Option<JoinHandle<()>>,
+    /// Whether the log seals its words.
+    sealed: bool,
+    /// The team's key store, for a sealed log connected with its master
+    /// key.
+    keys: Option<Arc<PgKeys>>,
+    /// Keys drawn ahead for seqs not yet committed (see
+    /// [`PgLog::record_bytes`]), shared with the writer.
+    drawn: Arc<Mutex<std::collections::BTreeMap<u64, DataKey>>>,
 }
+
+/// Most keys drawn ahead at once (a save draws one or two).
+const DRAWN_KEYS_MAX: usize = 4096;
 
 impl std::fmt::Debug for PgLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -161,15 +190,21 @@ impl std::fmt::Debug for PgLog {
 }
 
 impl PgLog {
-    /// Connects to the shared log at `url`, creating schema v1 in the
+    /// Connects to the shared log at `url`, creating schema v2 in the
     /// connection's current schema (the first of its `search_path`) when
-    /// it holds none, and starts the writer thread.
+    /// it holds none (sealed when `config` carries the team's master key),
+    /// migrating schema v1 to v2 (a v1 log stays in the clear), and starts
+    /// the writer thread.
     ///
     /// Refused with nothing changed: an unreachable server, refused
     /// credentials, a missing database or schema, a URL requiring TLS, a
     /// schema newer than this build ([`PgLogError::SchemaNewer`]), a key
-    /// other than the log's ([`PgLogError::KeyMismatch`]), a head whose
-    /// last row is missing ([`PgLogError::Truncated`]).
+    /// other than the log's ([`PgLogError::KeyMismatch`]), a master key
+    /// other than a sealed log's ([`PgLogError::WrongMasterKey`]), a head
+    /// whose last row is missing ([`PgLogError::Truncated`]). A sealed log
+    /// connected without a master key verifies and gives its frames, but
+    /// refuses appends and reads of its words
+    /// ([`PgLogError::MasterKeyRequired`]).
     pub fn connect(url: &str, key: HmacKey, config: PgLogConfig) -> Result<Self, PgLogError> {
         let connector = Connector::new(url, config.connect_timeout)?;
         let mut client = connector.connect()?;
@@ -177,9 +212,25 @@ impl PgLog {
             &mut client,
             connector.target(),
             &key,
+            config.master_key.as_ref(),
             config.clock.unix_ms(),
             config.connect_timeout,
         )?;
+        let drawn = Arc::new(Mutex::new(std::collections::BTreeMap::new()));
+        let (keys, sealing) = match (&config.master_key, info.sealed) {
+            (Some(master), true) => (
+                Some(Arc::new(PgKeys::new(
+                    connector.clone(),
+                    info.location.clone(),
+                    master.clone(),
+                ))),
+                Some(Sealing {
+                    master: master.clone(),
+                    drawn: Arc::clone(&drawn),
+                }),
+            ),
+            _ => (None, None),
+        };
         let seen = Arc::new(AtomicU64::new(info.head.last_seq));
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
         let writer = Writer {
@@ -190,6 +241,7 @@ impl PgLog {
             channel: info.channel.clone(),
             seen: Arc::clone(&seen),
             rx,
+            sealing,
         };
         let handle = std::thread::Builder::new()
             .name("engram-pg-writer".to_owned())
@@ -206,7 +258,84 @@ impl PgLog {
             seen,
             tx: Some(tx),
             writer: Some(handle),
+            sealed: info.sealed,
+            keys,
+            drawn,
         })
+    }
+
+    /// Whether the log seals its words (made by a connect given the
+    /// team's master key): frames of version 2, a key row per seq.
+    #[must_use]
+    pub fn is_sealed(&self) -> bool {
+        self.sealed
+    }
+
+    /// Refuses ([`PgLogError::MasterKeyRequired`]) a sealed log connected
+    /// without its master key: it verifies and gives its frames, but
+    /// cannot be appended to nor its words opened.
+    pub fn check_master_key(&self) -> Result<(), PgLogError> {
+        if self.sealed && self.keys.is_none() {
+            return Err(PgLogError::MasterKeyRequired {
+                location: self.location.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The team's key store, for a sealed log: what a replica's local log
+    /// opens the words of the frames it copies with
+    /// (`engram_log::LogConfig::remote_keys`), and destroys keys through.
+    #[must_use]
+    pub fn keys(&self) -> Option<Arc<dyn SubjectKeys>> {
+        self.keys.clone().map(|keys| keys as Arc<dyn SubjectKeys>)
+    }
+
+    /// Encodes `events` for this log: in the clear, or as unsealed records
+    /// the writer seals once it knows their seqs.
+    fn encode(&self, events: &[Event]) -> Result<EncodedBatch, PgLogError> {
+        self.check_master_key()?;
+        Ok(if self.is_sealed() {
+            EncodedBatch::encode_unsealed(events, &self.key)?
+        } else {
+            EncodedBatch::encode(events)?
+        })
+    }
+
+    /// The bytes `event` will have in this log at `seq`, exactly as its
+    /// frame will hold them (as `engram_log::Log::record_bytes` gives them
+    /// for a local log): the codec's encoding in a log in the clear; in a
+    /// sealed log, the record sealed under a data key drawn now for `seq`,
+    /// which the writer seals the event landing at `seq` under. A memory's
+    /// content hash is computed over these bytes before its batch is
+    /// appended with [`PgLog::append_expecting`]; if another append takes
+    /// `seq` first, the batch is refused and built again for the next seq.
+    pub fn record_bytes(&self, seq: u64, event: &Event) -> Result<Vec<u8>, PgLogError> {
+        let failed = |reason: String| {
+            PgLogError::Batch(engram_log::AppendError::Encode { index: 0, reason })
+        };
+        if !self.is_sealed() {
+            return engram_log::codec::encode(event).map_err(|e| failed(e.to_string()));
+        }
+        self.check_master_key()?;
+        let key = {
+            let mut drawn = self.drawn.lock();
+            // Keys of seqs already taken are spent.
+            let seen = self.seen.load(Ordering::SeqCst);
+            drawn.retain(|&at, _| at > seen);
+            if drawn.len() >= DRAWN_KEYS_MAX {
+                drawn.clear();
+            }
+            match drawn.get(&seq) {
+                Some(key) => key.clone(),
+                None => {
+                    let key = DataKey::generate().map_err(|e| PgLogError::Keys(e.to_string()))?;
+                    drawn.insert(seq, key.clone());
+                    key
+                }
+            }
+        };
+        engram_log::seal_record(event, seq, &self.key, &key).map_err(|e| failed(e.to_string()))
     }
 
     /// Appends `events` atomically; returns their seq range once the
@@ -214,7 +343,7 @@ impl PgLog {
     /// `synchronous_commit`, at least flushed locally). Concurrent appends
     /// of this process share a transaction and a frame.
     pub fn append(&self, events: &[Event]) -> Result<Appended, PgLogError> {
-        self.send(EncodedBatch::encode(events)?, None)
+        self.send(self.encode(events)?, None)
     }
 
     /// Appends one event and returns its seq.
@@ -235,7 +364,7 @@ impl PgLog {
         events: &[Event],
     ) -> Result<Appended, PgLogError> {
         self.send(
-            EncodedBatch::encode(events)?,
+            self.encode(events)?,
             Some(Stamp {
                 first_seq,
                 ts_ms: Some(ts_ms),
@@ -255,7 +384,7 @@ impl PgLog {
         events: &[Event],
     ) -> Result<Appended, PgLogError> {
         self.send(
-            EncodedBatch::encode(events)?,
+            self.encode(events)?,
             Some(Stamp {
                 first_seq,
                 ts_ms: None,
@@ -321,8 +450,9 @@ impl PgLog {
 
     /// Events in `range` (inclusive), every frame they lie in verified.
     pub fn read(&self, range: RangeInclusive<u64>) -> Result<Vec<LoggedEvent>, PgLogError> {
-        let (head, events) = self
-            .with_reader(|client, target| read::read(client, target, &self.key, range.clone()))?;
+        let (head, events) = self.with_reader(|client, target| {
+            read::read(client, target, &self.key, self.key_source(), range.clone())
+        })?;
         self.saw(head.last_seq);
         Ok(events)
     }
@@ -340,7 +470,14 @@ impl PgLog {
         max_frames: usize,
     ) -> Result<Vec<PgFrame>, PgLogError> {
         let (head, frames) = self.with_reader(|client, target| {
-            read::frames_after(client, target, &self.key, after_seq, max_frames)
+            read::frames_after(
+                client,
+                target,
+                &self.key,
+                self.key_source(),
+                after_seq,
+                max_frames,
+            )
         })?;
         self.saw(head.last_seq);
         Ok(frames)
@@ -380,9 +517,14 @@ impl PgLog {
             clock: Arc::clone(&self.config.clock),
             poll_interval: self.config.poll_interval,
             seen: Arc::clone(&self.seen),
+            keys: self.keys.clone(),
         };
         tailer.last_seq()?;
         Ok(tailer)
+    }
+
+    fn key_source(&self) -> Option<&dyn SubjectKeys> {
+        self.keys.as_deref().map(|keys| keys as &dyn SubjectKeys)
     }
 
     /// The HMAC key.

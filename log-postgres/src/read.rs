@@ -10,8 +10,8 @@
 use std::ops::RangeInclusive;
 
 use engram_log::HmacKey;
-use engram_log::LoggedEvent;
 use engram_log::format::Hash;
+use engram_log::{LoggedEvent, SubjectKeys};
 use postgres::GenericClient;
 
 use crate::error::PgLogError;
@@ -64,10 +64,10 @@ fn frames_between(
     client: &mut impl GenericClient,
     target: &str,
     key: &HmacKey,
+    keys: Option<&dyn SubjectKeys>,
     from: u64,
     upto: u64,
     max_frames: usize,
-    prev_hash: Option<Hash>,
 ) -> Result<Vec<PgFrame>, PgLogError> {
     let op = "reading the shared log's rows";
     let rows = client
@@ -78,8 +78,8 @@ fn frames_between(
             &[&to_i64(from), &to_i64(upto)],
         )
         .map_err(|e| damaged_or(target, op, &e))?;
-    let mut assembler = FrameAssembler::new(key, true);
-    assembler.expect(from, prev_hash);
+    let mut assembler = FrameAssembler::new(key, true).with_keys(keys);
+    assembler.expect(from, None);
     let mut frames = Vec::new();
     for row in &rows {
         if let Some(frame) = assembler.push(row, target)? {
@@ -109,6 +109,7 @@ pub(crate) fn frames_after(
     client: &mut impl GenericClient,
     target: &str,
     key: &HmacKey,
+    keys: Option<&dyn SubjectKeys>,
     after_seq: u64,
     max_frames: usize,
 ) -> Result<(Head, Vec<PgFrame>), PgLogError> {
@@ -128,7 +129,7 @@ pub(crate) fn frames_after(
     let upto = frame_last
         .max(start.saturating_add(READ_EVENTS_MAX - 1))
         .min(head.last_seq);
-    let frames = frames_between(client, target, key, frame_first, upto, max_frames, None)?;
+    let frames = frames_between(client, target, key, keys, frame_first, upto, max_frames)?;
     Ok((head, frames))
 }
 
@@ -137,6 +138,7 @@ pub(crate) fn read(
     client: &mut impl GenericClient,
     target: &str,
     key: &HmacKey,
+    keys: Option<&dyn SubjectKeys>,
     range: RangeInclusive<u64>,
 ) -> Result<(Head, Vec<LoggedEvent>), PgLogError> {
     let (first, last) = (*range.start(), *range.end());
@@ -155,7 +157,7 @@ pub(crate) fn read(
     }
     let (from, _) = frame_of(client, target, first)?.ok_or_else(|| missing(&head, first))?;
     let (_, upto) = frame_of(client, target, last)?.ok_or_else(|| missing(&head, last))?;
-    let frames = frames_between(client, target, key, from, upto, usize::MAX, None)?;
+    let frames = frames_between(client, target, key, keys, from, upto, usize::MAX)?;
     let events = frames
         .into_iter()
         .flat_map(|frame| frame.events)

@@ -13,11 +13,14 @@
 //! checking that seqs are contiguous, that the rows of one frame agree on
 //! its columns, and that each frame links to the previous one's hash.
 
+use engram_log::format::FRAME_VERSION_SEALED;
 use engram_log::format::{
     FRAME_HEADER_LEN, FRAME_TRAILER_LEN, FrameHeader, GENESIS_HASH, Hash, parse_frame,
 };
 use engram_log::limits::FRAME_PAYLOAD_BYTES_MAX;
-use engram_log::{HmacKey, LoggedEvent, codec};
+use engram_log::{
+    Event, HmacKey, LoggedEvent, SubjectKeys, codec, open_record, record_has_words, record_skeleton,
+};
 use postgres::{GenericClient, Row, ToStatement};
 
 use crate::error::PgLogError;
@@ -235,6 +238,9 @@ pub(crate) struct FrameAssembler<'k> {
     pending_bytes: usize,
     /// Whether to decode events (verify checks they decode but keeps none).
     keep_events: bool,
+    /// The keys a sealed frame's words are opened with when events are
+    /// kept (a log in the clear has none).
+    keys: Option<&'k dyn SubjectKeys>,
 }
 
 impl<'k> FrameAssembler<'k> {
@@ -248,7 +254,14 @@ impl<'k> FrameAssembler<'k> {
             pending: Vec::new(),
             pending_bytes: 0,
             keep_events,
+            keys: None,
         }
+    }
+
+    /// Opens the words of sealed frames' events with `keys`.
+    pub(crate) fn with_keys(mut self, keys: Option<&'k dyn SubjectKeys>) -> Self {
+        self.keys = keys;
+        self
     }
 
     /// Requires the next frame to start at `seq` and link to `prev_hash`.
@@ -411,13 +424,10 @@ impl<'k> FrameAssembler<'k> {
         self.prev_hash = Some(hash);
         let mut events = Vec::new();
         for row in &rows {
-            let event = codec::decode(&row.event).map_err(|e| PgLogError::Decode {
-                seq: row.seq,
-                reason: e.to_string(),
-            })?;
+            let (event, erased) = self.decode(version, row.seq, &row.event)?;
             if self.keep_events {
                 events.push(LoggedEvent {
-                    erased: false,
+                    erased,
                     seq: row.seq,
                     ts_ms,
                     event,
@@ -433,5 +443,30 @@ impl<'k> FrameAssembler<'k> {
             bytes,
             events,
         })
+    }
+}
+
+impl FrameAssembler<'_> {
+    /// Decodes the event at `seq` of a frame of `version`: in the clear,
+    /// or a record (its skeleton alone when events are not kept; its words
+    /// opened with the subject's key when they are, erased once a purge
+    /// destroyed it).
+    fn decode(&self, version: u16, seq: u64, bytes: &[u8]) -> Result<(Event, bool), PgLogError> {
+        let decode_failed = |reason: String| PgLogError::Decode { seq, reason };
+        if version < FRAME_VERSION_SEALED {
+            let event = codec::decode(bytes).map_err(|e| decode_failed(e.to_string()))?;
+            return Ok((event, false));
+        }
+        if !self.keep_events || !record_has_words(bytes) {
+            let event = record_skeleton(bytes).map_err(|e| decode_failed(e.to_string()))?;
+            return Ok((event, false));
+        }
+        let keys = self.keys.ok_or_else(|| {
+            PgLogError::Keys(format!(
+                "seq {seq} holds sealed words and this connection has no master key to open them"
+            ))
+        })?;
+        let key = keys.key(seq).map_err(|e| PgLogError::Keys(e.to_string()))?;
+        open_record(bytes, seq, Some(&key)).map_err(|e| decode_failed(e.to_string()))
     }
 }

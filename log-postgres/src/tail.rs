@@ -23,6 +23,7 @@ use postgres::fallible_iterator::FallibleIterator as _;
 
 use crate::connect::Connector;
 use crate::error::{PgLogError, classify};
+use crate::keys::PgKeys;
 use crate::rows::{PgFrame, read_head};
 
 /// A follower of the shared log on its own connection.
@@ -34,6 +35,9 @@ pub struct Tailer {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) poll_interval: Duration,
     pub(crate) seen: Arc<AtomicU64>,
+    /// The team's key store, for a sealed log: frames' words are opened
+    /// with it.
+    pub(crate) keys: Option<Arc<PgKeys>>,
 }
 
 impl std::fmt::Debug for Tailer {
@@ -135,9 +139,17 @@ impl Tailer {
     ) -> Result<Vec<PgFrame>, PgLogError> {
         let target = self.connector.target().to_owned();
         let key = self.key.clone();
+        let keys = self.keys.clone();
         let mut read = || {
             let read = self.client().and_then(|client| {
-                crate::read::frames_after(client, &target, &key, after_seq, max_frames)
+                crate::read::frames_after(
+                    client,
+                    &target,
+                    &key,
+                    keys.as_deref().map(|k| k as &dyn engram_log::SubjectKeys),
+                    after_seq,
+                    max_frames,
+                )
             });
             self.forget_on(read)
         };

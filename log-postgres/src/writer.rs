@@ -46,13 +46,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_channel::{Receiver, Sender};
-use engram_log::format::{FRAME_HEADER_LEN, parse_frame, write_frame};
+use std::collections::BTreeMap;
+
+use engram_log::format::{
+    FRAME_HEADER_LEN, FRAME_VERSION_PLAIN, FRAME_VERSION_SEALED, parse_frame, write_frame_version,
+};
 use engram_log::limits::FRAME_PAYLOAD_BYTES_TARGET;
 use engram_log::{AppendError, Appended, Clock, HmacKey};
+use engram_log::{DataKey, MasterKey, seal_payload};
+use parking_lot::Mutex;
 use postgres::{Client, Statement};
 
 use crate::connect::Connector;
 use crate::error::{PgLogError, breaks_connection, classify, full_text};
+use crate::keys::wrap_row;
 use crate::rows::{HEAD_ROW_QUERY, check_head_row_with, ends_head_frame, head_from_rows, to_i64};
 use crate::schema::damaged_or;
 
@@ -73,6 +80,16 @@ pub(crate) struct Request {
     pub(crate) ack: Sender<Result<Appended, PgLogError>>,
 }
 
+/// How a sealed log's writer seals: the team's master key wraps each
+/// seq's data key into its row; a key drawn ahead for a seq
+/// (`PgLog::record_bytes`, a memory's content hash computed before its
+/// batch is appended) is the one that seq's event is sealed under.
+#[derive(Clone)]
+pub(crate) struct Sealing {
+    pub(crate) master: MasterKey,
+    pub(crate) drawn: Arc<Mutex<BTreeMap<u64, DataKey>>>,
+}
+
 /// The writer thread's state.
 pub(crate) struct Writer {
     pub(crate) connector: Connector,
@@ -83,6 +100,8 @@ pub(crate) struct Writer {
     /// The highest seq this process has seen in the shared log.
     pub(crate) seen: Arc<AtomicU64>,
     pub(crate) rx: Receiver<Request>,
+    /// `Some` for a sealed log.
+    pub(crate) sealing: Option<Sealing>,
 }
 
 /// The writer's connection and the transaction's statements, prepared on
@@ -96,6 +115,8 @@ pub(crate) struct Session {
     head_row: Statement,
     /// Step 5: [`APPEND_FRAME`].
     append_frame: Statement,
+    /// Step 5 of a sealed log: [`APPEND_SEALED_FRAME`].
+    append_sealed_frame: Statement,
 }
 
 /// The SQL of step 2: the head, locked, and the `frame_last_seq,
@@ -121,6 +142,24 @@ const APPEND_FRAME: &str = "WITH inserted AS ( \
       frame_prev_hash, frame_hash, frame_mac) \
      SELECT $1::bigint + t.o - 1, $2, t.e, $1, $3, $4, $5, $6, $7 \
      FROM unnest($8::bytea[]) WITH ORDINALITY AS t(e, o) \
+     ), moved AS ( \
+     UPDATE engram_head SET last_seq = $3, last_hash = $6, last_ts_ms = $2 \
+     ) \
+     SELECT pg_notify($9, $10)";
+
+/// [`APPEND_FRAME`] for a sealed log: the rows' data keys, wrapped, are
+/// inserted by the same statement, so a committed frame always has its
+/// keys and a rolled-back one has none.
+const APPEND_SEALED_FRAME: &str = "WITH inserted AS ( \
+     INSERT INTO engram_events \
+     (seq, ts_ms, event, frame_first_seq, frame_last_seq, format_version, \
+      frame_prev_hash, frame_hash, frame_mac) \
+     SELECT $1::bigint + t.o - 1, $2, t.e, $1, $3, $4, $5, $6, $7 \
+     FROM unnest($8::bytea[]) WITH ORDINALITY AS t(e, o) \
+     ), keyed AS ( \
+     INSERT INTO engram_keys (seq, wrapped) \
+     SELECT $1::bigint + k.o - 1, k.w \
+     FROM unnest($11::bytea[]) WITH ORDINALITY AS k(w, o) \
      ), moved AS ( \
      UPDATE engram_head SET last_seq = $3, last_hash = $6, last_ts_ms = $2 \
      ) \
@@ -210,11 +249,13 @@ impl Writer {
                 let lock_head = prepare(LOCK_HEAD)?;
                 let head_row = prepare(HEAD_ROW_QUERY)?;
                 let append_frame = prepare(APPEND_FRAME)?;
+                let append_sealed_frame = prepare(APPEND_SEALED_FRAME)?;
                 Session {
                     client,
                     lock_head,
                     head_row,
                     append_frame,
+                    append_sealed_frame,
                 }
             }
         };
@@ -270,11 +311,13 @@ impl Writer {
         let clock_ms = self.clock.unix_ms();
         let seen = self.seen.load(Ordering::SeqCst);
         let channel = self.channel.clone();
+        let sealing = self.sealing.clone();
         let Session {
             client,
             lock_head,
             head_row,
             append_frame,
+            append_sealed_frame,
         } = self.session().map_err(|e| (e, true))?;
         let op = "appending to the shared log";
         let pg = |e: postgres::Error| {
@@ -332,9 +375,20 @@ impl Writer {
             }
         };
         let last_seq = first_seq + u64::from(n_events) - 1;
+        // A sealed log's words are sealed now that the seqs are known,
+        // exactly as a local sealed log's writer seals them.
+        let sealed = match &sealing {
+            None => None,
+            Some(sealing) => Some(seal(sealing, payload, first_seq, last_seq).map_err(kept)?),
+        };
+        let (payload, version) = match &sealed {
+            None => (payload, FRAME_VERSION_PLAIN),
+            Some((payload, _)) => (payload.as_slice(), FRAME_VERSION_SEALED),
+        };
         let mut frame = Vec::with_capacity(payload.len() + 2 * FRAME_HEADER_LEN);
-        let hash = write_frame(
+        let hash = write_frame_version(
             &mut frame,
+            version,
             &key,
             first_seq,
             n_events,
@@ -359,21 +413,47 @@ impl Writer {
         let events: Vec<&[u8]> = parsed.events().map(Option::unwrap_or_default).collect();
         assert_eq!(events.len(), n_events as usize, "a frame holds its batch");
         let version = i16::try_from(parsed.header.version).unwrap_or(i16::MAX);
-        txn.execute(
-            &*append_frame,
-            &[
-                &to_i64(first_seq),
-                &to_i64(ts_ms),
-                &to_i64(last_seq),
-                &version,
-                &&head.last_hash[..],
-                &&hash[..],
-                &&parsed.mac[..],
-                &events,
-                &channel,
-                &last_seq.to_string(),
-            ],
-        )
+        let (first, ts, last, prev, notified) = (
+            to_i64(first_seq),
+            to_i64(ts_ms),
+            to_i64(last_seq),
+            &head.last_hash[..],
+            last_seq.to_string(),
+        );
+        let (hash_bytes, mac) = (&hash[..], &parsed.mac[..]);
+        match &sealed {
+            None => txn.execute(
+                &*append_frame,
+                &[
+                    &first,
+                    &ts,
+                    &last,
+                    &version,
+                    &prev,
+                    &hash_bytes,
+                    &mac,
+                    &events,
+                    &channel,
+                    &notified,
+                ],
+            ),
+            Some((_, wrapped)) => txn.execute(
+                &*append_sealed_frame,
+                &[
+                    &first,
+                    &ts,
+                    &last,
+                    &version,
+                    &prev,
+                    &hash_bytes,
+                    &mac,
+                    &events,
+                    &channel,
+                    &notified,
+                    wrapped,
+                ],
+            ),
+        }
         .map_err(pg)?;
         txn.commit().map_err(|e| {
             if breaks_connection(&e) {
@@ -391,8 +471,52 @@ impl Writer {
             }
         })?;
         self.seen.fetch_max(last_seq, Ordering::SeqCst);
+        if let Some(sealing) = &sealing {
+            // The seqs are taken: keys drawn for them are spent.
+            sealing.drawn.lock().retain(|&seq, _| seq > last_seq);
+        }
         Ok(first_seq)
     }
+}
+
+/// Seals `payload` (unsealed records) as seqs `first_seq..=last_seq`: each
+/// seq's data key is the one drawn ahead for it, or a fresh one; returns
+/// the sealed payload and every seq's key wrapped for its row. Drawn keys
+/// stay until the commit, so a retried transaction seals the same bytes.
+fn seal(
+    sealing: &Sealing,
+    payload: &[u8],
+    first_seq: u64,
+    last_seq: u64,
+) -> Result<(Vec<u8>, Vec<Vec<u8>>), PgLogError> {
+    let keys: Vec<DataKey> = {
+        let drawn = sealing.drawn.lock();
+        (first_seq..=last_seq)
+            .map(|seq| match drawn.get(&seq) {
+                Some(key) => Ok(key.clone()),
+                None => DataKey::generate().map_err(|e| PgLogError::Keys(e.to_string())),
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let key_of = |seq: u64| {
+        usize::try_from(seq - first_seq)
+            .ok()
+            .and_then(|at| keys.get(at))
+            .cloned()
+            .ok_or_else(|| format!("no data key drawn for seq {seq}"))
+    };
+    let sealed = seal_payload(payload, first_seq, key_of).map_err(|reason| {
+        PgLogError::Batch(AppendError::Encode {
+            index: 0,
+            reason: format!("the batch could not be sealed: {reason}"),
+        })
+    })?;
+    let wrapped = (first_seq..)
+        .zip(&keys)
+        .map(|(seq, key)| wrap_row(&sealing.master, seq, key))
+        .collect::<Result<_, _>>()
+        .map_err(|e| PgLogError::Keys(e.to_string()))?;
+    Ok((sealed, wrapped))
 }
 
 /// Whether `error` is the server refusing to run a prepared statement as
@@ -452,7 +576,7 @@ mod tests {
             ))
             .unwrap();
         let key = HmacKey::from_bytes([1; 32]);
-        crate::schema::ensure(&mut client, "test", &key, 0, Duration::from_secs(10)).unwrap();
+        crate::schema::ensure(&mut client, "test", &key, None, 0, Duration::from_secs(10)).unwrap();
         let plan: Vec<String> = client
             .query(&format!("EXPLAIN {LOCK_HEAD}"), &[])
             .unwrap()

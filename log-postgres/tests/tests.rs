@@ -16,5 +16,6 @@ mod append;
 mod bad_input;
 mod processes;
 mod replica;
+mod sealed;
 mod tail;
 mod tamper;
