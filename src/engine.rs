@@ -225,6 +225,93 @@ struct Replication {
     /// Why copying is failing (the server unreachable: retried) or stopped
     /// (a frame that does not continue this copy); appends fail saying so.
     failure: std::sync::Arc<parking_lot::Mutex<Option<String>>>,
+    /// The store's views once open: the copying thread rewrites them when
+    /// it copies a purge.
+    views: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<Views>>>,
+}
+
+/// Connects to the shared log at `url` for `store`, with the team's master
+/// key when there is one (`ENGRAM_MASTER_KEY`, else the store's
+/// `master.key`). A new store with neither makes its `master.key` first,
+/// so a shared log this connect creates is sealed under it; the key is
+/// removed again unless it opened a sealed log (another team's key, or a
+/// log in the clear: nothing of the connect stays). A sealed log refuses
+/// a store without the team's key, changing nothing.
+pub fn connect_shared(
+    store: &Store,
+    options: &StoreOptions,
+    url: &str,
+) -> Result<engram_log_postgres::PgLog, EngineError> {
+    use engram_log::MasterKeySource;
+    use engram_log::keystore::MASTER_KEY_FILE_NAME;
+    store.create_dir()?;
+    let key = store.key(&options.key, true)?;
+    let new_store = !store.has_log();
+    let master_path = store.dir().join(MASTER_KEY_FILE_NAME);
+    let makes_master =
+        new_store && options.master_key == MasterKeySource::StoreFile && !master_path.exists();
+    let master = match options.master_key.load(store.dir(), new_store) {
+        Ok(master) => Some(master),
+        Err(engram_log::KeyStoreError::MasterKeyMissing { .. }) => None,
+        Err(e) => return Err(StoreError::Keys(e).into()),
+    };
+    let mut config = engram_log_postgres::PgLogConfig::default();
+    if let Some(master) = master {
+        config = config.master_key(master);
+    }
+    let connected = engram_log_postgres::PgLog::connect(url, key, config);
+    if makes_master && !matches!(&connected, Ok(shared) if shared.is_sealed()) {
+        // Made for a log it does not open: nothing of this connect stays.
+        let _ = std::fs::remove_file(&master_path);
+    }
+    let shared = connected?;
+    shared.check_master_key()?;
+    Ok(shared)
+}
+
+/// Copies one verified frame of the shared log into the local log, byte
+/// for byte. A `Purged` in it is applied as the purging machine applied
+/// it: the keys of its subjects are destroyed in the team's key store
+/// (again: destroying is idempotent, and this finishes a purge whose
+/// maker stopped before destroying) and so leave this process's cache.
+/// Returns the seq of the last `Purged` the frame held.
+fn copy_frame(
+    log: &engram_log::Log,
+    frame: &engram_log_postgres::PgFrame,
+) -> Result<Option<u64>, EngineError> {
+    log.append_frame(&frame.bytes)?;
+    let mut purged = None;
+    for logged in &frame.events {
+        if let Event::Purged(purge) = &logged.event {
+            log.reader().forget_keys(&purge.subjects);
+            if log.is_sealed() {
+                for chunk in purge
+                    .subjects
+                    .chunks(engram_log::keystore::DESTROY_SLOTS_MAX)
+                {
+                    log.destroy_keys(chunk)
+                        .map_err(engram_commands::purge::PurgeError::from)?;
+                }
+            }
+            purged = Some(logged.seq);
+        }
+    }
+    Ok(purged)
+}
+
+/// Rewrites `views` after the copy of a purge at seq `purged` (as the
+/// purging machine rewrites its own), unless a rewrite already went past
+/// it: no page of this store's views file keeps the purged words.
+fn rewrite_after_purge(
+    views: &Views,
+    log: &engram_log::Log,
+    purged: u64,
+) -> Result<(), EngineError> {
+    views.wait_for(purged, READ_YOUR_WRITES_TIMEOUT)?;
+    if views.rewritten_through()? < purged {
+        views.rewrite(CoreViews::new(log.reader().clone()).list())?;
+    }
+    Ok(())
 }
 
 /// Frames copied per round trip while catching up.
@@ -240,7 +327,7 @@ fn catch_up(shared: &engram_log_postgres::PgLog, log: &engram_log::Log) -> Resul
             return Ok(());
         }
         for frame in frames {
-            log.append_frame(&frame.bytes)?;
+            copy_frame(log, &frame)?;
         }
     }
 }
@@ -248,19 +335,19 @@ fn catch_up(shared: &engram_log_postgres::PgLog, log: &engram_log::Log) -> Resul
 impl Replication {
     /// Connects to `url`, checks that the local log is a prefix of the
     /// shared one, copies what it lacks, and starts following.
-    fn start(url: &str, log: &std::sync::Arc<engram_log::Log>) -> Result<Self, EngineError> {
-        let shared = engram_log_postgres::PgLog::connect(
-            url,
-            log.key().clone(),
-            engram_log_postgres::PgLogConfig::default(),
-        )?;
+    fn start(
+        shared: engram_log_postgres::PgLog,
+        log: &std::sync::Arc<engram_log::Log>,
+    ) -> Result<Self, EngineError> {
         shared.check_continuity(log.last_seq(), &log.last_hash())?;
         catch_up(&shared, log)?;
         let mut tailer = shared.tailer()?;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let failure = std::sync::Arc::new(parking_lot::Mutex::new(None));
+        let views = std::sync::Arc::new(std::sync::OnceLock::<std::sync::Arc<Views>>::new());
         let thread = {
             let (stop, failure, log) = (stop.clone(), failure.clone(), log.clone());
+            let views = views.clone();
             std::thread::Builder::new()
                 .name("engram-replica".into())
                 .spawn(move || {
@@ -275,10 +362,16 @@ impl Replication {
                             },
                         );
                         let copied = match round {
-                            Ok(frames) => frames
-                                .iter()
-                                .try_for_each(|frame| log.append_frame(&frame.bytes).map(drop))
-                                .map_err(EngineError::from),
+                            Ok(frames) => frames.iter().try_for_each(|frame| {
+                                match (copy_frame(&log, frame)?, views.get()) {
+                                    (Some(purged), Some(views)) => {
+                                        rewrite_after_purge(views, &log, purged)
+                                    }
+                                    // Views not open yet: their open
+                                    // rewrites them past the purge.
+                                    _ => Ok(()),
+                                }
+                            }),
                             // The server went away: say so to writers and
                             // keep trying; copying resumes where it stopped.
                             Err(e) if e.is_connection() => {
@@ -308,6 +401,7 @@ impl Replication {
             stop,
             thread: Some(thread),
             failure,
+            views,
         })
     }
 
@@ -339,7 +433,9 @@ pub struct Engram {
     log: std::sync::Arc<engram_log::Log>,
     /// The shared log, when the store replicates one.
     replication: Option<Replication>,
-    views: Views,
+    /// Shared with the copying thread of a replica, which rewrites them
+    /// after a purge.
+    views: std::sync::Arc<Views>,
     core: CoreViews,
     gates: GateChain,
     /// The sentence model, when one is configured: remember records vectors
@@ -393,8 +489,16 @@ impl Engram {
         view_options: OpenOptions,
         progress: &dyn Fn(u64, u64),
     ) -> Result<Self, EngineError> {
-        let log = store.open_log(options)?;
-        Self::assemble(store, log, options, view_options, progress)
+        let (log, shared) = match &options.shared_log {
+            None => (store.open_log(options)?, None),
+            Some(url) => {
+                let shared = connect_shared(&store, options, url)?;
+                let keys = shared.keys();
+                let remote = keys.map(|keys| (keys, shared.location()));
+                (store.open_log_with(options, remote)?, Some(shared))
+            }
+        };
+        Self::assemble(store, log, shared, view_options, progress)
     }
 
     /// Opens the engine over a log already open, with the views in `store`'s
@@ -412,25 +516,19 @@ impl Engram {
         log: engram_log::Log,
         view_options: OpenOptions,
     ) -> Result<Self, EngineError> {
-        Self::assemble(
-            store,
-            log,
-            &StoreOptions::default(),
-            view_options,
-            &|_, _| {},
-        )
+        Self::assemble(store, log, None, view_options, &|_, _| {})
     }
 
     fn assemble(
         store: Store,
         log: engram_log::Log,
-        options: &StoreOptions,
+        shared: Option<engram_log_postgres::PgLog>,
         view_options: OpenOptions,
         progress: &dyn Fn(u64, u64),
     ) -> Result<Self, EngineError> {
         let log = std::sync::Arc::new(log);
-        let replication = match &options.shared_log {
-            Some(url) => Some(Replication::start(url, &log)?),
+        let replication = match shared {
+            Some(shared) => Some(Replication::start(shared, &log)?),
             None => None,
         };
         // A purge a crash interrupted is finished before anything reads
@@ -455,6 +553,11 @@ impl Engram {
         }
         if pending {
             mark_purge_pending(&store, false)?;
+        }
+        let views = std::sync::Arc::new(views);
+        if let Some(replication) = &replication {
+            // Set once, here.
+            let _ = replication.views.set(std::sync::Arc::clone(&views));
         }
         Ok(Self {
             store,
@@ -679,7 +782,10 @@ impl Engram {
         if let Some(mut replication) = self.replication.take() {
             replication.stop();
         }
-        self.views.close()?;
+        // The copying thread, which shared the views, has stopped.
+        if let Ok(views) = std::sync::Arc::try_unwrap(self.views) {
+            views.close()?;
+        }
         // The copying thread held the only other handle and has stopped;
         // were one left, dropping it would still sync what was written.
         if let Ok(log) = std::sync::Arc::try_unwrap(self.log) {

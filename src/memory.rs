@@ -500,7 +500,11 @@ impl CommandStore for Engram {
         seq: u64,
         event: &Event,
     ) -> Result<engram_log::Digest, EngineError> {
-        let record = self.log().record_bytes(seq, event)?;
+        // On a shared log, the bytes its writer will commit at `seq`.
+        let record = match self.shared_log() {
+            Some(shared) => shared.record_bytes(seq, event)?,
+            None => self.log().record_bytes(seq, event)?,
+        };
         Ok(engram_log::seal::content_sha256_of_records([
             record.as_slice()
         ]))

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use engram_log::keystore::KEY_STORE_FILE_NAME;
 use engram_log::{
     Durability, FileStorage, HmacKey, KeyError, KeySource, KeyStoreConfig, KeyStoreError, Log,
-    LogConfig, LogReader, MasterKeySource, OpenError, limits::SEGMENT_BYTES_DEFAULT,
+    LogConfig, LogReader, MasterKeySource, OpenError, SubjectKeys, limits::SEGMENT_BYTES_DEFAULT,
 };
 
 /// The environment variable that, set to `0` (or `false`), makes new
@@ -27,6 +27,14 @@ pub const LOG_DIR_NAME: &str = "log";
 
 /// Name of the views database (derived state: deleting it loses nothing).
 pub const VIEWS_FILE_NAME: &str = "views.redb";
+
+/// The file that marks a store as a replica of a sealed shared log (it
+/// holds the log's `database.schema`, nothing secret): its frames' words
+/// are sealed under the team's key store on PostgreSQL, not a
+/// `keys.engram` beside them, so a read-only open without the shared log
+/// (`--log`) opens no words and is not refused as a store that lost its
+/// key store.
+pub const SHARED_LOG_MARK_FILE_NAME: &str = "shared-log";
 
 /// Errors of opening a store.
 #[derive(Debug, thiserror::Error)]
@@ -128,8 +136,8 @@ impl Store {
         Ok(source.load(&self.dir, may_create && !self.has_log())?)
     }
 
-    /// Opens the log for writing, creating the store on first use.
-    pub fn open_log(&self, options: &StoreOptions) -> Result<Log, StoreError> {
+    /// Creates the store folder (0700) unless it exists.
+    pub fn create_dir(&self) -> Result<(), StoreError> {
         if self.dir.exists() && !self.dir.is_dir() {
             return Err(StoreError::NotAFolder {
                 path: self.dir.clone(),
@@ -140,13 +148,62 @@ impl Store {
                 path: self.dir.clone(),
                 source,
             }
-        })?;
+        })
+    }
+
+    /// Opens the log for writing, creating the store on first use.
+    pub fn open_log(&self, options: &StoreOptions) -> Result<Log, StoreError> {
+        self.open_log_with(options, None)
+    }
+
+    /// [`Store::open_log`] for a replica of a shared log: with
+    /// `remote_keys` (a sealed shared log's key store) the log opens its
+    /// frames' words with them and keeps no key store of its own, and the
+    /// store is marked as such a replica ([`SHARED_LOG_MARK_FILE_NAME`],
+    /// holding `location`).
+    pub fn open_log_with(
+        &self,
+        options: &StoreOptions,
+        remote_keys: Option<(Arc<dyn SubjectKeys>, &str)>,
+    ) -> Result<Log, StoreError> {
+        self.create_dir()?;
         let key = self.key(&options.key, true)?;
         let mut config = LogConfig::new(key)
             .durability(options.durability)
             .segment_bytes_max(options.segment_bytes_max);
-        config.keys = self.key_store(options, true)?;
+        match remote_keys {
+            Some((keys, location)) => {
+                self.mark_shared_log(location)?;
+                config = config.remote_keys(keys);
+            }
+            None => config.keys = self.key_store(options, true)?,
+        }
         Ok(Log::open_dir(&self.log_dir(), config)?)
+    }
+
+    /// Whether the store replicates a sealed shared log.
+    #[must_use]
+    pub fn is_shared_log_replica(&self) -> bool {
+        self.dir.join(SHARED_LOG_MARK_FILE_NAME).exists()
+    }
+
+    /// Writes the replica mark once (created, synced, the folder synced).
+    fn mark_shared_log(&self, location: &str) -> Result<(), StoreError> {
+        if self.is_shared_log_replica() {
+            return Ok(());
+        }
+        let path = self.dir.join(SHARED_LOG_MARK_FILE_NAME);
+        let failed = |source: std::io::Error| StoreError::Create {
+            path: path.clone(),
+            source,
+        };
+        let mut file = engram_log::storage::create_private_file(&path, false).map_err(failed)?;
+        std::io::Write::write_all(&mut file, format!("{location}\n").as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(failed)?;
+        std::fs::File::open(&self.dir)
+            .and_then(|dir| dir.sync_all())
+            .map_err(failed)
     }
 
     /// Whether the store has a key store: its words are sealed.
@@ -170,8 +227,12 @@ impl Store {
             && !self.has_log();
         if !self.is_sealed() && !create {
             // A log written sealed whose key store is gone: refused, not
-            // read as a log in the clear (`verify` still checks it).
-            if engram_log::format::dir_holds_sealed_frames(&self.log_dir()) {
+            // read as a log in the clear (`verify` still checks it). A
+            // replica of a sealed shared log has none: its keys are the
+            // team's, reached through the shared log.
+            if engram_log::format::dir_holds_sealed_frames(&self.log_dir())
+                && !self.is_shared_log_replica()
+            {
                 return Err(KeyStoreError::Missing {
                     place: self.dir.join(KEY_STORE_FILE_NAME).display().to_string(),
                 }
@@ -203,6 +264,21 @@ impl Store {
         }
         let hmac = self.key(key, false)?;
         Ok(Some(self.open_reader_with_key(hmac)?))
+    }
+
+    /// Opens a replica's log read-only under `hmac`, its words opened with
+    /// the sealed shared log's key store `keys`. Nothing on disk is
+    /// created or changed.
+    pub fn open_reader_with_remote_keys(
+        &self,
+        hmac: HmacKey,
+        keys: Arc<dyn SubjectKeys>,
+    ) -> Result<LogReader, StoreError> {
+        Ok(LogReader::open_dir_with_remote_keys(
+            &self.log_dir(),
+            hmac,
+            keys,
+        )?)
     }
 
     /// Opens the log read-only under `hmac`, with the store's key store

@@ -32,6 +32,7 @@ use engram_projections::models::MemoryStatus;
 use serde_json::Value;
 
 use crate::mcp_client::RawSession;
+use crate::shared_log;
 use crate::support::{
     arc, engram, engram_expecting, engram_json, open_keyed, open_rebuilt, replay_all, test_key,
 };
@@ -229,6 +230,157 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
     engram_expecting(&copy, &["recall", CANARY], 1);
     engram_expecting(&copy, &["daemon", "stop"], 0);
     assert_eq!(files_holding(&copy, CANARY), Vec::<String>::new());
+}
+
+/// Runs `engram --store STORE --log URL ARGS` (the team's master key
+/// given) expecting exit `code`: its stdout and stderr.
+#[track_caller]
+fn replica_expecting(store: &Path, url: &str, args: &[&str], code: i32) -> (String, String) {
+    let out = shared_log::engram(store, Some(url), args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "engram {args:?} on {}\nstdout: {stdout}\nstderr: {stderr}",
+        store.display()
+    );
+    (stdout, stderr)
+}
+
+/// The same canary, in stores replicating one sealed shared log on
+/// PostgreSQL (three machines): remembered on the first, recalled and
+/// expanded on the second, purged on the first, while the third made its
+/// replica before the canary and stays behind until after the purge.
+/// Afterwards no file under any replica's store holds the canary, no row
+/// of the shared log ever did, the purged subjects' key rows are empty,
+/// every local log and the shared log verify, every replica says the
+/// memory was erased and recalls nothing, and a rebuild gives the views
+/// back unchanged.
+#[test]
+fn purge_a_canary_on_a_shared_log_leaves_no_byte_of_it_under_any_replica() {
+    let Some(schema) = shared_log::Schema::new("purge_canary") else {
+        return;
+    };
+    let url = schema.url.as_str();
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second, lagging) = (
+        dir.path().join("first"),
+        dir.path().join("second"),
+        dir.path().join("lagging"),
+    );
+    replica_expecting(&lagging, url, &["stats", "--json"], 0);
+    let (saved, _) = replica_expecting(
+        &first,
+        url,
+        &[
+            "remember",
+            "--json",
+            &format!("the lighthouse keeper's cat is named {CANARY}"),
+        ],
+        0,
+    );
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    let id = saved["id"].as_str().unwrap().to_owned();
+    replica_expecting(
+        &first,
+        url,
+        &["remember", "--json", "deploys happen on Thursdays"],
+        0,
+    );
+    let (recalled, _) = replica_expecting(&second, url, &["recall", "--json", CANARY], 0);
+    let recalled: Value = serde_json::from_str(&recalled).unwrap();
+    assert_eq!(recalled["hits"][0]["id"], id.as_str());
+    let (expanded, _) = replica_expecting(&second, url, &["expand", "--json", &id], 0);
+    assert!(expanded.contains(CANARY), "{expanded}");
+    // The scan sees the words before the purge (the views hold them), so
+    // finding none afterwards means something.
+    for store in [&first, &second] {
+        assert!(!files_holding(store, CANARY).is_empty());
+    }
+    // The shared log holds ciphertext only, before the purge as after.
+    let rows_holding_canary = || {
+        schema.rows(&format!(
+            "SELECT count(*)::text FROM engram_events \
+             WHERE position('{CANARY}'::bytea in event) > 0 \
+             OR position('{}'::bytea in event) > 0",
+            CANARY.to_lowercase()
+        ))
+    };
+    assert_eq!(rows_holding_canary(), ["0"]);
+
+    let (purged, _) = replica_expecting(
+        &first,
+        url,
+        &["purge", &id, "--reason", "asked to erase", "--json"],
+        0,
+    );
+    let purged: Value = serde_json::from_str(&purged).unwrap();
+    let purge_seq = purged["seq"].as_u64().unwrap();
+    let subjects: Vec<String> = purged["subjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap().to_string())
+        .collect();
+    assert!(!subjects.is_empty());
+    // The team's key store: every subject's row emptied, the others live.
+    let live_subject_rows = schema.rows(&format!(
+        "SELECT count(*)::text FROM engram_keys WHERE seq IN ({}) AND octet_length(wrapped) > 0",
+        subjects.join(",")
+    ));
+    assert_eq!(live_subject_rows, ["0"]);
+    let live_rows =
+        schema.rows("SELECT count(*)::text FROM engram_keys WHERE octet_length(wrapped) = 72");
+    assert_ne!(live_rows, ["0"]);
+    assert_eq!(rows_holding_canary(), ["0"]);
+
+    for store in [&first, &second, &lagging] {
+        let (stdout, _) = replica_expecting(store, url, &["expand", &id, "--json"], 1);
+        let erased: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(erased["error"], "erased", "{}", store.display());
+        assert_eq!(erased["details"]["purged_seq"], purge_seq);
+        assert_eq!(erased["details"]["reason"], "asked to erase");
+        replica_expecting(store, url, &["recall", CANARY], 1);
+        // The local copy verifies without any key; so does the shared log.
+        replica_expecting(store, url, &["verify"], 0);
+        let out = shared_log::engram(store, None, &["verify"]);
+        assert_eq!(out.status.code(), Some(0), "{}", store.display());
+        let (listed, _) = replica_expecting(store, url, &["list", "--json"], 0);
+        let (stats, _) = replica_expecting(store, url, &["stats", "--json"], 0);
+        replica_expecting(store, url, &["rebuild"], 0);
+        assert_eq!(
+            replica_expecting(store, url, &["list", "--json"], 0).0,
+            listed
+        );
+        let rebuilt: Value =
+            serde_json::from_str(&replica_expecting(store, url, &["stats", "--json"], 0).0)
+                .unwrap();
+        let stats: Value = serde_json::from_str(&stats).unwrap();
+        for part in ["memories_by_status", "memories_by_tier", "views"] {
+            assert_eq!(rebuilt[part], stats[part], "{part}");
+        }
+        assert_eq!(stats["memories_by_status"]["purged"], 1, "{stats}");
+        let listed: Value = serde_json::from_str(&listed).unwrap();
+        let row = listed["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["id"] == id.as_str())
+            .unwrap()
+            .clone();
+        assert_eq!(row["status"], "purged");
+        assert_eq!(
+            files_holding(store, CANARY),
+            Vec::<String>::new(),
+            "the canary survived the purge under {}",
+            store.display()
+        );
+    }
+    // The recalls typed with the word after the purge hold it sealed.
+    assert_eq!(rows_holding_canary(), ["0"]);
 }
 
 #[test]

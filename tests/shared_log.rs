@@ -12,15 +12,20 @@ use serde_json::Value;
 
 use crate::support::{TEST_KEY_HEX, dir_files, json_lines, skip_unless_required};
 
+/// The team's master key every replica in these tests is given: a shared
+/// log made by a store's first connect seals its words under it.
+pub(crate) const TEAM_MASTER_HEX: &str =
+    "5151515151515151515151515151515151515151515151515151515151515151";
+
 /// A fresh schema on the test server, dropped at the end.
-struct Schema {
+pub(crate) struct Schema {
     base: String,
-    name: String,
-    url: String,
+    pub(crate) name: String,
+    pub(crate) url: String,
 }
 
 impl Schema {
-    fn new(test: &str) -> Option<Self> {
+    pub(crate) fn new(test: &str) -> Option<Self> {
         let Some(base) = std::env::var("ENGRAM_TEST_POSTGRES_URL")
             .ok()
             .filter(|url| !url.trim().is_empty())
@@ -43,9 +48,20 @@ impl Schema {
         Some(Self { base, name, url })
     }
 
-    fn sql(&self, statement: &str) {
+    pub(crate) fn sql(&self, statement: &str) {
         let mut client = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
         client.batch_execute(statement).unwrap();
+    }
+
+    /// The first column of every row `query` returns, as text.
+    pub(crate) fn rows(&self, query: &str) -> Vec<String> {
+        let mut client = postgres::Client::connect(&self.url, postgres::NoTls).unwrap();
+        client
+            .query(query, &[])
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect()
     }
 }
 
@@ -57,8 +73,19 @@ impl Drop for Schema {
     }
 }
 
-/// `engram --store STORE [--log URL] ARGS` under the shared test key.
-fn engram(store: &Path, log: Option<&str>, args: &[&str]) -> Output {
+/// `engram --store STORE [--log URL] ARGS` under the shared test key and
+/// the team's master key.
+pub(crate) fn engram(store: &Path, log: Option<&str>, args: &[&str]) -> Output {
+    engram_env(store, log, &[("ENGRAM_MASTER_KEY", TEAM_MASTER_HEX)], args)
+}
+
+/// [`engram`] with no master key from the environment, and `env` set.
+pub(crate) fn engram_env(
+    store: &Path,
+    log: Option<&str>,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> Output {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_engram"));
     command.arg("--store").arg(store);
     if let Some(url) = log {
@@ -70,12 +97,15 @@ fn engram(store: &Path, log: Option<&str>, args: &[&str]) -> Output {
         .env_remove("ENGRAM_HOME")
         .env_remove("ENGRAM_MODEL_DIR")
         .env_remove("ENGRAM_LOG_URL")
-        .output()
-        .unwrap()
+        .env_remove("ENGRAM_MASTER_KEY");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
 }
 
 #[track_caller]
-fn json(out: &Output) -> Value {
+pub(crate) fn json(out: &Output) -> Value {
     assert!(
         out.status.success(),
         "{}",
@@ -161,10 +191,13 @@ fn four_processes_append_to_one_shared_log_and_every_replica_converges() {
     for other in &stats[1..] {
         assert_eq!(state(other), state(&stats[0]));
     }
-    // The replicas' own logs are the same events at the same seqs, 1..=N.
+    // The replicas' own logs are the same events at the same seqs, 1..=N
+    // (their words opened with the team's key store).
     let logs: Vec<Vec<Value>> = replicas
         .iter()
-        .map(|store| crate::support::json_lines(&engram(store, None, &["log", "--json"]).stdout))
+        .map(|store| {
+            crate::support::json_lines(&engram(store, Some(&schema.url), &["log", "--json"]).stdout)
+        })
         .collect();
     let seqs: Vec<u64> = logs[0].iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
@@ -395,9 +428,17 @@ fn log_and_export_on_a_stale_replica_show_what_another_machine_appended() {
             "--json",
         ],
     ));
-    let stale = engram(&second, None, &["log", "--json"]);
-    assert!(stale.status.success());
-    assert!(!String::from_utf8_lossy(&stale.stdout).contains("ferry"));
+    // Without --log the replica's copy is as it was; its words open only
+    // with the team's key store, so `log` asks for the shared log.
+    let stale = json(&engram(&second, None, &["verify", "--json"]));
+    assert_eq!(stale["last_seq"], 3, "{stale}");
+    let closed = engram(&second, None, &["log", "--json"]);
+    assert_eq!(closed.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&closed.stderr).contains("pass --log"),
+        "{}",
+        String::from_utf8_lossy(&closed.stderr)
+    );
 
     let on_first = engram(&first, Some(&schema.url), &["log", "--json"]);
     let on_second = engram(&second, Some(&schema.url), &["log", "--json"]);
@@ -416,4 +457,273 @@ fn log_and_export_on_a_stale_replica_show_what_another_machine_appended() {
     let export_second = engram(&second, Some(&schema.url), &["export"]);
     assert!(export_second.status.success());
     assert_eq!(export_second.stdout, export_first.stdout);
+}
+
+/// The team's options for a store replicating `url` (the library's door).
+fn replica_options(url: &str) -> engram::store::StoreOptions {
+    engram::store::StoreOptions {
+        key: engram_log::KeySource::Hex(TEST_KEY_HEX.to_owned()),
+        shared_log: Some(url.to_owned()),
+        master_key: engram_log::MasterKeySource::Hex(TEAM_MASTER_HEX.to_owned()),
+        ..engram::store::StoreOptions::default()
+    }
+}
+
+/// Waits (up to 30 s, checking every 10 ms) until `done` holds.
+#[track_caller]
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// A purge made on one machine reaches a replica that stays open through
+/// it, as an event: the copying thread destroys the subjects' keys (again)
+/// so its cache of them goes, and rewrites its views file as the purging
+/// machine rewrites its own. Before the fix a replica kept the words it
+/// had opened (the key cached) and its views file kept them in free pages.
+#[test]
+fn a_replica_open_through_a_purge_made_elsewhere_loses_the_words_at_once() {
+    use engram::engine::Engram;
+    use engram::store::Store;
+    use engram::{Remember, Subject};
+    use engram_commands::purge::PurgeTarget;
+
+    const CANARY: &str = "Quetzalbramble";
+    let Some(schema) = Schema::new("live_purge") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (a_dir, b_dir) = (dir.path().join("a"), dir.path().join("b"));
+    let a = Engram::open(Store::at(&a_dir), &replica_options(&schema.url)).unwrap();
+    let b = Engram::open(Store::at(&b_dir), &replica_options(&schema.url)).unwrap();
+    let id = a
+        .remember(&Remember::text(format!("the ferry's cat is {CANARY}")))
+        .unwrap()
+        .memory()
+        .unwrap();
+    let upto = a.log().last_seq();
+    wait_until("b copies the save", || b.log().last_seq() >= upto);
+    b.views()
+        .wait_for(upto, std::time::Duration::from_secs(30))
+        .unwrap();
+    let words = b.expand_as(id, &Subject::user(), false).unwrap();
+    assert!(words.turns[0].content.contains(CANARY));
+    let note_seq = words.turns[0].seq;
+    assert!(matches!(
+        b.log().subject_key(note_seq).unwrap(),
+        engram_log::SubjectKey::Live(_)
+    ));
+
+    let purge = a
+        .purge(&PurgeTarget::Memory(id), &Subject::user(), "asked to erase")
+        .unwrap();
+    wait_until("b rewrites its views past the purge", || {
+        b.views().rewritten_through().unwrap() >= purge.seq
+    });
+    assert!(matches!(
+        b.log().subject_key(note_seq).unwrap(),
+        engram_log::SubjectKey::Destroyed
+    ));
+    let erased = b.expand_as(id, &Subject::user(), false);
+    assert!(
+        matches!(erased, Err(engram::engine::EngineError::Purged { seq, .. }) if seq == purge.seq),
+        "{erased:?}"
+    );
+    let replayed = b.log().read(note_seq..=note_seq).unwrap();
+    assert!(replayed[0].erased);
+    for folder in [&a_dir, &b_dir] {
+        let holding: Vec<String> = dir_files(folder)
+            .into_iter()
+            .filter(|(_, bytes)| {
+                [CANARY.to_owned(), CANARY.to_lowercase()]
+                    .iter()
+                    .any(|n| bytes.windows(n.len()).any(|w| w == n.as_bytes()))
+            })
+            .map(|(name, _)| name)
+            .collect();
+        assert!(holding.is_empty(), "{}: {holding:?}", folder.display());
+    }
+    a.close().unwrap();
+    b.close().unwrap();
+}
+
+/// A replica must be given the team's master key: another one, or none,
+/// is refused at connect with a message naming what to give, and nothing
+/// changes (no row, no key row, the meta row as it was, no key file left
+/// in the new store).
+#[test]
+fn a_wrong_or_missing_master_key_is_refused_and_changes_nothing() {
+    let Some(schema) = Schema::new("master_keys") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    json(&engram(
+        &first,
+        Some(&schema.url),
+        &["remember", "The boiler is serviced in May.", "--json"],
+    ));
+    let tables = || {
+        (
+            schema.rows("SELECT count(*)::text FROM engram_events"),
+            schema.rows("SELECT count(*)::text FROM engram_keys"),
+            schema.rows("SELECT encode(key_check, 'hex') FROM engram_meta"),
+        )
+    };
+    let before = tables();
+    let wrong = "5252525252525252525252525252525252525252525252525252525252525252";
+    let second = dir.path().join("second");
+    for (env, expected) in [
+        (
+            vec![("ENGRAM_MASTER_KEY", wrong)],
+            "the master key does not open the shared log",
+        ),
+        // No key given: a new store makes one, which does not open it
+        // either, and removes it again.
+        (vec![], "the master key does not open the shared log"),
+    ] {
+        let out = engram_env(&second, Some(&schema.url), &env, &["stats", "--json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(stderr.contains("ENGRAM_MASTER_KEY"), "{stderr}");
+        assert!(stderr.contains("nothing was changed"), "{stderr}");
+        assert!(!second.join("master.key").exists());
+        assert!(!second.join("log").exists());
+        assert_eq!(tables(), before);
+    }
+    // A replica with a log and no key at all: refused, naming the key.
+    let out = engram_env(&first, Some(&schema.url), &[], &["stats", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("seals its words"), "{stderr}");
+    assert_eq!(tables(), before);
+    // The team's key still works.
+    json(&engram(&second, Some(&schema.url), &["stats", "--json"]));
+}
+
+/// A key row deleted from the team's key store (damage, not a purge):
+/// reading the words it sealed says which subject has no key and that no
+/// purge destroyed it, on a replica that has the frame and on one copying
+/// it; the logs still verify; nothing is changed.
+#[test]
+fn a_missing_key_row_is_named_and_the_logs_still_verify() {
+    let Some(schema) = Schema::new("missing_key") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let saved = json(&engram(
+        &first,
+        Some(&schema.url),
+        &["remember", "The attic key hangs by the door.", "--json"],
+    ));
+    let id = saved["id"].as_str().unwrap().to_owned();
+    let note_seq = saved["first_seq"].as_u64().unwrap();
+    schema.sql(&format!("DELETE FROM engram_keys WHERE seq = {note_seq}"));
+    let events_before = schema.rows("SELECT count(*)::text FROM engram_events");
+
+    let expand = engram(&first, Some(&schema.url), &["expand", &id]);
+    let stderr = String::from_utf8_lossy(&expand.stderr);
+    assert_eq!(expand.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("no key for subject {note_seq}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no purge destroyed it"), "{stderr}");
+
+    let fresh = dir.path().join("fresh");
+    let out = engram(&fresh, Some(&schema.url), &["stats", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("no key for subject {note_seq}")),
+        "{stderr}"
+    );
+
+    json(&engram(&first, Some(&schema.url), &["verify", "--json"]));
+    json(&engram(&first, None, &["verify", "--json"]));
+    assert_eq!(
+        schema.rows("SELECT count(*)::text FROM engram_events"),
+        events_before
+    );
+}
+
+/// The purging process dies after `Purged` committed and before the keys
+/// were destroyed (the key rows are put back as they were to stand for
+/// it). Whichever replica applies the event next finishes the purge:
+/// the purging store at its next open (its `purge.pending` mark), and
+/// any replica copying `Purged` for the first time.
+#[test]
+fn a_purge_whose_keys_outlived_its_process_is_finished_by_the_next_replica() {
+    let Some(schema) = Schema::new("purge_finish") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let saved = json(&engram(
+        &first,
+        Some(&schema.url),
+        &["remember", "The safe's code is 4-8-15.", "--json"],
+    ));
+    let id = saved["id"].as_str().unwrap().to_owned();
+    let live_rows = || {
+        schema.rows("SELECT string_agg(seq::text, ',' ORDER BY seq) FROM engram_keys WHERE octet_length(wrapped) > 0")
+    };
+    let keys_before = schema.rows(
+        "SELECT string_agg(seq::text || ':' || encode(wrapped, 'hex'), ',' ORDER BY seq) FROM engram_keys",
+    );
+    let purged = json(&engram(
+        &first,
+        Some(&schema.url),
+        &["purge", &id, "--json"],
+    ));
+    let subjects: Vec<u64> = purged["subjects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_u64().unwrap())
+        .collect();
+    let restore = || {
+        for entry in keys_before[0].split(',') {
+            let (seq, wrapped) = entry.split_once(':').unwrap();
+            schema.sql(&format!(
+                "UPDATE engram_keys SET wrapped = '\\x{wrapped}' WHERE seq = {seq}"
+            ));
+        }
+    };
+    let destroyed = |rows: &[String]| {
+        let live: Vec<u64> = rows[0]
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse().unwrap())
+            .collect();
+        subjects.iter().all(|s| !live.contains(s))
+    };
+    assert!(destroyed(&live_rows()));
+
+    // The purging store, crashed with its mark set.
+    restore();
+    assert!(!destroyed(&live_rows()));
+    std::fs::write(first.join("purge.pending"), b"").unwrap();
+    let out = engram(&first, Some(&schema.url), &["expand", &id, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(destroyed(&live_rows()));
+    assert!(!first.join("purge.pending").exists());
+
+    // A replica copying the purge for the first time.
+    restore();
+    let second = dir.path().join("second");
+    let out = engram(&second, Some(&schema.url), &["expand", &id, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_error(&out), "erased");
+    assert!(destroyed(&live_rows()));
+}
+
+fn json_error(out: &Output) -> String {
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    value["error"].as_str().unwrap().to_owned()
 }

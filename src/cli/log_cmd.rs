@@ -26,7 +26,7 @@ pub struct LogArgs {
 pub fn run(ctx: &Context, args: &LogArgs) -> anyhow::Result<ExitCode> {
     ctx.catch_up_replica()?;
     ctx.settle_owner();
-    let reader = ctx.store.open_reader(&ctx.key)?;
+    let reader = ctx.open_reader()?;
     let last = reader.as_ref().map_or(0, engram::log::LogReader::last_seq);
     if let Some(warning) = reader.as_ref().and_then(|r| r.recovery().warning()) {
         eprintln!("engram: warning: {warning}; showing the log up to seq {last}");

@@ -520,6 +520,30 @@ impl Context {
         Ok(())
     }
 
+    /// Opens the store's log read-only (`None` without a log). A replica
+    /// of a sealed shared log (`--log`) opens its words with the team's
+    /// key store on PostgreSQL; without `--log` its words stay closed.
+    pub fn open_reader(&self) -> anyhow::Result<Option<engram::log::LogReader>> {
+        if let Some(url) = &self.shared_log
+            && self.store.has_log()
+            && self.store.is_shared_log_replica()
+        {
+            let shared = engram::engine::connect_shared(&self.store, &self.options(), url)?;
+            let keys = shared.keys();
+            shared.close();
+            if let Some(keys) = keys {
+                let hmac = self.store.key(&self.key, false)?;
+                return Ok(Some(self.store.open_reader_with_remote_keys(hmac, keys)?));
+            }
+        }
+        anyhow::ensure!(
+            self.shared_log.is_some() || !self.store.is_shared_log_replica(),
+            "{} replicates a sealed shared log: its words open only with the team's key store there: pass --log URL (or set ENGRAM_LOG_URL)",
+            self.describe()
+        );
+        Ok(self.store.open_reader(&self.key)?)
+    }
+
     /// For `--in-process` and commands that need the store to themselves:
     /// fails, naming the owner, while one holds the store.
     /// Asks a running owner to write the events it queued (a read's

@@ -34,10 +34,7 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> anyhow::Result<ExitCode> {
     ctx.require_log()?;
     ctx.catch_up_replica()?;
     ctx.settle_owner();
-    let reader = ctx
-        .store
-        .open_reader(&ctx.key)?
-        .context("the store has no log")?;
+    let reader = ctx.open_reader()?.context("the store has no log")?;
     if let Some(warning) = reader.recovery().warning() {
         eprintln!(
             "engram: warning: {warning}; exporting the log up to seq {}",
@@ -100,8 +97,9 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
     let staged = (|| -> anyhow::Result<transfer::ImportSummary> {
         key.write_new_file(&staging_dir.join("hmac.key"))?;
         let staging = Store::at(staging_dir.clone());
-        // In the clear: the shared log holds its frames in the clear (its
-        // sealing is still to come), so the staged events are too.
+        // In the clear: a shared log made by an import holds its frames
+        // in the clear (the connect above gave no master key), so the
+        // staged events are too.
         let options = StoreOptions {
             key: KeySource::StoreFile,
             durability: engram::log::Durability::None,

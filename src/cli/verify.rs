@@ -173,6 +173,11 @@ pub fn run(ctx: &Context, args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    anyhow::ensure!(
+        !(args.views && store.is_shared_log_replica()),
+        "verify --views cannot replay {}: it replicates a sealed shared log, whose words open only with the team's key store (run `engram --log URL rebuild` to rebuild its views from the log)",
+        ctx.describe()
+    );
     let key = store.key(&ctx.key, false)?;
     let log_dir = store.log_dir();
     let storage = FileStorage::open_read_only(&log_dir)
