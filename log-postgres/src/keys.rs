@@ -72,13 +72,15 @@ pub(crate) fn unwrap_row(
     Slot::Wrapped(bytes).unwrap_key(master, seq)
 }
 
-/// `key` wrapped for `seq` under `master`: the bytes of its row.
+/// `key` wrapped for `seq` under `master` with `nonce` (drawn at random,
+/// never repeated): the bytes of its row.
 pub(crate) fn wrap_row(
     master: &MasterKey,
     seq: u64,
     key: &engram_log::DataKey,
+    nonce: [u8; engram_log::sealed::NONCE_BYTES],
 ) -> Result<Vec<u8>, KeyStoreError> {
-    let slot = Slot::wrap(master, seq, key)?;
+    let slot = Slot::wrap_with_nonce(master, seq, key, nonce)?;
     Ok(slot
         .encode()
         .get(..WRAPPED_BYTES)

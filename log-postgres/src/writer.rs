@@ -52,6 +52,7 @@ use engram_log::format::{
     FRAME_HEADER_LEN, FRAME_VERSION_PLAIN, FRAME_VERSION_SEALED, parse_frame, write_frame_version,
 };
 use engram_log::limits::FRAME_PAYLOAD_BYTES_TARGET;
+use engram_log::sealed::{DATA_KEY_BYTES, NONCE_BYTES};
 use engram_log::{AppendError, Appended, Clock, HmacKey};
 use engram_log::{DataKey, MasterKey, seal_payload};
 use parking_lot::Mutex;
@@ -489,15 +490,26 @@ fn seal(
     first_seq: u64,
     last_seq: u64,
 ) -> Result<(Vec<u8>, Vec<Vec<u8>>), PgLogError> {
-    let keys: Vec<DataKey> = {
-        let drawn = sealing.drawn.lock();
-        (first_seq..=last_seq)
-            .map(|seq| match drawn.get(&seq) {
-                Some(key) => Ok(key.clone()),
-                None => DataKey::generate().map_err(|e| PgLogError::Keys(e.to_string())),
-            })
-            .collect::<Result<_, _>>()?
-    };
+    // Every fresh key and every wrapping nonce of the frame from one draw
+    // of the system's random source (as a local key store's reserve does).
+    let n_seqs = usize::try_from(last_seq - first_seq + 1).unwrap_or(0);
+    let mut random = vec![0u8; n_seqs * (DATA_KEY_BYTES + NONCE_BYTES)];
+    getrandom::fill(&mut random).map_err(|e| PgLogError::Keys(e.to_string()))?;
+    let drawn_ahead = sealing.drawn.lock();
+    let mut keys = Vec::with_capacity(n_seqs);
+    let mut nonces = Vec::with_capacity(n_seqs);
+    for (seq, draw) in (first_seq..=last_seq).zip(random.chunks_exact(DATA_KEY_BYTES + NONCE_BYTES))
+    {
+        let (key, nonce) = draw.split_at(DATA_KEY_BYTES);
+        let fresh = <[u8; DATA_KEY_BYTES]>::try_from(key).map(DataKey::from_bytes);
+        let nonce = <[u8; NONCE_BYTES]>::try_from(nonce);
+        let (Ok(fresh), Ok(nonce)) = (fresh, nonce) else {
+            return Err(PgLogError::Keys("a short draw of random bytes".to_owned()));
+        };
+        keys.push(drawn_ahead.get(&seq).cloned().unwrap_or(fresh));
+        nonces.push(nonce);
+    }
+    drop(drawn_ahead);
     let key_of = |seq: u64| {
         usize::try_from(seq - first_seq)
             .ok()
@@ -512,8 +524,8 @@ fn seal(
         })
     })?;
     let wrapped = (first_seq..)
-        .zip(&keys)
-        .map(|(seq, key)| wrap_row(&sealing.master, seq, key))
+        .zip(keys.iter().zip(nonces))
+        .map(|(seq, (key, nonce))| wrap_row(&sealing.master, seq, key, nonce))
         .collect::<Result<_, _>>()
         .map_err(|e| PgLogError::Keys(e.to_string()))?;
     Ok((sealed, wrapped))

@@ -16,6 +16,11 @@
 //! acknowledged append prints `first_seq last_seq` on stdout, flushed at
 //! once: a line printed is an append the log acknowledged. Exit status 0
 //! when every append was acknowledged, 2 on the first error (printed).
+//!
+//! With `ENGRAM_MASTER_KEY` (64 hex digits) set, the shared log is
+//! connected with that master key: a log this run creates is sealed, and
+//! a sealed log is appended to (its cost measured beside a log in the
+//! clear).
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -41,6 +46,19 @@ struct Args {
     tag: String,
     print_acks: bool,
     durability: Durability,
+}
+
+/// The shared log's configuration: the master key of `ENGRAM_MASTER_KEY`
+/// when set.
+fn pg_config() -> Result<PgLogConfig, String> {
+    match std::env::var("ENGRAM_MASTER_KEY") {
+        Ok(hex) if !hex.trim().is_empty() => {
+            let master = engram_log::MasterKey::from_hex(&hex, "ENGRAM_MASTER_KEY")
+                .map_err(|e| e.to_string())?;
+            Ok(PgLogConfig::default().master_key(master))
+        }
+        _ => Ok(PgLogConfig::default()),
+    }
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -121,8 +139,7 @@ fn run(args: Args) -> Result<(), String> {
     let (sink, backend) = match &args.target {
         Target::Postgres(url) => (
             Sink::Postgres(Box::new(
-                PgLog::connect(url, args.key.clone(), PgLogConfig::default())
-                    .map_err(|e| e.to_string())?,
+                PgLog::connect(url, args.key.clone(), pg_config()?).map_err(|e| e.to_string())?,
             )),
             "postgres",
         ),
