@@ -808,8 +808,14 @@ impl AsOf {
         let reader: LogReader = store.open_reader(key)?.ok_or_else(|| EngineError::NoLog {
             path: store.dir().display().to_string(),
         })?;
+        Self::on_reader(&reader, seq)
+    }
+
+    /// The views as of `seq` of the log `reader` reads (a replica's,
+    /// opened with the team's key store).
+    pub fn on_reader(reader: &LogReader, seq: u64) -> Result<Self, EngineError> {
         let core = CoreViews::new(reader.clone());
-        let views = AsOfViews::build(&core.list(), &reader, seq)?;
+        let views = AsOfViews::build(&core.list(), reader, seq)?;
         Ok(Self { core, views })
     }
 

@@ -453,6 +453,15 @@ fn log_and_export_on_a_stale_replica_show_what_another_machine_appended() {
         "the replica's log caught up before printing"
     );
     assert!(String::from_utf8_lossy(&on_second.stdout).contains("ferry timetable"));
+    // The views as of a seq are rebuilt from the replica's copy, its
+    // words opened with the team's key store.
+    let as_of = json(&engram(
+        &second,
+        Some(&schema.url),
+        &["stats", "--as-of", "3", "--json"],
+    ));
+    assert_eq!(as_of["as_of"], 3, "{as_of}");
+    assert_eq!(as_of["memories_by_status"]["live"], 1, "{as_of}");
     let export_first = engram(&first, Some(&schema.url), &["export"]);
     let export_second = engram(&second, Some(&schema.url), &["export"]);
     assert!(export_second.status.success());

@@ -544,6 +544,19 @@ impl Context {
         Ok(self.store.open_reader(&self.key)?)
     }
 
+    /// The views of `store` as of `seq`, read-only: this context's store
+    /// through [`Context::open_reader`] (a replica's words through the
+    /// team's key store), another one from its own files.
+    pub fn as_of(&self, store: &Store, seq: u64) -> anyhow::Result<engram::engine::AsOf> {
+        if store.dir() != self.store.dir() {
+            return Ok(engram::engine::AsOf::open(store, &self.key, seq)?);
+        }
+        let reader = self
+            .open_reader()?
+            .with_context(|| format!("{} has no log yet", self.describe()))?;
+        Ok(engram::engine::AsOf::on_reader(&reader, seq)?)
+    }
+
     /// For `--in-process` and commands that need the store to themselves:
     /// fails, naming the owner, while one holds the store.
     /// Asks a running owner to write the events it queued (a read's

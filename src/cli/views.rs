@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use engram::api::{IdArg, json};
-use engram::engine::{AsOf, Engram};
+use engram::engine::Engram;
 use engram_projections::OpenOptions;
 use serde_json::Value;
 
@@ -104,7 +104,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> anyhow::Result<ExitCode> {
         Some(seq) => {
             ctx.catch_up_replica()?;
             json::stats(
-                &AsOf::open(&ctx.store, &ctx.key, seq)?.stats(),
+                &ctx.as_of(&ctx.store, seq)?.stats(),
                 Some(seq),
                 "keyword",
                 None,
@@ -170,7 +170,7 @@ pub fn audit(ctx: &Context, args: &AuditArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .find(|(s, _)| *s == scope)
                 .map_or(&ctx.store, |(_, store)| store);
-            AsOf::open(store, &ctx.key, seq)?
+            ctx.as_of(store, seq)?
                 .audit(args.memory.id)?
                 .iter()
                 .map(json::audit_record)
