@@ -205,12 +205,13 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
     assert_eq!(purged_row["tags"], serde_json::json!([]));
     assert_eq!(purged_row["text"], Value::Null);
     let stats = engram_json(&store, &["stats", "--json"]);
+    assert_eq!(stats["memories_by_status"]["purged"], 1, "{stats}");
     engram_expecting(&store, &["daemon", "stop"], 0);
     engram_expecting(&store, &["rebuild", "--in-process"], 0);
     assert_eq!(engram_json(&store, &["list", "--json"]), listed);
     assert_eq!(
-        engram_json(&store, &["stats", "--json"])["memories"],
-        stats["memories"]
+        engram_json(&store, &["stats", "--json"])["memories_by_status"],
+        stats["memories_by_status"]
     );
     engram_expecting(&store, &["daemon", "stop"], 0);
     assert_eq!(files_holding(&store, CANARY), Vec::<String>::new());
@@ -221,8 +222,8 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
     engram_expecting(&copy, &["import", file.to_str().unwrap()], 0);
     assert_eq!(engram_json(&copy, &["list", "--json"]), listed);
     assert_eq!(
-        engram_json(&copy, &["stats", "--json"])["memories"],
-        stats["memories"]
+        engram_json(&copy, &["stats", "--json"])["memories_by_status"],
+        stats["memories_by_status"]
     );
     engram_expecting(&copy, &["verify"], 0);
     let (_, stderr) = engram_expecting(&copy, &["expand", &id], 1);
