@@ -558,7 +558,6 @@ impl EngramRecall {
             shared_log: None,
             master_key: engram_log::MasterKeySource::StoreFile,
             seal_new_stores: sealed,
-            ..StoreOptions::default()
         };
         let key = HmacKey::from_hex(RECALL_KEY_HEX, "recall benchmark")?;
         let started = Instant::now();
