@@ -173,7 +173,13 @@ impl Store {
             .segment_bytes_max(options.segment_bytes_max);
         match remote_keys {
             Some((keys, location)) => {
-                self.mark_shared_log(location)?;
+                // Marked when its copy begins: a store that already has a
+                // log of its own (its own key store, or frames in the
+                // clear) is no copy of a sealed shared log, which its
+                // continuity check then refuses.
+                if !self.has_log() {
+                    self.mark_shared_log(location)?;
+                }
                 config = config.remote_keys(keys);
             }
             None => config.keys = self.key_store(options, true)?,
@@ -181,18 +187,19 @@ impl Store {
         Ok(Log::open_dir(&self.log_dir(), config)?)
     }
 
-    /// Whether the store replicates a sealed shared log.
+    /// Whether the store replicates a sealed shared log (marked, and no key
+    /// store of its own).
     #[must_use]
     pub fn is_shared_log_replica(&self) -> bool {
-        self.dir.join(SHARED_LOG_MARK_FILE_NAME).exists()
+        self.dir.join(SHARED_LOG_MARK_FILE_NAME).exists() && !self.is_sealed()
     }
 
     /// Writes the replica mark once (created, synced, the folder synced).
     fn mark_shared_log(&self, location: &str) -> Result<(), StoreError> {
-        if self.is_shared_log_replica() {
+        let path = self.dir.join(SHARED_LOG_MARK_FILE_NAME);
+        if path.exists() {
             return Ok(());
         }
-        let path = self.dir.join(SHARED_LOG_MARK_FILE_NAME);
         let failed = |source: std::io::Error| StoreError::Create {
             path: path.clone(),
             source,

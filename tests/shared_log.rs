@@ -736,3 +736,38 @@ fn json_error(out: &Output) -> String {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     value["error"].as_str().unwrap().to_owned()
 }
+
+/// A store with a sealed log of its own pointed at a shared log by
+/// mistake: refused (the shared log does not continue it), and the store
+/// is left as it was: not marked as a replica, its own log still read.
+#[test]
+fn a_local_store_given_a_shared_log_by_mistake_is_refused_and_left_as_it_was() {
+    let Some(schema) = Schema::new("mistaken") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let local = dir.path().join("local");
+    json(&engram(
+        &local,
+        None,
+        &[
+            "remember",
+            "--in-process",
+            "The kiln fires on Sundays.",
+            "--json",
+        ],
+    ));
+    let before = dir_files(&local);
+    let out = engram(&local, Some(&schema.url), &["stats", "--json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("already seen"), "{stderr}");
+    assert_eq!(dir_files(&local), before);
+    let log = engram(&local, None, &["log", "--json"]);
+    assert!(
+        log.status.success(),
+        "{}",
+        String::from_utf8_lossy(&log.stderr)
+    );
+    assert!(String::from_utf8_lossy(&log.stdout).contains("kiln"));
+}
