@@ -364,6 +364,29 @@ fn a_store_moves_onto_the_shared_log_and_back_with_identical_views() {
     let second = dir.path().join("second");
     let second_stats = json(&engram(&second, Some(&schema.url), &["stats", "--json"]));
     assert_eq!(state(&second_stats), state(&original));
+    // Refused: importing into an empty shared log that seals its words
+    // (made by a replica's first connect), with nothing written.
+    let sealed_schema = Schema::new("migrate_sealed").unwrap();
+    json(&engram(
+        &dir.path().join("sealed-replica"),
+        Some(&sealed_schema.url),
+        &["stats", "--json"],
+    ));
+    let refused = engram(
+        &dir.path().join("sealed-import"),
+        Some(&sealed_schema.url),
+        &["import", export.to_str().unwrap()],
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("seals its words"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(
+        sealed_schema.rows("SELECT count(*)::text FROM engram_events"),
+        ["0"]
+    );
     // Refused: importing into a shared log that already holds events.
     let again = engram(
         &dir.path().join("third"),

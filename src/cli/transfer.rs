@@ -82,6 +82,11 @@ fn import_shared(ctx: &Context, args: &ImportArgs, url: &str) -> anyhow::Result<
         shared_last == 0,
         "the shared log already holds events (last seq {shared_last}): import --log fills an empty one"
     );
+    anyhow::ensure!(
+        !shared.is_sealed(),
+        "the shared log in {} seals its words, and import --log fills a shared log in the clear only (its memories' seals are over the words as the export held them): import into a schema with no shared log yet",
+        shared.location()
+    );
     let staging_dir = {
         let mut name = ctx.store.dir().as_os_str().to_owned();
         name.push(".import-staging");
