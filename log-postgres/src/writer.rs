@@ -422,40 +422,27 @@ impl Writer {
             last_seq.to_string(),
         );
         let (hash_bytes, mac) = (&hash[..], &parsed.mac[..]);
-        match &sealed {
-            None => txn.execute(
-                &*append_frame,
-                &[
-                    &first,
-                    &ts,
-                    &last,
-                    &version,
-                    &prev,
-                    &hash_bytes,
-                    &mac,
-                    &events,
-                    &channel,
-                    &notified,
-                ],
-            ),
-            Some((_, wrapped)) => txn.execute(
-                &*append_sealed_frame,
-                &[
-                    &first,
-                    &ts,
-                    &last,
-                    &version,
-                    &prev,
-                    &hash_bytes,
-                    &mac,
-                    &events,
-                    &channel,
-                    &notified,
-                    wrapped,
-                ],
-            ),
-        }
-        .map_err(pg)?;
+        let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![
+            &first,
+            &ts,
+            &last,
+            &version,
+            &prev,
+            &hash_bytes,
+            &mac,
+            &events,
+            &channel,
+            &notified,
+        ];
+        // A sealed frame's statement also inserts its keys' rows.
+        let statement = match &sealed {
+            None => &*append_frame,
+            Some((_, wrapped)) => {
+                params.push(wrapped);
+                &*append_sealed_frame
+            }
+        };
+        txn.execute(statement, &params).map_err(pg)?;
         txn.commit().map_err(|e| {
             if breaks_connection(&e) {
                 (
