@@ -34,7 +34,8 @@ use serde_json::Value;
 use crate::mcp_client::RawSession;
 use crate::shared_log;
 use crate::support::{
-    arc, engram, engram_expecting, engram_json, open_keyed, open_rebuilt, replay_all, test_key,
+    arc, engram, engram_expecting, engram_json, exited_with, open_keyed, open_rebuilt, replay_all,
+    test_key,
 };
 
 /// A word found nowhere else: its bytes anywhere under the store mean the
@@ -237,18 +238,7 @@ fn purge_a_canary_leaves_no_byte_of_it_under_the_store_and_the_log_verifies() {
 /// given) expecting exit `code`: its stdout and stderr.
 #[track_caller]
 fn replica_expecting(store: &Path, url: &str, args: &[&str], code: i32) -> (String, String) {
-    let out = shared_log::engram(store, Some(url), args);
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "engram {args:?} on {}\nstdout: {stdout}\nstderr: {stderr}",
-        store.display()
-    );
-    (stdout, stderr)
+    exited_with(&shared_log::engram(store, Some(url), args), args, code)
 }
 
 /// The same canary, in stores replicating one sealed shared log on

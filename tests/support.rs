@@ -169,7 +169,13 @@ pub fn engram_with(
 /// [`engram`] expecting exit `code`: its stdout and stderr.
 #[track_caller]
 pub fn engram_expecting(store: &std::path::Path, args: &[&str], code: i32) -> (String, String) {
-    let out = engram(store, args);
+    exited_with(&engram(store, args), args, code)
+}
+
+/// The stdout and stderr of `out`, a run of `engram ARGS` that must have
+/// exited with `code` (else the test fails, showing both).
+#[track_caller]
+pub fn exited_with(out: &std::process::Output, args: &[&str], code: i32) -> (String, String) {
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
