@@ -80,12 +80,10 @@ pub(crate) fn wrap_row(
     key: &engram_log::DataKey,
     nonce: [u8; engram_log::sealed::NONCE_BYTES],
 ) -> Result<Vec<u8>, KeyStoreError> {
-    let slot = Slot::wrap_with_nonce(master, seq, key, nonce)?;
-    Ok(slot
-        .encode()
-        .get(..WRAPPED_BYTES)
-        .unwrap_or_default()
-        .to_vec())
+    match Slot::wrap_with_nonce(master, seq, key, nonce)? {
+        Slot::Wrapped(wrapped) => Ok(wrapped.to_vec()),
+        Slot::Destroyed => Err(KeyStoreError::SlotDamaged { seq }),
+    }
 }
 
 impl PgKeys {
