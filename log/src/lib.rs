@@ -319,6 +319,7 @@ impl LogReader {
                 state: RwLock::new(state),
                 subscribers: parking_lot::Mutex::default(),
                 keys: None,
+                recent: reader::RecentFrames::default(),
             }),
             recovery,
         })
@@ -614,6 +615,7 @@ impl Log {
             state: RwLock::new(state),
             subscribers: parking_lot::Mutex::default(),
             keys,
+            recent: reader::RecentFrames::default(),
         });
         let (tx, rx) = crossbeam_channel::bounded(QUEUE_REQUESTS_MAX);
         let (next_seq, prev_hash, last_ts) = {
@@ -1285,6 +1287,86 @@ mod tests {
             index_len < 2000 / 10,
             "index not sparse: {index_len} entries for 2000 frames"
         );
+    }
+
+    /// A log of `batches` frames of turns (each batch one frame), sealed
+    /// when `master` is given.
+    fn log_of_frames(batches: &[u32], master: Option<MasterKey>) -> (Log, Arc<MemStorage>) {
+        let storage = Arc::new(MemStorage::new());
+        let mut config = LogConfig::new(HmacKey::from_bytes([6; 32])).durability(Durability::None);
+        if let Some(master) = master {
+            config = config.keys(Arc::new(MemStorage::new()), master);
+        }
+        let log = Log::open(Arc::clone(&storage) as Arc<dyn Storage>, config).unwrap();
+        let mut n = 0;
+        for &size in batches {
+            let batch: Vec<Event> = (n..n + size).map(turn).collect();
+            log.append(&batch).unwrap();
+            n += size;
+        }
+        (log, storage)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Range reads in any order, answered from the frames read lately
+        /// or from the segments, give exactly what one replay gives.
+        #[test]
+        fn reads_answered_from_recent_frames_match_a_replay(
+            batches in proptest::collection::vec(1u32..40, 1..30),
+            reads in proptest::collection::vec((0.0f64..1.0, 0u64..50), 1..60),
+            sealed in proptest::bool::ANY,
+        ) {
+            let master = sealed.then(|| MasterKey::from_bytes([8; 32]));
+            let (log, _) = log_of_frames(&batches, master);
+            let all: Vec<LoggedEvent> = log.replay(1).map(Result::unwrap).collect();
+            let last = all.len() as u64;
+            for (at, len) in reads {
+                let first = 1 + (at * last as f64) as u64 % last;
+                let upto = (first + len).min(last);
+                let got = log.read(first..=upto).unwrap();
+                let want = &all[(first - 1) as usize..upto as usize];
+                proptest::prop_assert_eq!(&got[..], want);
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_read_lately_is_answered_again_but_the_proof_read_checks_the_disk() {
+        let (log, storage) = log_of_frames(&[10, 10, 10], None);
+        let before = log.read(12..=14).unwrap();
+        assert_eq!(log.reader().shared.recent.0.lock().len(), 1);
+        // Flip a bit in the payload of the second frame on disk.
+        let name = storage.list().unwrap().remove(0);
+        let file = storage.open(&name).unwrap();
+        let frames = frames_of(&storage);
+        let at = SEGMENT_HEADER_LEN + frames[0].len() + format::FRAME_HEADER_LEN + 3;
+        let mut byte = [0u8; 1];
+        file.read_exact_at(&mut byte, at as u64).unwrap();
+        file.write_all_at(&[byte[0] ^ 1], at as u64).unwrap();
+        // A view's read is answered from the frame checked before it...
+        assert_eq!(log.read(12..=14).unwrap(), before);
+        // ...while the read an expand's proof rests on reads the disk again,
+        // and so does a read the kept frames do not cover.
+        assert!(matches!(
+            log.reader().read_with_records(12..=14),
+            Err(ReadError::Corrupted(_))
+        ));
+        assert!(matches!(log.read(10..=12), Err(ReadError::Corrupted(_))));
+        assert!(!log.verify().unwrap().is_ok());
+    }
+
+    #[test]
+    fn a_key_destroyed_after_its_frame_was_kept_reads_as_erased() {
+        let (log, _) = log_of_frames(&[5, 5], Some(MasterKey::from_bytes([8; 32])));
+        let before = log.read(7..=8).unwrap();
+        assert!(before.iter().all(|e| !e.erased));
+        log.destroy_keys(&[8]).unwrap();
+        let after = log.read(7..=8).unwrap();
+        assert_eq!(after[0], before[0]);
+        assert!(after[1].erased, "{:?}", after[1]);
+        assert_ne!(after[1].event, before[1].event);
     }
 
     /// The frames of a log, as the bytes of each, read from its segments.

@@ -14,8 +14,8 @@ use parking_lot::RwLock;
 use crate::codec;
 use crate::error::{Corruption, IoFailure, ReadError};
 use crate::event::{Event, LoggedEvent};
-use crate::format::FRAME_VERSION_SEALED;
 use crate::format::Hash;
+use crate::format::{FRAME_VERSION_SEALED, ParsedFrame};
 use crate::key::HmacKey;
 use crate::keystore::KeyStore;
 use crate::limits::INDEX_STRIDE_BYTES;
@@ -79,6 +79,87 @@ pub(crate) struct Shared {
     /// (the writer reserves keys in it before each commit group), or kept
     /// elsewhere for a replica.
     pub(crate) keys: Option<Keys>,
+    /// Frames that range reads checked lately (see [`RecentFrames`]).
+    pub(crate) recent: RecentFrames,
+}
+
+/// The last few frames a range read checked (hash, chain link, HMAC), kept
+/// as their payloads so that the next read of seqs inside one of them
+/// neither reads nor hashes the frame again.
+///
+/// The views read the turns a memory names right after the feeder read
+/// them, and a frame of a thousand events is hashed whole for each read
+/// of one seq: without this, such reads were a third of a rebuild's CPU.
+/// Frames are immutable once acknowledged and seqs never reused while a
+/// log is open, so a cached frame never goes stale; only its bytes are
+/// kept, so a purge that destroys a key still reads as erased.
+///
+/// [`Shared::read_with_records`] (what `expand`'s proof rests on) never
+/// uses it: that read checks the bytes on disk each time.
+#[derive(Debug, Default)]
+pub(crate) struct RecentFrames(pub(crate) parking_lot::Mutex<VecDeque<Arc<CheckedFrame>>>);
+
+/// How many frames [`RecentFrames`] keeps.
+const RECENT_FRAMES_MAX: usize = 8;
+
+/// The largest payload [`RecentFrames`] keeps (larger frames are read
+/// again): with [`RECENT_FRAMES_MAX`], bounds the cache at 8 MiB.
+const RECENT_FRAME_BYTES_MAX: usize = 1 << 20;
+
+/// A frame that passed every check, as [`RecentFrames`] keeps it.
+#[derive(Debug)]
+pub(crate) struct CheckedFrame {
+    version: u16,
+    ts_ms: u64,
+    first_seq: u64,
+    /// Each event's bytes, in seq order from `first_seq`.
+    events: Vec<Box<[u8]>>,
+}
+
+impl CheckedFrame {
+    fn last_seq(&self) -> u64 {
+        self.first_seq + self.events.len() as u64 - 1
+    }
+}
+
+impl RecentFrames {
+    /// The kept frame holding every seq of `first..=last`, if any.
+    fn covering(&self, first: u64, last: u64) -> Option<Arc<CheckedFrame>> {
+        self.0
+            .lock()
+            .iter()
+            .find(|frame| frame.first_seq <= first && last <= frame.last_seq())
+            .cloned()
+    }
+
+    /// Keeps `frame` (checked by the caller), dropping the oldest beyond
+    /// [`RECENT_FRAMES_MAX`].
+    fn keep(&self, frame: &ParsedFrame<'_>) {
+        if frame.payload.len() > RECENT_FRAME_BYTES_MAX || frame.header.n_events == 0 {
+            return;
+        }
+        let mut recent = self.0.lock();
+        if recent
+            .iter()
+            .any(|kept| kept.first_seq == frame.header.first_seq)
+        {
+            return;
+        }
+        let events: Option<Vec<Box<[u8]>>> = frame.events().map(|e| e.map(Box::from)).collect();
+        let Some(events) = events else {
+            return;
+        };
+        debug_assert_eq!(events.len(), frame.header.n_events as usize);
+        if recent.len() >= RECENT_FRAMES_MAX {
+            recent.pop_front();
+        }
+        recent.push_back(Arc::new(CheckedFrame {
+            version: frame.header.version,
+            ts_ms: frame.header.ts_ms,
+            first_seq: frame.header.first_seq,
+            events,
+        }));
+    }
 }
 
 /// Where a sealed log's data keys are.
@@ -188,14 +269,31 @@ impl Shared {
         Ok(())
     }
 
-    /// Events `range`, each frame hash- and HMAC-checked.
+    /// Events `range`, each frame hash- and HMAC-checked (lately, for a
+    /// frame [`RecentFrames`] keeps).
     pub(crate) fn read(
         self: &Arc<Self>,
         range: RangeInclusive<u64>,
     ) -> Result<Vec<LoggedEvent>, ReadError> {
         let (first, last) = (*range.start(), *range.end());
         self.check_range(first, last)?;
+        if let Some(frame) = self.recent.covering(first, last) {
+            return (first..=last)
+                .map(|seq| {
+                    let at = usize::try_from(seq - frame.first_seq).unwrap_or(usize::MAX);
+                    let bytes = frame.events.get(at).map_or(&[][..], |e| &e[..]);
+                    let (event, erased) = self.decode(frame.version, seq, bytes)?;
+                    Ok(LoggedEvent {
+                        seq,
+                        ts_ms: frame.ts_ms,
+                        event,
+                        erased,
+                    })
+                })
+                .collect();
+        }
         let mut replay = Replay::new(Arc::clone(self), first, last, true);
+        replay.keep_checked = true;
         let mut events =
             Vec::with_capacity(usize::try_from(last - first + 1).unwrap_or(0).min(4096));
         for event in &mut replay {
@@ -224,6 +322,8 @@ pub struct Replay {
     /// (`Shared::read_with_records`).
     pending_records: Option<VecDeque<Vec<u8>>>,
     small_reads: bool,
+    /// Whether each frame read is kept in [`Shared::recent`].
+    keep_checked: bool,
     done: bool,
 }
 
@@ -254,6 +354,7 @@ impl Replay {
             pending: VecDeque::new(),
             pending_records: None,
             small_reads,
+            keep_checked: false,
             done: from > upto,
         }
     }
@@ -366,6 +467,9 @@ impl Replay {
                 return Err(self.corrupted(offset, seq, reason));
             }
             self.chain = Some(chain);
+            if self.keep_checked {
+                self.shared.recent.keep(&frame);
+            }
             for (seq, bytes) in (header.first_seq..).zip(frame.events()) {
                 if seq < self.next_seq {
                     continue;
