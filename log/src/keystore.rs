@@ -572,7 +572,31 @@ pub struct KeyStore {
     /// Slots `first_seq..=reserved` are durable and may be used.
     reserved: u64,
     cache: BTreeMap<u64, SubjectKey>,
+    /// The stretches of slots last read ahead, still wrapped, the latest
+    /// last: each slot is unwrapped when its seq is asked for, not before
+    /// (records without words need no key). Several, so that a replay in
+    /// order and a reader jumping around do not evict each other's.
+    /// Emptied by every write to a slot that may lie in one.
+    read_ahead: Vec<ReadAhead>,
     poisoned: Option<String>,
+}
+
+/// How many stretches of read-ahead slots a key store keeps.
+const READ_AHEAD_STRETCHES: usize = 4;
+
+/// Consecutive slots as read from the file, from `first_seq` on.
+#[derive(Debug, Default)]
+struct ReadAhead {
+    first_seq: u64,
+    bytes: Vec<u8>,
+}
+
+impl ReadAhead {
+    fn slot(&self, seq: u64) -> Option<&[u8]> {
+        let at = usize::try_from(seq.checked_sub(self.first_seq)?).ok()?;
+        self.bytes
+            .get(at.checked_mul(SLOT_BYTES)?..at.checked_add(1)?.checked_mul(SLOT_BYTES)?)
+    }
 }
 
 impl KeyStore {
@@ -605,6 +629,7 @@ impl KeyStore {
             first_seq,
             reserved: first_seq - 1,
             cache: BTreeMap::new(),
+            read_ahead: Vec::new(),
             poisoned: None,
         })
     }
@@ -683,6 +708,7 @@ impl KeyStore {
             first_seq,
             reserved: log_last_seq.max(first_seq - 1),
             cache: BTreeMap::new(),
+            read_ahead: Vec::new(),
             poisoned: None,
         })
     }
@@ -799,49 +825,58 @@ impl KeyStore {
         if self.cache.len() >= CACHED_KEYS_MAX {
             self.cache.clear();
         }
-        // A replay asks for seqs in order: read the slots after this one
-        // in the same read (one read, not one per seq); only this one must
-        // unwrap.
-        let ahead = (self.reserved - seq).min(READ_AHEAD_SLOTS - 1);
-        let n_slots = usize::try_from(ahead + 1).unwrap_or(1);
-        let mut chunk = vec![0u8; n_slots * SLOT_BYTES];
-        if self
-            .file
-            .read_exact_at(&mut chunk, self.offset_of(seq))
-            .is_ok()
+        if !self
+            .read_ahead
+            .iter()
+            .any(|stretch| stretch.slot(seq).is_some())
         {
-            for (later, bytes) in (seq + 1..).zip(chunk.chunks_exact(SLOT_BYTES).skip(1)) {
-                if let Ok(slot) = Slot::decode(bytes)
-                    && let Ok(key) = slot.unwrap_key(&self.master, later)
-                {
-                    self.cache.entry(later).or_insert(key);
-                }
+            let stretch = self.read_slots(seq)?;
+            if self.read_ahead.len() >= READ_AHEAD_STRETCHES {
+                self.read_ahead.remove(0);
             }
-            chunk.truncate(SLOT_BYTES);
-        } else {
-            // A short file (damage past this slot): this slot alone.
-            chunk = vec![0u8; SLOT_BYTES];
-            match self.file.read_exact_at(&mut chunk, self.offset_of(seq)) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                    return Err(KeyStoreError::NoSlot {
-                        seq,
-                        first_seq: self.first_seq,
-                        last_seq: self.reserved,
-                    });
-                }
-                Err(e) => {
-                    return Err(
-                        IoFailure::new("reading key store", place(&*self.storage), e).into(),
-                    );
-                }
-            }
+            self.read_ahead.push(stretch);
         }
-        let bytes = chunk.as_slice();
+        let bytes = self
+            .read_ahead
+            .iter()
+            .find_map(|stretch| stretch.slot(seq))
+            .ok_or(KeyStoreError::SlotDamaged { seq })?;
         let slot = Slot::decode(bytes).map_err(|_| KeyStoreError::SlotDamaged { seq })?;
         let key = slot.unwrap_key(&self.master, seq)?;
         self.cache.insert(seq, key.clone());
         Ok(key)
+    }
+
+    /// The slots from `seq` on as they lie: up to [`READ_AHEAD_SLOTS`] of
+    /// them in one read (a replay asks in order), or `seq`'s alone when
+    /// the file is shorter (damage past it).
+    fn read_slots(&self, seq: u64) -> Result<ReadAhead, KeyStoreError> {
+        let ahead = (self.reserved - seq).min(READ_AHEAD_SLOTS - 1);
+        let n_slots = usize::try_from(ahead + 1).unwrap_or(1);
+        let mut bytes = vec![0u8; n_slots * SLOT_BYTES];
+        if self
+            .file
+            .read_exact_at(&mut bytes, self.offset_of(seq))
+            .is_ok()
+        {
+            return Ok(ReadAhead {
+                first_seq: seq,
+                bytes,
+            });
+        }
+        bytes = vec![0u8; SLOT_BYTES];
+        match self.file.read_exact_at(&mut bytes, self.offset_of(seq)) {
+            Ok(()) => Ok(ReadAhead {
+                first_seq: seq,
+                bytes,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(KeyStoreError::NoSlot {
+                seq,
+                first_seq: self.first_seq,
+                last_seq: self.reserved,
+            }),
+            Err(e) => Err(IoFailure::new("reading key store", place(&*self.storage), e).into()),
+        }
     }
 
     /// Destroys the keys of `seqs`: each slot overwritten with zeros where
@@ -863,6 +898,7 @@ impl KeyStore {
                 last_seq: self.reserved,
             });
         }
+        self.read_ahead.clear();
         let zeros = [0u8; SLOT_BYTES];
         for &seq in seqs {
             let offset = self.offset_of(seq);
@@ -894,6 +930,7 @@ impl KeyStore {
             });
         }
         self.reserve(upto)?;
+        self.read_ahead.clear();
         for (seq, key) in entries {
             let bytes = match key {
                 Some(key) => Slot::wrap(&self.master, *seq, key)?.encode(),
@@ -1022,6 +1059,25 @@ mod tests {
                 "seq {seq}"
             );
         }
+    }
+
+    #[test]
+    fn a_key_destroyed_inside_a_read_ahead_stays_destroyed_after_the_cache_starts_over() {
+        let storage: Arc<dyn Storage> = Arc::new(MemStorage::new());
+        let mut store = KeyStore::create(storage.clone(), master(), 1).unwrap();
+        store.reserve(1000).unwrap();
+        let mut store = KeyStore::open(storage, master(), 1000).unwrap();
+        // Read ahead from 1: seqs 2..=256 lie in memory, still wrapped.
+        assert!(matches!(store.key(1), Ok(SubjectKey::Live(_))));
+        let SubjectKey::Live(before) = store.key(5).unwrap() else {
+            panic!("seq 5 is live");
+        };
+        store.destroy(&[3]).unwrap();
+        // A reserve of more fresh keys than the cache holds starts it over.
+        store.reserve(1000 + CACHED_KEYS_MAX as u64).unwrap();
+        assert!(!store.cache.contains_key(&3), "the cache started over");
+        assert!(matches!(store.key(3), Ok(SubjectKey::Destroyed)));
+        assert!(matches!(store.key(5), Ok(SubjectKey::Live(k)) if k == before));
     }
 
     #[test]
