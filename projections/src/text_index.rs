@@ -355,6 +355,11 @@ pub struct TextIndex {
     /// seq -> (session, content) of the latest session events; a cache,
     /// never persisted, never changing what is indexed.
     recent: BTreeMap<u64, (String, String)>,
+    /// The seq from which `recent` holds every session event applied: a
+    /// seq at or past it that `recent` lacks is no session event, so a
+    /// memory naming a range with other events in it (a recall between
+    /// two turns) is answered here too. `None` until an event is applied.
+    recent_from: Option<u64>,
     /// `verified[d]`: document `d` and its memory-table entry matched their
     /// MAC once since the state was loaded, so [`TextIndex::verified_text`]
     /// need not compute it again. Sound because both views are folds held
@@ -391,6 +396,7 @@ impl TextIndex {
             reader,
             state: TextIndexState::default(),
             recent: BTreeMap::new(),
+            recent_from: None,
             verified: Vec::new(),
         }
     }
@@ -409,9 +415,11 @@ impl TextIndex {
             && reference.last_seq < memory
         {
             let seqs = reference.first_seq..=reference.last_seq;
-            // Only when every seq is a cached session event: then the cache
-            // gives exactly what the log would.
-            let cached = seqs.clone().all(|seq| self.recent.contains_key(&seq));
+            // Only when the cache holds every session event of the range:
+            // then it gives exactly what the log would.
+            let cached = self
+                .recent_from
+                .is_some_and(|from| from <= reference.first_seq);
             let turns: Vec<(String, String)> = if cached {
                 self.recent
                     .range(seqs)
@@ -539,12 +547,15 @@ impl View for TextIndex {
     }
 
     fn apply(&mut self, event: &LoggedEvent) -> Result<(), ViewError> {
+        self.recent_from.get_or_insert(event.seq);
         match &event.event {
             Event::Session(turn) => {
                 self.recent
                     .insert(event.seq, (turn.session.clone(), turn.content.clone()));
-                if self.recent.len() > RECENT_TURNS {
-                    self.recent.pop_first();
+                if self.recent.len() > RECENT_TURNS
+                    && let Some((dropped, _)) = self.recent.pop_first()
+                {
+                    self.recent_from = Some(dropped + 1);
                 }
             }
             Event::Remembered(r) => {
@@ -591,6 +602,8 @@ impl View for TextIndex {
             })?,
             None => TextIndexState::default(),
         };
+        self.recent.clear();
+        self.recent_from = None;
         self.verified.clear();
         self.size_verified();
         Ok(())
@@ -600,6 +613,7 @@ impl View for TextIndex {
         txn.open_table(SNAPSHOTS)?.remove(Self::NAME)?;
         self.state = TextIndexState::default();
         self.recent.clear();
+        self.recent_from = None;
         self.verified.clear();
         Ok(())
     }
@@ -645,6 +659,72 @@ mod tests {
 
     fn ids(hits: &[TextHit]) -> Vec<MemoryId> {
         hits.iter().map(|h| h.memory).collect()
+    }
+
+    /// Applies every event of `log` to a fresh index, as a rebuild does.
+    fn index_of_log(log: &engram_log::Log) -> TextIndex {
+        let mut index = TextIndex::new(log.reader().clone());
+        for event in log.replay(1) {
+            index.apply(&event.unwrap()).unwrap();
+        }
+        index
+    }
+
+    fn remembered(first_seq: u64, last_seq: u64) -> Event {
+        let Event::Remembered(mut r) =
+            crate::models::testkit::remember(engram_log::Tier::L3, engram_log::Source::User)
+        else {
+            unreachable!("remember makes a Remembered event");
+        };
+        r.reference.first_seq = first_seq;
+        r.reference.last_seq = last_seq;
+        Event::Remembered(r)
+    }
+
+    #[test]
+    fn a_memory_gets_the_words_of_its_turns_cached_or_gone_from_the_cache() {
+        use crate::models::testkit::{reinforce, session};
+        let log = engram_log::Log::open(
+            std::sync::Arc::new(engram_log::MemStorage::new()),
+            engram_log::LogConfig::new(engram_log::HmacKey::from_bytes([3; 32]))
+                .durability(engram_log::Durability::None),
+        )
+        .unwrap();
+        // 1-3: two turns with another event between them.
+        log.append(&[
+            session("apricot orchard"),
+            reinforce(1),
+            session("quince jelly"),
+        ])
+        .unwrap();
+        // 4: a memory of 1..=3, its turns still cached.
+        log.append(&[remembered(1, 3)]).unwrap();
+        // Enough turns that the cache lets 1..=3 go, then a memory of 1..=3
+        // again (its words read from the log) and one of the last turns
+        // with another event between them (cached).
+        let filler: Vec<Event> = (0..RECENT_TURNS + 2)
+            .map(|n| session(&format!("filler {n}")))
+            .collect();
+        log.append(&filler).unwrap();
+        let last = log.last_seq();
+        log.append(&[reinforce(1), session("walnut bread"), remembered(1, 3)])
+            .unwrap();
+        log.append(&[remembered(last, last + 2)]).unwrap();
+        let index = index_of_log(&log);
+        let early = last + 3;
+        let late = last + 4;
+        assert_eq!(index.state.text(4), index.state.text(early));
+        let words = index.state.text(4).unwrap_or_default();
+        assert!(
+            words.contains("apricot orchard") && words.contains("quince jelly"),
+            "{words}"
+        );
+        let words = index.state.text(late).unwrap_or_default();
+        assert!(
+            words.contains(&format!("filler {}", RECENT_TURNS + 1))
+                && words.contains("walnut bread"),
+            "{words}"
+        );
     }
 
     proptest::proptest! {
