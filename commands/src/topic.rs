@@ -266,24 +266,50 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The corridor whose words name `word`, if any.
+/// The corridor whose words name `word`, if any: the first of
+/// [`CORRIDORS`] with a word equal to `word`, to its stem, or to the stem
+/// of one of its parts (split at hyphens and spaces), or, for Han text,
+/// contained in it.
 fn corridor_of_word(word: &str) -> Option<&'static str> {
     let stemmed = stem(word);
-    let han = word.chars().any(is_han);
-    CORRIDORS
-        .iter()
-        .find(|(_, words)| {
-            words.iter().any(|w| {
-                *w == word
-                    || *w == stemmed
-                    || (han && w.chars().any(is_han) && word.contains(w))
-                    || word
-                        .split(['-', ' '])
-                        .any(|part| part != word && *w == stem(part))
-            })
-        })
+    let parts: Vec<String> = word
+        .split(['-', ' '])
+        .filter(|part| *part != word)
+        .map(stem)
+        .collect();
+    // The first corridor (lowest index) any candidate names.
+    let mut first = [word, stemmed.as_str()]
+        .into_iter()
+        .chain(parts.iter().map(String::as_str))
+        .filter_map(|candidate| CORRIDOR_OF_WORD.get(candidate).copied())
+        .min();
+    if word.chars().any(is_han) {
+        let contained = CORRIDORS.iter().position(|(_, words)| {
+            words
+                .iter()
+                .any(|w| w.chars().any(is_han) && word.contains(w))
+        });
+        first = first.into_iter().chain(contained).min();
+    }
+    first
+        .and_then(|at| CORRIDORS.get(at))
         .map(|(corridor, _)| *corridor)
 }
+
+/// Each word of [`CORRIDORS`] with the index of the first corridor that
+/// lists it: one lookup per candidate, where scanning every corridor's
+/// words (and stemming each part again for each) cost a save more than
+/// its sealing.
+static CORRIDOR_OF_WORD: std::sync::LazyLock<std::collections::HashMap<&'static str, usize>> =
+    std::sync::LazyLock::new(|| {
+        let mut map = std::collections::HashMap::new();
+        for (at, (_, words)) in CORRIDORS.iter().enumerate() {
+            for &w in *words {
+                map.entry(w).or_insert(at);
+            }
+        }
+        map
+    });
 
 /// The corridor a new room `room` for `text` joins: the one whose words
 /// name the room, else the tags', the entities' (a tool or project is
@@ -745,6 +771,52 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
 mod tests {
     use super::*;
     use crate::meaning::profile;
+
+    /// What `corridor_of_word` computed before its lookup table: a scan of
+    /// every corridor's words.
+    fn corridor_of_word_by_scan(word: &str) -> Option<&'static str> {
+        let stemmed = stem(word);
+        let han = word.chars().any(is_han);
+        CORRIDORS
+            .iter()
+            .find(|(_, words)| {
+                words.iter().any(|w| {
+                    *w == word
+                        || *w == stemmed
+                        || (han && w.chars().any(is_han) && word.contains(w))
+                        || word
+                            .split(['-', ' '])
+                            .any(|part| part != word && *w == stem(part))
+                })
+            })
+            .map(|(corridor, _)| *corridor)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_lookup_finds_the_corridor_a_scan_of_every_corridor_does(
+            picks in proptest::collection::vec((0usize..64, 0usize..64, 0usize..4), 1..4),
+            joiner in proptest::sample::select(vec!["", "-", " "]),
+            other in "[a-z]{0,6}|[\\u{4e00}-\\u{4e20}]{1,3}",
+        ) {
+            let all: Vec<&str> = CORRIDORS.iter().flat_map(|(_, words)| words.iter().copied()).collect();
+            let mut parts: Vec<String> = picks
+                .iter()
+                .map(|&(a, b, form)| {
+                    let w = all[(a * 64 + b) % all.len()];
+                    match form {
+                        0 => w.to_owned(),
+                        1 => format!("{w}s"),
+                        2 => format!("{w}es"),
+                        _ => format!("x{w}"),
+                    }
+                })
+                .collect();
+            parts.push(other);
+            let word = parts.join(joiner);
+            proptest::prop_assert_eq!(corridor_of_word(&word), corridor_of_word_by_scan(&word), "{}", word);
+        }
+    }
 
     fn room(text: &str) -> Option<String> {
         room_name(
