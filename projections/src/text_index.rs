@@ -125,6 +125,12 @@ pub struct TextHit {
     pub score: f32,
 }
 
+thread_local! {
+    /// The dense score array of [`TextIndexState::search_with`], kept per
+    /// thread and all zeros between queries.
+    static SCORES: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl TextIndexState {
     /// Number of memories indexed and not forgotten.
     #[must_use]
@@ -190,54 +196,71 @@ impl TextIndexState {
         }
         let n = self.live_docs as f32;
         let avg_len = (self.live_len as f32 / n).max(1.0);
-        let mut scores = vec![0f32; self.lens.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
-        for term in terms {
-            if seen.contains(&term.as_str()) {
-                continue;
-            }
-            seen.push(term);
-            let Some(postings) = self.terms.get(term) else {
-                continue;
-            };
-            let df = postings.len() as f32;
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-            for &(doc, tf) in postings {
-                let (Some(slot), Some(&len)) =
-                    (scores.get_mut(doc as usize), self.lens.get(doc as usize))
-                else {
+        SCORES.with_borrow_mut(|scores| {
+            // One dense array per thread, zeroed where the last query wrote
+            // (not allocated and zeroed whole per query: 400 KB at 100k).
+            scores.resize(self.lens.len(), 0.0);
+            let mut touched: Vec<u32> = Vec::new();
+            let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
+            for term in terms {
+                if seen.contains(&term.as_str()) {
+                    continue;
+                }
+                seen.push(term);
+                let Some(postings) = self.terms.get(term) else {
                     continue;
                 };
-                let len = len as f32;
-                let tf = tf as f32;
-                let norm = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len));
-                if *slot == 0.0 {
-                    touched.push(doc);
+                let df = postings.len() as f32;
+                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                for &(doc, tf) in postings {
+                    let (Some(slot), Some(&len)) =
+                        (scores.get_mut(doc as usize), self.lens.get(doc as usize))
+                    else {
+                        continue;
+                    };
+                    let len = len as f32;
+                    let tf = tf as f32;
+                    let norm = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len));
+                    if *slot == 0.0 {
+                        touched.push(doc);
+                    }
+                    *slot += idf * norm;
                 }
-                *slot += idf * norm;
             }
-        }
-        let scored: Vec<TextHit> = touched
-            .into_iter()
-            .filter_map(|doc| {
-                let memory = self.docs.get(doc as usize)?.memory;
-                let score = *scores.get(doc as usize)?;
-                (score > 0.0).then_some(TextHit { memory, score })
-            })
-            .collect();
-        let better = |a: &TextHit, b: &TextHit| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.memory.cmp(&b.memory))
-        };
-        best_accepted(scored, limit, better, |h: &TextHit| h.memory, &accept)
+            // Candidates by doc number: docs are numbered in memory order
+            // (`add`), so the tie-break on doc is the tie-break on memory,
+            // and only the few asked of `accept` touch their `Doc`.
+            let scored: Vec<(u32, f32)> = touched
+                .iter()
+                .filter_map(|&doc| {
+                    let slot = scores.get_mut(doc as usize)?;
+                    let score = std::mem::take(slot);
+                    ((doc as usize) < self.docs.len() && score > 0.0).then_some((doc, score))
+                })
+                .collect();
+            debug_assert!(scores.iter().all(|&s| s == 0.0));
+            let better =
+                |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+            let memory =
+                |&(doc, _): &(u32, f32)| self.docs.get(doc as usize).map_or(0, |d| d.memory);
+            best_accepted(scored, limit, better, memory, &accept)
+                .into_iter()
+                .map(|hit| TextHit {
+                    memory: memory(&hit),
+                    score: hit.1,
+                })
+                .collect()
+        })
     }
 
     fn add(&mut self, memory: MemoryId, text: String, extra: &[&str], mac: Digest) {
         if self.by_memory.contains_key(&memory) {
             return;
         }
+        debug_assert!(
+            self.docs.last().is_none_or(|last| last.memory < memory),
+            "docs are numbered in memory order (search breaks ties on doc)"
+        );
         let Ok(doc) = u32::try_from(self.docs.len()) else {
             // 4 billion memories: far past what one store holds.
             return;
@@ -757,6 +780,72 @@ mod tests {
                 state.remove(memory);
                 proptest::prop_assert_eq!(&state.terms, &scanned);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A search gives what scoring every live document by the formula
+        /// gives: the best `limit` the filter accepts, by score, ties to the
+        /// older memory; twice in a row (the score array starts clean).
+        #[test]
+        fn a_search_ranks_as_scoring_every_document_does(
+            texts in proptest::collection::vec("[a-d ]{0,16}", 1..40),
+            forgets in proptest::collection::vec(1u64..41, 0..10),
+            query in proptest::collection::vec("[a-e]", 1..4),
+            limit in 1usize..8,
+            skip_every in 2u64..5,
+        ) {
+            let mut state = TextIndexState::default();
+            for (i, text) in texts.iter().enumerate() {
+                state.add(i as u64 + 1, text.clone(), &[], view_mac::UNSET);
+            }
+            for &memory in &forgets {
+                state.remove(memory);
+            }
+            let accept = |memory: MemoryId| !memory.is_multiple_of(skip_every);
+            let terms: Vec<String> = query.iter().flat_map(|q| query_terms(q)).collect();
+            // Every live document scored by the formula, terms in query order.
+            let live: Vec<(MemoryId, Vec<String>)> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| (i as u64 + 1, index_terms(text)))
+                .filter(|(memory, _)| !forgets.contains(memory))
+                .collect();
+            let n = live.len() as f32;
+            let avg_len = (live.iter().map(|(_, t)| t.len()).sum::<usize>() as f32 / n.max(1.0)).max(1.0);
+            let Bm25 { k1, b } = Bm25::default();
+            let mut unique: Vec<&String> = Vec::new();
+            for term in &terms {
+                if !unique.contains(&term) {
+                    unique.push(term);
+                }
+            }
+            let mut want: Vec<TextHit> = live
+                .iter()
+                .filter(|(memory, _)| accept(*memory))
+                .filter_map(|(memory, doc_terms)| {
+                    let mut score = 0f32;
+                    for term in &unique {
+                        let df = live.iter().filter(|(_, t)| t.contains(term)).count() as f32;
+                        let tf = doc_terms.iter().filter(|t| t == term).count() as f32;
+                        if tf == 0.0 {
+                            continue;
+                        }
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        let len = doc_terms.len() as f32;
+                        score += idf * (tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len)));
+                    }
+                    (score > 0.0).then_some(TextHit { memory: *memory, score })
+                })
+                .collect();
+            want.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.memory.cmp(&b.memory)));
+            want.truncate(limit);
+            let got = state.search(&terms, limit, accept);
+            proptest::prop_assert_eq!(ids(&got), ids(&want));
+            for (g, w) in got.iter().zip(&want) {
+                proptest::prop_assert!((g.score - w.score).abs() <= 1e-4 * w.score.abs().max(1.0));
+            }
+            proptest::prop_assert_eq!(ids(&state.search(&terms, limit, accept)), ids(&want));
         }
     }
 
