@@ -85,6 +85,10 @@ pub(crate) enum Request {
         /// `None`: the next seq, stamped with the clock's time.
         stamp: Option<Stamp>,
         ack: Sender<Result<Appended, AppendError>>,
+        /// Whether the writer may hold it back for up to [`LINGER`] to
+        /// commit it with what comes next (a read's record, which nobody
+        /// waits for).
+        linger: bool,
     },
     /// A complete frame made elsewhere, hash and HMAC already checked.
     Frame {
@@ -124,7 +128,19 @@ pub(crate) struct Writer {
     /// Written but not yet synced.
     pub(crate) dirty: bool,
     pub(crate) last_sync: Duration,
+    /// Appends held back to share the next commit ([`Request::Append`]'s
+    /// `linger`), in the order they came, with their payload bytes and the
+    /// time the first came.
+    pub(crate) lingering: Vec<Request>,
+    pub(crate) lingering_bytes: usize,
+    pub(crate) lingering_since: Duration,
 }
+
+/// How long the writer holds back an append that nobody waits for (a
+/// read's record), so that a run of reads shares one commit, one fsync and
+/// one wake-up of the views instead of paying each per read. It bounds
+/// how much later than its read such a record becomes durable.
+pub(crate) const LINGER: Duration = Duration::from_millis(20);
 
 /// A batch admitted to a commit group, with the commit time its frame gets.
 struct Admitted {
@@ -172,11 +188,21 @@ struct Publish {
 impl Writer {
     pub(crate) fn run(mut self) {
         loop {
-            let request = match self.sync_deadline() {
+            let wait = match (self.sync_deadline(), self.linger_deadline()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let request = match wait {
                 Some(wait) => match self.rx.recv_timeout(wait) {
                     Ok(request) => request,
                     Err(RecvTimeoutError::Timeout) => {
-                        self.interval_sync();
+                        if self.linger_deadline().is_some_and(|d| d.is_zero()) {
+                            let lingering = self.take_lingering();
+                            self.commit(lingering);
+                        }
+                        if self.sync_deadline().is_some_and(|d| d.is_zero()) {
+                            self.interval_sync();
+                        }
                         continue;
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
@@ -186,8 +212,21 @@ impl Writer {
                     Err(_) => break,
                 },
             };
-            let mut group_bytes = payload_len(&request);
-            let mut group = vec![request];
+            let request_bytes = payload_len(&request);
+            if matches!(request, Request::Append { linger: true, .. })
+                && self.lingering_bytes + request_bytes < FRAME_PAYLOAD_BYTES_TARGET
+            {
+                if self.lingering.is_empty() {
+                    self.lingering_since = self.clock.monotonic();
+                }
+                self.lingering_bytes += request_bytes;
+                self.lingering.push(request);
+                continue;
+            }
+            // What lingered goes first: the writer takes requests in order.
+            let mut group_bytes = self.lingering_bytes + request_bytes;
+            let mut group = self.take_lingering();
+            group.push(request);
             while group_bytes < FRAME_PAYLOAD_BYTES_TARGET {
                 match self.rx.try_recv() {
                     Ok(request) => {
@@ -198,6 +237,10 @@ impl Writer {
                 }
             }
             self.commit(group);
+        }
+        let lingering = self.take_lingering();
+        if !lingering.is_empty() {
+            self.commit(lingering);
         }
         // The channel closed: make everything written durable, then
         // record that the log ends exactly there.
@@ -264,6 +307,20 @@ impl Writer {
         }
     }
 
+    /// How long until what lingers must be committed, if anything does.
+    fn linger_deadline(&self) -> Option<Duration> {
+        if self.lingering.is_empty() {
+            return None;
+        }
+        let since = self.clock.monotonic().saturating_sub(self.lingering_since);
+        Some(LINGER.saturating_sub(since))
+    }
+
+    fn take_lingering(&mut self) -> Vec<Request> {
+        self.lingering_bytes = 0;
+        std::mem::take(&mut self.lingering)
+    }
+
     fn interval_sync(&mut self) {
         if self.dirty && self.poison_cause().is_none() {
             match self.file.sync_data() {
@@ -319,6 +376,7 @@ impl Writer {
                         n_events,
                         stamp,
                         ack,
+                        linger: _,
                     },
                     _,
                 ) => {
