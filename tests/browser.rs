@@ -18,6 +18,11 @@
 //! transcript is ingested once (a file that is not one shows the API's
 //! error and writes nothing), the export link is named by the server,
 //! maintenance and distill dry runs write nothing and their apply does.
+//! The Palace page shows the corridors as the API answers them: every room
+//! once, under its corridor, and every corridor inside its parent; its form
+//! moves a room onto a corridor (the tree and the API then agree on the new
+//! place), and a placement that would loop shows the API's error, writes
+//! nothing and leaves the tree as it was.
 //!
 //! Chromium is the system's (`/usr/bin/chromium`, Debian's package; nothing
 //! is downloaded). Without it the test prints a skip notice, unless
@@ -896,6 +901,158 @@ fn the_panel_ingests_an_upload_and_dry_runs_maintenance_and_distill() {
         rules[0]["text"],
         "Every production deploy needs two reviewers."
     );
+    drop(browser);
+    drop(server);
+}
+
+/// `engram --in-process ARGS` on `store`, which must succeed.
+fn in_process(store: &Path, args: &[&str]) {
+    let mut all = vec!["--in-process"];
+    all.extend_from_slice(args);
+    let out = crate::support::engram(store, &all);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// What the Palace page shows: the corridor section each room card sits
+/// in, the corridor section each corridor section sits in (null at the
+/// top), and how many room cards there are.
+fn palace_shown(tab: &Tab) -> Value {
+    let js = "(() => { \
+        const around = (e) => e.parentElement.closest('[data-testid=\"corridor\"]')?.dataset.corridor ?? null; \
+        const rooms = [...document.querySelectorAll('[data-testid=\"room\"]')]; \
+        const corridors = [...document.querySelectorAll('[data-testid=\"corridor\"]')]; \
+        return JSON.stringify({ \
+            rooms: Object.fromEntries(rooms.map((e) => [e.dataset.room, around(e)])), \
+            corridors: Object.fromEntries(corridors.map((e) => [e.dataset.corridor, around(e)])), \
+            n_rooms: rooms.length }); })()";
+    let text = eval(tab, js);
+    serde_json::from_str(text.as_str().unwrap()).unwrap()
+}
+
+/// [`palace_shown`] as `GET /api/palace` says it should be: every room
+/// under its corridor, every corridor inside its parent.
+fn palace_expected(server: &Server) -> Value {
+    let palace = server.get("/api/palace").ok();
+    let rooms = palace["rooms"].as_array().unwrap();
+    let corridors = palace["corridors"].as_array().unwrap();
+    json!({
+        "rooms": rooms
+            .iter()
+            .map(|r| (r["room"].as_str().unwrap().to_owned(), r["corridor"].clone()))
+            .collect::<serde_json::Map<_, _>>(),
+        "corridors": corridors
+            .iter()
+            .map(|c| (c["corridor"].as_str().unwrap().to_owned(), c["inside"].clone()))
+            .collect::<serde_json::Map<_, _>>(),
+        "n_rooms": rooms.len(),
+    })
+}
+
+#[test]
+fn the_panel_shows_corridors_as_a_tree_and_places_a_room_on_one() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    for (text, room) in [
+        ("The billing service listens on port 8080.", "billing"),
+        ("The user drinks green tea at 9am on weekdays.", "tea"),
+        ("Zorblax quibbles over the frobnicated widgets.", "zorblax"),
+    ] {
+        in_process(&store, &["remember", text, "--room", room]);
+    }
+    in_process(&store, &["palace", "corridor", "tea", "--into", "kitchen"]);
+    in_process(
+        &store,
+        &[
+            "palace", "corridor", "kitchen", "--into", "home", "--kind", "corridor",
+        ],
+    );
+
+    let server = Server::start(&store, "127.0.0.1:0", &[]);
+    let browser = launch(chromium, &dir.path().join("chromium"));
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&server.url("/#/palace"))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    wait_until(&tab, "Palace to load", &ready("palace"));
+
+    // The tree: every room once, under the corridor the API names, and
+    // each corridor inside its parent; tea on kitchen, kitchen in home.
+    let shown = palace_shown(&tab);
+    assert_eq!(shown, palace_expected(&server));
+    assert_eq!(shown["n_rooms"], 3, "{shown}");
+    assert_eq!(shown["rooms"]["tea"], "kitchen", "{shown}");
+    assert_eq!(shown["corridors"]["kitchen"], "home", "{shown}");
+    assert_eq!(shown["corridors"]["home"], Value::Null, "{shown}");
+    assert_ne!(shown["rooms"]["billing"], "kitchen", "{shown}");
+    let kitchen = "document.querySelector('[data-testid=\"corridor\"][data-corridor=\"kitchen\"]')";
+    let js = format!("{kitchen}.dataset.inside + ' ' + {kitchen}.dataset.placedBy");
+    assert_eq!(eval(&tab, &js), "home user");
+    let link =
+        "document.querySelector('[data-testid=\"room\"][data-room=\"tea\"]').getAttribute('href')";
+    assert_eq!(eval(&tab, link), "#/palace/tea");
+
+    // Nothing named: refused in the page.
+    click(&tab, "[data-testid=\"corridor-submit\"]");
+    let message = error_notice(&tab, "palace");
+    assert!(message.contains("Name the room or corridor"), "{message}");
+
+    // The form moves billing onto kitchen: the tree shows it there, and
+    // so does the API.
+    type_into(&tab, "[data-testid=\"corridor-name\"]", "billing");
+    type_into(&tab, "[data-testid=\"corridor-into\"]", "kitchen");
+    click(&tab, "[data-testid=\"corridor-submit\"]");
+    wait_until(
+        &tab,
+        "billing to show on kitchen",
+        &format!(
+            "document.querySelector('[data-testid=\"room\"][data-room=\"billing\"]')\
+             ?.parentElement.closest('[data-testid=\"corridor\"]')?.dataset.corridor === 'kitchen' && \
+             document.querySelector('[data-testid=\"info-message\"]')?.innerText.includes('now on corridor kitchen') === true && {}",
+            ready("palace")
+        ),
+    );
+    let palace = server.get("/api/palace").ok();
+    let mut on_kitchen: Vec<&str> = palace["corridors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["corridor"] == "kitchen")
+        .and_then(|c| c["rooms"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    on_kitchen.sort_unstable();
+    assert_eq!(on_kitchen, ["billing", "tea"], "{palace}");
+    let shown = palace_shown(&tab);
+    assert_eq!(shown, palace_expected(&server));
+
+    // A loop (home inside kitchen, which is inside home): the API's error,
+    // nothing written, the tree unchanged.
+    let last_seq =
+        |server: &Server| server.post("/api/settle", &json!({})).ok()["last_seq"].clone();
+    let before = last_seq(&server);
+    type_into(&tab, "[data-testid=\"corridor-name\"]", "home");
+    eval(
+        &tab,
+        "document.querySelector('[data-testid=\"corridor-kind\"]').value = 'corridor'; true",
+    );
+    type_into(&tab, "[data-testid=\"corridor-into\"]", "kitchen");
+    click(&tab, "[data-testid=\"corridor-submit\"]");
+    let message = error_notice(&tab, "palace");
+    assert!(message.contains("would loop"), "{message}");
+    assert_eq!(last_seq(&server), before, "a refused placement wrote");
+    assert_eq!(server.get("/api/palace").ok(), palace);
+    assert_eq!(palace_shown(&tab), shown, "the tree changed");
     drop(browser);
     drop(server);
 }

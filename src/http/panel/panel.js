@@ -43,7 +43,11 @@
  *     log-until, log-limit, log-apply; log-table with log-row[data-seq][data-kind].
  *   Memory: memory-header[data-id][data-status], expand (button), revealed,
  *     timeline with timeline-event[data-seq][data-kind].
- *   Palace: room[data-room] (links), tour[data-room] with
+ *   Palace: corridor[data-corridor][data-inside][data-placed-by] (a section
+ *     holding the rooms on the corridor, then the corridors inside it, each
+ *     a corridor section too), room[data-room] (links); corridor-form with
+ *     corridor-name, corridor-kind (select: "", room, corridor),
+ *     corridor-into, corridor-submit; tour[data-room] with
  *     tour-stop[data-slot][data-id][data-status] and tour-empty slots.
  *   Search: search-form with search-query, search-min-score, search-limit,
  *     search-submit; search-count; search-hits with search-hit[data-id]
@@ -71,7 +75,7 @@
  *   Rows of both event tables (activity, log-table) are log-row. Empty states:
  *     review-empty, activity-empty, entities-empty, verdicts-empty,
  *     shelved-empty, log-empty, timeline-empty, memory-missing, palace-empty,
- *     search-empty, memories-empty, charts-empty, maintain-nothing,
+ *     tour-hint, search-empty, memories-empty, charts-empty, maintain-nothing,
  *     distill-empty, renovation-empty.
  */
 'use strict';
@@ -700,31 +704,117 @@ function memoryHeader(m, reload) {
 
 /* ---------- Palace ---------- */
 
-async function renderPalace(root, r) {
-  const rooms = h('div', { class: 'rooms' });
-  const tour = h('section', { class: 'tour-pane' });
-  root.append(h('h1', {}, 'Palace'),
-    h('p', { class: 'muted' }, 'Rooms of nine slots. Pick a room for its tour, slot by slot.'),
-    h('div', { class: 'palace' }, rooms, tour));
-  const [dir, one] = await Promise.allSettled([
-    api('palace'), r.arg ? api(`palace/${encodeURIComponent(r.arg)}`) : Promise.resolve(null)]);
-  if (dir.status === 'fulfilled') {
-    rooms.append(...dir.value.rooms.map((x) => h('a', {
-      class: 'card room', href: `#/palace/${encodeURIComponent(x.room)}`, 'data-testid': 'room', 'data-room': x.room,
-      'aria-current': x.room === r.arg ? 'true' : null,
+const capital = (text) => text.replace(/^./, (x) => x.toUpperCase());
+
+/** A room's card: a link to its tour. */
+function roomCard(x, current) {
+  return h('a', {
+    class: 'card room', href: `#/palace/${encodeURIComponent(x.room)}`, 'data-testid': 'room', 'data-room': x.room,
+    'aria-current': x.room === current ? 'true' : null,
+  },
+  h('div', { class: 'room-head' }, h('b', {}, x.room), h('span', { class: 'num muted small' }, `${x.fill}/${x.capacity}`)),
+  h('div', { class: 'fill' }, bar(x.fill / (x.capacity || 9), `${x.fill} of ${x.capacity} slots`)),
+  h('p', { class: 'label small' }, clip(x.topic || '', 120)));
+}
+
+/**
+ * The palace's corridors as a forest: each corridor with the rooms on it and
+ * the corridors inside it. Every room of the directory is shown once, under
+ * the corridor its entry names (a corridor no entry lists becomes a top
+ * one); a corridor whose parent is missing, or that a loop would hide, is
+ * shown at the top too.
+ */
+function corridorForest(palace, current) {
+  const node = (c) => ({ corridor: c.corridor, inside: c.inside ?? null, placed_by: c.placed_by ?? null, rooms: [], nested: [] });
+  const byName = new Map(palace.corridors.map((c) => [c.corridor, node(c)]));
+  for (const x of palace.rooms) {
+    if (!byName.has(x.corridor)) byName.set(x.corridor, node({ corridor: x.corridor }));
+    byName.get(x.corridor).rooms.push(x);
+  }
+  const tops = [];
+  for (const c of byName.values()) {
+    const parent = c.inside === null ? undefined : byName.get(c.inside);
+    (parent && parent !== c ? parent.nested : tops).push(c);
+  }
+  const seen = new Set();
+  const section = (c, depth) => {
+    seen.add(c.corridor);
+    const nested = c.nested.filter((n) => !seen.has(n.corridor)).map((n) => section(n, depth + 1));
+    const counts = [c.rooms.length || !c.nested.length ? plural(c.rooms.length, 'room') : null,
+      c.nested.length ? plural(c.nested.length, 'corridor') : null].filter(Boolean).join(' · ');
+    const placed = c.inside !== null ? ` · inside ${c.inside}${c.placed_by ? `, placed by ${c.placed_by}` : ''}` : '';
+    return h('section', {
+      class: 'corridor', 'data-testid': 'corridor', 'data-corridor': c.corridor,
+      'data-inside': c.inside, 'data-placed-by': c.placed_by, 'aria-label': `corridor ${c.corridor}`,
     },
-    h('div', { class: 'room-head' }, h('b', {}, x.room), h('span', { class: 'muted small' }, `corridor ${x.corridor}`)),
-    h('div', { class: 'fill' }, bar(x.fill / (x.capacity || 9), `${x.fill} of ${x.capacity} slots`), h('span', { class: 'num small' }, `${x.fill}/${x.capacity}`)),
-    h('p', { class: 'label small' }, clip(x.topic || '', 120)))));
-    if (!dir.value.rooms.length) rooms.append(empty('The palace is empty: nothing remembered yet.', 'palace-empty'));
+    h('div', { class: 'corridor-head' }, h(depth ? 'h3' : 'h2', {}, c.corridor), h('span', { class: 'muted small' }, counts + placed)),
+    c.rooms.length ? h('div', { class: 'rooms' }, c.rooms.map((x) => roomCard(x, current))) : null,
+    nested);
+  };
+  const out = tops.map((c) => section(c, 0));
+  for (const c of byName.values()) if (!seen.has(c.corridor)) out.push(section(c, 0));
+  return out;
+}
+
+async function renderPalace(root, r) {
+  const corridors = h('div', { class: 'corridors' });
+  const tour = h('section', { class: 'tour-pane' });
+  const names = h('datalist', { id: 'palace-names' });
+  const corridorNames = h('datalist', { id: 'palace-corridors' });
+  const name = h('input', { type: 'text', 'data-testid': 'corridor-name', list: 'palace-names', value: r.arg || '', placeholder: 'room or corridor' });
+  const kind = h('select', { 'data-testid': 'corridor-kind' },
+    h('option', { value: '' }, 'room, else corridor'), h('option', { value: 'room' }, 'room'), h('option', { value: 'corridor' }, 'corridor'));
+  const into = h('input', { type: 'text', 'data-testid': 'corridor-into', list: 'palace-corridors', placeholder: 'a corridor, or a new name' });
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'corridor-submit' }, 'Put on corridor');
+  const form = h('form', { class: 'filters', 'data-testid': 'corridor-form' },
+    h('label', { class: 'grow' }, 'Move', name), h('label', {}, 'Which is a', kind), h('label', { class: 'grow' }, 'Onto corridor', into),
+    h('div', { class: 'buttons' }, submit), names, corridorNames);
+  root.append(h('h1', {}, 'Palace'),
+    h('p', { class: 'muted' }, 'Rooms of nine slots on corridors of related rooms; corridors nest. A room never placed on a corridor is on general. Pick a room for its tour, slot by slot.'),
+    form,
+    h('p', { class: 'muted small' }, 'Moving a room moves every room of its topic (deploy-2 goes with deploy). A corridor cannot go inside itself or a corridor inside it, and what you placed a model cannot move.'),
+    h('div', { class: 'palace' }, corridors, tour));
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    action([submit], async () => {
+      const body = { name: name.value.trim(), into: into.value.trim() };
+      if (!body.name || !body.into) {
+        notice('error', 'Name the room or corridor to move and the corridor to put it on.');
+        (body.name ? into : name).focus();
+        return;
+      }
+      if (kind.value) body.kind = kind.value;
+      const x = await api('corridors', { method: 'POST', body });
+      const where = x.placed === 'corridor' ? 'inside' : 'on';
+      notice('info', x.changed
+        ? `${capital(x.placed)} ${x.name} is now ${where} corridor ${x.corridor}${x.from ? ` (it was ${where} ${x.from})` : ''}.`
+        : `${capital(x.placed)} ${x.name} was already ${where} corridor ${x.corridor}: nothing changed.`);
+      await load(false);
+    });
+  });
+
+  async function load(first) {
+    const [dir, one] = await Promise.allSettled([
+      api('palace'), r.arg ? api(`palace/${encodeURIComponent(r.arg)}`) : Promise.resolve(null)]);
+    if (dir.status === 'fulfilled') {
+      const palace = dir.value;
+      corridors.replaceChildren(...corridorForest(palace, r.arg));
+      if (!palace.rooms.length) corridors.append(empty('The palace is empty: nothing remembered yet.', 'palace-empty'));
+      const option = (value) => h('option', { value });
+      corridorNames.replaceChildren(...palace.corridors.map((c) => option(c.corridor)));
+      names.replaceChildren(...palace.rooms.map((x) => option(x.room)), ...palace.corridors.map((c) => option(c.corridor)));
+    }
+    if (one.status === 'fulfilled' && one.value) {
+      tour.replaceChildren(roomTour(one.value));
+      if (first && !matchMedia('(min-width: 900px)').matches) tour.scrollIntoView(); // below the rooms on a phone
+    } else if (!r.arg) {
+      tour.replaceChildren(empty('Choose a room to walk its tour.', 'tour-hint'));
+    }
+    for (const x of [dir, one]) if (x.status === 'rejected') report(x.reason);
   }
-  if (one.status === 'fulfilled' && one.value) {
-    tour.append(roomTour(one.value));
-    if (!matchMedia('(min-width: 900px)').matches) tour.scrollIntoView(); // below the rooms on a phone
-  } else if (!r.arg) {
-    tour.append(empty('Choose a room to walk its tour.', 'tour-hint'));
-  }
-  for (const x of [dir, one]) if (x.status === 'rejected') report(x.reason);
+
+  await load(true);
 }
 
 function roomTour(x) {
