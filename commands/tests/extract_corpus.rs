@@ -4,17 +4,17 @@
 //! remembering and their kind (`preference`, `decision`, `correction`,
 //! `fact`); most turns are task chatter labelled with nothing.
 //!
-//! - `dev` (312 turns) is what the rules are written and tuned against:
-//!   its figures are an upper bound, not a measurement. Its last 100 turns
-//!   were a test split, written by someone who had seen neither the rules
-//!   nor the rest of `dev` (notebooks, firmware, games, ops), scored once
-//!   and then moved here.
-//! - `test` (231 turns, 16 conversations, 46% with Chinese) is a split
-//!   nobody tuned against, scored once after the last change to the rules:
-//!   the reported figure. A label is the span its writer chose, so a
-//!   proposal matches a label of its turn when one span holds the other. Tuning
-//!   against it spends it; a later round moves it to `dev` and writes a
-//!   fresh one.
+//! - `dev` (543 turns) is what the rules are written and tuned against:
+//!   its figures are an upper bound, not a measurement. Its lines 213-312
+//!   and 313-543 were test splits, each written by someone who had seen
+//!   neither the rules nor the rest of `dev` (notebooks, firmware, games,
+//!   ops; then 16 conversations, 46% with Chinese), scored once and then
+//!   moved here.
+//! - `test`, when present, is a split nobody tuned against, scored once
+//!   after the last change to the rules: the reported figure. A label is
+//!   the span its writer chose, so a proposal matches a label of its turn
+//!   when one span holds the other. Tuning against it spends it; a later
+//!   round moves it to `dev` and writes a fresh one.
 //!
 //! To see whether a change generalises inside `dev`, the figures are also
 //! printed for its two halves: blocks of [`HALF_BLOCK_TURNS`] turns taken
@@ -38,14 +38,14 @@ use engram_log::Role;
 
 /// Floors on memory precision and recall, and on each kind's, on `dev`.
 const DEV_FLOORS: Floors = Floors {
-    memory: 0.97,
-    kind: 0.93,
+    memory: 0.77,
+    kind: 0.6,
 };
-/// The same on `test`: 231 turns written by someone who had seen neither
-/// the rules nor `dev`, scored once after the last change to the rules
-/// (2026-12-01): memory precision 0.893, recall 0.459; by kind (precision,
-/// recall) correction 0.875/0.467, decision 0.538/0.333, fact 0.643/0.214,
-/// preference 0.714/0.484. Recall on unseen words is the weak side.
+/// The same on `test`, to be set when a fresh split is written. The last
+/// one (231 turns, since moved to `dev`), scored once on 2026-12-01:
+/// memory precision 0.893, recall 0.459; by kind (precision, recall)
+/// correction 0.875/0.467, decision 0.538/0.333, fact 0.643/0.214,
+/// preference 0.714/0.484.
 const TEST_FLOORS: Floors = Floors {
     memory: 0.44,
     kind: 0.2,
