@@ -1775,6 +1775,9 @@ fn without_fillers(sentence: &str) -> &str {
 /// The question of an assistant turn that offers options ("X, or Y?",
 /// "你更喜欢 A 还是 B？"): its last sentence.
 fn offered_choice(content: &str) -> Option<&str> {
+    if !content.contains(['?', '？']) {
+        return None;
+    }
     let last = prose_lines(content)
         .flat_map(|line| sentences(line, &[]))
         .last()?;
@@ -1801,11 +1804,12 @@ fn is_pick(sentence: &str, question: &str) -> bool {
         && classify(sentence, &lower, false).is_none()
 }
 
-/// Whether a user turn leaves a choice to the assistant ("your call",
-/// "你定吧").
-fn is_delegation(content: &str) -> bool {
-    let lower = content.to_lowercase();
-    any_at_word_start(&lower, DELEGATION_EN) || DELEGATION_ZH.iter().any(|d| content.contains(d))
+/// Whether a sentence of a user turn leaves a choice to the assistant
+/// ("your call", "你定吧"); `lower` is it [`normalized`].
+fn is_delegation(sentence: &str, lower: &str) -> bool {
+    ((lower.contains("you") || lower.contains("strong") || lower.contains("dealer"))
+        && any_at_word_start(lower, DELEGATION_EN))
+        || (sentence.contains('你') && DELEGATION_ZH.iter().any(|d| sentence.contains(d)))
 }
 
 /// The choice an assistant turn makes when the user left it the choice:
@@ -1844,7 +1848,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             offered = offered_choice(content);
             continue;
         }
-        delegated = is_delegation(content);
+        delegated = false;
         // "Threaded loading." after "preloads, or threaded loading?": the
         // user picks one of the options the assistant offered.
         if let Some(question) = offered.take()
@@ -1860,6 +1864,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
         let mut after_marker = false;
         for sentence in prose_lines(content).flat_map(|line| sentences(line, &[])) {
             let lower = normalized(sentence);
+            delegated = delegated || is_delegation(sentence, &lower);
             if is_bare_marker(&lower, sentence) {
                 after_marker = true;
                 continue;
