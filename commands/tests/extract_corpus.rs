@@ -18,8 +18,10 @@
 //!
 //! To see whether a change generalises inside `dev`, the figures are also
 //! printed for its two halves: blocks of [`HALF_BLOCK_TURNS`] turns taken
-//! in turn (so one conversation stays in one half). Tune looking at one
-//! half's misses, then read the other's figures.
+//! in turn (so a conversation mostly stays in one half: the lines carry no
+//! conversation, and past line 312 a block can hold the end of one and the
+//! start of the next). Tune looking at one half's misses, then read the
+//! other's figures.
 //!
 //! Two measures per split: *memory* precision and recall (a proposed
 //! sentence is a labelled one, whatever its kind), and precision and
