@@ -1,4 +1,4 @@
-//! Ingest extraction: memories proposed from a transcript's user turns, in
+//! Ingest extraction: memories proposed from a transcript's turns, in
 //! English and Chinese, each referencing its exact source turn and labelled
 //! with its [`Kind`]: a stated **preference** or standing instruction, a
 //! **decision**, a **correction** of something said before, or a durable
@@ -8,22 +8,44 @@
 //! correction that contradicts what it corrects supersedes it.
 //!
 //! A turn's prose is split into sentences (`.`, `!`, `?`, `。`, `！`, `？`,
-//! line breaks); fenced code blocks, indented code, stack frames, log lines
-//! (a timestamp or a level first) and lines mostly of code punctuation are
-//! never read. Each sentence is read on its own by rules, in order:
-//! questions, hedged or hypothetical sentences ("maybe we should", "I
-//! think", "也许", "要不要") and sentences shorter than
-//! [`SENTENCE_CHARS_MIN`] are never proposed; then a correction (a marker
-//! such as "actually" or "no wait", an admission such as "I mixed them up",
-//! a denial then what is so: "it isn't X, it's Y", "不是 X，是 Y"), a
-//! decision (also "we won't", "decided:", "X it is"; a choice for now such
-//! as "I decided to just ..." is none), a standing instruction or liking
-//! (also "I'm not a fan of", "..., always"; "I never remember" is none), a
-//! statement about a named person, a fact. A sentence that is only a
+//! line breaks; a lone `?` is an operator); fenced code blocks, indented
+//! code, stack frames, log lines (a timestamp or a level first) and lines
+//! mostly of code punctuation are never read. Each sentence of a user turn
+//! is read on its own by rules, in order: questions, hedged or
+//! hypothetical sentences ("maybe we should", "I think", "也许", "感觉")
+//! and sentences shorter than [`SENTENCE_CHARS_MIN`] are never proposed;
+//! then
+//!
+//! - a correction: a marker ("actually", "no wait", "其实是"), an admission
+//!   ("I mixed them up"), a denial then what is so ("it isn't X, it's Y",
+//!   "X, not Y", "not X but Y", "不是 X，是 Y", "姓刘，不姓柳"), what was
+//!   said before named beside a denial ("like I said", "you wrote"), or a
+//!   thing whose value changed ("moved to", "is now", "改到…了");
+//! - a decision: a marker ("we decided", "let's go with", "决定", "就用"),
+//!   the team and a change ("we're moving CI to"), a choice concluded ("let's
+//!   do the SSD then", "用 citext 吧"), a lasting choice about how things
+//!   are ("... should run at 18:00 from now on", "every chart gets an exact
+//!   version"), or the user naming one of the options the assistant just
+//!   offered ("threaded loading." after "... or threaded loading?");
+//! - a preference: a standing instruction ("never print secrets", "use X
+//!   instead of Y", "..., always", "keep them short and always ..."), a
+//!   rule named as one, a liking, what the speaker does or will not do ("I
+//!   don't do X", "I'd like the output to stay plain"), an ask that recurs
+//!   ("remind me every year");
+//! - a fact: something that has lasted ("flaky for months"), a statement
+//!   about a named person, about the speaker, or a short subject with a
+//!   copula and a specific value (a number, version, port, day, time,
+//!   name, path: "target is 60fps", "样式我们是 Tailwind").
+//!
+//! A choice for now ("I decided to just ..."), a rule about *this* thing
+//! ("don't change that file") and the words of the moment ("today", "this
+//! week", "again", "failing") make most of these none, so task chatter
+//! and incident reports are not proposed. A sentence that is only a
 //! correction marker ("Wait, no.") makes the next statement of the same
-//! turn a correction. Task chatter ("the build is red again", "run the
-//! tests") and incident reports ("the run diverged, loss went to nan") have
-//! none of these and are not proposed.
+//! turn a correction. An assistant turn is read only when the user turn
+//! before it left the choice to it ("your call", "你定"): its first
+//! statement is a decision. A proposal leaves off the words that open a
+//! sentence without meaning anything to it ("yeah, ", "btw ", "对了，").
 //!
 //! The rules are measured on a labelled corpus of transcript turns
 //! (`tests/corpus/extract/dev.jsonl`, and a `test.jsonl` split when one is
@@ -192,7 +214,7 @@ const WE_WILL_EN: &[&str] = &[
 ];
 const CHANGE_VERBS_EN: &[&str] = &[
     "drop",
-    "move",
+    "mov",
     "migrat",
     "switch",
     "adopt",
@@ -356,6 +378,7 @@ const INSTRUCTION_STARTS_EN: &[&str] = &[
     "stop",
     "please stop",
     "please keep",
+    "please no",
     "keep using",
     "for anything",
     "for any",
@@ -459,6 +482,7 @@ const SELF_FACT_EN: &[&str] = &[
 /// A sentence about the project or team opens with one of these.
 const PROJECT_STARTS_EN: &[&str] = &[
     "our ",
+    "my ",
     "we use ",
     "we're using ",
     "we are using ",
@@ -506,6 +530,19 @@ const ROLE_VERBS_EN: &[&str] = &[
     "looks after",
     "takes care",
     "reviews",
+    "wrote",
+    "built",
+    "designed",
+    "approves",
+    "signs",
+    "knows",
+    "speaks",
+    "prefers",
+    "likes",
+    "hates",
+    "uses",
+    "needs",
+    "has",
 ];
 
 /// Words of the moment: a sentence with one is about today's task.
@@ -524,6 +561,13 @@ const TRANSIENT_EN: &[&str] = &[
     "wrong",
     "slow",
     "today",
+    "tonight",
+    "tomorrow",
+    "yesterday",
+    "last night",
+    "this morning",
+    "this afternoon",
+    "this week",
     "right now",
     "this time",
     "flaky",
@@ -531,6 +575,61 @@ const TRANSIENT_EN: &[&str] = &[
     "looks good",
     "works now",
     "stack trace",
+];
+
+/// How long something has been so: it lasts, whatever else it says.
+const DURATION_EN: &[&str] = &[
+    "for months",
+    "for years",
+    "for weeks",
+    "for ages",
+    "for a long time",
+    "for decades",
+    "since forever",
+];
+const COPULAS_EN: &[&str] = &[
+    "is", "are", "was", "were", "has", "have", "been", "it's", "that's",
+];
+/// Markers of a choice that lasts.
+const LASTING_EN: &[&str] = &[
+    "from now on",
+    "going forward",
+    "moving forward",
+    "from here on",
+    "henceforth",
+    "for good",
+];
+/// A standing rule, named as one.
+const RULE_EN: &[&str] = &[
+    "the rule",
+    "a rule",
+    "as a rule",
+    "house rule",
+    "rule of thumb",
+    "the policy",
+    "our policy",
+    "the convention",
+    "our convention",
+];
+/// What was said before, named: a sentence naming it beside a denial
+/// corrects it.
+const RECALLED_EN: &[&str] = &[
+    "like i said",
+    "as i said",
+    "i said",
+    "i told you",
+    "i mentioned",
+    "you said",
+    "you wrote",
+    "you put",
+    "you have it as",
+    "you've got",
+    "you listed",
+];
+/// What recurs ("every year", "each sprint").
+const PERIODS_EN: &[&str] = &[
+    "day", "week", "month", "year", "morning", "evening", "night", "sprint", "release", "quarter",
+    "weekend",
 ];
 
 /// Numbers as words past [`crate::meaning::NUMBER_WORDS`] (zero to twelve).
@@ -578,6 +677,8 @@ const DECISION_ZH: &[&str] = &[
     "就这么办",
     "就这样吧",
 ];
+/// "我们也不打算上 GraphQL": we, planning.
+const PLAN_ZH: &[&str] = &["打算", "计划", "准备"];
 /// "我们下个季度把 auth 迁到 Keycloak": we, moving something.
 const CHANGE_VERBS_ZH: &[&str] = &[
     "迁到",
@@ -652,6 +753,10 @@ const FACT_ZH: &[&str] = &[
     "设计师",
     "主管",
     "架构师",
+    "老师",
+    "导师",
+    "老板",
+    "同事",
 ];
 /// Hedged or hypothetical: a guess, an option weighed, a condition not
 /// met. Not a memory, whatever else the sentence says.
@@ -692,6 +797,12 @@ const HEDGES_ZH: &[&str] = &[
     "是不是",
     "好像",
     "不知道",
+    "感觉",
+    "觉得",
+    "我猜",
+    "估计",
+    "不太确定",
+    "没想好",
 ];
 /// What the speaker does not know or does by habit of mind ("I never
 /// remember the flag", "I always forget"): not a liking.
@@ -732,6 +843,35 @@ const INCIDENT_EN: &[&str] = &[
     "stuck",
 ];
 
+/// A user leaving the choice to the assistant.
+const DELEGATION_EN: &[&str] = &[
+    "your call",
+    "up to you",
+    "you decide",
+    "you choose",
+    "you pick",
+    "your choice",
+    "whatever you think",
+    "whatever you prefer",
+    "whatever works for you",
+    "i'll leave it to you",
+    "i leave it to you",
+    "no strong feelings",
+    "i don't have strong feelings",
+    "no strong opinion",
+    "i don't have a strong opinion",
+    "dealer's choice",
+];
+const DELEGATION_ZH: &[&str] = &[
+    "你定",
+    "你决定",
+    "你来定",
+    "你看着办",
+    "随你",
+    "你选",
+    "听你的",
+];
+
 const TRANSIENT_ZH: &[&str] = &[
     "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看", "等下", "待会",
 ];
@@ -746,7 +886,9 @@ pub(crate) fn sentences<'t>(text: &'t str, also: &[char]) -> Vec<&'t str> {
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let next_is_space = chars.peek().is_none_or(|(_, n)| n.is_whitespace());
-        let ends = matches!(c, '!' | '?' | '。' | '！' | '？' | '\n')
+        // "use ? or expect": a lone `?` is an operator, not a question.
+        let lone = c == '?' && next_is_space && text[..at].ends_with(' ') && chars.peek().is_some();
+        let ends = (matches!(c, '!' | '?' | '。' | '！' | '？' | '\n') && !lone)
             || also.contains(&c)
             || (c == '.' && next_is_space);
         if ends {
@@ -954,6 +1096,7 @@ fn is_opened_correction(lower: &str) -> bool {
             .any(|p| starts_with_word(rest, p))
             && !starts_with_word(rest, "please")
             && has_word(rest, STATEMENT_VERBS_EN)
+            && !any_at_word_start(rest, MOMENT_EN)
     };
     opened.is_some_and(statement)
         || (any_at_word_start(lower, &["i said", "i told you", "i mentioned", "you said"])
@@ -999,6 +1142,259 @@ fn is_standing_instruction(lower: &str) -> bool {
             .iter()
             .any(|e| ending.ends_with(e))
             && !starts_with_word(lower, "i"))
+        // "For postmortems, keep them blameless and always put the timeline
+        // in UTC": an always or a never joined to an instruction.
+        || ([", always ", " and always ", ", never ", " and never ", "; always ", "; never "]
+            .iter()
+            .any(|p| lower.contains(p))
+            && !starts_with_subject(lower))
+}
+
+/// `lower` opens with a subject or a determiner: a statement, not an
+/// instruction.
+fn starts_with_subject(lower: &str) -> bool {
+    words(lower).next().is_some_and(|w| {
+        [
+            "i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'll", "it", "it's", "he",
+            "he's", "she", "she's", "they", "they're", "the", "this", "that", "these", "those",
+            "my", "our", "there", "there's", "you", "you're", "your",
+        ]
+        .contains(&w)
+    })
+}
+
+/// "The firmware is 1.8.3, not 1.9": a statement, then the value it
+/// replaces. ("Our cluster lives in eu-west-1, not us-east-1" states what
+/// the team has; "use pnpm, not npm" is an instruction.)
+fn is_value_contrast(lower: &str) -> bool {
+    let Some(at) = [", not ", " — not ", "; not "]
+        .iter()
+        .find_map(|p| lower.find(p))
+    else {
+        return false;
+    };
+    let before = &lower[..at];
+    !starts_with_word(lower, "our")
+        && !starts_with_word(lower, "we")
+        && words(before)
+            .skip(1)
+            .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed")))
+}
+
+/// "The timeout isn't 30s like I said", "it's Kenji, you wrote Kenzi": what
+/// was said before, named, beside a denial or what is so.
+fn is_recalled(lower: &str) -> bool {
+    any_at_word_start(lower, RECALLED_EN)
+        && (has_word(
+            lower,
+            &[
+                "not", "isn't", "wasn't", "aren't", "weren't", "but", "actually",
+            ],
+        ) || any_at_word_start(lower, &["it's ", "it is "]))
+}
+
+/// "The standup moved to 10:30": a thing (not the speaker) whose value
+/// changed.
+fn is_changed_value(sentence: &str, lower: &str) -> bool {
+    !words(lower)
+        .next()
+        .is_some_and(|w| ["i", "i'm", "i've", "we", "we're", "we've", "let's"].contains(&w))
+        && any_at_word_start(
+            lower,
+            &[
+                "moved to",
+                "changed to",
+                "was moved",
+                "has moved",
+                "got moved",
+                "was changed",
+                "got changed",
+                "was renamed",
+                "got renamed",
+                "is now ",
+                "are now ",
+            ],
+        )
+        && has_specific_value(sentence, lower)
+}
+
+/// "It's not Redis but Memcached", "the standup is on Friday instead": a
+/// statement of what is so in place of something else.
+fn is_instead(sentence: &str, lower: &str) -> bool {
+    if starts_with_subject(lower)
+        && !starts_with_word(lower, "it's")
+        && !starts_with_word(lower, "the")
+    {
+        return false;
+    }
+    let not_but = lower.find(" not ").is_some_and(|at| {
+        has_word(&lower[..at + 1], STATEMENT_VERBS_EN)
+            && sentence.rfind(" but ").is_some_and(|but| {
+                let tail = &sentence[but..];
+                has_specific_value(tail, &tail.to_lowercase())
+            })
+    });
+    let instead = lower
+        .trim_end_matches(['.', '!', ' '])
+        .ends_with(" instead")
+        && has_word(lower, STATEMENT_VERBS_EN);
+    not_but || instead
+}
+
+/// "Target is 60fps on Steam Deck", "staging cluster is k3s on three
+/// nodes": a short subject, a copula, a specific value.
+fn is_subject_value(sentence: &str, lower: &str) -> bool {
+    const NOT_SUBJECTS: &[&str] = &[
+        "i",
+        "you",
+        "we",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "he",
+        "she",
+        "they",
+        "everything",
+        "something",
+        "nothing",
+        "anything",
+        "make",
+        "check",
+        "ensure",
+        "verify",
+        "confirm",
+        "assume",
+        "see",
+        "guess",
+        "hope",
+        "sure",
+        "if",
+        "when",
+        "why",
+        "how",
+        "where",
+        "whether",
+        "not",
+        "one",
+    ];
+    let head: Vec<&str> = words(lower).take(4).collect();
+    let Some(copula) = head.iter().skip(1).position(|w| ["is", "are"].contains(w)) else {
+        return false;
+    };
+    // "The plan is showing 37 changes": what is going on, not what is so.
+    if head[..=copula].iter().any(|w| NOT_SUBJECTS.contains(w))
+        || head[0].starts_with(|c: char| c.is_ascii_digit())
+        || head.get(copula + 2).is_some_and(|w| w.ends_with("ing"))
+    {
+        return false;
+    }
+    [" is ", " are "]
+        .iter()
+        .find_map(|c| sentence.find(c))
+        .is_some_and(|at| {
+            let tail = &sentence[at..];
+            has_specific_value(tail, &tail.to_lowercase())
+        })
+}
+
+/// "Let's do the SSD then": a choice concluded from what was weighed.
+fn is_concluded_choice(lower: &str) -> bool {
+    starts_with_word(lower, "let's")
+        && has_word(lower, &["then"])
+        && !any_at_word_start(lower, MOMENT_DECISION_EN)
+}
+
+/// "The scale-down should run at 18:00 UTC from now on", "every chart
+/// dependency gets an exact version": a lasting choice about how things
+/// are, not an ask of the assistant.
+fn is_lasting_choice(lower: &str) -> bool {
+    let lasting = any_at_word_start(lower, LASTING_EN)
+        && has_word(
+            lower,
+            &["we", "we'll", "we're", "i'll", "should", "will", "shall"],
+        );
+    let every = ["every ", "each ", "all new ", "all future "]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        && !["every time", "each time"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        && words(lower).count() >= 5
+        && !any_at_word_start(lower, TRANSIENT_EN);
+    lasting || every
+}
+
+/// "I don't do medical stuff the week before travel": what the speaker
+/// does or will not do, as a habit (not what they know or feel now).
+fn is_own_habit(lower: &str) -> bool {
+    const NOT_HABITS: &[&str] = &[
+        "care",
+        "have",
+        "mind",
+        "need",
+        "see",
+        "get",
+        "really",
+        "think",
+        "know",
+        "remember",
+        "understand",
+        "like",
+        "want",
+        "trust",
+        "feel",
+        "believe",
+        "recall",
+        "agree",
+    ];
+    [
+        "i don't ",
+        "i do not ",
+        "i only ",
+        "i'd like ",
+        "i would like ",
+    ]
+    .iter()
+    .any(|p| {
+        after_word_start(lower, p).any(|after| {
+            if p.starts_with("i'd") || p.starts_with("i would") {
+                // "I'd like the output to stay plain text".
+                return !is_pointed(after)
+                    && [
+                        " to stay ",
+                        " to be ",
+                        " to remain ",
+                        " to always ",
+                        " to never ",
+                    ]
+                    .iter()
+                    .any(|t| after.contains(t));
+            }
+            words(after)
+                .next()
+                .is_some_and(|w| !NOT_HABITS.contains(&w) && !is_pointed(after))
+        })
+    })
+}
+
+/// "Remind me two weeks before every year": an ask that recurs.
+fn is_recurring_ask(lower: &str) -> bool {
+    !starts_with_subject(lower)
+        && after_word_start(lower, "every ")
+            .chain(after_word_start(lower, "each "))
+            .any(|after| {
+                words(after).next().is_some_and(|w| {
+                    PERIODS_EN.contains(&w)
+                        || engram_text::calendar::WEEKDAYS.iter().any(|d| d == &w)
+                })
+            })
 }
 
 /// The first words after a verb name *this* thing: a task, not a rule.
@@ -1042,9 +1438,18 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         .any(|p| starts_with_word(lower, p))
         || any_at_word_start(lower, CORRECTION_ANYWHERE_EN)
         || is_opened_correction(lower)
-        || (is_contrast_correction(lower) && !is_standing_instruction(lower))
+        || ((is_contrast_correction(lower)
+            || is_value_contrast(lower)
+            || is_recalled(lower)
+            || is_changed_value(sentence, lower)
+            || is_instead(sentence, lower))
+            && !is_standing_instruction(lower))
     {
         return Some(Kind::Correction);
+    }
+    // "Let's make that the rule": a standing rule, said as one.
+    if any_at_word_start(lower, RULE_EN) {
+        return Some(Kind::Preference);
     }
     if any_at_word_start(lower, DECISION_EN)
         || is_we_will_change(lower)
@@ -1052,6 +1457,8 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             .iter()
             .any(|p| starts_with_word(lower, p))
         || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
+        || is_concluded_choice(lower)
+        || is_lasting_choice(lower)
     {
         // "I decided to just delete the branch": a choice for now.
         let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
@@ -1061,7 +1468,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if !of_the_moment && is_standing_instruction(lower) {
         return Some(Kind::Preference);
     }
+    // "TestRefundWebhook has been flaky for months": lasting, whatever it says.
+    if any_at_word_start(lower, DURATION_EN) && has_word(lower, COPULAS_EN) {
+        return Some(Kind::Fact);
+    }
     let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
+    if !of_the_moment && is_own_habit(lower) {
+        return Some(Kind::Preference);
+    }
     // "Jonas is the only one with prod access, so ask him": about a person.
     if !transient && is_person_statement(sentence) {
         return Some(Kind::Fact);
@@ -1083,6 +1497,9 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
         return Some(Kind::Fact);
     }
+    if !of_the_moment && !transient && is_recurring_ask(lower) {
+        return Some(Kind::Preference);
+    }
     if transient {
         return None;
     }
@@ -1097,7 +1514,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
-    None
+    is_subject_value(sentence, lower).then_some(Kind::Fact)
 }
 
 /// "不是 README，支持列表在 docs 里", "用的是 Riverpod，不是 Bloc": a
@@ -1113,32 +1530,139 @@ fn is_contrast_correction_zh(sentence: &str) -> bool {
 
 fn classify_zh(sentence: &str) -> Option<Kind> {
     let contains = |list: &[&str]| list.iter().any(|p| sentence.contains(p));
-    let corrected_value = (sentence.contains("应该是") || sentence.contains("其实"))
-        && (sentence.contains("不是")
-            || sentence.contains("已经")
-            || sentence.contains("换成")
-            || sentence.contains("改成"));
-    if contains(CORRECTION_ZH) || corrected_value || is_contrast_correction_zh(sentence) {
+    let corrected_value = (sentence.contains("不是") && sentence.contains("而是"))
+        || ((sentence.contains("应该是") || sentence.contains("其实"))
+            && (sentence.contains("不是")
+                || sentence.contains("已经")
+                || sentence.contains("换成")
+                || sentence.contains("改成")));
+    if contains(CORRECTION_ZH)
+        || corrected_value
+        || is_contrast_correction_zh(sentence)
+        || is_changed_value_zh(sentence)
+    {
         return Some(Kind::Correction);
     }
-    if contains(DECISION_ZH) || (sentence.contains("我们") && contains(CHANGE_VERBS_ZH)) {
+    let we = sentence.contains("我们");
+    if contains(DECISION_ZH)
+        || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
+        || sentence.starts_with("同意")
+        || is_chosen_zh(sentence)
+    {
         // "我决定先去吃个饭": my choice for now.
         let for_now = sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
         return (!for_now).then_some(Kind::Decision);
     }
-    // "以后再说": later, not from now on.
-    if contains(PREFERENCE_ZH) && !sentence.contains("以后再") {
+    // "以后再说": later, not from now on; "2022 年以后": after a time.
+    let later = |at: usize| {
+        sentence[at..].starts_with("以后再")
+            || sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || "年月日天号点周时之".contains(c))
+    };
+    let preference = PREFERENCE_ZH.iter().any(|p| {
+        if *p == "以后" {
+            sentence.match_indices(p).any(|(at, _)| !later(at))
+        } else {
+            sentence.contains(p)
+        }
+    });
+    if preference {
         return Some(Kind::Preference);
     }
-    if contains(FACT_ZH) && !contains(TRANSIENT_ZH) {
+    if (contains(FACT_ZH) || is_copula_value_zh(sentence)) && !contains(TRANSIENT_ZH) {
         return Some(Kind::Fact);
     }
     None
 }
 
+/// "样式我们是 Tailwind", "信用卡是每月 8 号出账单": something *is* a
+/// specific value (a Latin name, a number).
+fn is_copula_value_zh(sentence: &str) -> bool {
+    if sentence.starts_with("这是") || sentence.starts_with("那是") {
+        return false;
+    }
+    sentence.match_indices('是').any(|(at, _)| {
+        let joined = sentence[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| "不还但可于总只就或真正算要若凡也倒像是".contains(c));
+        let clause = sentence[at..]
+            .split(['，', ',', '。', '；', ';', '！', '!'])
+            .next()
+            .unwrap_or_default();
+        !joined
+            && at > 0
+            && clause
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| w.len() >= 2 || w.bytes().any(|b| b.is_ascii_digit()))
+    })
+}
+
+/// "钢琴老师姓刘，不姓柳": a clause denies with the verb of the one before.
+fn is_repeated_denial_zh(sentence: &str) -> bool {
+    let clauses: Vec<&str> = sentence
+        .split(['，', ',', '；', ';'])
+        .map(str::trim)
+        .collect();
+    clauses.windows(2).any(|pair| {
+        pair[1]
+            .strip_prefix('不')
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|verb| is_cjk(verb) && verb != '要' && pair[0].contains(verb))
+    })
+}
+
+/// "发版改到周四了": a thing's value changed (not what I just did).
+fn is_changed_value_zh(sentence: &str) -> bool {
+    is_repeated_denial_zh(sentence)
+        || ([
+            "改成",
+            "改为",
+            "改到",
+            "换成",
+            "挪到",
+            "推迟到",
+            "提前到",
+            "调整为",
+            "调到",
+        ]
+        .iter()
+        .any(|v| sentence.contains(v))
+            && sentence.contains('了')
+            && !sentence.contains('我')
+            && !sentence.contains('吧')
+            && !sentence.contains('帮'))
+}
+
+/// "email 用 citext 吧": a clause choosing what to use.
+fn is_chosen_zh(sentence: &str) -> bool {
+    sentence
+        .split(['，', ',', '。', '！', '!', '；'])
+        .map(str::trim)
+        .any(|c| {
+            c.ends_with('吧')
+                && c.contains('用')
+                && !["帮", "看", "先", "试", "不用"]
+                    .iter()
+                    .any(|m| c.contains(m))
+        })
+}
+
 /// A guess, an option weighed or a condition: not a memory.
 fn is_hedged(sentence: &str, lower: &str) -> bool {
-    any_at_word_start(lower, HEDGES_EN) || HEDGES_ZH.iter().any(|h| sentence.contains(h))
+    // "大概 3 亿行" is about a number, not a guess.
+    any_at_word_start(lower, HEDGES_EN)
+        || HEDGES_ZH.iter().any(|h| {
+            sentence.match_indices(h).any(|(at, _)| {
+                *h != "大概"
+                    || !sentence[at + h.len()..]
+                        .trim_start()
+                        .starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
 }
 
 /// What `sentence` (`lower` is it [`normalized`]) is, if it is worth
@@ -1217,19 +1741,130 @@ fn prose_lines(content: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Proposals from `turns` (seq, role, content): user turns only (what the
-/// user said about themselves or the project), in seq order. Code blocks,
-/// code lines and log lines are skipped.
+/// `sentence` without the words that open it and mean nothing to it
+/// ("yeah, ", "ok so ", "对了，"): what a memory keeps.
+fn without_fillers(sentence: &str) -> &str {
+    const ACKNOWLEDGEMENTS: &[&str] = &[
+        "yeah", "yes", "yep", "sure", "cool", "alright", "fine", "great", "wait", "nah", "hmm",
+        "对了", "另外", "好的", "好", "嗯", "哦", "还有", "行",
+    ];
+    fn opener<'s>(rest: &'s str, word: &str, ends: &[char]) -> Option<&'s str> {
+        let head = rest.get(..word.len())?;
+        let after = rest.get(word.len()..)?;
+        (head.eq_ignore_ascii_case(word) && after.starts_with(ends))
+            .then(|| after.trim_start_matches([',', '，', ':', ' ', '-']))
+    }
+    let mut rest = sentence;
+    loop {
+        let next = OPENERS_EN
+            .iter()
+            .chain(&["yeah", "yes", "yep", "nah", "hmm", "alright"])
+            .find_map(|w| opener(rest, w, &[',', ' ']))
+            .or_else(|| {
+                ACKNOWLEDGEMENTS
+                    .iter()
+                    .find_map(|w| opener(rest, w, &[',', '，']))
+            });
+        match next {
+            Some(after) if after.chars().count() >= SENTENCE_CHARS_MIN => rest = after,
+            _ => return rest,
+        }
+    }
+}
+
+/// The question of an assistant turn that offers options ("X, or Y?",
+/// "你更喜欢 A 还是 B？"): its last sentence.
+fn offered_choice(content: &str) -> Option<&str> {
+    if !content.contains(['?', '？']) {
+        return None;
+    }
+    let last = prose_lines(content)
+        .flat_map(|line| sentences(line, &[]))
+        .last()?;
+    (last.ends_with(['?', '？']) && (last.contains(" or ") || last.contains("还是")))
+        .then_some(last)
+}
+
+/// Whether `sentence`, a user's answer, picks an option of `question`: a
+/// short statement that names one (a word of four letters or more from it).
+fn is_pick(sentence: &str, question: &str) -> bool {
+    let lower = normalized(sentence);
+    let question = question.to_lowercase();
+    let named = words(&lower).any(|w| {
+        w.len() >= 4
+            && w.is_ascii()
+            && !engram_text::tokenize::is_stopword(w)
+            && words(&question).any(|q| q == w)
+    });
+    named
+        && sentence.chars().count() >= SENTENCE_CHARS_MIN
+        && words(&lower).count() <= 8
+        && !is_question(sentence, &lower)
+        && !is_hedged(sentence, &lower)
+        && classify(sentence, &lower, false).is_none()
+}
+
+/// Whether a sentence of a user turn leaves a choice to the assistant
+/// ("your call", "你定吧"); `lower` is it [`normalized`].
+fn is_delegation(sentence: &str, lower: &str) -> bool {
+    ((lower.contains("you") || lower.contains("strong") || lower.contains("dealer"))
+        && any_at_word_start(lower, DELEGATION_EN))
+        || (sentence.contains('你') && DELEGATION_ZH.iter().any(|d| sentence.contains(d)))
+}
+
+/// The choice an assistant turn makes when the user left it the choice:
+/// its first sentence, when that states something.
+fn delegated_choice(content: &str) -> Option<&str> {
+    let sentence = prose_lines(content)
+        .flat_map(|line| sentences(line, &[]))
+        .next()?;
+    let lower = normalized(sentence);
+    (sentence.chars().count() >= SENTENCE_CHARS_MIN
+        && !is_question(sentence, &lower)
+        && !is_hedged(sentence, &lower))
+    .then_some(sentence)
+}
+
+/// Proposals from `turns` (seq, role, content), in seq order: what the
+/// user said about themselves or the project, and the choice an assistant
+/// turn makes when the user turn before it left it the choice. Code
+/// blocks, code lines and log lines are skipped.
 #[must_use]
 pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
     let mut out = Vec::new();
+    let mut delegated = false;
+    let mut offered: Option<&str> = None;
     for &(seq, role, content) in turns {
         if role != Role::User {
+            if std::mem::take(&mut delegated)
+                && let Some(sentence) = delegated_choice(content)
+            {
+                out.push(Proposal {
+                    seq,
+                    sentence: sentence.to_owned(),
+                    kind: Kind::Decision,
+                });
+            }
+            offered = offered_choice(content);
             continue;
+        }
+        delegated = false;
+        // "Threaded loading." after "preloads, or threaded loading?": the
+        // user picks one of the options the assistant offered.
+        if let Some(question) = offered.take()
+            && let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
+            && is_pick(first, question)
+        {
+            out.push(Proposal {
+                seq,
+                sentence: without_fillers(first).to_owned(),
+                kind: Kind::Decision,
+            });
         }
         let mut after_marker = false;
         for sentence in prose_lines(content).flat_map(|line| sentences(line, &[])) {
             let lower = normalized(sentence);
+            delegated = delegated || is_delegation(sentence, &lower);
             if is_bare_marker(&lower, sentence) {
                 after_marker = true;
                 continue;
@@ -1237,7 +1872,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             if let Some(kind) = classify(sentence, &lower, after_marker) {
                 out.push(Proposal {
                     seq,
-                    sentence: sentence.to_owned(),
+                    sentence: without_fillers(sentence).to_owned(),
                     kind,
                 });
             }
@@ -1444,6 +2079,91 @@ mod tests {
                 sentence: "I prefer tabs over spaces in Go code.".to_owned(),
                 kind: Kind::Preference,
             }]
+        );
+    }
+
+    #[test]
+    fn general_signals_of_each_kind() {
+        let corrections = [
+            "The retro is on Friday, not Thursday.",
+            "The cache size isn't 2GB like I said, it's 4GB.",
+            "The standup moved to 10:30.",
+            "数据库不是 MySQL，而是 Postgres。",
+            "我们组长姓王，不姓汪。",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 5]);
+        let decisions = [
+            "Let's do the blue theme then.",
+            "Nightly backups should run at 02:00 UTC from now on.",
+            "Every service gets its own database schema.",
+            "日志就用 Loki 吧，省事。",
+            "我们不打算支持 IE11。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 5]);
+        let preferences = [
+            "For release notes, keep them short and always link the PR.",
+            "I don't answer work email on weekends.",
+            "Send me a summary every Monday morning.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 3]);
+        let facts = [
+            "The nightly job has been broken for months.",
+            "Build target is arm64 on the CI boxes.",
+            "My sister's wedding is on October 12th.",
+            "部署脚本是 Ansible 写的。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 4]);
+        let none = [
+            "kubectl is showing 3 pending pods.",
+            "Priya is on call this week, so ping her.",
+            "我感觉是内存泄漏。",
+            "No, leave them as they are for this PR.",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    #[test]
+    fn an_assistant_choice_counts_when_the_user_left_it_the_choice() {
+        let turns = [
+            (1, Role::User, "For the cache key format, your call."),
+            (
+                2,
+                Role::Assistant,
+                "Then keys will be tenant:resource:id. I'll add a helper.",
+            ),
+            (3, Role::Assistant, "Keys could also carry a version."),
+            (
+                4,
+                Role::Assistant,
+                "Should the worker poll, or listen on a webhook?",
+            ),
+            (5, Role::User, "Webhook, please."),
+            (6, Role::Assistant, "Want me to run the tests?"),
+            (7, Role::User, "yes go ahead"),
+        ];
+        assert_eq!(
+            got(&turns),
+            [
+                (
+                    2,
+                    "Then keys will be tenant:resource:id.".to_owned(),
+                    Kind::Decision
+                ),
+                (5, "Webhook, please.".to_owned(), Kind::Decision),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_proposal_leaves_off_the_words_that_open_it() {
+        let turns = [(1, Role::User, "yeah, from now on we use Ruff for linting.")];
+        assert_eq!(
+            got(&turns),
+            [(
+                1,
+                "from now on we use Ruff for linting.".to_owned(),
+                Kind::Decision
+            )]
         );
     }
 }

@@ -4,22 +4,26 @@
 //! remembering and their kind (`preference`, `decision`, `correction`,
 //! `fact`); most turns are task chatter labelled with nothing.
 //!
-//! - `dev` (312 turns) is what the rules are written and tuned against:
-//!   its figures are an upper bound, not a measurement. Its last 100 turns
-//!   were a test split, written by someone who had seen neither the rules
-//!   nor the rest of `dev` (notebooks, firmware, games, ops), scored once
-//!   and then moved here.
-//! - `test` (231 turns, 16 conversations, 46% with Chinese) is a split
-//!   nobody tuned against, scored once after the last change to the rules:
-//!   the reported figure. A label is the span its writer chose, so a
-//!   proposal matches a label of its turn when one span holds the other. Tuning
-//!   against it spends it; a later round moves it to `dev` and writes a
-//!   fresh one.
+//! - `dev` (543 turns) is what the rules are written and tuned against:
+//!   its figures are an upper bound, not a measurement. Its lines 213-312
+//!   and 313-543 were test splits, each written by someone who had seen
+//!   neither the rules nor the rest of `dev` (notebooks, firmware, games,
+//!   ops; then 16 conversations, 46% with Chinese), scored once and then
+//!   moved here.
+//! - `test` (292 turns, 22 conversations, 45% with Chinese, each line
+//!   naming its conversation in `conv`) is a split nobody tuned against,
+//!   written by someone who had seen neither the rules nor `dev`, and
+//!   scored once after the last change to the rules: the reported figure.
+//!   A label is the span its writer chose, so a proposal matches a label
+//!   of its turn when one span holds the other. Tuning against it spends
+//!   it; a later round moves it to `dev` and writes a fresh one.
 //!
 //! To see whether a change generalises inside `dev`, the figures are also
 //! printed for its two halves: blocks of [`HALF_BLOCK_TURNS`] turns taken
-//! in turn (so one conversation stays in one half). Tune looking at one
-//! half's misses, then read the other's figures.
+//! in turn (so a conversation mostly stays in one half: the lines carry no
+//! conversation, and past line 312 a block can hold the end of one and the
+//! start of the next). Tune looking at one half's misses, then read the
+//! other's figures.
 //!
 //! Two measures per split: *memory* precision and recall (a proposed
 //! sentence is a labelled one, whatever its kind), and precision and
@@ -38,17 +42,19 @@ use engram_log::Role;
 
 /// Floors on memory precision and recall, and on each kind's, on `dev`.
 const DEV_FLOORS: Floors = Floors {
-    memory: 0.97,
-    kind: 0.93,
+    memory: 0.88,
+    kind: 0.73,
 };
-/// The same on `test`: 231 turns written by someone who had seen neither
-/// the rules nor `dev`, scored once after the last change to the rules
-/// (2026-12-01): memory precision 0.893, recall 0.459; by kind (precision,
-/// recall) correction 0.875/0.467, decision 0.538/0.333, fact 0.643/0.214,
-/// preference 0.714/0.484. Recall on unseen words is the weak side.
+/// The same on `test`: scored once on 2026-12-02, memory precision 0.941,
+/// recall 0.593; by kind (precision, recall) correction 0.800/0.706,
+/// decision 0.727/0.308, fact 0.840/0.512, preference 0.471/0.333. The
+/// rules before the general signals scored 0.959/0.435 on the same split
+/// (correction 1.000/0.471, decision 0.750/0.346, fact 0.846/0.268,
+/// preference 0.500/0.333). Decisions and preferences said without a
+/// marker are the weak side.
 const TEST_FLOORS: Floors = Floors {
-    memory: 0.44,
-    kind: 0.2,
+    memory: 0.57,
+    kind: 0.29,
 };
 
 /// The halves of `dev` are blocks of this many turns, taken in turn.
