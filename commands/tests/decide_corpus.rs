@@ -4,6 +4,17 @@
 //! be at least [`FLOOR`] on each split. Tuning looks at `dev` only; `test`
 //! uses other vocabulary and phrasing and is the reported figure.
 //!
+//! `blind` (182 pairs, 31% Chinese) was written by someone who had seen
+//! neither the rules nor the other splits, and scored once with the rules
+//! alone (no model) on 2026-12-02: precision/recall contradiction
+//! 0.750/0.400, discarded 0.907/0.848, new 0.430/0.935, reinforced
+//! 0.800/0.267. Far under the 0.9 target: a paraphrase ("Carol doesn't
+//! eat meat" after "Carol is vegetarian", 30 days and thirty days) reads
+//! as a new fact, and an update said as a move ("moved to Lisbon",
+//! "改成了9090") rarely reads as a contradiction. Its floor
+//! ([`BLIND_FLOOR`]) sits just under those figures, so it guards against
+//! losing ground, not for the target; tuning against it spends it.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -14,6 +25,9 @@ use std::collections::BTreeMap;
 use engram_commands::decide::{Neighbour, Outcome, decide};
 
 const FLOOR: f64 = 0.9;
+/// The floor on `blind`'s precision and recall of every outcome: just
+/// under its one scoring (reinforced recall 0.267).
+const BLIND_FLOOR: f64 = 0.25;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
@@ -91,7 +105,7 @@ fn measure(split: &str) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
     (figures, misses)
 }
 
-fn check(split: &str) {
+fn check(split: &str, floor: f64) {
     let (figures, misses) = measure(split);
     println!("decide corpus, {split} split ({} misses):", misses.len());
     for (outcome, (precision, recall)) in &figures {
@@ -102,20 +116,25 @@ fn check(split: &str) {
     }
     for (outcome, (precision, recall)) in &figures {
         assert!(
-            *precision >= FLOOR && *recall >= FLOOR,
-            "{split}: {outcome} precision {precision:.3}, recall {recall:.3} (floor {FLOOR})"
+            *precision >= floor && *recall >= floor,
+            "{split}: {outcome} precision {precision:.3}, recall {recall:.3} (floor {floor})"
         );
     }
 }
 
 #[test]
 fn dev_split_meets_the_floor() {
-    check("dev");
+    check("dev", FLOOR);
 }
 
 #[test]
 fn test_split_meets_the_floor() {
-    check("test");
+    check("test", FLOOR);
+}
+
+#[test]
+fn blind_split_holds_its_ground() {
+    check("blind", BLIND_FLOOR);
 }
 
 #[test]
@@ -124,7 +143,7 @@ fn the_splits_share_no_pair() {
         .into_iter()
         .map(|r| (r.existing, r.new))
         .collect();
-    for row in rows("test") {
+    for row in rows("test").into_iter().chain(rows("blind")) {
         assert!(
             !dev.contains(&(row.existing.clone(), row.new.clone())),
             "{:?} / {:?} is in both splits",
