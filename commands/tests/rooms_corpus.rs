@@ -6,8 +6,8 @@
 //! of the later ones, in its room and corridor, as the save handler hands
 //! them to the decision. Room accuracy must be at least [`DEV_ROOM_FLOOR`]
 //! on `dev` and [`TEST_ROOM_FLOOR`] on `test`, corridor accuracy at least
-//! [`CORRIDOR_FLOOR`] on each; a room is never a function word or a bigram
-//! across two words on either.
+//! [`DEV_CORRIDOR_FLOOR`] on `dev` and [`CORRIDOR_FLOOR`] on `test`; a
+//! room is never a function word or a bigram across two words on either.
 //!
 //! The first test split, written before the rules were tuned and scored
 //! once (rooms 38/55, corridors 36/37), is spent: it is now part of
@@ -26,9 +26,11 @@ mod support;
 
 use engram_commands::decide::{Decision, Neighbour, decide};
 
-const DEV_ROOM_FLOOR: f64 = 0.9;
+const DEV_ROOM_FLOOR: f64 = 0.88;
 const TEST_ROOM_FLOOR: f64 = 0.65;
 const CORRIDOR_FLOOR: f64 = 0.8;
+/// Corridor accuracy on `dev` at least.
+const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
 /// Names no room may have: the adverbs, verbs and cross-word
 /// bigram, and function words.
@@ -236,18 +238,18 @@ fn check(split: &str) {
         }
     }
     assert!(figures.never.is_empty(), "{split}: {:#?}", figures.never);
-    let floor = if split == "test" {
-        TEST_ROOM_FLOOR
+    let (floor, corridor_floor) = if split == "test" {
+        (TEST_ROOM_FLOOR, CORRIDOR_FLOOR)
     } else {
-        DEV_ROOM_FLOOR
+        (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR)
     };
     assert!(
         rooms >= floor,
         "{split}: room accuracy {rooms:.3} (floor {floor})"
     );
     assert!(
-        corridors >= CORRIDOR_FLOOR,
-        "{split}: corridor accuracy {corridors:.3} (floor {CORRIDOR_FLOOR})"
+        corridors >= corridor_floor,
+        "{split}: corridor accuracy {corridors:.3} (floor {corridor_floor})"
     );
 }
 
