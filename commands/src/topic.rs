@@ -8,11 +8,18 @@
 //!    files under `go`);
 //! 3. the first topic word: an English content term that is not a
 //!    function word, an adverb (`absolutely`, `quarterly`), a verb of
-//!    [`VERBS`] (`teaches`, `decided`, `happens`), a value or an
-//!    identifier; for Chinese, a word cut at particles, markers, values
-//!    and common verbs, never a bigram across two words: the object after
-//!    the first verb (`用户喜欢喝绿茶` -> `绿茶`, `张伟负责支付系统` ->
-//!    `支付系统`), else the first word;
+//!    [`VERBS`] (`teaches`, `decided`, `happens`), a time word, a value or
+//!    an identifier, nor a family word while there is another; an
+//!    adjective a person names by its noun is that noun (`allergic` ->
+//!    `allergy`), and a modifier that names no topic itself names the
+//!    compound with its head (`pull requests` -> `pull-request`). For
+//!    Chinese, the text is segmented into words (`jieba-rs`) and the
+//!    first noun phrase that is not a modifier, a setting, a pronoun, a
+//!    family member or a home names the room (`我老公每周六去游泳` ->
+//!    `游泳`, `家里的路由器经常断网` -> `路由器`); else a word cut at
+//!    particles, markers, values and common verbs, never a bigram across
+//!    two words: the object after the first verb (`用户喜欢喝绿茶` ->
+//!    `绿茶`, `张伟负责支付系统` -> `支付系统`), else the first word;
 //! 4. the first person or place named.
 //!
 //! So one topic is one room: every text about billing names `billing`,
@@ -184,6 +191,7 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
             "辣",
             "饮食",
             "素食",
+            "吃素",
             "菜",
         ],
     ),
@@ -204,6 +212,25 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
             "workout",
             "yoga",
             "appointment",
+            "swimming",
+            "swim",
+            "hiking",
+            "hike",
+            "cycling",
+            "run",
+            "marathon",
+            "surgery",
+            "gluten",
+            "intolerance",
+            "allergies",
+            "injury",
+            "游泳",
+            "羽毛球",
+            "篮球",
+            "爬山",
+            "瑜伽",
+            "手术",
+            "花粉",
             "跑步",
             "睡觉",
             "睡眠",
@@ -225,7 +252,31 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
             "tax",
             "payroll",
             "reimbursement",
+            "mortgage",
+            "loan",
+            "saving",
+            "savings",
+            "fund",
+            "retirement",
+            "pension",
+            "insurance",
+            "rent",
+            "investment",
+            "stock",
+            "bank",
+            "account",
+            "debt",
             "报销",
+            "房贷",
+            "贷款",
+            "基金",
+            "保险",
+            "理财",
+            "存款",
+            "股票",
+            "储蓄",
+            "退休",
+            "定投",
             "预算",
             "发票",
             "工资",
@@ -236,16 +287,50 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
     (
         "travel",
         &[
-            "flight", "hotel", "trip", "travel", "visa", "airport", "booking", "出差", "旅行",
-            "航班", "酒店", "机票", "签证",
+            "flight", "hotel", "trip", "travel", "visa", "airport", "booking", "passport", "seat",
+            "luggage", "出差", "旅行", "旅游", "护照", "航班", "酒店", "机票", "签证",
         ],
     ),
     (
         "family",
         &[
-            "daughter", "son", "wife", "husband", "kid", "child", "children", "family", "school",
-            "parent", "mother", "father", "football", "女儿", "儿子", "妻子", "丈夫", "孩子",
-            "家人", "小学", "学校", "父母",
+            "daughter",
+            "son",
+            "wife",
+            "husband",
+            "kid",
+            "child",
+            "children",
+            "family",
+            "school",
+            "parent",
+            "mother",
+            "father",
+            "football",
+            "sister",
+            "brother",
+            "dad",
+            "mom",
+            "mum",
+            "wedding",
+            "kindergarten",
+            "baby",
+            "老公",
+            "老婆",
+            "妈",
+            "爸",
+            "初中",
+            "幼儿园",
+            "婚礼",
+            "女儿",
+            "儿子",
+            "妻子",
+            "丈夫",
+            "孩子",
+            "家人",
+            "小学",
+            "学校",
+            "父母",
         ],
     ),
     (
@@ -262,7 +347,20 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
     ),
     (
         "language",
-        &["中文", "英文", "english", "chinese", "translation", "翻译"],
+        &[
+            "中文",
+            "英文",
+            "english",
+            "chinese",
+            "translation",
+            "翻译",
+            "spanish",
+            "japanese",
+            "french",
+            "german",
+            "日语",
+            "英语",
+        ],
     ),
 ];
 
@@ -452,6 +550,110 @@ pub const VERBS: &[&str] = &[
     "get",
     "goe",
     "doe",
+    "learn",
+    "eat",
+    "pick",
+    "push",
+    "book",
+    "keep",
+    "go",
+    "make",
+    "take",
+    "use",
+    "want",
+    "like",
+    "love",
+    "avoid",
+    "invest",
+    "stay",
+    "getting",
+    "going",
+    "learning",
+    "drinking",
+    "eating",
+    "expire",
+    "fail",
+    "play",
+    "change",
+    "avoid",
+];
+/// Words of time: never a topic while the text has another.
+const TIME_WORDS: &[&str] = &[
+    "morning",
+    "evening",
+    "night",
+    "afternoon",
+    "weekend",
+    "week",
+    "day",
+    "month",
+    "year",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "tonight",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "spring",
+    "summer",
+    "autumn",
+    "fall",
+    "winter",
+    "hour",
+    "minute",
+    "time",
+];
+/// Words for the people of a family: a topic only when the text has no
+/// other (`My sister is getting married` is about a wedding).
+const RELATIONS: &[&str] = &[
+    "daughter",
+    "son",
+    "wife",
+    "husband",
+    "mother",
+    "father",
+    "mom",
+    "mum",
+    "dad",
+    "sister",
+    "brother",
+    "kid",
+    "kids",
+    "child",
+    "parent",
+    "parents",
+    "grandma",
+    "grandpa",
+    "partner",
+    "boyfriend",
+    "girlfriend",
+    "baby",
+];
+/// Adjectives and participles a person would name by their noun.
+const NOMINALISED: &[(&str, &str)] = &[
+    ("allergic", "allergy"),
+    ("intolerant", "intolerance"),
+    ("married", "wedding"),
+    ("pregnant", "pregnancy"),
+    ("diabetic", "diabetes"),
+    ("retired", "retirement"),
 ];
 /// Words too generic to name a room.
 const GENERIC: &[&str] = &[
@@ -520,6 +722,9 @@ const CJK_TIMES: &[&str] = &[
     "时候",
     "每晚",
     "经常",
+    "最近",
+    "学期",
+    "周末",
 ];
 /// Chinese nouns holding a character of [`CJK_VERBS`], kept whole.
 const CJK_NOUNS: &[&str] = &["周会", "例会", "年会", "晨会", "会议", "用户"];
@@ -583,6 +788,11 @@ fn is_han(c: char) -> bool {
 
 /// Whether an English term could name a topic.
 fn english_topic(term: &str) -> bool {
+    english_topic_or_relation(term) && !RELATIONS.contains(&term)
+}
+
+/// [`english_topic`], counting family words too.
+fn english_topic_or_relation(term: &str) -> bool {
     term.chars()
         .all(|c| c.is_ascii_alphabetic() || c == '.' || c == '-' || c == '_')
         && term.chars().count() >= 3
@@ -593,6 +803,50 @@ fn english_topic(term: &str) -> bool {
         && !VERBS.contains(&term)
         && !VERBS.contains(&stem(term).as_str())
         && !GENERIC.contains(&term)
+        && !TIME_WORDS.contains(&term)
+}
+
+/// The noun an adjective or participle of [`NOMINALISED`] names.
+fn nominalised(term: &str) -> Option<&'static str> {
+    NOMINALISED
+        .iter()
+        .find(|(adjective, _)| *adjective == term)
+        .map(|(_, noun)| *noun)
+}
+
+/// The room of an English topic term of `text`: the compound it starts
+/// when the next word of the text is a topic noun too (`pull requests`
+/// -> `pull-request`, `emergency fund` -> `emergency-fund`), its head
+/// stemmed; else the term.
+fn english_compound(text: &str, term: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let Some(at) = words.iter().position(|w| stem(w) == term || w == term) else {
+        return term.to_owned();
+    };
+    let (Some(modifier), Some(head)) = (words.get(at), words.get(at + 1)) else {
+        return term.to_owned();
+    };
+    let head_stem = stem(head);
+    let noun = |w: &str, s: &str| english_topic(w) && english_topic(s) && !w.ends_with("ing");
+    // A modifier that names a topic itself keeps its room (`dentist
+    // appointment`); a plural is a subject, not a modifier (`backups
+    // fail`).
+    let modifier_names_a_topic = CORRIDOR_OF_WORD.contains_key(modifier.as_str())
+        || CORRIDOR_OF_WORD.contains_key(term)
+        || modifier.ends_with('s') && !modifier.ends_with("ss");
+    if noun(head, &head_stem)
+        && !modifier_names_a_topic
+        && !modifier.contains('-')
+        && !head.contains('-')
+    {
+        format!("{modifier}-{head_stem}")
+    } else {
+        term.to_owned()
+    }
 }
 
 /// The Chinese words of `text`, each with whether a verb came before it.
@@ -668,6 +922,124 @@ fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
     let chars: Vec<char> = word.chars().collect();
     let from = chars.len().saturating_sub(CJK_TOPIC_CHARS_MAX);
     Some(chars.get(from..).unwrap_or_default().iter().collect())
+}
+
+/// The Chinese word segmenter, its dictionary loaded once.
+static JIEBA: std::sync::LazyLock<jieba_rs::Jieba> = std::sync::LazyLock::new(jieba_rs::Jieba::new);
+
+/// Chinese nouns that name who or where, not what a text is about: the
+/// people of a family and a home (`我老公每周六去游泳` is about swimming).
+const CJK_NOT_TOPICS: &[&str] = &[
+    "老公", "老婆", "丈夫", "妻子", "爱人", "妈", "妈妈", "爸", "爸爸", "母亲", "父亲", "儿子",
+    "女儿", "孩子", "宝宝", "哥哥", "姐姐", "弟弟", "妹妹", "爷爷", "奶奶", "家", "家里", "家人",
+    "公司", "事", "事情", "东西", "人", "时候", "时间", "问题", "情况", "方面", "任何", "用户",
+];
+/// Words before a noun that make it a place, a party or a time around
+/// the topic rather than the topic (`在学校踢足球`, `给孩子买保险`).
+const CJK_SETTING_MARKS: &[&str] = &["在", "从", "给", "跟", "和", "向", "对", "为", "到", "替"];
+
+/// Whether a segment tagged `tag` is a content noun: a common, proper,
+/// place or organisation noun, a verbal noun, or a Latin word.
+fn cjk_noun_tag(tag: &str) -> bool {
+    matches!(tag, "n" | "nz" | "vn" | "nt" | "ns" | "nl" | "j")
+}
+
+/// Whether the segmenter keeps `word` whole and gives it a tag `wanted`.
+fn cjk_tag_alone(word: &str, wanted: fn(&str) -> bool) -> bool {
+    JIEBA
+        .tag(word, false)
+        .first()
+        .is_some_and(|t| t.word == word && wanted(t.tag))
+}
+
+/// A noun of three characters that holds a verb or pronoun and a noun
+/// (`弹钢琴`, `我妈`, `年会定`): the noun; else the word.
+fn cjk_noun_part(word: &str) -> &str {
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    if chars.len() != 3 {
+        return word;
+    }
+    let not_noun = |w: &str| cjk_tag_alone(w, |t| matches!(t, "v" | "r" | "p" | "d"));
+    let noun = |w: &str| cjk_tag_alone(w, cjk_noun_tag);
+    let (Some(&(second, _)), Some(&(third, _))) = (chars.get(1), chars.get(2)) else {
+        return word;
+    };
+    let (head, tail) = word.split_at(second);
+    if not_noun(head) && noun(tail) {
+        return tail;
+    }
+    let (head, tail) = word.split_at(third);
+    if noun(head) && not_noun(tail) {
+        return head;
+    }
+    word
+}
+
+/// The topic of a Chinese text by word segmentation: the first noun
+/// phrase (adjacent nouns joined, `测试环境`, at most
+/// [`CJK_TOPIC_CHARS_MAX`] characters, else its head) that is not a
+/// modifier (`公司的`), a setting (`在学校`), a person, a family member or
+/// a home; an activity word of a corridor (`跑步`, `过敏`) counts as a
+/// noun. None when the text has none.
+fn cjk_segmented_topic(text: &str, people: &[&str]) -> Option<String> {
+    let tags = JIEBA.tag(text, false);
+    let is_activity = |w: &str| w.chars().all(is_han) && CORRIDOR_OF_WORD.contains_key(w);
+    let mut phrases: Vec<(String, bool)> = Vec::new();
+    let mut at = 0;
+    while at < tags.len() {
+        let Some(first) = tags.get(at) else { break };
+        let noun = cjk_noun_tag(first.tag) || is_activity(first.word);
+        if !noun || !first.word.chars().all(is_han) {
+            at += 1;
+            continue;
+        }
+        let mut end = at;
+        // Two short nouns make one (`指数基金`); a verbal noun after a
+        // noun is what is done to it (`服务监听`), not part of it.
+        while let (Some(last), Some(next)) = (tags.get(end), tags.get(end + 1))
+            && (matches!(next.tag, "n" | "nz" | "j") || (next.tag == "vn" && last.tag == "n"))
+            && next.word.chars().all(is_han)
+            && last.word.chars().count() == 2
+            && next.word.chars().count() <= 2
+            && !CJK_NOT_TOPICS.contains(&last.word)
+        {
+            end += 1;
+        }
+        let before = at.checked_sub(1).and_then(|i| tags.get(i)).map(|t| t.word);
+        let after = tags.get(end + 1).map(|t| t.word);
+        let setting = before.is_some_and(|w| CJK_SETTING_MARKS.contains(&w));
+        let modifier = after == Some("的");
+        // The head: the longest tail of the phrase that fits.
+        let words: Vec<&str> = tags
+            .get(at..=end)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| cjk_noun_part(t.word))
+            .filter(|w| !CJK_NOT_TOPICS.contains(w))
+            .collect();
+        let mut name = String::new();
+        for w in words.iter().rev() {
+            if name.chars().count() + w.chars().count() > CJK_TOPIC_CHARS_MAX {
+                break;
+            }
+            name.insert_str(0, w);
+        }
+        let wanted = (name.chars().count() >= 2 || is_activity(&name))
+            && !GENERIC.contains(&name.as_str())
+            && !CJK_TIMES.iter().any(|t| name.contains(t))
+            && !people
+                .iter()
+                .any(|p| name.contains(p) || p.contains(name.as_str()));
+        if wanted {
+            phrases.push((name, setting || modifier));
+        }
+        at = end + 1;
+    }
+    phrases
+        .iter()
+        .find(|(_, aside)| !aside)
+        .or_else(|| phrases.first())
+        .map(|(name, _)| name.clone())
 }
 
 /// The part of `text` that says what it is about: what follows "please
@@ -756,11 +1128,29 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
     let english = profile
         .terms
         .iter()
-        .find(|t| english_topic(t) && !name_words.contains(&t.as_str()))
-        .cloned();
+        .find_map(|t| {
+            let noun = nominalised(t);
+            let t = noun.unwrap_or(t);
+            (english_topic(t) && !name_words.contains(&t)).then(|| {
+                if noun.is_some() {
+                    t.to_owned()
+                } else {
+                    english_compound(text, t)
+                }
+            })
+        })
+        .or_else(|| {
+            profile
+                .terms
+                .iter()
+                .find(|t| english_topic_or_relation(t) && !name_words.contains(&t.as_str()))
+                .cloned()
+        });
     let has_han = text.chars().any(is_han);
     let topic = if has_han {
-        cjk_topic(text, &name_words).or(english)
+        cjk_segmented_topic(text, &name_words)
+            .or_else(|| cjk_topic(text, &name_words))
+            .or(english)
     } else {
         english
     };
