@@ -499,6 +499,45 @@ pub fn is_salient(term: &str) -> bool {
     !is_function(term)
 }
 
+/// The units with each number written as one value, however it was
+/// written: digit groups split at a thousands comma joined (`1,800` is
+/// `1800`), a time's `am`/`pm` after a space joined to it (`2 AM` is
+/// `2am`, still not `2pm`), an ordinal's suffix dropped (`1st` is `1`).
+fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let mut out: Vec<Unit> = Vec::with_capacity(units.len());
+    for mut unit in units {
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+        {
+            let between = rewritten.get(last.end..unit.start).unwrap_or_default();
+            let thousands = between == ","
+                && unit.class == Class::Value
+                && unit.term.len() == 3
+                && digits(&unit.term);
+            let meridiem = (unit.term == "am" || unit.term == "pm")
+                && !between.is_empty()
+                && between.chars().all(char::is_whitespace);
+            if thousands || meridiem {
+                last.term.push_str(&unit.term);
+                last.end = unit.end;
+                continue;
+            }
+        }
+        if unit.class == Class::Value
+            && let Some(number) = ["st", "nd", "rd", "th"]
+                .iter()
+                .find_map(|suffix| unit.term.strip_suffix(suffix))
+                .filter(|n| digits(n))
+        {
+            unit.term = number.to_owned();
+        }
+        out.push(unit);
+    }
+    out
+}
+
 /// The units of the rewritten text, and the word parts of its compounds.
 fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
     let tokens = tokenize(rewritten);
@@ -750,6 +789,7 @@ pub fn profile(text: &str) -> Profile {
     // Case is kept for the words that need it ("May"); the rewrite changes
     // no ASCII, so spans of the rewritten text index it.
     let (units, parts) = units_of(&rewritten);
+    let units = whole_numbers(units, &rewritten);
     let mut out = Profile::default();
     out.values.extend(cjk_values);
     let mut seen = BTreeSet::new();
@@ -834,6 +874,39 @@ pub fn salient_only_in(a: &Profile, b: &Profile) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn numbers(text: &str) -> Vec<String> {
+        profile(text)
+            .values_of(ValueKind::Number)
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn a_number_is_one_value_however_it_is_written() {
+        // Thousands commas, a spaced am/pm, ordinal suffixes.
+        assert_eq!(numbers("The lease costs $2,450 every month."), ["2450"]);
+        assert_eq!(
+            numbers("The lease costs 2450 dollars every month."),
+            ["2450"]
+        );
+        assert_eq!(
+            numbers("The sync job starts at 4 PM."),
+            numbers("The sync job starts at 4pm.")
+        );
+        assert_ne!(
+            numbers("The sync job starts at 4 PM."),
+            numbers("The sync job starts at 4 AM.")
+        );
+        assert_eq!(numbers("Invoices go out on the 15th."), ["15"]);
+        // A list is not one number, and a comma before four digits is no
+        // thousands separator.
+        assert_eq!(
+            numbers("Ports 8080, 9090 and 7070 are open."),
+            ["7070", "8080", "9090"]
+        );
+        assert_eq!(numbers("Between 3,2024 and 5."), ["2024", "3", "5"]);
+    }
 
     #[test]
     fn chinese_values_markers_and_particles_are_rewritten() {
