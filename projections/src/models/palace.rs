@@ -106,7 +106,35 @@ pub struct Palace {
     topic_corridors: BTreeMap<String, Placement>,
     /// corridor -> the corridor it is inside.
     corridor_parents: BTreeMap<String, Placement>,
+    /// The pseudonyms placements may name as their corridor, so that
+    /// learning a name nobody erased costs a lookup, not a scan of every
+    /// placement (a save naming a new room learns its name).
+    #[serde(skip)]
+    pseudonym_corridors: PseudonymCorridors,
 }
+
+/// A superset of the pseudonyms that placements name as their corridor,
+/// or not known yet (a palace loaded from a snapshot: found by one scan
+/// when first needed). Derived from the rest of the state, so it is not
+/// persisted and plays no part in equality.
+#[derive(Default, Clone)]
+struct PseudonymCorridors(Option<BTreeSet<String>>);
+
+/// Prints nothing of the cache: two palaces that hold the same state
+/// print alike, whatever each has looked up.
+impl std::fmt::Debug for PseudonymCorridors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(derived)")
+    }
+}
+
+impl PartialEq for PseudonymCorridors {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for PseudonymCorridors {}
 
 impl Palace {
     /// The coordinate of memory `id`.
@@ -390,10 +418,29 @@ impl Palace {
     }
 
     fn rename_corridor(&mut self, from: &str, to: &str) {
+        let known = self.pseudonym_corridors.0.get_or_insert_with(|| {
+            self.topic_corridors
+                .values()
+                .chain(self.corridor_parents.values())
+                .map(|p| p.corridor.clone())
+                .filter(|c| is_pseudonym(c))
+                .collect()
+        });
+        let named = known.remove(from);
+        debug_assert!(
+            named
+                || !self
+                    .topic_corridors
+                    .values()
+                    .chain(self.corridor_parents.values())
+                    .any(|p| p.corridor == from),
+            "a placement names corridor {from} unknown to the pseudonym set"
+        );
         for placement in self
             .topic_corridors
             .values_mut()
             .chain(self.corridor_parents.values_mut())
+            .filter(|_| named)
         {
             if placement.corridor == from {
                 placement.corridor = to.to_owned();
@@ -429,6 +476,11 @@ impl Palace {
                     actor: p.actor,
                     seq: logged.seq,
                 };
+                if is_pseudonym(&placement.corridor)
+                    && let Some(known) = &mut self.pseudonym_corridors.0
+                {
+                    known.insert(placement.corridor.clone());
+                }
                 match p.placed {
                     Placed::Room => {
                         self.topic_corridors.insert(name, placement);
