@@ -577,7 +577,9 @@ pub const VERBS: &[&str] = &[
     "change",
     "avoid",
 ];
-/// Words of time: never a topic while the text has another.
+/// Words of time, besides weekdays and months
+/// ([`engram_text::calendar::is_calendar_word`]): never a topic while the
+/// text has another.
 const TIME_WORDS: &[&str] = &[
     "morning",
     "evening",
@@ -592,25 +594,6 @@ const TIME_WORDS: &[&str] = &[
     "tomorrow",
     "yesterday",
     "tonight",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "spring",
     "summer",
     "autumn",
@@ -804,6 +787,7 @@ fn english_topic_or_relation(term: &str) -> bool {
         && !VERBS.contains(&stem(term).as_str())
         && !GENERIC.contains(&term)
         && !TIME_WORDS.contains(&term)
+        && !engram_text::calendar::is_calendar_word(term)
 }
 
 /// The noun an adjective or participle of [`NOMINALISED`] names.
