@@ -13,6 +13,7 @@ use serde_json::json;
 use super::{Context, DurabilityArg, EXIT_CHECK_FAILED, progress_bar};
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum BenchCommand {
     /// Append synthetic session events with W concurrent writers and report
     /// events/s, MB/s and acknowledgement latency.

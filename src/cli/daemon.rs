@@ -81,6 +81,7 @@ pub(super) fn maintain_every(ctx: &Context, flag: Option<Every>) -> Option<Durat
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 enum DaemonAction {
     /// Who owns the store: pid, version, kind (daemon, serve, app) and
     /// socket. Exit 1 when nothing owns it.

@@ -338,6 +338,7 @@ pub fn maintain(ctx: &Context, args: &MaintainArgs) -> anyhow::Result<ExitCode> 
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum DistillCommand {
     /// Clusters of similar live memories worth a rule.
     Candidates {

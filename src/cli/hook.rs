@@ -38,6 +38,7 @@ pub const HOOK_QUERY_CHARS_MAX: usize = 2_000;
 const HOOK_LOG_BYTES_MAX: u64 = 1024 * 1024;
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum HookCommand {
     /// Recall for a prompt and print the context block for the model. Reads
     /// `{"prompt", "cwd"?, "session_id"?}` on stdin (Claude Code's

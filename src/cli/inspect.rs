@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::{Context, EXIT_CHECK_FAILED, format_ts};
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum InspectCommand {
     /// List a segment file's header and frames (offset, seqs, sizes, commit
     /// time, hash, HMAC check). Exit 1 at the first bad frame.

@@ -66,6 +66,7 @@ pub fn load(ctx: &Context) -> Option<Arc<dyn Embedder>> {
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum ModelCommand {
     /// Download a named sentence model from its hub into the engram home
     /// (`<home>/models/NAME`), every file checked against the SHA-256

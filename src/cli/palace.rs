@@ -27,6 +27,7 @@ pub struct PalaceArgs {
 }
 
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 enum PalaceCommand {
     /// Put a room on a corridor (`engram palace corridor deploy --into
     /// engineering`): the room and every room of its topic (`deploy-2`
