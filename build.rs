@@ -12,13 +12,24 @@
 //! figures). The price is that the executable's own image is not placed
 //! at a random address; its libraries, heap, stacks and mappings still
 //! are. The library crate, the tests and the benchmarks are not affected.
+//!
+//! A build with `crt-static` in `RUSTFLAGS` links a static
+//! position-independent executable unless the relocation model is
+//! `static` too; `-no-pie` would break that one, so it is left out. The
+//! release script links statically with both flags (scripts/release).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
-    if os == "linux" && env == "gnu" && matches!(arch.as_str(), "x86_64" | "aarch64") {
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let static_pie = features.split(',').any(|feature| feature == "crt-static");
+    if os == "linux"
+        && env == "gnu"
+        && matches!(arch.as_str(), "x86_64" | "aarch64")
+        && !static_pie
+    {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
