@@ -869,7 +869,16 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 _ => ranked.push((position, 1)),
             }
         }
-        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        // Only the first few are kept: select them, then order those. The
+        // positions are distinct, so no two entries tie and an unstable
+        // order is the one order.
+        let most_shared_first =
+            |a: &(usize, usize), b: &(usize, usize)| b.1.cmp(&a.1).then(b.0.cmp(&a.0));
+        if ranked.len() > DECIDE_NEIGHBOURS {
+            ranked.select_nth_unstable_by(DECIDE_NEIGHBOURS - 1, most_shared_first);
+            ranked.truncate(DECIDE_NEIGHBOURS);
+        }
+        ranked.sort_unstable_by(most_shared_first);
         let mut pending_of = BTreeMap::new();
         for (position, _) in ranked.into_iter().take(DECIDE_NEIGHBOURS) {
             let Some(pending) = self.pending.get(position) else {
