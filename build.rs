@@ -25,10 +25,7 @@ fn main() {
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
     let static_pie = features.split(',').any(|feature| feature == "crt-static");
-    if os == "linux"
-        && env == "gnu"
-        && matches!(arch.as_str(), "x86_64" | "aarch64")
-        && !static_pie
+    if os == "linux" && env == "gnu" && matches!(arch.as_str(), "x86_64" | "aarch64") && !static_pie
     {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
