@@ -12,8 +12,11 @@
 //!
 //! **Layout.** Per model, one contiguous `i8` array (`n x dimension`), the
 //! scales and the ids side by side: a scan is a linear pass over memory,
-//! the dot products in `i32`. Removal swaps the last slot into the hole, so
-//! the arrays stay dense; the order is a pure function of the log.
+//! the dot products in `i32`: by an AVX2 kernel on x86-64 CPUs that have
+//! it (detected at run time, through `pulp`'s safe intrinsics), by a
+//! portable one elsewhere; both give the same integers. Removal swaps the
+//! last slot into the hole, so the arrays stay dense; the order is a pure
+//! function of the log.
 //!
 //! [`VectorSearch`] is the seam an approximate index (HNSW, IVF) can replace
 //! this exact one behind, past ~100k memories.
@@ -146,7 +149,8 @@ pub struct VectorIndex {
 }
 
 /// Dot product of two int8 vectors, in 16 independent `i32` lanes so the
-/// compiler vectorises it (a plain iterator sum is one serial chain).
+/// compiler vectorises it (a plain iterator sum is one serial chain). The
+/// portable kernel: what a scan runs on CPUs without AVX2.
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     const LANES: usize = 16;
     let (a_chunks, a_rest) = a.as_chunks::<LANES>();
@@ -163,6 +167,163 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
         .map(|(&x, &y)| i32::from(x) * i32::from(y))
         .sum();
     lanes.iter().sum::<i32>() + rest
+}
+
+/// The dot product of one stored vector with the scan's query.
+trait QueryDot {
+    fn dot(&self, v: &[i8]) -> i32;
+}
+
+/// The portable kernel against the int8 query.
+struct PortableDot<'q>(&'q [i8]);
+
+impl QueryDot for PortableDot<'_> {
+    #[inline(always)]
+    fn dot(&self, v: &[i8]) -> i32 {
+        dot_i8(v, self.0)
+    }
+}
+
+/// The kernel a scan runs: AVX2 where the CPU has it (detected once, at
+/// run time), the portable one elsewhere.
+#[derive(Debug, Clone, Copy)]
+enum Kernel {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(pulp::x86::V3),
+}
+
+impl Kernel {
+    /// The best kernel this CPU runs.
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            static V3: std::sync::OnceLock<Option<pulp::x86::V3>> = std::sync::OnceLock::new();
+            if let Some(simd) = *V3.get_or_init(pulp::x86::V3::try_new) {
+                return Self::Avx2(simd);
+            }
+        }
+        Self::Portable
+    }
+
+    /// Every vector of `vectors` scored against the int8 query `q` (of
+    /// scale `query_scale`), in slot order.
+    fn scores(self, vectors: &ModelVectors, q: &[i8], query_scale: f32) -> Vec<(MemoryId, f32)> {
+        match self {
+            Self::Portable => score_all(vectors, &PortableDot(q), query_scale),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2(simd) => {
+                // The whole scan runs inside `vectorize`, so the AVX2
+                // target features apply to its loop and the intrinsics
+                // inline into it.
+                simd.vectorize(move || {
+                    let dot = avx2::Dot::new(simd, q);
+                    score_all(vectors, &dot, query_scale)
+                })
+            }
+        }
+    }
+
+    /// The dot product of `a` and `b` by this kernel.
+    #[cfg(test)]
+    fn dot(self, a: &[i8], b: &[i8]) -> i32 {
+        match self {
+            Self::Portable => dot_i8(a, b),
+            #[cfg(target_arch = "x86_64")]
+            Self::Avx2(simd) => simd.vectorize(move || avx2::Dot::new(simd, b).dot(a)),
+        }
+    }
+}
+
+/// The scan: one pass over the contiguous values, the ids and the scales.
+/// A plain loop, not `map` and `collect`: a closure the optimiser leaves
+/// out of line would not get the AVX2 target features of `vectorize`, and
+/// the intrinsics in it would become calls.
+#[inline(always)]
+fn score_all(
+    vectors: &ModelVectors,
+    dot: &impl QueryDot,
+    query_scale: f32,
+) -> Vec<(MemoryId, f32)> {
+    let dim = vectors.dimension as usize;
+    let mut scored = Vec::with_capacity(vectors.ids.len());
+    for ((v, &id), &scale) in vectors
+        .values
+        .chunks_exact(dim)
+        .zip(&vectors.ids)
+        .zip(&vectors.scales)
+    {
+        scored.push((id, dot.dot(v) as f32 * scale * query_scale));
+    }
+    scored
+}
+
+/// The AVX2 kernel, through `pulp`'s safe intrinsics: 16 int8 values at a
+/// time sign-extended to `i16` (`vpmovsxbw`), multiplied by the query's
+/// and summed in pairs into eight `i32` lanes (`vpmaddwd`): exact for every
+/// int8 value, -128 included (a pair is at most 2 x 128 x 128).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::{__m128i, __m256i};
+
+    use pulp::x86::V3;
+
+    use super::QueryDot;
+
+    const LANES: usize = 16;
+
+    /// The query widened to `i16` once per scan, 16 values a register, and
+    /// the values past its last full 16.
+    pub(super) struct Dot<'q> {
+        simd: V3,
+        wide: Vec<__m256i>,
+        rest: &'q [i8],
+    }
+
+    impl<'q> Dot<'q> {
+        #[inline(always)]
+        pub(super) fn new(simd: V3, q: &'q [i8]) -> Self {
+            let (chunks, rest) = q.as_chunks::<LANES>();
+            let mut wide = Vec::with_capacity(chunks.len());
+            for &c in chunks {
+                wide.push(
+                    simd.avx2
+                        ._mm256_cvtepi8_epi16(pulp::cast::<[i8; LANES], __m128i>(c)),
+                );
+            }
+            Self { simd, wide, rest }
+        }
+    }
+
+    impl QueryDot for Dot<'_> {
+        #[inline(always)]
+        fn dot(&self, v: &[i8]) -> i32 {
+            let simd = self.simd;
+            let (chunks, rest) = v.as_chunks::<LANES>();
+            let mut acc = simd.avx._mm256_setzero_si256();
+            for (&x, &q) in chunks.iter().zip(&self.wide) {
+                let x = simd
+                    .avx2
+                    ._mm256_cvtepi8_epi16(pulp::cast::<[i8; LANES], __m128i>(x));
+                acc = simd
+                    .avx2
+                    ._mm256_add_epi32(acc, simd.avx2._mm256_madd_epi16(x, q));
+            }
+            // Eight lanes to four, to two, to one.
+            let half = simd.sse2._mm_add_epi32(
+                simd.avx._mm256_castsi256_si128(acc),
+                simd.avx2._mm256_extracti128_si256::<1>(acc),
+            );
+            let pair = simd.ssse3._mm_hadd_epi32(half, half);
+            let one = simd.ssse3._mm_hadd_epi32(pair, pair);
+            let tail: i32 = rest
+                .iter()
+                .zip(self.rest)
+                .map(|(&x, &y)| i32::from(x) * i32::from(y))
+                .sum();
+            simd.sse2._mm_cvtsi128_si32(one) + tail
+        }
+    }
 }
 
 /// The int8 query and its scale.
@@ -283,6 +444,34 @@ impl VectorSearch for VectorIndex {
         limit: usize,
         accept: &dyn Fn(MemoryId) -> bool,
     ) -> Vec<(MemoryId, f32)> {
+        self.nearest_by(Kernel::detect(), model, query, limit, accept)
+    }
+}
+
+impl VectorIndex {
+    /// [`VectorSearch::nearest`] by the portable kernel whatever the CPU
+    /// runs: the peer the benchmarks time the detected kernel against.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn nearest_portable(
+        &self,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        accept: &dyn Fn(MemoryId) -> bool,
+    ) -> Vec<(MemoryId, f32)> {
+        self.nearest_by(Kernel::Portable, model, query, limit, accept)
+    }
+
+    /// [`VectorSearch::nearest`] with the dot products of `kernel`.
+    fn nearest_by(
+        &self,
+        kernel: Kernel,
+        model: &str,
+        query: &[f32],
+        limit: usize,
+        accept: &dyn Fn(MemoryId) -> bool,
+    ) -> Vec<(MemoryId, f32)> {
         let Some(vectors) = self.models.get(model) else {
             return Vec::new();
         };
@@ -291,12 +480,7 @@ impl VectorSearch for VectorIndex {
             return Vec::new();
         }
         let (query_scale, q) = quantize_query(query);
-        let scored: Vec<(MemoryId, f32)> = vectors
-            .values
-            .chunks_exact(dim)
-            .zip(vectors.ids.iter().zip(&vectors.scales))
-            .map(|(v, (&id, &scale))| (id, dot_i8(v, &q) as f32 * scale * query_scale))
-            .collect();
+        let scored = kernel.scores(vectors, &q, query_scale);
         let better = |a: &(MemoryId, f32), b: &(MemoryId, f32)| {
             b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
         };
@@ -470,6 +654,88 @@ mod tests {
                 .map(|(&x, &y)| i32::from(x) * i32::from(y))
                 .sum();
             assert_eq!(dot_i8(&a, &b), plain, "length {len}");
+        }
+    }
+
+    /// The definition: the sum of the `i32` products.
+    fn plain_dot(a: &[i8], b: &[i8]) -> i32 {
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum()
+    }
+
+    /// Int8 values with the extremes (-128, 127) drawn often.
+    fn int8() -> impl proptest::strategy::Strategy<Value = i8> {
+        proptest::prop_oneof![
+            proptest::strategy::Just(i8::MIN),
+            proptest::strategy::Just(i8::MAX),
+            proptest::strategy::Just(-127i8),
+            proptest::arbitrary::any::<i8>(),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_detected_kernel_equals_the_sum_of_products(
+            pairs in proptest::collection::vec((int8(), int8()), 0..1000),
+        ) {
+            let (a, b): (Vec<i8>, Vec<i8>) = pairs.into_iter().unzip();
+            let plain = plain_dot(&a, &b);
+            proptest::prop_assert_eq!(Kernel::detect().dot(&a, &b), plain);
+            proptest::prop_assert_eq!(Kernel::Portable.dot(&a, &b), plain);
+        }
+    }
+
+    #[test]
+    fn the_kernels_agree_at_the_extremes_and_every_tail_length() {
+        for len in (0..=70).chain([383, 384, 385, 1000]) {
+            for (x, y) in [(i8::MIN, i8::MIN), (i8::MIN, i8::MAX), (i8::MAX, i8::MAX)] {
+                let a = vec![x; len];
+                let b = vec![y; len];
+                let plain = plain_dot(&a, &b);
+                assert_eq!(
+                    Kernel::detect().dot(&a, &b),
+                    plain,
+                    "length {len}, {x} x {y}"
+                );
+                assert_eq!(
+                    Kernel::Portable.dot(&a, &b),
+                    plain,
+                    "length {len}, {x} x {y}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_detected_scan_ranks_as_the_portable_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for dim in [3usize, 16, 45, 384] {
+            let events: Vec<Event> = (1..=700)
+                .map(|memory| {
+                    Event::Embedded(Embedded {
+                        memory,
+                        embedding: Embedding {
+                            model: "m".into(),
+                            scale: rng.random_range(0.001f32..0.02),
+                            values: (0..dim).map(|_| rng.random::<i8>()).collect(),
+                        },
+                    })
+                })
+                .collect();
+            let index: VectorIndex = fold(&logged(events));
+            for _ in 0..5 {
+                let query: Vec<f32> = (0..dim).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+                let query = unit(&query);
+                let accept = |id: MemoryId| !id.is_multiple_of(3);
+                let detected = index.nearest_by(Kernel::detect(), "m", &query, 50, &accept);
+                let portable = index.nearest_by(Kernel::Portable, "m", &query, 50, &accept);
+                assert_eq!(detected.len(), 50);
+                assert_eq!(detected, portable, "dimension {dim}");
+                assert_eq!(index.nearest("m", &query, 50, &accept), portable);
+            }
         }
     }
 
