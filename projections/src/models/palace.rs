@@ -436,14 +436,17 @@ impl Palace {
                     .any(|p| p.corridor == from),
             "a placement names corridor {from} unknown to the pseudonym set"
         );
-        for placement in self
-            .topic_corridors
-            .values_mut()
-            .chain(self.corridor_parents.values_mut())
-            .filter(|_| named)
-        {
-            if placement.corridor == from {
-                placement.corridor = to.to_owned();
+        // Only a name some placement uses costs a pass over them: a
+        // filter on the pass would still walk every placement.
+        if named {
+            for placement in self
+                .topic_corridors
+                .values_mut()
+                .chain(self.corridor_parents.values_mut())
+            {
+                if placement.corridor == from {
+                    placement.corridor = to.to_owned();
+                }
             }
         }
         if !self.corridor_parents.contains_key(to)
