@@ -66,6 +66,7 @@ pub use engine::{AsOf, EngineError, Engram, Stats};
 pub use engram_commands::gate::{Action, GateChain, Subject};
 pub use engram_commands::memory::MemoryMeta;
 pub use engram_commands::record::Turn;
+pub use engram_commands::save::set_prepare_while_planning;
 pub use engram_queries::{Hit, RecallMode, RecallQuery, context, context_block};
 pub use memory::{
     Confirmation, Content, Expansion, Forgetting, MemoryProvider, Outcome, Receipt, Remember,

@@ -417,3 +417,84 @@ fn a_batch_decides_each_item_against_the_ones_before_it_and_fails_bad_items_alon
     assert_eq!(hits.first().map(|h| h.id), first.id);
     engram.close().unwrap();
 }
+
+/// A large batch decides the same whether its items are all prepared
+/// first or prepared on other threads while the planner decides
+/// (`engram::set_prepare_while_planning`): same outcomes, ids, rooms,
+/// related memories, reasons and uniqueness, item for item. The batch
+/// restates, updates and repeats its own earlier items, so each decision
+/// depends on the ones before it.
+#[test]
+fn a_batch_prepared_while_planning_decides_as_one_prepared_first() {
+    let services = [
+        "billing",
+        "search",
+        "ledger",
+        "gateway",
+        "mailer",
+        "scheduler",
+    ];
+    let items: Vec<Remember> = (0..700)
+        .map(|i| {
+            let service = services[i % services.len()];
+            match i % 5 {
+                0 => text(&format!(
+                    "The {service} service listens on port {}",
+                    8000 + (i / 30) % 3
+                )),
+                1 => text(&format!(
+                    "Deploys of {service} happen on {}",
+                    ["Tuesday", "Thursday"][(i / 30) % 2]
+                )),
+                2 => text(&format!(
+                    "Ticket {i}: {service} owners rotate weekly after the standup"
+                )),
+                3 if i % 2 == 0 => text("   "),
+                3 => text("The on-call rotation starts on Mondays at nine"),
+                _ => text(&format!(
+                    "The {service} team prefers {} to {}",
+                    ["Rust", "Go"][(i / 30) % 2],
+                    ["Go", "Rust"][(i / 30) % 2]
+                )),
+            }
+        })
+        .collect();
+    let decide = |overlap: bool| {
+        engram::set_prepare_while_planning(overlap);
+        let dir = tempfile::tempdir().unwrap();
+        let engram = Engram::open(
+            Store::at(dir.path()),
+            &engram::store::StoreOptions::default(),
+        )
+        .unwrap();
+        let results = engram.remember_batch(&items).unwrap();
+        engram.close().unwrap();
+        results
+            .into_iter()
+            .map(|r| match r {
+                Ok(r) => Ok((
+                    r.outcome,
+                    r.id,
+                    r.coordinate,
+                    r.related,
+                    r.reason,
+                    r.uniqueness_permille,
+                )),
+                Err(e) => Err(e.to_string()),
+            })
+            .collect::<Vec<_>>()
+    };
+    let upfront = decide(false);
+    let overlapped = decide(true);
+    engram::set_prepare_while_planning(false);
+    assert_eq!(upfront.len(), items.len());
+    let outcomes: std::collections::BTreeSet<String> = upfront
+        .iter()
+        .filter_map(|r| r.as_ref().ok().map(|r| format!("{:?}", r.0)))
+        .collect();
+    assert!(
+        outcomes.len() >= 3,
+        "the batch exercises several outcomes: {outcomes:?}"
+    );
+    assert_eq!(overlapped, upfront);
+}
