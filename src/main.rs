@@ -10,15 +10,8 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
-/// mimalloc: a batch save's preparing threads and its planner allocate and
-/// free across threads, which glibc's malloc makes contend (see
-/// `engram::set_prepare_while_planning`).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
-    engram::set_prepare_while_planning(true);
     let args = cli::Args::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -21,16 +21,7 @@
 //!
 //! Under `cargo test --benches` a batch holds 2,000 texts.
 //!
-//! The bench runs as the `engram` binary does: mimalloc is the global
-//! allocator and a large batch prepares its items while it plans
-//! (`engram::set_prepare_while_planning`).
-//!
 //! Target: at least 20,000 saves/s at 100,000 texts.
-
-/// The engram binary's allocator and batch preparation (src/main.rs): the
-/// configuration `engram remember --items` saves with, through its owner.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::time::{Duration, Instant};
 
@@ -115,7 +106,6 @@ fn save_batch(c: &mut Criterion) {
 }
 
 fn main() {
-    engram::set_prepare_while_planning(true);
     let mut criterion = Criterion::default().configure_from_args();
     save_batch(&mut criterion);
     criterion.final_summary();
