@@ -274,7 +274,7 @@ pub fn remember_batch<S: CommandStore>(
     let _writer = if upfront {
         // What each item's words alone decide, before the write lock: it
         // reads no state, so other saves go on meanwhile.
-        let prepared: Vec<Prepared> = items.iter().map(prepare).collect();
+        let prepared = prepare_all(items, threads);
         let writer = store.write_lock();
         let mut planner = Planner::new(store);
         for (item, prepared) in items.iter().zip(prepared) {
@@ -1018,6 +1018,30 @@ pub(crate) fn prepare(request: &Remember) -> Prepared {
 
 /// Items below which a batch is prepared on the calling thread alone.
 const PREPARE_PARALLEL_MIN: usize = 256;
+
+/// [`prepare`] for every item, in order, split over the machine's
+/// `threads` cores for a large batch.
+fn prepare_all(items: &[Remember], threads: usize) -> Vec<Prepared> {
+    if threads < 2 || items.len() < PREPARE_PARALLEL_MIN {
+        return items.iter().map(prepare).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(prepare).collect::<Vec<_>>()))
+            .collect();
+        let mut prepared = Vec::with_capacity(items.len());
+        for worker in workers {
+            match worker.join() {
+                Ok(part) => prepared.extend(part),
+                // A panic in a pure function of the input is a bug: carry it on.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        prepared
+    })
+}
 
 /// Whether a large batch prepares its items while the planner decides
 /// them: see [`set_prepare_while_planning`].
