@@ -33,7 +33,7 @@
 //!
 //! | outcome | when |
 //! | --- | --- |
-//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters, no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
+//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
 //! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with |
 //! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with: a restatement, no new slot |
 //! | `New` | anything else, different subjects included |
@@ -66,7 +66,8 @@ use engram_log::MemoryId;
 use crate::meaning::salient_only_in;
 pub use crate::meaning::{Preference, Profile, ValueKind, profile, similarity};
 
-/// Fewer characters than this (trimmed) is low entropy.
+/// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
+/// character counting two.
 pub const CONTENT_CHARS_MIN: usize = 8;
 /// Fewer content terms than this is low entropy.
 pub const CONTENT_TERMS_MIN: usize = 2;
@@ -238,7 +239,9 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if BOILERPLATE.contains(&lower.as_str()) {
         return Some(format!("boilerplate: {lower:?}"));
     }
-    if trimmed.chars().count() < CONTENT_CHARS_MIN {
+    // Counted in columns, so a CJK character is two: 用户喜欢喝绿茶 (the
+    // user likes green tea) says as much as a Latin sentence of its width.
+    if unicode_width::UnicodeWidthStr::width(trimmed) < CONTENT_CHARS_MIN {
         return Some(format!("too short: under {CONTENT_CHARS_MIN} characters"));
     }
     // A value counts (`Deploys happen on Fridays`), but not alone.
@@ -509,6 +512,24 @@ fn clause_disagreement<'n>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seven Chinese characters say what a Latin sentence of fourteen
+    /// letters says: kept. Two Chinese characters, or a short Latin word,
+    /// are still too short.
+    #[test]
+    fn a_short_chinese_statement_is_measured_in_columns() {
+        let kept = "用户喜欢喝绿茶";
+        assert_eq!(low_entropy(kept, &profile(kept)), None);
+        for short in ["好的", "ok cool", "谢谢"] {
+            let reason = low_entropy(short, &profile(short));
+            assert!(
+                reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("too short") || r.starts_with("boilerplate")),
+                "{short}: {reason:?}"
+            );
+        }
+    }
 
     proptest::proptest! {
         /// The one-clause shortcut gives what the character walk gives.
