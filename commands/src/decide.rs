@@ -449,8 +449,10 @@ pub fn decide_profiled(
 /// The clauses of a memory that says several things ("My phone is ...;
 /// the deploy window is Tuesday"): its sentences, also split at `;` and
 /// at the line breaks a sentence does not otherwise end at.
+/// Where a clause ends besides a sentence's end.
+const CLAUSE_ENDS: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
+
 fn clauses(text: &str) -> Vec<&str> {
-    const ALSO: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
     // Most memories are one sentence: when no byte before the last
     // character could end a clause, the text is one clause (or none), and
     // the character walk below is not needed. It runs for every neighbour
@@ -474,7 +476,7 @@ fn clauses(text: &str) -> Vec<&str> {
             vec![trimmed]
         };
     }
-    crate::extract::sentences(text, &ALSO)
+    crate::extract::sentences(text, &CLAUSE_ENDS)
 }
 
 /// A neighbour that says several things, one of which `mine` updates: the
@@ -537,7 +539,7 @@ mod tests {
         fn clauses_by_the_shortcut_equal_the_sentence_split(
             text in "[ a-z.!?;\n\r\t。！？；，\u{2028}\u{2029}\u{4e00}-\u{4e05}]{0,24}",
         ) {
-            let walked = crate::extract::sentences(&text, &[';', '；', '\r', '\u{2028}', '\u{2029}']);
+            let walked = crate::extract::sentences(&text, &CLAUSE_ENDS);
             proptest::prop_assert_eq!(clauses(&text), walked);
         }
     }

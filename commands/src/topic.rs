@@ -575,7 +575,6 @@ pub const VERBS: &[&str] = &[
     "fail",
     "play",
     "change",
-    "avoid",
 ];
 /// Words of time, besides weekdays and months
 /// ([`engram_text::calendar::is_calendar_word`]): never a topic while the
