@@ -27,8 +27,20 @@
 //! **Scoring.** Okapi BM25 with `k1` = [`BM25_K1`], `b` = [`BM25_B`] (tuned
 //! on the dev split of the retrieval corpus, `benches/corpus/retrieval`) and
 //! `idf = ln(1 + (N - df + 0.5) / (df + 0.5))`, over the memories not
-//! forgotten. Each distinct query term counts once. Ties go to the older
-//! memory (lower id), so the order is total and deterministic.
+//! forgotten. Each distinct query term counts once; a score is summed
+//! rarest term first (ties in query order), one order for every document.
+//! Ties go to the older memory (lower id), so the order is total and
+//! deterministic.
+//!
+//! **Pruning.** Terms are scored rarest first. Each term keeps a bound on
+//! what one document can gain from it (its highest term frequency and
+//! shortest document). Once the best accepted partial scores exceed what
+//! the remaining terms could add, no untouched document can reach the
+//! top, and the remaining common terms are looked up (galloping) for the
+//! few documents still in reach instead of scanning postings that may
+//! hold every memory: a sentence-long query (a save's neighbour search)
+//! at 100k memories no longer walks the postings of "the" and "service".
+//! The answer is the same with or without it, to the bit (proptest).
 //!
 //! **Sealed entries.** Each document keeps the MAC of what a model is handed
 //! of its memory ([`crate::view_mac`]): its words here, and its summary,
@@ -112,10 +124,76 @@ pub struct TextIndexState {
     /// `lens[d] == docs[d].len`, apart for the scoring loop's cache.
     lens: Vec<u32>,
     by_memory: BTreeMap<MemoryId, u32>,
-    /// term -> (doc number, term frequency), sorted by doc number.
-    terms: BTreeMap<String, Vec<(u32, u32)>>,
+    terms: BTreeMap<String, Postings>,
     live_docs: u64,
     live_len: u64,
+}
+
+/// A term's postings, and what bounds the score of its best document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Postings {
+    /// (doc number, term frequency), sorted by doc number.
+    docs: Vec<(u32, u32)>,
+    /// The highest term frequency a document holding the term had. A forget
+    /// leaves it: it stays an upper bound.
+    max_tf: u32,
+    /// The shortest document that held the term (likewise a bound).
+    min_len: u32,
+}
+
+impl Default for Postings {
+    fn default() -> Self {
+        Self {
+            docs: Vec::new(),
+            max_tf: 0,
+            min_len: u32::MAX,
+        }
+    }
+}
+
+/// Whether a search prunes ([`TextIndexState::ranked`]): what a test
+/// forces to compare both ways; the answer is the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pruning {
+    /// Prune when the work it can save outweighs finding the floor.
+    WhenWorthIt,
+    /// Look for a floor after every term (tests).
+    #[cfg(test)]
+    Always,
+    /// Score every posting (tests).
+    #[cfg(test)]
+    Never,
+}
+
+/// A query term the index holds, with its weight and the most one
+/// document can gain from it.
+struct QueryTerm<'a> {
+    postings: &'a [(u32, u32)],
+    idf: f32,
+    bound: f32,
+}
+
+/// What a comparison of scores allows for rounding: a sum taken in another
+/// order or a bound computed apart may differ from the exact score by a few
+/// ulps; this is orders of magnitude more.
+fn slack(score: f32) -> f32 {
+    score.abs() * 1e-4 + 1e-6
+}
+
+/// The first position at or after `from` whose doc is at least `doc`
+/// (galloping, then binary search): `Ok` when it is `doc`.
+fn seek(postings: &[(u32, u32)], from: usize, doc: u32) -> Result<usize, usize> {
+    let rest = postings.get(from..).unwrap_or_default();
+    let mut end = 1;
+    while end < rest.len() && rest[end - 1].0 < doc {
+        end *= 2;
+    }
+    let start = end / 2;
+    let end = end.min(rest.len());
+    match rest[start..end].binary_search_by_key(&doc, |&(d, _)| d) {
+        Ok(at) => Ok(from + start + at),
+        Err(at) => Err(from + start + at),
+    }
 }
 
 /// One scored memory.
@@ -175,7 +253,7 @@ impl TextIndexState {
                 continue;
             }
             seen.push(term);
-            let df = self.terms.get(term).map_or(0, Vec::len) as f32;
+            let df = self.terms.get(term).map_or(0, |p| p.docs.len()) as f32;
             sum += (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         }
         sum
@@ -190,60 +268,188 @@ impl TextIndexState {
         bm25: Bm25,
         accept: impl Fn(MemoryId) -> bool,
     ) -> Vec<TextHit> {
+        self.ranked(terms, limit, bm25, Pruning::WhenWorthIt, &accept)
+    }
+
+    /// The search, scoring term at a time (rarest first) into a dense
+    /// array. Once the `limit`-th best accepted partial score (a floor the
+    /// final `limit`-th best cannot fall under) exceeds what the remaining
+    /// terms can add to any document, documents no term touched yet are
+    /// out, and the remaining (common) terms are looked up for the
+    /// documents that can still reach the floor instead of scanning their
+    /// postings: MaxScore's bound, taken term at a time. `pruning` changes
+    /// the work, never the answer.
+    fn ranked(
+        &self,
+        terms: &[String],
+        limit: usize,
+        bm25: Bm25,
+        pruning: Pruning,
+        accept: &dyn Fn(MemoryId) -> bool,
+    ) -> Vec<TextHit> {
         let Bm25 { k1, b } = bm25;
         if limit == 0 || self.live_docs == 0 {
             return Vec::new();
         }
         let n = self.live_docs as f32;
         let avg_len = (self.live_len as f32 / n).max(1.0);
+        let norm = |tf: u32, len: u32| {
+            let tf = tf as f32;
+            tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len as f32 / avg_len))
+        };
+        // The distinct terms the index holds, rarest first, ties in query
+        // order: the order every document's score is summed in.
+        let mut query: Vec<QueryTerm<'_>> = Vec::with_capacity(terms.len());
+        let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
+        for term in terms {
+            if seen.contains(&term.as_str()) {
+                continue;
+            }
+            seen.push(term);
+            let Some(postings) = self.terms.get(term) else {
+                continue;
+            };
+            let df = postings.docs.len() as f32;
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            query.push(QueryTerm {
+                postings: &postings.docs,
+                idf,
+                // The norm grows with tf and shrinks with length.
+                bound: idf * norm(postings.max_tf, postings.min_len),
+            });
+        }
+        query.sort_by_key(|t| t.postings.len());
+        // What the terms from `i` on can add to one document, and how many
+        // postings they hold.
+        let mut left = vec![(0f32, 0usize); query.len() + 1];
+        for i in (0..query.len()).rev() {
+            left[i] = (
+                left[i + 1].0 + query[i].bound,
+                left[i + 1].1 + query[i].postings.len(),
+            );
+        }
+        let better =
+            |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+        let memory = |&(doc, _): &(u32, f32)| self.docs.get(doc as usize).map_or(0, |d| d.memory);
         SCORES.with_borrow_mut(|scores| {
             // One dense array per thread, zeroed where the last query wrote
             // (not allocated and zeroed whole per query: 400 KB at 100k).
             scores.resize(self.lens.len(), 0.0);
             let mut touched: Vec<u32> = Vec::new();
-            let mut seen: Vec<&str> = Vec::with_capacity(terms.len());
-            for term in terms {
-                if seen.contains(&term.as_str()) {
-                    continue;
-                }
-                seen.push(term);
-                let Some(postings) = self.terms.get(term) else {
-                    continue;
-                };
-                let df = postings.len() as f32;
-                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                for &(doc, tf) in postings {
-                    let (Some(slot), Some(&len)) =
-                        (scores.get_mut(doc as usize), self.lens.get(doc as usize))
-                    else {
-                        continue;
-                    };
-                    let len = len as f32;
-                    let tf = tf as f32;
-                    let norm = tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * len / avg_len));
-                    if *slot == 0.0 {
-                        touched.push(doc);
+            // The highest partial score so far.
+            let mut top = 0f32;
+            // Once pruned: the floor, and the docs (ascending) that can
+            // still reach it.
+            let mut pruned: Option<(f32, Vec<u32>)> = None;
+            for (i, term) in query.iter().enumerate() {
+                let (rest, rest_postings) = left[i + 1];
+                match &mut pruned {
+                    None => {
+                        for &(doc, tf) in term.postings {
+                            let (Some(slot), Some(&len)) =
+                                (scores.get_mut(doc as usize), self.lens.get(doc as usize))
+                            else {
+                                continue;
+                            };
+                            if *slot == 0.0 {
+                                touched.push(doc);
+                            }
+                            *slot += term.idf * norm(tf, len);
+                            top = top.max(*slot);
+                        }
+                        let worth_it = match pruning {
+                            // Finding the floor costs a pass over the
+                            // touched docs; pruning can save at most the
+                            // remaining postings.
+                            Pruning::WhenWorthIt => rest_postings > 2 * touched.len(),
+                            #[cfg(test)]
+                            Pruning::Always => true,
+                            #[cfg(test)]
+                            Pruning::Never => false,
+                        };
+                        if rest_postings == 0
+                            || !worth_it
+                            || touched.len() < limit
+                            || top <= rest + slack(top)
+                        {
+                            continue;
+                        }
+                        // Only docs already past what the rest can add
+                        // can set a floor that prunes: the few asked of
+                        // `accept`, not every doc touched.
+                        let past = rest + slack(rest);
+                        let above: Vec<(u32, f32)> = touched
+                            .iter()
+                            .filter_map(|&doc| {
+                                let score = scores.get(doc as usize).copied().unwrap_or(0.0);
+                                (score > past).then_some((doc, score))
+                            })
+                            .collect();
+                        if above.len() < limit {
+                            continue;
+                        }
+                        let best = best_accepted(above, limit, better, memory, accept);
+                        let Some(&(_, floor)) = best.get(limit - 1) else {
+                            continue;
+                        };
+                        if floor <= rest + slack(floor) {
+                            continue;
+                        }
+                        let mut alive: Vec<u32> = touched
+                            .iter()
+                            .copied()
+                            .filter(|&doc| {
+                                scores.get(doc as usize).copied().unwrap_or(0.0)
+                                    + rest
+                                    + slack(floor)
+                                    >= floor
+                            })
+                            .collect();
+                        alive.sort_unstable();
+                        pruned = Some((floor, alive));
                     }
-                    *slot += idf * norm;
+                    Some((floor, alive)) => {
+                        let mut from = 0;
+                        for &doc in alive.iter() {
+                            match seek(term.postings, from, doc) {
+                                Ok(at) => {
+                                    from = at + 1;
+                                    let tf = term.postings[at].1;
+                                    if let (Some(slot), Some(&len)) =
+                                        (scores.get_mut(doc as usize), self.lens.get(doc as usize))
+                                    {
+                                        *slot += term.idf * norm(tf, len);
+                                    }
+                                }
+                                Err(at) => from = at,
+                            }
+                        }
+                        let floor = *floor;
+                        alive.retain(|&doc| {
+                            scores.get(doc as usize).copied().unwrap_or(0.0) + rest + slack(floor)
+                                >= floor
+                        });
+                    }
                 }
             }
             // Candidates by doc number: docs are numbered in memory order
             // (`add`), so the tie-break on doc is the tie-break on memory,
             // and only the few asked of `accept` touch their `Doc`.
-            let scored: Vec<(u32, f32)> = touched
+            let pool = pruned.as_ref().map_or(&touched, |(_, alive)| alive);
+            let scored: Vec<(u32, f32)> = pool
                 .iter()
                 .filter_map(|&doc| {
-                    let slot = scores.get_mut(doc as usize)?;
-                    let score = std::mem::take(slot);
+                    let score = scores.get(doc as usize).copied().unwrap_or(0.0);
                     ((doc as usize) < self.docs.len() && score > 0.0).then_some((doc, score))
                 })
                 .collect();
+            for &doc in &touched {
+                if let Some(slot) = scores.get_mut(doc as usize) {
+                    *slot = 0.0;
+                }
+            }
             debug_assert!(scores.iter().all(|&s| s == 0.0));
-            let better =
-                |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
-            let memory =
-                |&(doc, _): &(u32, f32)| self.docs.get(doc as usize).map_or(0, |d| d.memory);
-            best_accepted(scored, limit, better, memory, &accept)
+            best_accepted(scored, limit, better, memory, accept)
                 .into_iter()
                 .map(|hit| TextHit {
                     memory: memory(&hit),
@@ -274,7 +480,10 @@ impl TextIndexState {
             }
         }
         for (term, tf) in counts {
-            self.terms.entry(term).or_default().push((doc, tf));
+            let postings = self.terms.entry(term).or_default();
+            postings.docs.push((doc, tf));
+            postings.max_tf = postings.max_tf.max(tf);
+            postings.min_len = postings.min_len.min(len);
         }
         self.by_memory.insert(memory, doc);
         self.lens.push(len);
@@ -331,10 +540,10 @@ impl TextIndexState {
             let Some(postings) = self.terms.get_mut(&term) else {
                 continue;
             };
-            if let Ok(at) = postings.binary_search_by_key(&doc, |&(d, _)| d) {
-                postings.remove(at);
+            if let Ok(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
+                postings.docs.remove(at);
             }
-            if postings.is_empty() {
+            if postings.docs.is_empty() {
                 self.terms.remove(&term);
             }
         }
@@ -408,7 +617,7 @@ impl TextIndex {
     /// 4: terms NFKC-normalized and stemmed (`index_terms`).
     /// 5: each document keeps its tags and summary (a forget touches only
     /// its own terms).
-    pub const VERSION: u32 = 5;
+    pub const VERSION: u32 = 6;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
@@ -773,8 +982,8 @@ mod tests {
                     && state.docs[doc as usize].live
                 {
                     scanned.retain(|_, postings| {
-                        postings.retain(|&(d, _)| d != doc);
-                        !postings.is_empty()
+                        postings.docs.retain(|&(d, _)| d != doc);
+                        !postings.docs.is_empty()
                     });
                 }
                 state.remove(memory);
@@ -820,6 +1029,9 @@ mod tests {
                     unique.push(term);
                 }
             }
+            // Summed rarest first, ties in query order.
+            let df_of = |term: &String| live.iter().filter(|(_, t)| t.contains(term)).count();
+            unique.sort_by_key(|term| df_of(term));
             let mut want: Vec<TextHit> = live
                 .iter()
                 .filter(|(memory, _)| accept(*memory))
@@ -847,6 +1059,62 @@ mod tests {
             }
             proptest::prop_assert_eq!(ids(&state.search(&terms, limit, accept)), ids(&want));
         }
+
+        /// Pruning changes the work, never the answer: a search that looks
+        /// for a floor after every term returns the same memories with the
+        /// same scores, to the bit, as one that scores every posting.
+        #[test]
+        fn a_pruned_search_answers_as_a_full_one(
+            texts in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(&["ant", "bee", "cat", "dog", "eel", "fox", "gnu"][..]), 0..12),
+                1..120,
+            ),
+            forgets in proptest::collection::vec(1u64..121, 0..20),
+            query in proptest::collection::vec(proptest::sample::select(&["ant", "bee", "cat", "dog", "eel", "fox", "gnu", "yak"][..]), 1..7),
+            limit in 1usize..12,
+            skip_every in 2u64..7,
+        ) {
+            let mut state = TextIndexState::default();
+            for (i, words) in texts.iter().enumerate() {
+                state.add(i as u64 + 1, words.join(" "), &[], view_mac::UNSET);
+            }
+            for &memory in &forgets {
+                state.remove(memory);
+            }
+            let accept = |memory: MemoryId| !memory.is_multiple_of(skip_every);
+            let terms: Vec<String> = query.iter().map(|&q| q.to_owned()).collect();
+            let bm25 = Bm25::default();
+            let full = state.ranked(&terms, limit, bm25, Pruning::Never, &accept);
+            let pruned = state.ranked(&terms, limit, bm25, Pruning::Always, &accept);
+            let bits = |hits: &[TextHit]| hits.iter().map(|h| (h.memory, h.score.to_bits())).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&pruned), bits(&full));
+            let chosen = state.ranked(&terms, limit, bm25, Pruning::WhenWorthIt, &accept);
+            proptest::prop_assert_eq!(bits(&chosen), bits(&full));
+        }
+    }
+
+    #[test]
+    fn seek_finds_the_first_posting_at_or_after_a_doc() {
+        let postings: Vec<(u32, u32)> = [2, 3, 5, 8, 13, 21, 34, 55, 89]
+            .iter()
+            .map(|&d| (d, 1))
+            .collect();
+        for from in 0..=postings.len() {
+            for doc in 0..100 {
+                let want = postings[from..]
+                    .iter()
+                    .position(|&(d, _)| d >= doc)
+                    .map_or(postings.len(), |at| from + at);
+                let got = seek(&postings, from, doc);
+                let found = postings.get(want).is_some_and(|&(d, _)| d == doc);
+                assert_eq!(
+                    got,
+                    if found { Ok(want) } else { Err(want) },
+                    "from {from}, doc {doc}"
+                );
+            }
+        }
+        assert_eq!(seek(&[], 0, 7), Err(0));
     }
 
     #[test]
