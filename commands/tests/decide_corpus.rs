@@ -42,7 +42,11 @@ struct Row {
 }
 
 fn rows(split: &str) -> Vec<Row> {
-    support::corpus_lines("decide", split)
+    rows_of(support::corpus_lines("decide", split))
+}
+
+fn rows_of(lines: Vec<serde_json::Value>) -> Vec<Row> {
+    lines
         .into_iter()
         .map(|v| {
             let field = |name: &str| v[name].as_str().unwrap().to_owned();
@@ -67,10 +71,13 @@ fn label(outcome: &Outcome) -> &'static str {
 
 /// Per outcome (precision, recall), and the misses.
 fn measure(split: &str) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
-    let rows = rows(split);
+    measure_rows(&rows(split))
+}
+
+fn measure_rows(rows: &[Row]) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new(); // (tp, predicted, actual)
     let mut misses = Vec::new();
-    for row in &rows {
+    for row in rows {
         let existing = Neighbour {
             id: 1,
             text: row.existing.clone(),
@@ -154,5 +161,30 @@ fn the_splits_share_no_pair() {
             row.existing,
             row.new
         );
+    }
+}
+
+/// Scores the held-out file that `ENGRAM_DECIDE_HELDOUT` names and prints
+/// the figures alone, never a row or a miss, so the split stays unseen by
+/// whoever tunes the rules: `ENGRAM_DECIDE_HELDOUT=FILE cargo test -p
+/// engram-commands --test decide_corpus held_out -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs a held-out file named by ENGRAM_DECIDE_HELDOUT"]
+fn held_out_figures() {
+    let path = std::env::var("ENGRAM_DECIDE_HELDOUT").expect("ENGRAM_DECIDE_HELDOUT names a file");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: line {}: {e}", i + 1))
+        })
+        .collect();
+    let rows = rows_of(lines);
+    let (figures, misses) = measure_rows(&rows);
+    println!("held-out {path}: {} pairs, {} misses", rows.len(), misses.len());
+    for (outcome, (precision, recall)) in &figures {
+        println!("  {outcome:<14} precision {precision:.3}  recall {recall:.3}");
     }
 }
