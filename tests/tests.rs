@@ -10,6 +10,7 @@ mod cli_snapshots;
 mod codec;
 mod config;
 mod corridors;
+mod decide_model;
 mod doors;
 mod export_import;
 mod flywheel;
