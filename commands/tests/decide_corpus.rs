@@ -183,7 +183,11 @@ fn held_out_figures() {
         .collect();
     let rows = rows_of(lines);
     let (figures, misses) = measure_rows(&rows);
-    println!("held-out {path}: {} pairs, {} misses", rows.len(), misses.len());
+    println!(
+        "held-out {path}: {} pairs, {} misses",
+        rows.len(),
+        misses.len()
+    );
     for (outcome, (precision, recall)) in &figures {
         println!("  {outcome:<14} precision {precision:.3}  recall {recall:.3}");
     }
