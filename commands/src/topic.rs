@@ -901,10 +901,23 @@ fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
         .as_ref()
         .or_else(|| words.iter().find(|(_, after_verb)| *after_verb))
         .or_else(|| words.first())?;
-    // A long run is a phrase: its last characters are its head noun.
-    let chars: Vec<char> = word.chars().collect();
-    let from = chars.len().saturating_sub(CJK_TOPIC_CHARS_MAX);
-    Some(chars.get(from..).unwrap_or_default().iter().collect())
+    if word.chars().count() <= CJK_TOPIC_CHARS_MAX {
+        return Some(word.clone());
+    }
+    // A long run is a phrase: its head noun is its last word the segmenter
+    // finds (`公司年会定` is 公司 年会 定: 年会), never a window of
+    // characters, which would cut across words (`司年会定`).
+    JIEBA
+        .cut(word, false)
+        .into_iter()
+        .rev()
+        .map(|token| cjk_noun_part(token.word))
+        .find(|w| {
+            (2..=CJK_TOPIC_CHARS_MAX).contains(&w.chars().count())
+                && !CJK_NOT_TOPICS.contains(w)
+                && !GENERIC.contains(w)
+        })
+        .map(str::to_owned)
 }
 
 /// The Chinese word segmenter, its dictionary loaded once.
@@ -950,6 +963,11 @@ fn cjk_noun_part(word: &str) -> &str {
     let (head, tail) = word.split_at(second);
     if not_noun(head) && noun(tail) {
         return tail;
+    }
+    // A noun the dictionary knows whole (`班主任`) keeps its last
+    // character (not `班主`).
+    if noun(word) {
+        return word;
     }
     let (head, tail) = word.split_at(third);
     if noun(head) && not_noun(tail) {
@@ -1189,6 +1207,44 @@ mod tests {
             let word = parts.join(joiner);
             proptest::prop_assert_eq!(corridor_of_word(&word), corridor_of_word_by_scan(&word), "{}", word);
         }
+    }
+
+    /// A Chinese room name is whole words of its text, never a window of
+    /// characters across them: 公司年会定 once gave 司年会定, and the
+    /// dictionary noun 班主任 gave 班主.
+    #[test]
+    fn a_chinese_room_is_never_cut_across_words() {
+        for text in [
+            "公司年会定在1月18号。",
+            "公司年会定在十二月二十日。",
+            "孩子的班主任是张老师。",
+            "我们的生产环境部署在阿里云杭州区域。",
+            "每个月工资的20%自动转入指数基金定投。",
+            "其实发版改成每两周的周二了。",
+            "我妈最近在学弹钢琴。",
+        ] {
+            let Some(name) = room(text) else { continue };
+            if !name.chars().any(is_han) {
+                continue;
+            }
+            // Where a word ends or a three-character word holds a noun of
+            // two (`弹钢琴`: 钢琴), a room may start or end.
+            let mut bounds = vec![0];
+            for token in JIEBA.cut(text, false) {
+                let part = cjk_noun_part(token.word);
+                if let Some(at) = token.word.find(part) {
+                    bounds.push(token.byte_start + at);
+                    bounds.push(token.byte_start + at + part.len());
+                }
+                bounds.push(token.byte_end);
+            }
+            let at = text.find(&name);
+            assert!(
+                at.is_some_and(|at| bounds.contains(&at) && bounds.contains(&(at + name.len()))),
+                "{text}: room {name:?} cuts across words"
+            );
+        }
+        assert_eq!(room("孩子的班主任是张老师。").as_deref(), Some("班主任"));
     }
 
     fn room(text: &str) -> Option<String> {

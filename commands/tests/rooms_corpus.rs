@@ -30,6 +30,14 @@
 //! under that scoring; raising them means new held-out text, not tuning
 //! on this one.
 //!
+//! Its misses were read once more on 2026-12-02 (second session) to mend
+//! two Chinese names cut across words (`司年会定` from 公司年会定, `班主`
+//! from 班主任); that mend changed no figure of either split. A second
+//! held-out split of 100 texts (35 Chinese), written by someone who had
+//! seen neither the rules nor these splits and kept outside the
+//! repository, scored rooms 53/100 (0.530) and corridors 41/62 (0.661)
+//! both before and after it ([`held_out_figures`]).
+//!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -85,7 +93,11 @@ struct Case {
 }
 
 fn cases(split: &str) -> Vec<Case> {
-    support::corpus_lines("rooms", split)
+    cases_of(support::corpus_lines("rooms", split))
+}
+
+fn cases_of(lines: Vec<serde_json::Value>) -> Vec<Case> {
+    lines
         .into_iter()
         .map(|v| {
             let strings = |name: &str| -> Vec<String> {
@@ -148,13 +160,17 @@ fn part(index: usize, case: &Case) -> &'static str {
 }
 
 fn measure(split: &str, only: Option<&str>) -> Figures {
+    measure_cases(cases(split), only)
+}
+
+fn measure_cases(cases: Vec<Case>, only: Option<&str>) -> Figures {
     let mut figures = Figures {
         rooms: (0, 0),
         corridors: (0, 0),
         misses: Vec::new(),
         never: Vec::new(),
     };
-    for (index, case) in cases(split).into_iter().enumerate() {
+    for (index, case) in cases.into_iter().enumerate() {
         if only.is_some_and(|p| p != part(index, &case)) {
             continue;
         }
@@ -281,4 +297,34 @@ fn the_splits_share_no_case() {
         );
     }
     assert!(cases("dev").len() >= 100);
+}
+
+/// Scores the held-out file that `ENGRAM_ROOMS_HELDOUT` names and prints
+/// the figures alone, never a case or a miss, so the split stays unseen
+/// by whoever tunes the rules: `ENGRAM_ROOMS_HELDOUT=FILE cargo test -p
+/// engram-commands --test rooms_corpus held_out -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs a held-out file named by ENGRAM_ROOMS_HELDOUT"]
+fn held_out_figures() {
+    let path = std::env::var("ENGRAM_ROOMS_HELDOUT").expect("ENGRAM_ROOMS_HELDOUT names a file");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    let lines = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: line {}: {e}", i + 1))
+        })
+        .collect();
+    let figures = measure_cases(cases_of(lines), None);
+    println!(
+        "held-out {path}: rooms {}/{} = {:.3}, corridors {}/{} = {:.3}, names never allowed: {}",
+        figures.rooms.0,
+        figures.rooms.1,
+        ratio(figures.rooms),
+        figures.corridors.0,
+        figures.corridors.1,
+        ratio(figures.corridors),
+        figures.never.len()
+    );
 }
