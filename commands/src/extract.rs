@@ -477,6 +477,12 @@ const SELF_FACT_EN: &[&str] = &[
     "my role",
     "my team ",
     "my pronouns",
+    // Health and diet: lasting, however the sentence is built.
+    "allergic to",
+    "i'm vegetarian",
+    "i am vegetarian",
+    "i'm vegan",
+    "i am vegan",
 ];
 
 /// A sentence about the project or team opens with one of these.
@@ -490,6 +496,11 @@ const PROJECT_STARTS_EN: &[&str] = &[
     "we deploy ",
     "we host ",
     "we ship ",
+    // "we're on Godot 4.2", "we're a pnpm monorepo with turborepo".
+    "we're on ",
+    "we are on ",
+    "we're a ",
+    "we are a ",
     "this repo",
     "this project",
     "this codebase",
@@ -729,6 +740,11 @@ const PREFERENCE_ZH: &[&str] = &[
     "偏好",
 ];
 const FACT_ZH: &[&str] = &[
+    // Health and diet, and where home is: lasting facts about a person.
+    "过敏",
+    "吃素",
+    "我家在",
+    "我们家在",
     "我叫",
     "我是",
     "工作",
@@ -1142,6 +1158,10 @@ fn is_standing_instruction(lower: &str) -> bool {
             .iter()
             .any(|e| ending.ends_with(e))
             && !starts_with_word(lower, "i"))
+        // "Oxford comma always", "keep texture filter on nearest
+        // everywhere": a rule said as a thing and how widely it holds.
+        || ([" always", " everywhere"].iter().any(|e| ending.ends_with(e))
+            && !starts_with_subject(lower))
         // "For postmortems, keep them blameless and always put the timeline
         // in UTC": an always or a never joined to an instruction.
         || ([", always ", " and always ", ", never ", " and never ", "; always ", "; never "]
@@ -2012,6 +2032,27 @@ mod tests {
                 got.first().map(|p| p.kind)
             })
             .collect()
+    }
+
+    /// Sentences of my own, none from a corpus: a diet, an allergy, a
+    /// home, what a project is on, and a rule said as a thing and how
+    /// widely it holds. A sentence that starts with its subject and ends
+    /// in "always" stays no rule.
+    #[test]
+    fn lasting_facts_and_rules_without_a_marker() {
+        let facts = [
+            "My son is allergic to shellfish.",
+            "I'm vegan, so skip the cheese board.",
+            "我女儿对猫毛和花粉都过敏。",
+            "我们全家平时都吃素。",
+            "我家在杭州西湖区。",
+            "We're on Rails 7.1 with Sidekiq.",
+            "We're a Yarn workspace with three packages.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 7]);
+        let rules = ["Semicolons always.", "Strict null checks everywhere."];
+        assert_eq!(kinds(&rules), [Some(Kind::Preference); 2]);
+        assert_eq!(kinds(&["It breaks always."]), [None]);
     }
 
     #[test]
