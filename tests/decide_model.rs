@@ -15,6 +15,7 @@ use std::path::Path;
 
 use engram_commands::decide::{Neighbour, Outcome, decide};
 use engram_embed::{BertEmbedder, Embedder};
+use engram_text::script::model_reads;
 
 use crate::support::skip_unless_required;
 
@@ -70,6 +71,8 @@ fn measure(model: &dyn Embedder, pairs: &[Pair]) -> (BTreeMap<&'static str, (f64
         let vectors = model
             .embed(&[pair.existing.as_str(), pair.new.as_str()])
             .unwrap();
+        // As a save asks: never about text the model cannot read.
+        let reads = |text: &str| model_reads(model.model_id(), text);
         let existing = Neighbour {
             id: 1,
             text: pair.existing.clone(),
@@ -77,7 +80,8 @@ fn measure(model: &dyn Embedder, pairs: &[Pair]) -> (BTreeMap<&'static str, (f64
             corridor: "general".to_owned(),
             tags: Vec::new(),
             profile: None,
-            semantic: Some(cosine(&vectors[0], &vectors[1])),
+            semantic: (reads(&pair.existing) && reads(&pair.new))
+                .then(|| cosine(&vectors[0], &vectors[1])),
         };
         let got = label(&decide(&pair.new, &[], None, &[existing], &|_| Vec::new()).outcome);
         let expected = OUTCOMES

@@ -293,3 +293,29 @@ fn hybrid_recall_finds_what_keywords_cannot() {
     );
     engram.close().unwrap();
 }
+
+/// An English model's vectors of Chinese text are noise: two different
+/// Chinese facts can have a cosine near 1.0. A save decides such text by
+/// its words alone, so the deploy review is not taken for a restatement of
+/// the deploy day.
+#[test]
+fn an_english_model_does_not_decide_chinese_saves() {
+    let Some(model) = minilm() else {
+        return;
+    };
+    let first = "部署在周五下午进行。";
+    let second = "部署流程在周五下午进行审核。";
+    let vectors = model.embed(&[first, second]).unwrap();
+    let dot: f32 = vectors[0].iter().zip(&vectors[1]).map(|(a, b)| a * b).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let cosine = dot / (norm(&vectors[0]) * norm(&vectors[1]));
+    assert!(
+        cosine > 0.92,
+        "the model's noise this test is about: {cosine}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let engram = open(dir.path(), Some(model));
+    engram.remember(&Remember::text(first)).unwrap();
+    let receipt = engram.remember(&Remember::text(second)).unwrap();
+    assert_eq!(receipt.outcome, engram::Outcome::New, "{receipt:?}");
+}

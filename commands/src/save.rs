@@ -35,6 +35,7 @@ use engram_log::{
 };
 use engram_projections::CoreViews;
 use engram_projections::models::{MemoryStatus, UNSORTED_ROOM};
+use engram_text::script::model_reads;
 use engram_text::tokenize::query_terms;
 use sha2::Digest as _;
 
@@ -830,6 +831,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         meta: &MemoryMeta,
         embedding: Option<&Embedding>,
     ) -> (Decision, BTreeMap<MemoryId, usize>) {
+        // A model's vectors of text it cannot read are noise (two unrelated
+        // Chinese sentences under an English model can be a cosine of 1.0):
+        // the decision then goes by words alone.
+        let embedding = embedding.filter(|e| model_reads(&e.model, text));
         let views = self.store.views();
         let table = views.memory_table.read();
         let vectors = views.vectors.read();
@@ -866,7 +871,9 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 let (topic, corridor) = place_of(hit.memory);
                 Some(Neighbour {
                     profile: None,
-                    semantic: embedding.and_then(|e| cosine(e, &vectors.state, hit.memory)),
+                    semantic: embedding
+                        .filter(|e| model_reads(&e.model, text))
+                        .and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
                     text: what_it_says(text, entry.summary.as_deref()).to_owned(),
                     topic,

@@ -384,25 +384,10 @@ pub fn fuse(
     fused
 }
 
-/// Whether the embedding model `model` reads `text`: a query holding CJK
-/// text needs a model trained on it (a name saying Chinese or
-/// multilingual). On the retrieval benchmark, hybrid recall with the
-/// English all-MiniLM-L6-v2 found less than keyword recall on Chinese and
-/// mixed English-Chinese questions (recall@10 0.365 against 0.811): its
-/// vectors of Chinese text are noise, so such queries run keyword only.
-#[must_use]
-pub fn model_reads(model: &str, text: &str) -> bool {
-    const CJK_MODEL_MARKS: [&str; 6] = ["zh", "chinese", "multilingual", "m3", "xlm", "cjk"];
-    let has_cjk = text.chars().any(|c| {
-        matches!(u32::from(c),
-            0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
-    });
-    if !has_cjk {
-        return true;
-    }
-    let model = model.to_lowercase();
-    CJK_MODEL_MARKS.iter().any(|mark| model.contains(mark))
-}
+/// Whether the embedding model `model` reads `text` (see
+/// [`engram_text::script::model_reads`]): a CJK query runs keyword only
+/// with an English model.
+pub use engram_text::script::model_reads;
 
 /// The best hits for `query` and the mode that ran: hybrid (BM25 and
 /// vectors fused by score, [`fuse`] with [`Fusion::default`]) when
@@ -615,22 +600,6 @@ mod tests {
         assert_eq!(half.iter().map(|h| h.0).collect::<Vec<_>>(), [2, 1, 3]);
         assert!((half[1].1 - 0.6).abs() < 1e-12);
         assert!((trust_factor(2.0, -1.0) - 0.0).abs() < 1e-12, "clamped");
-    }
-
-    /// An English model is not asked about CJK text; a Chinese or
-    /// multilingual one is, and any model reads other scripts.
-    #[test]
-    fn hybrid_runs_only_where_the_model_reads_the_query() {
-        let english = "sentence-transformers/all-MiniLM-L6-v2";
-        assert!(model_reads(english, "when do deploys happen"));
-        assert!(!model_reads(english, "部署在哪天"));
-        assert!(!model_reads(english, "deploy 在周四"));
-        assert!(model_reads("BAAI/bge-small-zh-v1.5", "部署在哪天"));
-        assert!(model_reads(
-            "paraphrase-multilingual-MiniLM-L12-v2",
-            "デプロイ"
-        ));
-        assert!(model_reads(english, "déploiement le jeudi"));
     }
 
     #[test]

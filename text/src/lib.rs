@@ -14,6 +14,8 @@
 //!   as visible escapes in human output.
 //! - [`entities`]: people, projects, tools, files, organisations and
 //!   places named in a text, by rules, with canonical keys.
+//! - [`script`]: whether a text is CJK, and whether an embedding model
+//!   reads it.
 //!
 //! **Architecture Invariant:** this crate depends on no other engram crate;
 //! the log never sees it (the log knows bytes, not what text means).
@@ -22,5 +24,6 @@ pub mod calendar;
 pub mod display;
 pub mod entities;
 pub mod redact;
+pub mod script;
 pub mod stem;
 pub mod tokenize;
