@@ -7,9 +7,10 @@
 //! **Units.** The text is tokenized ([`engram_text::tokenize`]) after a
 //! rewrite of Chinese marker words into spaced English markers (`不` ->
 //! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`),
-//! Chinese values (`周五`, `两点`, `九十天`, the `年` of `2021年`) into
-//! values, and Chinese particles (`的 了 在 是 ...`) into spaces, so a CJK
-//! run is cut where a word ends and no bigram spans a value or a particle.
+//! Chinese values (`周五`, `两点`, `下午两点`, `九十天`, the `年` of
+//! `2021年`) into values, and Chinese particles (`的 了 在 是 ...`) into
+//! spaces, so a CJK run is cut where a word ends and no bigram spans a
+//! value or a particle.
 //! Each token becomes one unit:
 //!
 //! | unit | examples | part of the content terms |
@@ -21,6 +22,10 @@
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
 //! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`) | yes |
+//!
+//! A clock time is one value on the 24-hour clock however it is written
+//! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
+//! restatement in the other notation is no changed value.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -341,6 +346,65 @@ fn weekday_of_cjk(c: char) -> Option<u64> {
     }
 }
 
+/// Parts of the day that may open a Chinese clock time, and whether the
+/// hour after them is past noon (`下午两点` is 14:00, `凌晨两点` 02:00).
+const CJK_DAY_PARTS: &[(&str, bool)] = &[
+    ("凌晨", false),
+    ("早上", false),
+    ("早晨", false),
+    ("上午", false),
+    ("中午", true),
+    ("下午", true),
+    ("傍晚", true),
+    ("晚上", true),
+    ("夜里", true),
+];
+
+/// A number at the start of `text`, written in ASCII digits or Chinese
+/// numerals, and its length in bytes.
+fn leading_number(text: &str) -> Option<(u64, usize)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        return text[..digits].parse().ok().map(|n| (n, digits));
+    }
+    let run: usize = text
+        .chars()
+        .take_while(|c| CJK_NUMERALS.contains(*c))
+        .map(char::len_utf8)
+        .sum();
+    (run > 0).then(|| (cjk_number(&text[..run]), run))
+}
+
+/// A Chinese clock time at the start of `text` (`两点`, `14点`, `三点半`,
+/// `九点十五分`), after a part of the day that is past noon or not: the
+/// time as `HH:MM` and its length in bytes. `两点` alone is 02:00, as
+/// `2:00` is; the part of the day is what says afternoon.
+fn cjk_clock(text: &str, past_noon: bool) -> Option<(String, usize)> {
+    let (hour, mut at) = leading_number(text)?;
+    let rest = &text[at..];
+    let mark = ["点钟", "点"].iter().find(|m| rest.starts_with(**m))?;
+    at += mark.len();
+    let mut minute = 0;
+    if text[at..].starts_with('半') {
+        minute = 30;
+        at += '半'.len_utf8();
+    } else if let Some((m, len)) = leading_number(&text[at..])
+        && text[at + len..].starts_with('分')
+    {
+        minute = m;
+        at += len + '分'.len_utf8();
+    }
+    if hour > 24 || minute >= 60 {
+        return None;
+    }
+    let hour = if past_noon && (1..12).contains(&hour) {
+        hour + 12
+    } else {
+        hour
+    };
+    Some((format!("{hour:02}:{minute:02}"), at))
+}
+
 /// Rewrites the Chinese in `text` (see the module documentation) and
 /// returns the rewritten text with the Chinese values found.
 pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
@@ -361,12 +425,33 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         }
         // A unit after digits belongs to the number.
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
+            if *unit == "点" {
+                // `14点` is `14:00`, `9点半` is `9:30` (read as a clock
+                // time by `whole_numbers`).
+                let half = rest[unit.len()..].starts_with('半');
+                out.push_str(if half { ":30 " } else { ":00 " });
+                rest = &rest[unit.len() + if half { '半'.len_utf8() } else { 0 }..];
+                after_digit = false;
+                continue;
+            }
             out.push(' ');
             rest = &rest[unit.len()..];
             after_digit = false;
             continue;
         }
         after_digit = false;
+        // 下午两点, 凌晨2点, 两点半: a clock time, one value however it
+        // is written (`14:00` and `2 PM` read as the same).
+        let day_part = CJK_DAY_PARTS
+            .iter()
+            .find(|(part, _)| rest.starts_with(*part))
+            .map_or((0, false), |(part, past_noon)| (part.len(), *past_noon));
+        if let Some((time, len)) = cjk_clock(&rest[day_part.0..], day_part.1) {
+            values.push((ValueKind::Number, time));
+            out.push(' ');
+            rest = &rest[day_part.0 + len..];
+            continue;
+        }
         // 周五, 星期五, 礼拜天.
         if let Some(prefix) = ["星期", "礼拜", "周"]
             .iter()
@@ -525,6 +610,33 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
                 continue;
             }
         }
+        // `9:30`, `14:00`, `2:30pm`: the tokenizer splits at the colon.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some(":")
+            && unit.class == Class::Value
+            && is_minutes(&unit.term)
+        {
+            last.term.push(':');
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
+        // `2:30 PM`.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && last.term.contains(':')
+            && (unit.term == "am" || unit.term == "pm")
+            && rewritten
+                .get(last.end..unit.start)
+                .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
+        {
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
         if unit.class == Class::Value
             && let Some(number) = ["st", "nd", "rd", "th"]
                 .iter()
@@ -535,7 +647,54 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
         out.push(unit);
     }
+    for unit in &mut out {
+        if unit.class == Class::Value
+            && let Some(time) = clock_time(&unit.term)
+        {
+            unit.term = time;
+        }
+    }
     out
+}
+
+/// Minutes after a colon: two digits, an `am` or `pm` perhaps after them.
+fn is_minutes(term: &str) -> bool {
+    let body = term
+        .strip_suffix("am")
+        .or_else(|| term.strip_suffix("pm"))
+        .unwrap_or(term);
+    body.len() == 2 && body.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A clock time as `HH:MM` on the 24-hour clock, however it was written:
+/// `2pm`, `2:00pm` and `14:00` are one time, `9:30` and `09:30` another,
+/// so a restatement in the other notation is no changed value. A number
+/// with neither a colon nor `am`/`pm` is no time (`at 2` stays `2`).
+fn clock_time(term: &str) -> Option<String> {
+    let (body, past_noon) = match (term.strip_suffix("am"), term.strip_suffix("pm")) {
+        (Some(body), _) => (body, Some(false)),
+        (_, Some(body)) => (body, Some(true)),
+        _ => (term, None),
+    };
+    let (hour, minute) = match (body.split_once(':'), past_noon) {
+        (Some(parts), _) => parts,
+        (None, Some(_)) => (body, "00"),
+        (None, None) => return None,
+    };
+    let digits = |t: &str, max: usize| {
+        !t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !digits(hour, 2) || !digits(minute, 2) || minute.len() != 2 {
+        return None;
+    }
+    let (hour, minute): (u32, u32) = (hour.parse().ok()?, minute.parse().ok()?);
+    let hour = match past_noon {
+        Some(_) if !(1..=12).contains(&hour) => return None,
+        Some(pm) => hour % 12 + if pm { 12 } else { 0 },
+        None if hour > 24 => return None,
+        None => hour,
+    };
+    (minute < 60).then(|| format!("{hour:02}:{minute:02}"))
 }
 
 /// The units of the rewritten text, and the word parts of its compounds.
@@ -906,6 +1065,35 @@ mod tests {
             ["7070", "8080", "9090"]
         );
         assert_eq!(numbers("Between 3,2024 and 5."), ["2024", "3", "5"]);
+    }
+
+    /// A clock time is one value in either notation, in English and
+    /// Chinese: a restatement `14:00` of `2 PM` is no changed value.
+    #[test]
+    fn a_clock_time_is_one_value_on_the_24_hour_clock() {
+        for text in [
+            "The sync runs at 2 PM.",
+            "The sync runs at 2pm.",
+            "The sync runs at 2:00 pm.",
+            "The sync runs at 14:00.",
+            "同步在下午两点运行。",
+            "同步在下午2点运行。",
+            "同步在14点运行。",
+            "同步14:00运行。",
+        ] {
+            assert_eq!(numbers(text), ["14:00"], "{text}");
+        }
+        assert_eq!(numbers("Standup is at 9:30."), ["09:30"]);
+        assert_eq!(numbers("Standup is at 09:30."), ["09:30"]);
+        assert_eq!(numbers("Standup is at 9:30 am."), ["09:30"]);
+        assert_eq!(numbers("站会在上午九点半。"), ["09:30"]);
+        assert_eq!(numbers("备份在凌晨两点。"), ["02:00"]);
+        assert_eq!(numbers("The job runs at 12am."), ["00:00"]);
+        assert_eq!(numbers("The job runs at 12pm."), ["12:00"]);
+        // Still two times, and a bare number or a ratio is no time.
+        assert_ne!(numbers("at 2 AM"), numbers("at 2 PM"));
+        assert_eq!(numbers("Meet at 2."), ["2"]);
+        assert_eq!(numbers("The ratio is 16:9."), ["16", "9"]);
     }
 
     #[test]
