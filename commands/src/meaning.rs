@@ -25,7 +25,9 @@
 //!
 //! A clock time is one value on the 24-hour clock however it is written
 //! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
-//! restatement in the other notation is no changed value.
+//! restatement in the other notation is no changed value. An amount in
+//! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
+//! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -263,6 +265,43 @@ pub(crate) const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
 ];
+/// Numbers written as words past twelve: thirteen to nineteen, then the
+/// tens, twenty to ninety (`thirty days` is `30 days`).
+const TEENS: &[&str] = &[
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: &[&str] = &[
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+/// Words that multiply the number before them (`two hundred` is 200).
+const MULTIPLIERS: &[(&str, u64)] = &[("hundred", 100), ("thousand", 1000), ("million", 1_000_000)];
+
+/// The number a number word names (`one` included: [`value_of_word`]
+/// leaves it out, as it is more often a pronoun than an amount).
+fn number_word(term: &str) -> Option<u64> {
+    let at = |list: &[&str]| list.iter().position(|w| *w == term);
+    at(NUMBER_WORDS)
+        .map(|n| n as u64)
+        .or_else(|| at(TEENS).map(|n| n as u64 + 13))
+        .or_else(|| at(TENS).map(|n| (n as u64 + 2) * 10))
+}
+
+/// A number written as a hyphenated word: `twenty-four` is 24.
+fn compound_number(parts: &[String]) -> Option<u64> {
+    match parts {
+        [tens, units] => {
+            let (tens, units) = (number_word(tens)?, number_word(units)?);
+            (tens >= 20 && tens % 10 == 0 && (1..10).contains(&units)).then_some(tens + units)
+        }
+        _ => None,
+    }
+}
 
 /// Chinese phrases rewritten before tokenizing, longest first where one
 /// contains another: connectors, likings, negations.
@@ -294,7 +333,7 @@ const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
     "小时", "分钟", "点", "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁",
-    "元", "条", "张", "份", "遍", "周", "分",
+    "元", "条", "张", "份", "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
 ];
 
 fn cjk_numeral(c: char) -> Option<u64> {
@@ -484,6 +523,21 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             rest = &rest[run.len() + unit.len()..];
             continue;
         }
+        // An ordinal: `第三` is `第3`, both the value 3.
+        if c == '第' {
+            let after = &rest[c.len_utf8()..];
+            if after.starts_with(|d: char| d.is_ascii_digit()) {
+                out.push(' ');
+                rest = after;
+                continue;
+            }
+            if let Some((n, len)) = leading_number(after) {
+                values.push((ValueKind::Number, n.to_string()));
+                out.push(' ');
+                rest = &after[len..];
+                continue;
+            }
+        }
         if let Some((from, to)) = CJK_MARKERS.iter().find(|(from, _)| rest.starts_with(*from)) {
             out.push_str(to);
             rest = &rest[from.len()..];
@@ -590,8 +644,58 @@ pub fn is_salient(term: &str) -> bool {
 /// `2am`, still not `2pm`), an ordinal's suffix dropped (`1st` is `1`).
 fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let spelled = |u: &Unit| {
+        rewritten
+            .get(u.start..u.end)
+            .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
+    };
+    let spaced = |from: usize, to: usize| {
+        rewritten
+            .get(from..to)
+            .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
+    };
     let mut out: Vec<Unit> = Vec::with_capacity(units.len());
     for mut unit in units {
+        // A number word is its digits (`thirty` is `30`), so the two
+        // spellings of an amount are one value.
+        if unit.class == Class::Value
+            && let Some(n) = number_word(&unit.term)
+        {
+            unit.term = n.to_string();
+        }
+        // `two hundred`, `5 thousand`, `one hundred`.
+        if let Some(last) = out.last_mut()
+            && (last.class == Class::Value || last.term == "one")
+            && spaced(last.end, unit.start)
+            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.term)
+            && let Some(n) = (if last.term == "one" {
+                Some(1)
+            } else {
+                last.term.parse::<u64>().ok()
+            })
+            .and_then(|n| n.checked_mul(*times))
+        {
+            last.term = n.to_string();
+            last.class = Class::Value;
+            last.end = unit.end;
+            continue;
+        }
+        // `twenty four`: spelled tens, then spelled units.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && unit.class == Class::Value
+            && spelled(last)
+            && spelled(&unit)
+            && spaced(last.end, unit.start)
+            && let (Ok(tens), Ok(units)) = (last.term.parse::<u64>(), unit.term.parse::<u64>())
+            && (20..100).contains(&tens)
+            && tens % 10 == 0
+            && (1..10).contains(&units)
+        {
+            last.term = (tens + units).to_string();
+            last.end = unit.end;
+            continue;
+        }
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
             && digits(&last.term)
@@ -726,6 +830,8 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             let has_digit = token.term.chars().any(|c| c.is_ascii_digit());
             if numeric || version {
                 units.push(unit(token.term.clone(), Class::Value));
+            } else if let Some(number) = compound_number(&parts) {
+                units.push(unit(number.to_string(), Class::Value));
             } else {
                 units.push(unit(token.term.clone(), Class::Content));
                 parts_out.extend(
@@ -792,9 +898,7 @@ fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String
             return Some((ValueKind::Month, (at + 1).to_string()));
         }
     }
-    NUMBER_WORDS
-        .iter()
-        .position(|n| *n == term)
+    number_word(term)
         .filter(|_| term != "one")
         .map(|n| (ValueKind::Number, n.to_string()))
 }
@@ -1065,6 +1169,56 @@ mod tests {
             ["7070", "8080", "9090"]
         );
         assert_eq!(numbers("Between 3,2024 and 5."), ["2024", "3", "5"]);
+    }
+
+    /// An amount spelled in words is the amount in digits, past twelve
+    /// too: `thirty days` restates `30 days`.
+    #[test]
+    fn a_number_in_words_is_its_digits() {
+        for (words, digits) in [
+            (
+                "Logs are kept for thirty days.",
+                "Logs are kept for 30 days.",
+            ),
+            (
+                "The cluster has twenty-four nodes.",
+                "The cluster has 24 nodes.",
+            ),
+            (
+                "The cluster has twenty four nodes.",
+                "The cluster has 24 nodes.",
+            ),
+            ("The queue holds fifteen jobs.", "The queue holds 15 jobs."),
+            ("The limit is two hundred users.", "The limit is 200 users."),
+            ("The limit is one hundred users.", "The limit is 100 users."),
+            (
+                "The budget is five thousand dollars.",
+                "The budget is 5000 dollars.",
+            ),
+            (
+                "Staging deploys need two approvals.",
+                "Staging deploys need 2 approvals.",
+            ),
+        ] {
+            assert_eq!(numbers(words), numbers(digits), "{words}");
+            assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
+        }
+        for (words, digits) in [
+            ("日志保留三十天。", "日志保留30天。"),
+            ("团队有十二名工程师。", "团队有12名工程师。"),
+            ("上线需要两位同事审批。", "上线需要2位同事审批。"),
+            ("集群有一百二十台机器。", "集群有120台机器。"),
+            ("第三季度发布新版本。", "第3季度发布新版本。"),
+        ] {
+            assert_eq!(numbers(words), numbers(digits), "{words}");
+            assert!(!numbers(words).is_empty(), "{words}");
+            assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
+        }
+        assert_ne!(numbers("thirty days"), numbers("forty days"));
+        // Two numbers side by side are not summed unless tens then units.
+        assert_eq!(numbers("Ports ten twenty"), ["10", "20"]);
+        // `one` alone is still a pronoun more often than an amount.
+        assert!(numbers("The one in the corner.").is_empty());
     }
 
     /// A clock time is one value in either notation, in English and
