@@ -31,10 +31,19 @@
 //! not (Thursday and Friday, port 8080 and 9090; "after 5pm" added on one
 //! side is detail, not disagreement); else *agrees*.
 //!
+//! **Updates** ([`update_of`]): a text stating a change ("Ana moved to
+//! Lisbon", "switched from GitHub to GitLab", "now uses Neovim", "改成了
+//! 9090", "搬到了上海") names a new value whose words look like another
+//! subject (Lisbon against Porto, like Alice against Bob) and share few
+//! words with the old statement. It contradicts a memory, near or not,
+//! whose words it differs from only by the new value and the old one, when
+//! the memory states the slot the verb changes (a move and where one
+//! lives; a switch and what one uses or likes) or the two name it alike.
+//!
 //! | outcome | when |
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
-//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with |
+//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with, or an update of any neighbour |
 //! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with: a restatement, no new slot |
 //! | `New` | anything else, different subjects included |
 //!
@@ -64,7 +73,8 @@ use std::collections::BTreeSet;
 use engram_log::MemoryId;
 
 use crate::meaning::salient_only_in;
-pub use crate::meaning::{Preference, Profile, ValueKind, profile, similarity};
+pub use crate::meaning::{Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity};
+use crate::meaning::{PLACE_WORDS, is_salient};
 
 /// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
 /// character counting two.
@@ -205,6 +215,122 @@ fn reversed_preference(a: &Profile, b: &Profile) -> Option<String> {
     }
 }
 
+/// Old-value terms an update may replace beyond its own new words: an
+/// attribute or detail of the old statement ("for code hosting").
+pub const UPDATE_DETAIL_MAX: usize = 2;
+
+/// Why `mine`, a text stating a change ("Ana moved to Lisbon", "the team
+/// switched to GitLab", "端口改成了9090"), updates `theirs` ("Ana lives in
+/// Porto", "the team uses GitHub"), if it does. The new value's words look
+/// like another subject to [`relate`] (Lisbon and Porto, like Alice and
+/// Bob); the verb of change says they are one slot's old and new value.
+///
+/// An update when every word `mine` has and `theirs` lacks is part of the
+/// new value, `theirs` holds words the update replaces (its own, or the
+/// old value `mine` names: "from GitHub"), no more of them than the new
+/// value has words (plus [`UPDATE_DETAIL_MAX`] when the two share a
+/// subject word), and the slot is the same: `theirs` states the slot the
+/// verb changes (a move and where one lives, a switch and what one uses
+/// or likes), shares a word with the new value ("title changed to Staff
+/// Engineer" and "title is Senior Engineer"), or shares two subject words
+/// (who and what: "the service port"). "Ana moved to Lisbon" does not
+/// update "Ana likes coffee".
+#[must_use]
+pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
+    // "No longer X" ends X and starts nothing: the negation rule's.
+    let change = mine.change.as_ref().filter(|_| !mine.negated)?;
+    let has = |p: &Profile, t: &String| p.sorted_terms.binary_search(t).is_ok();
+    let shared_terms: Vec<&String> = mine.terms.iter().filter(|t| has(theirs, t)).collect();
+    // A Chinese bigram across two words both texts hold (`务端` of
+    // `服务端口` against `服务` and `端口`) is a seam, not a new word.
+    let seam = |t: &String| {
+        !t.is_ascii()
+            && t.chars().count() == 2
+            && t.chars()
+                .all(|c| shared_terms.iter().any(|s| s.contains(c)))
+    };
+    let new_words: Vec<String> = salient_only_in(mine, theirs)
+        .into_iter()
+        .filter(|t| !seam(t))
+        .collect();
+    if !new_words.iter().all(|t| change.value.contains(t)) {
+        return None;
+    }
+    // A changed value of one kind (`改成了9090` against `8080`): each side
+    // states one the other does not.
+    let changed_values = [ValueKind::Number, ValueKind::Weekday, ValueKind::Month]
+        .into_iter()
+        .filter(|kind| {
+            let only = |x: &Profile, y: &Profile| {
+                x.values_of(*kind)
+                    .any(|v| !y.values.contains(&(*kind, v.to_owned())))
+            };
+            only(mine, theirs) && only(theirs, mine)
+        })
+        .count();
+    if new_words.is_empty() && changed_values == 0 {
+        return None;
+    }
+    let mut replaced: BTreeSet<String> = salient_only_in(theirs, mine)
+        .into_iter()
+        .filter(|t| !PLACE_WORDS.contains(&t.as_str()) && !seam(t))
+        .collect();
+    replaced.extend(
+        change
+            .old
+            .iter()
+            .filter(|t| has(theirs, t) && !change.value.contains(*t))
+            .cloned(),
+    );
+    if replaced.is_empty() && changed_values == 0 {
+        return None;
+    }
+    let shared = shared_terms
+        .iter()
+        .filter(|t| is_salient(t) && !change.old.contains(**t))
+        .count();
+    let detail = if shared == 0 { 0 } else { UPDATE_DETAIL_MAX };
+    // Counted in words: a Chinese bigram is half of one (a two-character
+    // word is one bigram, a four-character phrase three).
+    let words = |terms: &mut dyn Iterator<Item = &String>| -> f64 {
+        terms.map(|t| if t.is_ascii() { 1.0 } else { 0.5 }).sum()
+    };
+    let new_size = words(&mut new_words.iter()).max(1.0) + changed_values as f64;
+    if words(&mut replaced.iter()) > new_size + detail as f64 {
+        return None;
+    }
+    let slot_stated = match change.kind {
+        ChangeKind::Move => theirs.states_place,
+        ChangeKind::Switch => theirs.states_use || theirs.polarity > 0,
+        ChangeKind::Other => false,
+    };
+    // Two subject words are who and what ("the deploy window changed
+    // to ...") for a change that names no slot; a move or switch names its
+    // own, which `theirs` must state.
+    let named_subject = change.kind == ChangeKind::Other && shared >= 2;
+    let same_slot = slot_stated
+        || named_subject
+        || change.value.iter().any(|t| has(theirs, t))
+        || (mine.states_place && theirs.states_place)
+        || (mine.states_use && theirs.states_use)
+        || (changed_values > 0 && shared >= 1)
+        || (mine.polarity != 0 && mine.polarity == theirs.polarity);
+    let show = |set: &mut dyn Iterator<Item = &String>| {
+        set.map(String::as_str).collect::<Vec<_>>().join(" ")
+    };
+    same_slot.then(|| {
+        if new_words.is_empty() {
+            "changed value".to_owned()
+        } else {
+            format!(
+                "changed: {} to {}",
+                show(&mut replaced.iter()),
+                show(&mut new_words.iter())
+            )
+        }
+    })
+}
+
 /// How a new text stands to an existing memory it is near.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Relation {
@@ -220,6 +346,9 @@ pub enum Relation {
 /// How `mine` stands to `theirs` (see [`Relation`]).
 #[must_use]
 pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
+    if let Some(reason) = update_of(mine, theirs) {
+        return Relation::Disagrees(reason);
+    }
     if !salient_only_in(mine, theirs).is_empty() && !salient_only_in(theirs, mine).is_empty() {
         return Relation::Different;
     }
@@ -244,8 +373,10 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if unicode_width::UnicodeWidthStr::width(trimmed) < CONTENT_CHARS_MIN {
         return Some(format!("too short: under {CONTENT_CHARS_MIN} characters"));
     }
-    // A value counts (`Deploys happen on Fridays`), but not alone.
-    if profile.terms.is_empty() || profile.terms.len() + profile.values.len() < CONTENT_TERMS_MIN {
+    // A value counts (`Deploys happen on Fridays`), but not alone; so
+    // does a verb of change, which is no content term (`Moved to Lisbon`).
+    let said = profile.terms.len() + profile.values.len() + usize::from(profile.change.is_some());
+    if profile.terms.is_empty() || said < CONTENT_TERMS_MIN {
         return Some(format!(
             "too little content: under {CONTENT_TERMS_MIN} distinct terms"
         ));
@@ -414,10 +545,19 @@ pub fn decide_profiled(
         .filter(|(s, n, _)| near(*s, n))
         .map(|(s, n, theirs)| (*s, *n, relate(mine, theirs)))
         .collect();
-    let disagreement = related.iter().find_map(|(_, n, r)| match r {
-        Relation::Disagrees(reason) => Some((*n, reason.clone())),
-        _ => None,
-    });
+    // An update names its new value, which shares few words with the old
+    // statement: it is looked for among all the neighbours, near or not.
+    let disagreement = related
+        .iter()
+        .find_map(|(_, n, r)| match r {
+            Relation::Disagrees(reason) => Some((*n, reason.clone())),
+            _ => None,
+        })
+        .or_else(|| {
+            scored
+                .iter()
+                .find_map(|(_, n, theirs)| update_of(mine, theirs).map(|r| (*n, r)))
+        });
     let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
     } else if let Some((n, reason)) = disagreement {
@@ -807,6 +947,118 @@ mod tests {
                 "{existing:?} then {new:?}: {:?}",
                 outcome(new, existing)
             );
+        }
+    }
+
+    /// An update said as a move, a switch or a change names a new value
+    /// that looks like another subject (Lisbon and Porto); the verb says
+    /// it replaces the old one.
+    #[test]
+    fn an_update_stated_as_a_change_contradicts_the_old_value() {
+        for (existing, new) in [
+            ("Ana lives in Porto.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Ana now lives in Lisbon."),
+            (
+                "The office is located in Berlin.",
+                "The office relocated to Munich.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched to GitLab.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched from GitHub to GitLab for code hosting.",
+            ),
+            (
+                "We use Jenkins for CI.",
+                "We replaced Jenkins with GitHub Actions for CI.",
+            ),
+            (
+                "Her title is Senior Engineer.",
+                "Her title changed to Staff Engineer.",
+            ),
+            (
+                "The user prefers coffee in the morning.",
+                "The user now prefers tea in the morning.",
+            ),
+            (
+                "Liam drinks coffee every morning.",
+                "Liam no longer drinks coffee.",
+            ),
+            ("用户住在北京。", "用户搬到了上海。"),
+            ("我们的服务使用端口8080。", "服务端口改成了9090。"),
+            ("团队使用GitHub托管代码。", "团队换成了GitLab。"),
+            ("张伟负责支付系统的维护。", "张伟现在负责搜索系统的维护。"),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+    }
+
+    /// A change of something else about the subject, or of another
+    /// subject, updates nothing.
+    #[test]
+    fn a_change_of_another_slot_or_subject_is_new() {
+        for (existing, new) in [
+            ("Ana likes coffee.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Bob moved to Lisbon."),
+            ("I live in Porto.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Ana's brother moved to Lisbon."),
+            (
+                "Ana reviews every database migration.",
+                "Ana switched to the mobile team.",
+            ),
+            ("Ana's team works on search.", "Ana's team switched to Go."),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team has eight engineers.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched to a four-day week.",
+            ),
+            (
+                "Ana's salary is 4000 a month.",
+                "Bob's salary changed to 5000 a month.",
+            ),
+            (
+                "Kofi reviews every database migration.",
+                "Kofi switched teams last week.",
+            ),
+            (
+                "Liam drinks tea after lunch.",
+                "Liam no longer drinks coffee after lunch.",
+            ),
+            ("用户喜欢喝绿茶。", "现在用Vim。"),
+            ("请记住张伟负责支付系统。", "张伟搬到了上海。"),
+            ("张伟负责支付系统的维护。", "李娜换成了搜索团队。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+    }
+
+    /// A verb of change is no content term, but says something: a short
+    /// update is kept.
+    #[test]
+    fn a_short_update_is_content() {
+        for text in [
+            "I moved to Lisbon.",
+            "Switched to Emacs.",
+            "我搬到了上海。",
+            "No longer vegetarian.",
+        ] {
+            assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
         }
     }
 

@@ -20,6 +20,7 @@
 //! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
 //! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
+//! | change | `moved`, `switched`, `replaced`, `changed`, `now`, `no longer`, `搬到`, `换成`, `改成`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
 //! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`) | yes |
 //!
@@ -28,6 +29,11 @@
 //! restatement in the other notation is no changed value. An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
+//!
+//! **Changes.** The first verb of change gives the text's [`Change`]: its
+//! kind (a move, a switch, another change), the content after it in its
+//! clause as the new value, and what lies between `from` and `to` (or
+//! `replaced` and `with`) as the old one.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -73,6 +79,36 @@ pub struct Profile {
     pub polarity: i8,
     /// "A over B", when the text ranks two things.
     pub preference: Option<Preference>,
+    /// The change the text states, when it says something changed ("moved
+    /// to Lisbon", "switched from GitHub to GitLab", "now uses Neovim").
+    pub change: Option<Change>,
+    /// Whether the text says where someone or something is (`lives in`,
+    /// `based in`, `住在`): the slot a move changes.
+    pub states_place: bool,
+    /// Whether the text says what someone uses or runs (`uses`, `runs`,
+    /// `使用`): the slot a switch changes.
+    pub states_use: bool,
+}
+
+/// What kind of change a text states, by its verb: a move changes where,
+/// a switch changes what is used, any other change (`changed to`, `now`,
+/// `改成`) a slot the two texts must name themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Move,
+    Switch,
+    Other,
+}
+
+/// A change a text states: its kind, the content terms of the new value
+/// (what follows the verb, or its `to`, `with` or `成`, in the clause) and
+/// of the old value when the text names it ("from GitHub", "replaced
+/// Jenkins").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub value: BTreeSet<String>,
+    pub old: BTreeSet<String>,
 }
 
 impl Profile {
@@ -121,6 +157,45 @@ pub const LIKES: &[&str] = &[
 /// Words stating a dislike.
 pub const DISLIKES: &[&str] = &[
     "dislike", "dislikes", "hate", "hates", "avoid", "avoids", "detest", "detests",
+];
+/// Verbs (and `now`) that state a change of a value, with the slot they
+/// change. Past forms and `now`: the present (`change`, `switch`) is as
+/// often a noun or a plan as an update.
+const CHANGES: &[(&str, ChangeKind)] = &[
+    ("moved", ChangeKind::Move),
+    ("relocated", ChangeKind::Move),
+    ("switched", ChangeKind::Switch),
+    ("migrated", ChangeKind::Switch),
+    ("replaced", ChangeKind::Switch),
+    ("changed", ChangeKind::Other),
+    ("updated", ChangeKind::Other),
+    ("upgraded", ChangeKind::Other),
+    ("downgraded", ChangeKind::Other),
+    ("became", ChangeKind::Other),
+    ("now", ChangeKind::Other),
+];
+/// Words saying where someone or something is (English stems and Chinese).
+pub const PLACE_WORDS: &[&str] = &[
+    "live",
+    "lived",
+    "living",
+    "based",
+    "located",
+    "reside",
+    "resided",
+    "resident",
+    "stay",
+    "moved",
+    "relocated",
+    "住",
+    "位于",
+    "定居",
+    "居住",
+];
+/// Words saying what someone uses or runs.
+const USE_WORDS: &[&str] = &[
+    "use", "uses", "used", "using", "run", "runs", "running", "switched", "migrated", "adopted",
+    "使用", "采用",
 ];
 /// Words that join the two sides of a ranking.
 const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "versus"];
@@ -306,6 +381,28 @@ fn compound_number(parts: &[String]) -> Option<u64> {
 /// Chinese phrases rewritten before tokenizing, longest first where one
 /// contains another: connectors, likings, negations.
 const CJK_MARKERS: &[(&str, &str)] = &[
+    // Changes, read as the English verbs (see `CHANGES`).
+    ("改成", " changed to "),
+    ("改为", " changed to "),
+    ("变成", " changed to "),
+    ("切换到", " switched to "),
+    ("切换成", " switched to "),
+    ("换成", " switched to "),
+    ("换到", " switched to "),
+    ("改用", " switched to "),
+    ("迁移到", " migrated to "),
+    ("搬家到", " moved to "),
+    ("搬到", " moved to "),
+    ("搬去", " moved to "),
+    ("迁到", " moved to "),
+    ("现在", " now "),
+    // The verbs of use, a word of their own, so they join no bigram with
+    // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
+    ("使用", " 使用 "),
+    ("采用", " 采用 "),
+    // `记住` (remember) is a function word, and its `住` (live) no
+    // statement of where one lives.
+    ("记住", " remember "),
     ("而不是", " over "),
     ("而非", " over "),
     ("胜过", " over "),
@@ -588,6 +685,8 @@ enum Class {
     Content,
     Value,
     Negation,
+    /// A verb of change (see `CHANGES`).
+    Change,
     Like,
     Dislike,
     Connector,
@@ -854,6 +953,11 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             }
         } else if NEGATIONS.contains(&term) {
             Class::Negation
+        } else if CHANGES.iter().any(|(w, _)| *w == term) {
+            Class::Change
+        } else if (term == "longer" && previous == Some("no")) || term == "anymore" {
+            // "no longer", "anymore": a change, the negation says to what.
+            Class::Change
         } else if LIKES.contains(&term) {
             Class::Like
         } else if DISLIKES.contains(&term) {
@@ -1045,6 +1149,46 @@ fn preference_of(units: &[Unit], text: &str) -> Option<Preference> {
     None
 }
 
+/// The change a text states, if any: the first verb of change, the
+/// content after it in its clause as the new value, and what lies between
+/// `from` and `to` (or `replaced` and `with`) as the old one.
+fn change_of(units: &[Unit], text: &str) -> Option<Change> {
+    let at = units.iter().position(|u| u.class == Class::Change)?;
+    let kind = CHANGES
+        .iter()
+        .find(|(w, _)| *w == units[at].term)
+        .map_or(ChangeKind::Other, |(_, k)| *k);
+    let mut change = Change {
+        kind,
+        value: BTreeSet::new(),
+        old: BTreeSet::new(),
+    };
+    // The old value runs until `to` (`from A to B`), or `with` or `by`
+    // after `replaced`; without `from` or `replaced` there is none.
+    let mut in_old =
+        units[at].term == "replaced" || units.get(at + 1).is_some_and(|u| u.term == "from");
+    let mut edge = units[at].end;
+    for unit in &units[at + 1..] {
+        if clause_break(text, edge, unit.start) {
+            break;
+        }
+        edge = unit.end;
+        if in_old && ["to", "with", "by"].contains(&unit.term.as_str()) {
+            in_old = false;
+            continue;
+        }
+        if unit.class == Class::Content {
+            let side = if in_old {
+                &mut change.old
+            } else {
+                &mut change.value
+            };
+            side.insert(unit.term.clone());
+        }
+    }
+    Some(change)
+}
+
 /// The profile of `text`.
 #[must_use]
 pub fn profile(text: &str) -> Profile {
@@ -1070,6 +1214,7 @@ pub fn profile(text: &str) -> Profile {
                 out.values.insert(value);
             }
             Class::Negation => out.negated = true,
+            Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
             Class::Connector | Class::Function | Class::Stop => {}
@@ -1088,6 +1233,15 @@ pub fn profile(text: &str) -> Profile {
         0
     };
     out.preference = preference_of(&units, &rewritten);
+    out.change = change_of(&units, &rewritten);
+    let states = |words: &[&str]| {
+        units.iter().any(|u| words.contains(&u.term.as_str()))
+            || words
+                .iter()
+                .any(|w| !w.is_ascii() && rewritten.contains(*w))
+    };
+    out.states_place = states(PLACE_WORDS);
+    out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
     out
 }
