@@ -13,7 +13,11 @@
 //!
 //! **Similarity** is the Sørensen-Dice coefficient of the two texts'
 //! content terms (Dice rather than Jaccard: one inserted CJK character
-//! changes two bigrams, and Dice weighs the shared ones more). Values,
+//! changes two bigrams, and Dice weighs the shared ones more), less the
+//! *seams* of each against the other ([`similarity_across_seams`]): a
+//! Chinese bigram across the end of one word the other text holds and the
+//! start of another (`户每` of `用户每天` against `每天早上用户`), which a
+//! reordering or a particle more changes while the words stay. Values,
 //! negations, likings and function words are left out on purpose: they
 //! are what a disagreement consists of, so two texts that differ only in
 //! them are near-duplicates, and [`relate`] then looks at them. When a
@@ -73,7 +77,10 @@ use std::collections::BTreeSet;
 use engram_log::MemoryId;
 
 use crate::meaning::salient_only_in;
-pub use crate::meaning::{Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity};
+pub use crate::meaning::{
+    Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity,
+    similarity_across_seams,
+};
 use crate::meaning::{PLACE_WORDS, is_salient};
 
 /// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
@@ -241,18 +248,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     let change = mine.change.as_ref().filter(|_| !mine.negated)?;
     let has = |p: &Profile, t: &String| p.sorted_terms.binary_search(t).is_ok();
     let shared_terms: Vec<&String> = mine.terms.iter().filter(|t| has(theirs, t)).collect();
-    // A Chinese bigram across two words both texts hold (`务端` of
-    // `服务端口` against `服务` and `端口`) is a seam, not a new word.
-    let seam = |t: &String| {
-        !t.is_ascii()
-            && t.chars().count() == 2
-            && t.chars()
-                .all(|c| shared_terms.iter().any(|s| s.contains(c)))
-    };
-    let new_words: Vec<String> = salient_only_in(mine, theirs)
-        .into_iter()
-        .filter(|t| !seam(t))
-        .collect();
+    let new_words = salient_only_in(mine, theirs);
     if !new_words.iter().all(|t| change.value.contains(t)) {
         return None;
     }
@@ -273,7 +269,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     }
     let mut replaced: BTreeSet<String> = salient_only_in(theirs, mine)
         .into_iter()
-        .filter(|t| !PLACE_WORDS.contains(&t.as_str()) && !seam(t))
+        .filter(|t| !PLACE_WORDS.contains(&t.as_str()))
         .collect();
     replaced.extend(
         change
@@ -498,7 +494,7 @@ pub fn decide_profiled(
                 .profile
                 .clone()
                 .unwrap_or_else(|| std::sync::Arc::new(profile(&n.text)));
-            (similarity(mine, &theirs), n, theirs)
+            (similarity_across_seams(mine, &theirs), n, theirs)
         })
         .collect();
     // Most similar first, the earlier memory on ties: the order every
@@ -640,7 +636,7 @@ fn clause_disagreement<'n>(
         }
         clauses.iter().find_map(|clause| {
             let theirs = profile(clause);
-            if similarity(mine, &theirs) < NEAR_DUPLICATE_MIN {
+            if similarity_across_seams(mine, &theirs) < NEAR_DUPLICATE_MIN {
                 return None;
             }
             match relate(mine, &theirs) {
@@ -946,6 +942,33 @@ mod tests {
                 ),
                 "{existing:?} then {new:?}: {:?}",
                 outcome(new, existing)
+            );
+        }
+    }
+
+    /// Chinese said in another word order is cut into other bigrams across
+    /// word ends; the words stay, and the restatement reinforces.
+    #[test]
+    fn a_reordered_chinese_restatement_reinforces() {
+        for (existing, new) in [
+            ("用户每天早上喝咖啡。", "每天早上用户都喝咖啡。"),
+            ("张伟负责支付系统。", "支付系统由张伟负责。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        // Another word is still another word.
+        for (existing, new) in [
+            ("张伟负责支付系统。", "李娜负责支付系统。"),
+            ("用户每天早上喝咖啡。", "用户每天早上喝红茶。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
             );
         }
     }
