@@ -561,6 +561,20 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         }
         // A unit after digits belongs to the number.
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
+            if *unit == "月" {
+                // `3月` is the month March, as `三月` is.
+                let digits_at = out.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                if let Ok(month) = out[digits_at..].parse::<u64>()
+                    && (1..=12).contains(&month)
+                {
+                    out.truncate(digits_at);
+                    values.push((ValueKind::Month, month.to_string()));
+                    out.push(' ');
+                    rest = &rest[unit.len()..];
+                    after_digit = false;
+                    continue;
+                }
+            }
             if *unit == "点" {
                 // `14点` is `14:00`, `9点半` is `9:30` (read as a clock
                 // time by `whole_numbers`).
@@ -1425,6 +1439,17 @@ mod tests {
             assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
         }
         assert_ne!(numbers("thirty days"), numbers("forty days"));
+        // A month in digits is a month, as in numerals.
+        let months = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Month)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(months("项目截止日期是3月15日。"), ["3"]);
+        assert_eq!(months("项目截止日期是三月十五日。"), ["3"]);
+        assert_eq!(numbers("项目截止日期是3月15日。"), ["15"]);
+        assert_eq!(months("2024年12月"), ["12"]);
         // Two numbers side by side are not summed unless tens then units.
         assert_eq!(numbers("Ports ten twenty"), ["10", "20"]);
         // `one` alone is still a pronoun more often than an amount.
