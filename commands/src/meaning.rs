@@ -22,7 +22,7 @@
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
 //! | change | `moved`, `switched`, `replaced`, `changed`, `now`, `no longer`, `搬到`, `换成`, `改成`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
-//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`) | yes |
+//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`), a common synonym read as one word (`begins` -> `start`, `保存` -> `保留`) | yes |
 //!
 //! A clock time is one value on the 24-hour clock however it is written
 //! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
@@ -174,6 +174,38 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("became", ChangeKind::Other),
     ("now", ChangeKind::Other),
 ];
+/// Common English synonyms (stems), each read as the word after it, so a
+/// restatement in other words is no other subject (`begins` and `starts`,
+/// `large` and `big`). Short and general on purpose: a word with another
+/// everyday sense (`pick`, `stay`) is left out.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("begin", "start"),
+    ("commence", "start"),
+    ("finish", "end"),
+    ("shut", "close"),
+    ("large", "big"),
+    ("huge", "big"),
+    ("purchase", "buy"),
+    ("permit", "allow"),
+    ("assist", "help"),
+    ("quick", "fast"),
+    ("rapid", "fast"),
+    ("automobile", "car"),
+    ("telephone", "phone"),
+    ("film", "movie"),
+    ("holiday", "vacation"),
+    ("respond", "reply"),
+    ("repair", "fix"),
+    ("select", "choose"),
+    ("require", "need"),
+    ("utilize", "use"),
+    ("utilise", "use"),
+    ("retain", "keep"),
+    ("retained", "kept"),
+    ("study", "learn"),
+    ("colour", "color"),
+    ("favourite", "favorite"),
+];
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
     "live",
@@ -195,7 +227,7 @@ pub const PLACE_WORDS: &[&str] = &[
 /// Words saying what someone uses or runs.
 const USE_WORDS: &[&str] = &[
     "use", "uses", "used", "using", "run", "runs", "running", "switched", "migrated", "adopted",
-    "使用", "采用",
+    "使用",
 ];
 /// Words that join the two sides of a ranking.
 const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "versus"];
@@ -399,7 +431,9 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // The verbs of use, a word of their own, so they join no bigram with
     // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
     ("使用", " 使用 "),
-    ("采用", " 采用 "),
+    ("采用", " 使用 "),
+    // Synonyms, read as one word.
+    ("保存", "保留"),
     // `记住` (remember) is a function word, and its `住` (live) no
     // statement of where one lives.
     ("记住", " remember "),
@@ -994,9 +1028,22 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         } else {
             Class::Content
         };
-        let term = match class {
-            Class::Content => stem(term),
-            _ => term.to_owned(),
+        let (term, class) = match class {
+            Class::Content => {
+                let stemmed = stem(term);
+                let word = SYNONYMS
+                    .iter()
+                    .find(|(w, _)| *w == stemmed)
+                    .map_or(stemmed, |(_, same)| (*same).to_owned());
+                // `requires` is `needs`, a light verb like it.
+                let class = if is_function(&word) {
+                    Class::Function
+                } else {
+                    Class::Content
+                };
+                (word, class)
+            }
+            _ => (term.to_owned(), class),
         };
         units.push(unit(term, class));
     }
@@ -1571,6 +1618,34 @@ mod tests {
             profile("tea in the morning"),
         );
         assert!((similarity_across_seams(&c, &d) - similarity(&c, &d)).abs() < 1e-12);
+    }
+
+    /// A common synonym is one word: a restatement in other words shares
+    /// its terms.
+    #[test]
+    fn common_synonyms_are_one_word() {
+        for (a, b) in [
+            ("The meeting begins at noon.", "The meeting starts at noon."),
+            ("The office shuts early.", "The office closes early."),
+            ("The car is large.", "The car is big."),
+            (
+                "Staging deploys require approval.",
+                "Staging deploys need approval.",
+            ),
+            (
+                "Logs are retained for a month.",
+                "Logs are kept for a month.",
+            ),
+            ("The user studies Japanese.", "The user learns Japanese."),
+            ("日志保存一个月。", "日志保留一个月。"),
+            ("团队采用敏捷开发。", "团队使用敏捷开发。"),
+        ] {
+            assert_eq!(profile(a).terms, profile(b).terms, "{a} / {b}");
+        }
+        assert_ne!(
+            profile("The car is small.").terms,
+            profile("The car is big.").terms
+        );
     }
 
     #[test]
