@@ -316,7 +316,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     };
     same_slot.then(|| {
         if new_words.is_empty() {
-            "changed value".to_owned()
+            disagreement(mine, theirs).unwrap_or_else(|| "changed value".to_owned())
         } else {
             format!(
                 "changed: {} to {}",
@@ -1013,6 +1013,23 @@ mod tests {
             ("我们的服务使用端口8080。", "服务端口改成了9090。"),
             ("团队使用GitHub托管代码。", "团队换成了GitLab。"),
             ("张伟负责支付系统的维护。", "张伟现在负责搜索系统的维护。"),
+            (
+                "The API rate limit is 100 requests per minute.",
+                "The rate limit was raised to 500 requests per minute.",
+            ),
+            ("The team uses GitHub.", "The team uses GitLab instead."),
+            (
+                "The release is planned for March.",
+                "The release was postponed to April.",
+            ),
+            (
+                "The weekly sync is on Tuesdays.",
+                "The weekly sync was rescheduled to Thursdays.",
+            ),
+            ("Ana lives in Porto.", "Ana currently lives in Lisbon."),
+            ("周会在周一上午。", "周会改到了周三上午。"),
+            ("发布时间定在三月。", "发布推迟到了四月。"),
+            ("数据库版本是Postgres 15。", "数据库升级到了Postgres 16。"),
         ] {
             assert!(
                 matches!(
@@ -1062,6 +1079,11 @@ mod tests {
             ("用户喜欢喝绿茶。", "现在用Vim。"),
             ("请记住张伟负责支付系统。", "张伟搬到了上海。"),
             ("张伟负责支付系统的维护。", "李娜换成了搜索团队。"),
+            (
+                "Ana lives in Porto.",
+                "Ana currently leads the search team.",
+            ),
+            ("Ana lives in Porto.", "Bob uses GitLab instead."),
         ] {
             assert_eq!(
                 outcome(new, existing),

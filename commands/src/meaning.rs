@@ -20,7 +20,7 @@
 //! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
 //! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
-//! | change | `moved`, `switched`, `replaced`, `changed`, `now`, `no longer`, `搬到`, `换成`, `改成`, `现在` | no |
+//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
 //! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`), a common synonym read as one word (`begins` -> `start`, `保存` -> `保留`) | yes |
 //!
@@ -33,7 +33,8 @@
 //! **Changes.** The first verb of change gives the text's [`Change`]: its
 //! kind (a move, a switch, another change), the content after it in its
 //! clause as the new value, and what lies between `from` and `to` (or
-//! `replaced` and `with`) as the old one.
+//! `replaced` and `with`) as the old one; without a verb, a closing
+//! `instead` ("uses GitLab instead") switches to what comes before it.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -173,6 +174,24 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("downgraded", ChangeKind::Other),
     ("became", ChangeKind::Other),
     ("now", ChangeKind::Other),
+    ("currently", ChangeKind::Other),
+    ("transferred", ChangeKind::Move),
+    ("converted", ChangeKind::Switch),
+    ("swapped", ChangeKind::Switch),
+    ("transitioned", ChangeKind::Switch),
+    ("renamed", ChangeKind::Other),
+    ("rescheduled", ChangeKind::Other),
+    ("postponed", ChangeKind::Other),
+    ("delayed", ChangeKind::Other),
+    ("shifted", ChangeKind::Other),
+    ("promoted", ChangeKind::Other),
+    ("increased", ChangeKind::Other),
+    ("raised", ChangeKind::Other),
+    ("reduced", ChangeKind::Other),
+    ("lowered", ChangeKind::Other),
+    ("decreased", ChangeKind::Other),
+    ("extended", ChangeKind::Other),
+    ("shortened", ChangeKind::Other),
 ];
 /// Common English synonyms (stems), each read as the word after it, so a
 /// restatement in other words is no other subject (`begins` and `starts`,
@@ -428,6 +447,17 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("搬去", " moved to "),
     ("迁到", " moved to "),
     ("现在", " now "),
+    ("目前", " currently "),
+    ("改到", " changed to "),
+    ("调到", " changed to "),
+    ("调整到", " changed to "),
+    ("调整为", " changed to "),
+    ("推迟到", " postponed to "),
+    ("延期到", " postponed to "),
+    ("提前到", " changed to "),
+    ("升级到", " upgraded to "),
+    ("转到", " moved to "),
+    ("移到", " moved to "),
     // The verbs of use, a word of their own, so they join no bigram with
     // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
     ("使用", " 使用 "),
@@ -1214,7 +1244,17 @@ fn preference_of(units: &[Unit], text: &str) -> Option<Preference> {
 /// content after it in its clause as the new value, and what lies between
 /// `from` and `to` (or `replaced` and `with`) as the old one.
 fn change_of(units: &[Unit], text: &str) -> Option<Change> {
-    let at = units.iter().position(|u| u.class == Class::Change)?;
+    let Some(at) = units.iter().position(|u| u.class == Class::Change) else {
+        // "uses GitLab instead": the new value is what comes before.
+        let at = units.iter().enumerate().position(|(k, u)| {
+            u.term == "instead" && units.get(k + 1).is_none_or(|next| next.term != "of")
+        })?;
+        return Some(Change {
+            kind: ChangeKind::Switch,
+            value: collect_back(units, text, at),
+            old: BTreeSet::new(),
+        });
+    };
     let kind = CHANGES
         .iter()
         .find(|(w, _)| *w == units[at].term)
