@@ -26,7 +26,9 @@
 //!
 //! A clock time is one value on the 24-hour clock however it is written
 //! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
-//! restatement in the other notation is no changed value. An amount in
+//! restatement in the other notation is no changed value; so is an ISO
+//! date its year, month and day, and a thousands suffix its thousands
+//! (`10k`, `10,000`, `10 thousand`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
@@ -332,6 +334,7 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "out",
     "over",
     "per",
+    "percent",
     "please",
     "probably",
     "quite",
@@ -846,11 +849,10 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             && spaced(last.end, unit.start)
             && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.term)
             && let Some(n) = (if last.term == "one" {
-                Some(1)
+                Some(*times)
             } else {
-                last.term.parse::<u64>().ok()
+                scaled(&last.term, *times)
             })
-            .and_then(|n| n.checked_mul(*times))
         {
             last.term = n.to_string();
             last.class = Class::Value;
@@ -936,6 +938,56 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// `number` times `times`, when `number` is a plain or decimal number and
+/// the product a whole one (`1.5` million is 1500000).
+fn scaled(number: &str, times: u64) -> Option<u64> {
+    if let Ok(n) = number.parse::<u64>() {
+        return n.checked_mul(times);
+    }
+    let (whole, fraction) = number.split_once('.')?;
+    if whole.is_empty() || !(whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let scale = 10_u64.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+    let exact = format!("{whole}{fraction}")
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(times)?;
+    (exact % scale == 0).then(|| exact / scale)
+}
+
+/// The values a number states, each one way however it was written: an
+/// ISO date is its year, month and day (`2024-03-01` is what `March 1,
+/// 2024` and `2024年3月1日` say), a thousands suffix is the thousands
+/// (`10k` is `10000`, as `$10,000` and `10 thousand` are).
+fn number_values(term: &str) -> Vec<(ValueKind, String)> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = term.split('-').collect();
+    if let [year, month, day] = parts[..]
+        && year.len() == 4
+        && month.len() == 2
+        && day.len() == 2
+        && digits(year)
+        && digits(month)
+        && digits(day)
+        && let (Ok(m), Ok(d)) = (month.parse::<u32>(), day.parse::<u32>())
+        && (1..=12).contains(&m)
+        && (1..=31).contains(&d)
+    {
+        return vec![
+            (ValueKind::Number, year.to_owned()),
+            (ValueKind::Month, m.to_string()),
+            (ValueKind::Number, d.to_string()),
+        ];
+    }
+    if let Some(number) = term.strip_suffix('k')
+        && let Some(n) = scaled(number, 1000)
+    {
+        return vec![(ValueKind::Number, n.to_string())];
+    }
+    vec![(ValueKind::Number, term.to_owned())]
 }
 
 /// Minutes after a colon: two digits, an `am` or `pm` perhaps after them.
@@ -1309,11 +1361,12 @@ pub fn profile(text: &str) -> Profile {
                     out.terms.push(unit.term.clone());
                 }
             }
-            Class::Value => {
-                let value = value_of_word(&unit.term, rewritten.get(unit.start..unit.end))
-                    .unwrap_or((ValueKind::Number, unit.term.clone()));
-                out.values.insert(value);
-            }
+            Class::Value => match value_of_word(&unit.term, rewritten.get(unit.start..unit.end)) {
+                Some(value) => {
+                    out.values.insert(value);
+                }
+                None => out.values.extend(number_values(&unit.term)),
+            },
             Class::Negation => out.negated = true,
             Class::Change => {}
             Class::Like => likes = true,
@@ -1526,6 +1579,31 @@ mod tests {
             assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
         }
         assert_ne!(numbers("thirty days"), numbers("forty days"));
+        // Thousands however written, an ISO date as its parts.
+        assert_eq!(numbers("The budget is 10k."), ["10000"]);
+        assert_eq!(numbers("The budget is 1.5k."), ["1500"]);
+        assert_eq!(numbers("The budget is $10,000."), ["10000"]);
+        assert_eq!(numbers("The budget is 10 thousand."), ["10000"]);
+        assert_eq!(numbers("The budget is 1.5 million."), ["1500000"]);
+        assert_eq!(numbers("The budget is 1,500,000."), ["1500000"]);
+        let date = |t: &str| profile(t).values;
+        assert_eq!(
+            date("The freeze starts on 2024-03-01."),
+            date("The freeze starts on March 1, 2024.")
+        );
+        assert_eq!(
+            date("The freeze starts on 2024-03-01."),
+            date("冻结从2024年3月1日开始。")
+        );
+        assert_ne!(
+            date("The freeze starts on 2024-03-01."),
+            date("The freeze starts on 2024-03-08.")
+        );
+        assert!(
+            !profile("Coverage stays above 80 percent.")
+                .terms
+                .contains(&"percent".to_owned())
+        );
         // A month in digits is a month, as in numerals.
         let months = |t: &str| {
             profile(t)
@@ -1601,7 +1679,9 @@ mod tests {
         assert!(p.terms.contains(&"3fa9c2".to_owned()), "{p:?}");
         assert!(p.terms.contains(&"host-17".to_owned()), "{p:?}");
         let numbers: Vec<&str> = p.values_of(ValueKind::Number).collect();
-        assert_eq!(numbers, ["2024-03-01", "8080", "v1.2.3"], "{p:?}");
+        // The date is its year, month and day.
+        assert_eq!(numbers, ["1", "2024", "8080", "v1.2.3"], "{p:?}");
+        assert_eq!(p.values_of(ValueKind::Month).collect::<Vec<_>>(), ["3"]);
         let p = profile("Order 40213 shipped on Fridays");
         assert!(p.terms.contains(&"40213".to_owned()), "{p:?}");
         assert_eq!(p.values_of(ValueKind::Weekday).collect::<Vec<_>>(), ["5"]);
