@@ -1084,6 +1084,8 @@ mod tests {
                 "Ana currently leads the search team.",
             ),
             ("Ana lives in Porto.", "Bob uses GitLab instead."),
+            // `stay` says how more often than where.
+            ("Ana stays late on Fridays.", "Ana moved to Lisbon."),
         ] {
             assert_eq!(
                 outcome(new, existing),

@@ -237,7 +237,6 @@ pub const PLACE_WORDS: &[&str] = &[
     "reside",
     "resided",
     "resident",
-    "stay",
     "moved",
     "relocated",
     "住",
