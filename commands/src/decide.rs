@@ -1095,6 +1095,38 @@ mod tests {
         }
     }
 
+    /// Among several memories about one person, a move updates the one
+    /// that says where she lives, and a switch the one that says what she
+    /// uses, not the nearest in words.
+    #[test]
+    fn an_update_finds_the_memory_of_its_slot() {
+        let memories = [
+            neighbour(1, "Ana likes strong coffee."),
+            neighbour(2, "Ana works at Google as a designer."),
+            neighbour(3, "Ana lives in Porto."),
+            neighbour(4, "Ana uses Figma for mockups."),
+            neighbour(5, "Ana has two cats."),
+        ];
+        let decide_on = |text: &str| decide(text, &[], None, &memories, &|_| Vec::new()).outcome;
+        assert!(
+            matches!(
+                decide_on("Ana moved to Lisbon."),
+                Outcome::Contradiction { memory: 3, .. }
+            ),
+            "{:?}",
+            decide_on("Ana moved to Lisbon.")
+        );
+        assert!(
+            matches!(
+                decide_on("Ana switched to Sketch for mockups."),
+                Outcome::Contradiction { memory: 4, .. }
+            ),
+            "{:?}",
+            decide_on("Ana switched to Sketch for mockups.")
+        );
+        assert_eq!(decide_on("Ana started running marathons."), Outcome::New);
+    }
+
     /// A verb of change is no content term, but says something: a short
     /// update is kept.
     #[test]
