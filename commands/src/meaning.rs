@@ -6,7 +6,8 @@
 //!
 //! **Units.** The text is tokenized ([`engram_text::tokenize`]) after a
 //! rewrite of Chinese marker words into spaced English markers (`不` ->
-//! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`),
+//! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`,
+//! `搬到` -> `moved to`; adverbs and modal verbs, `通常` -> `usually`),
 //! Chinese values (`周五`, `两点`, `下午两点`, `九十天`, the `年` of
 //! `2021年`) into values, and Chinese particles (`的 了 在 是 ...`) into
 //! spaces, so a CJK run is cut where a word ends and no bigram spans a
@@ -257,6 +258,7 @@ const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "
 pub const FUNCTION_WORDS: &[&str] = &[
     "absolutely",
     "actually",
+    "already",
     "after",
     "again",
     "all",
@@ -466,6 +468,18 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("采用", " 使用 "),
     // Synonyms, read as one word.
     ("保存", "保留"),
+    // Adverbs and modal verbs, read as the English function words they
+    // are: they say how sure or how often, not what about.
+    ("总是", " always "),
+    ("一直", " always "),
+    ("通常", " usually "),
+    ("一般", " usually "),
+    ("经常", " often "),
+    ("已经", " already "),
+    ("非常", " very "),
+    ("可能", " probably "),
+    ("必须", " must "),
+    ("需要", " need "),
     // `记住` (remember) is a function word, and its `住` (live) no
     // statement of where one lives.
     ("记住", " remember "),
@@ -1765,6 +1779,25 @@ mod tests {
             profile("The car is small.").terms,
             profile("The car is big.").terms
         );
+    }
+
+    /// A Chinese adverb or modal verb is a function word, as its English
+    /// counterpart is, and joins no bigram with the words beside it.
+    #[test]
+    fn chinese_adverbs_are_function_words() {
+        for (plain, said) in [
+            ("团队周五发布。", "团队通常周五发布。"),
+            ("张伟负责支付系统。", "张伟一直负责支付系统。"),
+            ("部署两位同事审批。", "部署必须两位同事审批。"),
+        ] {
+            let (a, b) = (profile(plain), profile(said));
+            assert!(
+                (similarity_across_seams(&a, &b) - 1.0).abs() < 1e-12,
+                "{said}: {:?} / {:?}",
+                a.terms,
+                b.terms
+            );
+        }
     }
 
     #[test]
