@@ -298,15 +298,20 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     let slot_stated = match change.kind {
         ChangeKind::Move => theirs.states_place,
         ChangeKind::Switch => theirs.states_use || theirs.polarity > 0,
-        ChangeKind::Other => false,
+        ChangeKind::Other | ChangeKind::Correction => false,
     };
     // Two subject words are who and what ("the deploy window changed
     // to ...") for a change that names no slot; a move or switch names its
     // own, which `theirs` must state.
-    let named_subject = change.kind == ChangeKind::Other && shared >= 2;
+    let named_subject =
+        matches!(change.kind, ChangeKind::Other | ChangeKind::Correction) && shared >= 2;
+    // A correction's value is the whole text, its subject too: sharing a
+    // word with it says nothing of the slot.
+    let value_shared =
+        change.kind != ChangeKind::Correction && change.value.iter().any(|t| has(theirs, t));
     let same_slot = slot_stated
         || named_subject
-        || change.value.iter().any(|t| has(theirs, t))
+        || value_shared
         || (mine.states_place && theirs.states_place)
         || (mine.states_use && theirs.states_use)
         || (changed_values > 0 && shared >= 1)
@@ -1030,6 +1035,10 @@ mod tests {
             ("周会在周一上午。", "周会改到了周三上午。"),
             ("发布时间定在三月。", "发布推迟到了四月。"),
             ("数据库版本是Postgres 15。", "数据库升级到了Postgres 16。"),
+            ("Ana lives in Porto.", "Ana lives in Lisbon now."),
+            ("Ana lives in Porto.", "Correction: Ana lives in Lisbon."),
+            ("The team uses GitHub.", "The team is switching to GitLab."),
+            ("用户住在北京。", "更正：用户住在上海。"),
         ] {
             assert!(
                 matches!(
@@ -1086,6 +1095,7 @@ mod tests {
             ("Ana lives in Porto.", "Bob uses GitLab instead."),
             // `stay` says how more often than where.
             ("Ana stays late on Fridays.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Correction: Ana likes tea."),
         ] {
             assert_eq!(
                 outcome(new, existing),

@@ -36,8 +36,11 @@
 //! **Changes.** The first verb of change gives the text's [`Change`]: its
 //! kind (a move, a switch, another change), the content after it in its
 //! clause as the new value, and what lies between `from` and `to` (or
-//! `replaced` and `with`) as the old one; without a verb, a closing
-//! `instead` ("uses GitLab instead") switches to what comes before it.
+//! `replaced` and `with`) as the old one; a change word that ends its
+//! clause ("lives in Lisbon now") and, without a verb, a closing
+//! `instead` ("uses GitLab instead") change to what comes before them. A
+//! correction ("Correction: ...", `更正`) changes to the whole text after
+//! it.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -102,6 +105,8 @@ pub enum ChangeKind {
     Move,
     Switch,
     Other,
+    /// "Correction: ...", `更正`: what follows replaces what was said.
+    Correction,
 }
 
 /// A change a text states: its kind, the content terms of the new value
@@ -195,7 +200,16 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("decreased", ChangeKind::Other),
     ("extended", ChangeKind::Other),
     ("shortened", ChangeKind::Other),
+    ("moving", ChangeKind::Move),
+    ("relocating", ChangeKind::Move),
+    ("switching", ChangeKind::Switch),
+    ("migrating", ChangeKind::Switch),
+    ("correction", ChangeKind::Correction),
+    ("corrected", ChangeKind::Correction),
 ];
+/// Words that correct what was said before: the whole text after them is
+/// the new value.
+const CORRECTIONS: &[&str] = &["correction", "corrected"];
 /// Common English synonyms (stems), each read as the word after it, so a
 /// restatement in other words is no other subject (`begins` and `starts`,
 /// `large` and `big`). Short and general on purpose: a word with another
@@ -451,6 +465,8 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("搬去", " moved to "),
     ("迁到", " moved to "),
     ("现在", " now "),
+    ("更正", " correction "),
+    ("纠正", " correction "),
     ("目前", " currently "),
     ("改到", " changed to "),
     ("调到", " changed to "),
@@ -1309,7 +1325,11 @@ fn preference_of(units: &[Unit], text: &str) -> Option<Preference> {
 /// content after it in its clause as the new value, and what lies between
 /// `from` and `to` (or `replaced` and `with`) as the old one.
 fn change_of(units: &[Unit], text: &str) -> Option<Change> {
-    let Some(at) = units.iter().position(|u| u.class == Class::Change) else {
+    // A verb of change names its slot; a correction does not.
+    let verb = units
+        .iter()
+        .position(|u| u.class == Class::Change && !CORRECTIONS.contains(&u.term.as_str()));
+    let Some(at) = verb.or_else(|| units.iter().position(|u| u.class == Class::Change)) else {
         // "uses GitLab instead": the new value is what comes before.
         let at = units.iter().enumerate().position(|(k, u)| {
             u.term == "instead" && units.get(k + 1).is_none_or(|next| next.term != "of")
@@ -1333,9 +1353,12 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     // after `replaced`; without `from` or `replaced` there is none.
     let mut in_old =
         units[at].term == "replaced" || units.get(at + 1).is_some_and(|u| u.term == "from");
+    // A correction runs to the end of the text ("Correction: Ana lives in
+    // Lisbon"); any other change to the end of its clause.
+    let whole_text = CORRECTIONS.contains(&units[at].term.as_str());
     let mut edge = units[at].end;
     for unit in &units[at + 1..] {
-        if clause_break(text, edge, unit.start) {
+        if !whole_text && clause_break(text, edge, unit.start) {
             break;
         }
         edge = unit.end;
@@ -1351,6 +1374,10 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
             };
             side.insert(unit.term.clone());
         }
+    }
+    if change.value.is_empty() && !whole_text {
+        // "Ana lives in Lisbon now": the new value is what comes before.
+        change.value = collect_back(units, text, at);
     }
     Some(change)
 }
