@@ -241,6 +241,14 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("study", "learn"),
     ("colour", "color"),
     ("favourite", "favorite"),
+    ("brief", "short"),
+    ("concise", "short"),
+    ("reside", "live"),
+    // An adjective of a condition is its noun (`allergic to peanuts`, `a
+    // peanut allergy`), as a room is named.
+    ("allergic", "allergy"),
+    ("intolerant", "intolerance"),
+    ("diabetic", "diabetes"),
 ];
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
@@ -1797,6 +1805,15 @@ mod tests {
                 "Logs are kept for a month.",
             ),
             ("The user studies Japanese.", "The user learns Japanese."),
+            ("Ana resides in Porto.", "Ana lives in Porto."),
+            (
+                "Kofi is allergic to peanuts.",
+                "Kofi has an allergy to peanuts.",
+            ),
+            (
+                "The user wants brief answers.",
+                "The user wants short answers.",
+            ),
             ("日志保存一个月。", "日志保留一个月。"),
             ("团队采用敏捷开发。", "团队使用敏捷开发。"),
         ] {
