@@ -944,6 +944,30 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             last.end = unit.end;
             continue;
         }
+        // `14:00-16:00`: the tokenizer joins the first time's minutes and
+        // the second's hour (`00-16`); each time is its own value.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some(":")
+            && unit.class == Class::Value
+            && let Some((minutes, hour)) = unit.term.split_once('-')
+            && is_minutes(minutes)
+            && digits(hour)
+            && hour.len() <= 2
+        {
+            last.term.push(':');
+            last.term.push_str(minutes);
+            last.end = unit.start + minutes.len();
+            out.push(Unit {
+                term: hour.to_owned(),
+                class: Class::Value,
+                start: unit.end - hour.len(),
+                end: unit.end,
+            });
+            continue;
+        }
         // `2:30 PM`.
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
@@ -1696,6 +1720,15 @@ mod tests {
         assert_ne!(numbers("at 2 AM"), numbers("at 2 PM"));
         assert_eq!(numbers("Meet at 2."), ["2"]);
         assert_eq!(numbers("The ratio is 16:9."), ["16", "9"]);
+        // A range is two times.
+        assert_eq!(
+            numbers("The window is 14:00-16:00 UTC."),
+            ["14:00", "16:00"]
+        );
+        assert_eq!(
+            numbers("The window is 14:00-16:00 UTC."),
+            numbers("The window is 2 PM to 4 PM UTC.")
+        );
     }
 
     #[test]
