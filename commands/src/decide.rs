@@ -31,7 +31,9 @@
 //! Bob); else *disagrees* when [`disagreement`] finds a reversed ranking
 //! ("Python to Node.js" against "Node.js to Python", or "tabs over spaces"
 //! against a liking of spaces), negation on one side only, opposite
-//! liking, or a value kind where each side states a value the other does
+//! liking (a negated liking is a dislike, and a negation on one side and a
+//! dislike on the other agree: "doesn't eat meat", "avoids meat"), or a
+//! value kind where each side states a value the other does
 //! not (Thursday and Friday, port 8080 and 9090; "after 5pm" added on one
 //! side is detail, not disagreement); else *agrees*.
 //!
@@ -139,10 +141,17 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
     if let Some(reason) = reversed_preference(a, b) {
         return Some(reason);
     }
-    if a.negated != b.negated {
+    let (a_negated, a_polarity) = stance(a);
+    let (b_negated, b_polarity) = stance(b);
+    // A negation on one side and a dislike on the other say the same
+    // ("doesn't eat meat", "avoids meat").
+    let against = |negated: bool, polarity: i8| !negated && polarity < 0;
+    let one_against = (a_negated && a_polarity == 0 && against(b_negated, b_polarity))
+        || (b_negated && b_polarity == 0 && against(a_negated, a_polarity));
+    if a_negated != b_negated && !one_against {
         return Some("one side is negated".to_owned());
     }
-    if a.polarity != 0 && b.polarity != 0 && a.polarity != b.polarity {
+    if a_polarity != 0 && b_polarity != 0 && a_polarity != b_polarity {
         return Some("opposite preference".to_owned());
     }
     for (kind, name) in [
@@ -166,6 +175,17 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         }
     }
     None
+}
+
+/// A text's negation and liking, a negated liking read as a dislike
+/// ("doesn't like X" says what "dislikes X" says, `不喜欢` what `讨厌`
+/// says): (negated, polarity).
+fn stance(p: &Profile) -> (bool, i8) {
+    if p.negated && p.polarity > 0 {
+        (false, -1)
+    } else {
+        (p.negated, p.polarity)
+    }
 }
 
 /// A value as people write it (`friday` for weekday 5).
@@ -938,6 +958,53 @@ mod tests {
             (
                 "The staging server runs Postgres 15.",
                 "The staging server runs Postgres 16.",
+            ),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+    }
+
+    /// A negated liking is a dislike, and a negation a dislike's
+    /// restatement: neither contradicts the other; a liking still
+    /// contradicts both.
+    #[test]
+    fn a_negated_liking_is_a_dislike() {
+        for (existing, new) in [
+            (
+                "The user hates green tea in the morning.",
+                "The user does not like green tea in the morning.",
+            ),
+            ("用户讨厌在晚上开会。", "用户不喜欢在晚上开会。"),
+            (
+                "Carol avoids meat at dinner.",
+                "Carol doesn't eat meat at dinner.",
+            ),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        for (existing, new) in [
+            (
+                "The user likes green tea in the morning.",
+                "The user does not like green tea in the morning.",
+            ),
+            (
+                "The user likes green tea in the morning.",
+                "The user hates green tea in the morning.",
+            ),
+            (
+                "Carol eats meat at dinner.",
+                "Carol doesn't eat meat at dinner.",
             ),
         ] {
             assert!(
