@@ -249,6 +249,17 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("allergic", "allergy"),
     ("intolerant", "intolerance"),
     ("diabetic", "diabetes"),
+    ("annually", "yearly"),
+    ("annual", "yearly"),
+];
+/// Periods and the adverb that says "every" one of them.
+const PERIODS: &[(&str, &str)] = &[
+    ("day", "daily"),
+    ("night", "nightly"),
+    ("week", "weekly"),
+    ("month", "monthly"),
+    ("year", "yearly"),
+    ("hour", "hourly"),
 ];
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
@@ -1174,6 +1185,14 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         let (term, class) = match class {
             Class::Content => {
                 let stemmed = stem(term);
+                // `every night` is `nightly`, `every day` is `daily`.
+                let stemmed = match (previous, stemmed.as_str()) {
+                    (Some("every" | "each"), period) => PERIODS
+                        .iter()
+                        .find(|(p, _)| *p == period)
+                        .map_or(stemmed.clone(), |(_, adverb)| (*adverb).to_owned()),
+                    _ => stemmed,
+                };
                 let word = SYNONYMS
                     .iter()
                     .find(|(w, _)| *w == stemmed)
@@ -1847,6 +1866,16 @@ mod tests {
                 "The user wants brief answers.",
                 "The user wants short answers.",
             ),
+            (
+                "Backups run every night at 2am.",
+                "Backups run nightly at 2am.",
+            ),
+            ("Reports go out every week.", "Reports go out weekly."),
+            (
+                "The review happens every year.",
+                "The review happens annually.",
+            ),
+            ("Backups run every day.", "Backups run daily."),
             ("日志保存一个月。", "日志保留一个月。"),
             ("团队采用敏捷开发。", "团队使用敏捷开发。"),
         ] {
