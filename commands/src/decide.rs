@@ -1333,6 +1333,49 @@ mod tests {
         assert_all_new(&facts);
     }
 
+    /// Updates of distinct subjects, each a verb of change, are distinct
+    /// facts: none updates another's subject.
+    #[test]
+    fn templated_updates_of_distinct_subjects_are_all_new() {
+        const NAMES: [&str; 10] = [
+            "Alice", "Bob", "Carol", "Dmitri", "Erin", "Farah", "Gustav", "Hana", "Ivan", "Julia",
+        ];
+        const CITIES: [&str; 10] = [
+            "Lisbon", "Paris", "Oslo", "Madrid", "Vienna", "Prague", "Dublin", "Athens", "Riga",
+            "Zagreb",
+        ];
+        const TEAMS: [&str; 5] = ["payments", "search", "mobile", "data", "infra"];
+        const TOOLS: [&str; 5] = ["GitLab", "Jira", "Linear", "Bazel", "Nix"];
+        let mut texts: Vec<String> = Vec::new();
+        for (i, name) in NAMES.iter().enumerate() {
+            texts.push(format!("{name} moved to {}.", CITIES[i]));
+            texts.push(format!("{name} switched to {}.", TOOLS[i % 5]));
+        }
+        for (i, team) in TEAMS.iter().enumerate() {
+            texts.push(format!(
+                "The {team} team switched to {}.",
+                TOOLS[(i + 1) % 5]
+            ));
+            texts.push(format!("The {team} standup moved to {} PM.", i + 1));
+            texts.push(format!(
+                "The {team} deploy window changed to {}.",
+                engram_text::calendar::WEEKDAYS[i]
+            ));
+        }
+        for (name, city) in [
+            ("张伟", "上海"),
+            ("李娜", "深圳"),
+            ("王芳", "杭州"),
+            ("刘洋", "成都"),
+        ] {
+            texts.push(format!("{name}搬到了{city}。"));
+            texts.push(format!("{name}的团队换成了GitLab。"));
+        }
+        // The same city, another person.
+        texts.push("Kofi moved to Lisbon.".to_owned());
+        assert_all_new(&texts);
+    }
+
     /// Issue 17: 398 of 399 distinct saves holding hex codes were flagged.
     #[test]
     fn distinct_hex_codes_are_all_new() {

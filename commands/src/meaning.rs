@@ -1408,11 +1408,13 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     // Lisbon"); any other change to the end of its clause.
     let whole_text = CORRECTIONS.contains(&units[at].term.as_str());
     let mut edge = units[at].end;
+    let mut stated_after = false;
     for unit in &units[at + 1..] {
         if !whole_text && clause_break(text, edge, unit.start) {
             break;
         }
         edge = unit.end;
+        stated_after |= matches!(unit.class, Class::Content | Class::Value);
         if in_old && ["to", "with", "by"].contains(&unit.term.as_str()) {
             in_old = false;
             continue;
@@ -1426,8 +1428,9 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
             side.insert(unit.term.clone());
         }
     }
-    if change.value.is_empty() && !whole_text {
-        // "Ana lives in Lisbon now": the new value is what comes before.
+    if !stated_after && !whole_text {
+        // "Ana lives in Lisbon now": the new value is what comes before
+        // (not when a value follows: "the standup moved to 1 PM").
         change.value = collect_back(units, text, at);
     }
     Some(change)
