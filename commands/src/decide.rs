@@ -1106,6 +1106,7 @@ mod tests {
             ("Ana lives in Porto.", "Correction: Ana lives in Lisbon."),
             ("The team uses GitHub.", "The team is switching to GitLab."),
             ("用户住在北京。", "更正：用户住在上海。"),
+            ("The office is in Berlin.", "The office moved to Munich."),
         ] {
             assert!(
                 matches!(
@@ -1163,6 +1164,7 @@ mod tests {
             // `stay` says how more often than where.
             ("Ana stays late on Fridays.", "Ana moved to Lisbon."),
             ("Ana lives in Porto.", "Correction: Ana likes tea."),
+            ("Ana drinks coffee in the morning.", "Ana moved to Lisbon."),
         ] {
             assert_eq!(
                 outcome(new, existing),

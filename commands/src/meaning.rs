@@ -90,7 +90,8 @@ pub struct Profile {
     /// to Lisbon", "switched from GitHub to GitLab", "now uses Neovim").
     pub change: Option<Change>,
     /// Whether the text says where someone or something is (`lives in`,
-    /// `based in`, `住在`): the slot a move changes.
+    /// `based in`, `住在`, a name after `in` or `at`): the slot a move
+    /// changes.
     pub states_place: bool,
     /// Whether the text says what someone uses or runs (`uses`, `runs`,
     /// `使用`): the slot a switch changes.
@@ -1488,7 +1489,15 @@ pub fn profile(text: &str) -> Profile {
                 .iter()
                 .any(|w| !w.is_ascii() && rewritten.contains(*w))
     };
-    out.states_place = states(PLACE_WORDS);
+    // "is in Berlin", "at Acme": a name after `in` or `at` is a place.
+    let named_place = units.windows(2).any(|w| {
+        matches!(w[0].term.as_str(), "in" | "at")
+            && w[1].class == Class::Content
+            && rewritten
+                .get(w[1].start..w[1].end)
+                .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+    });
+    out.states_place = states(PLACE_WORDS) || named_place;
     out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
     out
