@@ -259,9 +259,11 @@ pub const UPDATE_DETAIL_MAX: usize = 2;
 /// subject word), and the slot is the same: `theirs` states the slot the
 /// verb changes (a move and where one lives, a switch and what one uses
 /// or likes), shares a word with the new value ("title changed to Staff
-/// Engineer" and "title is Senior Engineer"), or shares two subject words
-/// (who and what: "the service port"). "Ana moved to Lisbon" does not
-/// update "Ana likes coffee".
+/// Engineer" and "title is Senior Engineer"), shares two subject words
+/// (who and what: "the service port"), states the same place or use
+/// slot, states another value of a kind with one subject word shared, or
+/// states a liking as `mine` does ("now prefers tea" and "prefers
+/// coffee"). "Ana moved to Lisbon" does not update "Ana likes coffee".
 #[must_use]
 pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     // "No longer X" ends X and starts nothing: the negation rule's.
