@@ -13,7 +13,11 @@
 //!
 //! **Similarity** is the Sørensen-Dice coefficient of the two texts'
 //! content terms (Dice rather than Jaccard: one inserted CJK character
-//! changes two bigrams, and Dice weighs the shared ones more). Values,
+//! changes two bigrams, and Dice weighs the shared ones more), less the
+//! *seams* of each against the other ([`similarity_across_seams`]): a
+//! Chinese bigram across the end of one word the other text holds and the
+//! start of another (`户每` of `用户每天` against `每天早上用户`), which a
+//! reordering or a particle more changes while the words stay. Values,
 //! negations, likings and function words are left out on purpose: they
 //! are what a disagreement consists of, so two texts that differ only in
 //! them are near-duplicates, and [`relate`] then looks at them. When a
@@ -27,14 +31,25 @@
 //! Bob); else *disagrees* when [`disagreement`] finds a reversed ranking
 //! ("Python to Node.js" against "Node.js to Python", or "tabs over spaces"
 //! against a liking of spaces), negation on one side only, opposite
-//! liking, or a value kind where each side states a value the other does
+//! liking (a negated liking is a dislike, and a negation on one side and a
+//! dislike on the other agree: "doesn't eat meat", "avoids meat"), or a
+//! value kind where each side states a value the other does
 //! not (Thursday and Friday, port 8080 and 9090; "after 5pm" added on one
 //! side is detail, not disagreement); else *agrees*.
+//!
+//! **Updates** ([`update_of`]): a text stating a change ("Ana moved to
+//! Lisbon", "switched from GitHub to GitLab", "now uses Neovim", "改成了
+//! 9090", "搬到了上海") names a new value whose words look like another
+//! subject (Lisbon against Porto, like Alice against Bob) and share few
+//! words with the old statement. It contradicts a memory, near or not,
+//! whose words it differs from only by the new value and the old one, when
+//! the memory states the slot the verb changes (a move and where one
+//! lives; a switch and what one uses or likes) or the two name it alike.
 //!
 //! | outcome | when |
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
-//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with |
+//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with, or an update of any neighbour |
 //! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with: a restatement, no new slot |
 //! | `New` | anything else, different subjects included |
 //!
@@ -64,7 +79,11 @@ use std::collections::BTreeSet;
 use engram_log::MemoryId;
 
 use crate::meaning::salient_only_in;
-pub use crate::meaning::{Preference, Profile, ValueKind, profile, similarity};
+pub use crate::meaning::{
+    Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity,
+    similarity_across_seams,
+};
+use crate::meaning::{PLACE_WORDS, is_salient};
 
 /// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
 /// character counting two.
@@ -122,10 +141,17 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
     if let Some(reason) = reversed_preference(a, b) {
         return Some(reason);
     }
-    if a.negated != b.negated {
+    let (a_negated, a_polarity) = stance(a);
+    let (b_negated, b_polarity) = stance(b);
+    // A negation on one side and a dislike on the other say the same
+    // ("doesn't eat meat", "avoids meat").
+    let against = |negated: bool, polarity: i8| !negated && polarity < 0;
+    let one_against = (a_negated && a_polarity == 0 && against(b_negated, b_polarity))
+        || (b_negated && b_polarity == 0 && against(a_negated, a_polarity));
+    if a_negated != b_negated && !one_against {
         return Some("one side is negated".to_owned());
     }
-    if a.polarity != 0 && b.polarity != 0 && a.polarity != b.polarity {
+    if a_polarity != 0 && b_polarity != 0 && a_polarity != b_polarity {
         return Some("opposite preference".to_owned());
     }
     for (kind, name) in [
@@ -149,6 +175,17 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         }
     }
     None
+}
+
+/// A text's negation and liking, a negated liking read as a dislike
+/// ("doesn't like X" says what "dislikes X" says, `不喜欢` what `讨厌`
+/// says): (negated, polarity).
+fn stance(p: &Profile) -> (bool, i8) {
+    if p.negated && p.polarity > 0 {
+        (false, -1)
+    } else {
+        (p.negated, p.polarity)
+    }
 }
 
 /// A value as people write it (`friday` for weekday 5).
@@ -205,6 +242,118 @@ fn reversed_preference(a: &Profile, b: &Profile) -> Option<String> {
     }
 }
 
+/// Old-value terms an update may replace beyond its own new words: an
+/// attribute or detail of the old statement ("for code hosting").
+pub const UPDATE_DETAIL_MAX: usize = 2;
+
+/// Why `mine`, a text stating a change ("Ana moved to Lisbon", "the team
+/// switched to GitLab", "端口改成了9090"), updates `theirs` ("Ana lives in
+/// Porto", "the team uses GitHub"), if it does. The new value's words look
+/// like another subject to [`relate`] (Lisbon and Porto, like Alice and
+/// Bob); the verb of change says they are one slot's old and new value.
+///
+/// An update when every word `mine` has and `theirs` lacks is part of the
+/// new value, `theirs` holds words the update replaces (its own, or the
+/// old value `mine` names: "from GitHub"), no more of them than the new
+/// value has words (plus [`UPDATE_DETAIL_MAX`] when the two share a
+/// subject word), and the slot is the same: `theirs` states the slot the
+/// verb changes (a move and where one lives, a switch and what one uses
+/// or likes), shares a word with the new value ("title changed to Staff
+/// Engineer" and "title is Senior Engineer"), shares two subject words
+/// (who and what: "the service port"), states the same place or use
+/// slot, states another value of a kind with one subject word shared, or
+/// states a liking as `mine` does ("now prefers tea" and "prefers
+/// coffee"). "Ana moved to Lisbon" does not update "Ana likes coffee".
+#[must_use]
+pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
+    // "No longer X" ends X and starts nothing: the negation rule's.
+    let change = mine.change.as_ref().filter(|_| !mine.negated)?;
+    let has = |p: &Profile, t: &String| p.sorted_terms.binary_search(t).is_ok();
+    let shared_terms: Vec<&String> = mine.terms.iter().filter(|t| has(theirs, t)).collect();
+    let new_words = salient_only_in(mine, theirs);
+    if !new_words.iter().all(|t| change.value.contains(t)) {
+        return None;
+    }
+    // A changed value of one kind (`改成了9090` against `8080`): each side
+    // states one the other does not.
+    let changed_values = [ValueKind::Number, ValueKind::Weekday, ValueKind::Month]
+        .into_iter()
+        .filter(|kind| {
+            let only = |x: &Profile, y: &Profile| {
+                x.values_of(*kind)
+                    .any(|v| !y.values.contains(&(*kind, v.to_owned())))
+            };
+            only(mine, theirs) && only(theirs, mine)
+        })
+        .count();
+    if new_words.is_empty() && changed_values == 0 {
+        return None;
+    }
+    let mut replaced: BTreeSet<String> = salient_only_in(theirs, mine)
+        .into_iter()
+        .filter(|t| !PLACE_WORDS.contains(&t.as_str()))
+        .collect();
+    replaced.extend(
+        change
+            .old
+            .iter()
+            .filter(|t| has(theirs, t) && !change.value.contains(*t))
+            .cloned(),
+    );
+    if replaced.is_empty() && changed_values == 0 {
+        return None;
+    }
+    let shared = shared_terms
+        .iter()
+        .filter(|t| is_salient(t) && !change.old.contains(**t))
+        .count();
+    let detail = if shared == 0 { 0 } else { UPDATE_DETAIL_MAX };
+    // Counted in words: a Chinese bigram is half of one (a two-character
+    // word is one bigram, a four-character phrase three).
+    let words = |terms: &mut dyn Iterator<Item = &String>| -> f64 {
+        terms.map(|t| if t.is_ascii() { 1.0 } else { 0.5 }).sum()
+    };
+    let new_size = words(&mut new_words.iter()).max(1.0) + changed_values as f64;
+    if words(&mut replaced.iter()) > new_size + detail as f64 {
+        return None;
+    }
+    let slot_stated = match change.kind {
+        ChangeKind::Move => theirs.states_place,
+        ChangeKind::Switch => theirs.states_use || theirs.polarity > 0,
+        ChangeKind::Other | ChangeKind::Correction => false,
+    };
+    // Two subject words are who and what ("the deploy window changed
+    // to ...") for a change that names no slot; a move or switch names its
+    // own, which `theirs` must state.
+    let named_subject =
+        matches!(change.kind, ChangeKind::Other | ChangeKind::Correction) && shared >= 2;
+    // A correction's value is the whole text, its subject too: sharing a
+    // word with it says nothing of the slot.
+    let value_shared =
+        change.kind != ChangeKind::Correction && change.value.iter().any(|t| has(theirs, t));
+    let same_slot = slot_stated
+        || named_subject
+        || value_shared
+        || (mine.states_place && theirs.states_place)
+        || (mine.states_use && theirs.states_use)
+        || (changed_values > 0 && shared >= 1)
+        || (mine.polarity != 0 && mine.polarity == theirs.polarity);
+    let show = |set: &mut dyn Iterator<Item = &String>| {
+        set.map(String::as_str).collect::<Vec<_>>().join(" ")
+    };
+    same_slot.then(|| {
+        if new_words.is_empty() {
+            disagreement(mine, theirs).unwrap_or_else(|| "changed value".to_owned())
+        } else {
+            format!(
+                "changed: {} to {}",
+                show(&mut replaced.iter()),
+                show(&mut new_words.iter())
+            )
+        }
+    })
+}
+
 /// How a new text stands to an existing memory it is near.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Relation {
@@ -220,6 +369,9 @@ pub enum Relation {
 /// How `mine` stands to `theirs` (see [`Relation`]).
 #[must_use]
 pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
+    if let Some(reason) = update_of(mine, theirs) {
+        return Relation::Disagrees(reason);
+    }
     if !salient_only_in(mine, theirs).is_empty() && !salient_only_in(theirs, mine).is_empty() {
         return Relation::Different;
     }
@@ -244,8 +396,10 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if unicode_width::UnicodeWidthStr::width(trimmed) < CONTENT_CHARS_MIN {
         return Some(format!("too short: under {CONTENT_CHARS_MIN} characters"));
     }
-    // A value counts (`Deploys happen on Fridays`), but not alone.
-    if profile.terms.is_empty() || profile.terms.len() + profile.values.len() < CONTENT_TERMS_MIN {
+    // A value counts (`Deploys happen on Fridays`), but not alone; so
+    // does a verb of change, which is no content term (`Moved to Lisbon`).
+    let said = profile.terms.len() + profile.values.len() + usize::from(profile.change.is_some());
+    if profile.terms.is_empty() || said < CONTENT_TERMS_MIN {
         return Some(format!(
             "too little content: under {CONTENT_TERMS_MIN} distinct terms"
         ));
@@ -367,7 +521,7 @@ pub fn decide_profiled(
                 .profile
                 .clone()
                 .unwrap_or_else(|| std::sync::Arc::new(profile(&n.text)));
-            (similarity(mine, &theirs), n, theirs)
+            (similarity_across_seams(mine, &theirs), n, theirs)
         })
         .collect();
     // Most similar first, the earlier memory on ties: the order every
@@ -414,10 +568,19 @@ pub fn decide_profiled(
         .filter(|(s, n, _)| near(*s, n))
         .map(|(s, n, theirs)| (*s, *n, relate(mine, theirs)))
         .collect();
-    let disagreement = related.iter().find_map(|(_, n, r)| match r {
-        Relation::Disagrees(reason) => Some((*n, reason.clone())),
-        _ => None,
-    });
+    // An update names its new value, which shares few words with the old
+    // statement: it is looked for among all the neighbours, near or not.
+    let disagreement = related
+        .iter()
+        .find_map(|(_, n, r)| match r {
+            Relation::Disagrees(reason) => Some((*n, reason.clone())),
+            _ => None,
+        })
+        .or_else(|| {
+            scored
+                .iter()
+                .find_map(|(_, n, theirs)| update_of(mine, theirs).map(|r| (*n, r)))
+        });
     let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
     } else if let Some((n, reason)) = disagreement {
@@ -500,7 +663,7 @@ fn clause_disagreement<'n>(
         }
         clauses.iter().find_map(|clause| {
             let theirs = profile(clause);
-            if similarity(mine, &theirs) < NEAR_DUPLICATE_MIN {
+            if similarity_across_seams(mine, &theirs) < NEAR_DUPLICATE_MIN {
                 return None;
             }
             match relate(mine, &theirs) {
@@ -810,6 +973,255 @@ mod tests {
         }
     }
 
+    /// A negated liking is a dislike, and a negation a dislike's
+    /// restatement: neither contradicts the other; a liking still
+    /// contradicts both.
+    #[test]
+    fn a_negated_liking_is_a_dislike() {
+        for (existing, new) in [
+            (
+                "The user hates green tea in the morning.",
+                "The user does not like green tea in the morning.",
+            ),
+            ("用户讨厌在晚上开会。", "用户不喜欢在晚上开会。"),
+            (
+                "Carol avoids meat at dinner.",
+                "Carol doesn't eat meat at dinner.",
+            ),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        for (existing, new) in [
+            (
+                "The user likes green tea in the morning.",
+                "The user does not like green tea in the morning.",
+            ),
+            (
+                "The user likes green tea in the morning.",
+                "The user hates green tea in the morning.",
+            ),
+            (
+                "Carol eats meat at dinner.",
+                "Carol doesn't eat meat at dinner.",
+            ),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+    }
+
+    /// Chinese said in another word order is cut into other bigrams across
+    /// word ends; the words stay, and the restatement reinforces.
+    #[test]
+    fn a_reordered_chinese_restatement_reinforces() {
+        for (existing, new) in [
+            ("用户每天早上喝咖啡。", "每天早上用户都喝咖啡。"),
+            ("张伟负责支付系统。", "支付系统由张伟负责。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        // Another word is still another word.
+        for (existing, new) in [
+            ("张伟负责支付系统。", "李娜负责支付系统。"),
+            ("用户每天早上喝咖啡。", "用户每天早上喝红茶。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+    }
+
+    /// An update said as a move, a switch or a change names a new value
+    /// that looks like another subject (Lisbon and Porto); the verb says
+    /// it replaces the old one.
+    #[test]
+    fn an_update_stated_as_a_change_contradicts_the_old_value() {
+        for (existing, new) in [
+            ("Ana lives in Porto.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Ana now lives in Lisbon."),
+            (
+                "The office is located in Berlin.",
+                "The office relocated to Munich.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched to GitLab.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched from GitHub to GitLab for code hosting.",
+            ),
+            (
+                "We use Jenkins for CI.",
+                "We replaced Jenkins with GitHub Actions for CI.",
+            ),
+            (
+                "Her title is Senior Engineer.",
+                "Her title changed to Staff Engineer.",
+            ),
+            (
+                "The user prefers coffee in the morning.",
+                "The user now prefers tea in the morning.",
+            ),
+            (
+                "Liam drinks coffee every morning.",
+                "Liam no longer drinks coffee.",
+            ),
+            ("用户住在北京。", "用户搬到了上海。"),
+            ("我们的服务使用端口8080。", "服务端口改成了9090。"),
+            ("团队使用GitHub托管代码。", "团队换成了GitLab。"),
+            ("张伟负责支付系统的维护。", "张伟现在负责搜索系统的维护。"),
+            (
+                "The API rate limit is 100 requests per minute.",
+                "The rate limit was raised to 500 requests per minute.",
+            ),
+            ("The team uses GitHub.", "The team uses GitLab instead."),
+            (
+                "The release is planned for March.",
+                "The release was postponed to April.",
+            ),
+            (
+                "The weekly sync is on Tuesdays.",
+                "The weekly sync was rescheduled to Thursdays.",
+            ),
+            ("Ana lives in Porto.", "Ana currently lives in Lisbon."),
+            ("周会在周一上午。", "周会改到了周三上午。"),
+            ("发布时间定在三月。", "发布推迟到了四月。"),
+            ("数据库版本是Postgres 15。", "数据库升级到了Postgres 16。"),
+            ("Ana lives in Porto.", "Ana lives in Lisbon now."),
+            ("Ana lives in Porto.", "Correction: Ana lives in Lisbon."),
+            ("The team uses GitHub.", "The team is switching to GitLab."),
+            ("用户住在北京。", "更正：用户住在上海。"),
+            ("The office is in Berlin.", "The office moved to Munich."),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+    }
+
+    /// A change of something else about the subject, or of another
+    /// subject, updates nothing.
+    #[test]
+    fn a_change_of_another_slot_or_subject_is_new() {
+        for (existing, new) in [
+            ("Ana likes coffee.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Bob moved to Lisbon."),
+            ("I live in Porto.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Ana's brother moved to Lisbon."),
+            (
+                "Ana reviews every database migration.",
+                "Ana switched to the mobile team.",
+            ),
+            ("Ana's team works on search.", "Ana's team switched to Go."),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team has eight engineers.",
+            ),
+            (
+                "The team uses GitHub for code hosting.",
+                "The team switched to a four-day week.",
+            ),
+            (
+                "Ana's salary is 4000 a month.",
+                "Bob's salary changed to 5000 a month.",
+            ),
+            (
+                "Kofi reviews every database migration.",
+                "Kofi switched teams last week.",
+            ),
+            (
+                "Liam drinks tea after lunch.",
+                "Liam no longer drinks coffee after lunch.",
+            ),
+            ("用户喜欢喝绿茶。", "现在用Vim。"),
+            ("请记住张伟负责支付系统。", "张伟搬到了上海。"),
+            ("张伟负责支付系统的维护。", "李娜换成了搜索团队。"),
+            (
+                "Ana lives in Porto.",
+                "Ana currently leads the search team.",
+            ),
+            ("Ana lives in Porto.", "Bob uses GitLab instead."),
+            // `stay` says how more often than where.
+            ("Ana stays late on Fridays.", "Ana moved to Lisbon."),
+            ("Ana lives in Porto.", "Correction: Ana likes tea."),
+            ("Ana drinks coffee in the morning.", "Ana moved to Lisbon."),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+    }
+
+    /// Among several memories about one person, a move updates the one
+    /// that says where she lives, and a switch the one that says what she
+    /// uses, not the nearest in words.
+    #[test]
+    fn an_update_finds_the_memory_of_its_slot() {
+        let memories = [
+            neighbour(1, "Ana likes strong coffee."),
+            neighbour(2, "Ana works at Google as a designer."),
+            neighbour(3, "Ana lives in Porto."),
+            neighbour(4, "Ana uses Figma for mockups."),
+            neighbour(5, "Ana has two cats."),
+        ];
+        let decide_on = |text: &str| decide(text, &[], None, &memories, &|_| Vec::new()).outcome;
+        assert!(
+            matches!(
+                decide_on("Ana moved to Lisbon."),
+                Outcome::Contradiction { memory: 3, .. }
+            ),
+            "{:?}",
+            decide_on("Ana moved to Lisbon.")
+        );
+        assert!(
+            matches!(
+                decide_on("Ana switched to Sketch for mockups."),
+                Outcome::Contradiction { memory: 4, .. }
+            ),
+            "{:?}",
+            decide_on("Ana switched to Sketch for mockups.")
+        );
+        assert_eq!(decide_on("Ana started running marathons."), Outcome::New);
+    }
+
+    /// A verb of change is no content term, but says something: a short
+    /// update is kept.
+    #[test]
+    fn a_short_update_is_content() {
+        for text in [
+            "I moved to Lisbon.",
+            "Switched to Emacs.",
+            "我搬到了上海。",
+            "No longer vegetarian.",
+        ] {
+            assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
+        }
+    }
+
     #[test]
     fn issue_17_different_subjects_are_not_contradictions() {
         for (existing, new) in [
@@ -923,6 +1335,49 @@ mod tests {
             })
             .collect();
         assert_all_new(&facts);
+    }
+
+    /// Updates of distinct subjects, each a verb of change, are distinct
+    /// facts: none updates another's subject.
+    #[test]
+    fn templated_updates_of_distinct_subjects_are_all_new() {
+        const NAMES: [&str; 10] = [
+            "Alice", "Bob", "Carol", "Dmitri", "Erin", "Farah", "Gustav", "Hana", "Ivan", "Julia",
+        ];
+        const CITIES: [&str; 10] = [
+            "Lisbon", "Paris", "Oslo", "Madrid", "Vienna", "Prague", "Dublin", "Athens", "Riga",
+            "Zagreb",
+        ];
+        const TEAMS: [&str; 5] = ["payments", "search", "mobile", "data", "infra"];
+        const TOOLS: [&str; 5] = ["GitLab", "Jira", "Linear", "Bazel", "Nix"];
+        let mut texts: Vec<String> = Vec::new();
+        for (i, name) in NAMES.iter().enumerate() {
+            texts.push(format!("{name} moved to {}.", CITIES[i]));
+            texts.push(format!("{name} switched to {}.", TOOLS[i % 5]));
+        }
+        for (i, team) in TEAMS.iter().enumerate() {
+            texts.push(format!(
+                "The {team} team switched to {}.",
+                TOOLS[(i + 1) % 5]
+            ));
+            texts.push(format!("The {team} standup moved to {} PM.", i + 1));
+            texts.push(format!(
+                "The {team} deploy window changed to {}.",
+                engram_text::calendar::WEEKDAYS[i]
+            ));
+        }
+        for (name, city) in [
+            ("张伟", "上海"),
+            ("李娜", "深圳"),
+            ("王芳", "杭州"),
+            ("刘洋", "成都"),
+        ] {
+            texts.push(format!("{name}搬到了{city}。"));
+            texts.push(format!("{name}的团队换成了GitLab。"));
+        }
+        // The same city, another person.
+        texts.push("Kofi moved to Lisbon.".to_owned());
+        assert_all_new(&texts);
     }
 
     /// Issue 17: 398 of 399 distinct saves holding hex codes were flagged.

@@ -539,7 +539,10 @@ fn rescore<S: CommandStore>(
             .into_iter()
             .filter_map(|hit| {
                 let theirs = text_of(hit.memory)?;
-                Some(decide::similarity(&mine, &profile_of(hit.memory, theirs)))
+                Some(decide::similarity_across_seams(
+                    &mine,
+                    &profile_of(hit.memory, theirs),
+                ))
             })
             .fold(0.0_f64, f64::max);
         let prefix_repeats = palace

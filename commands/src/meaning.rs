@@ -6,10 +6,12 @@
 //!
 //! **Units.** The text is tokenized ([`engram_text::tokenize`]) after a
 //! rewrite of Chinese marker words into spaced English markers (`不` ->
-//! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`),
-//! Chinese values (`周五`, `两点`, `九十天`, the `年` of `2021年`) into
-//! values, and Chinese particles (`的 了 在 是 ...`) into spaces, so a CJK
-//! run is cut where a word ends and no bigram spans a value or a particle.
+//! `not`, `喜欢` -> `prefers`, `而不是` -> `over`, `比起` -> `compared`,
+//! `搬到` -> `moved to`; adverbs and modal verbs, `通常` -> `usually`),
+//! Chinese values (`周五`, `两点`, `下午两点`, `九十天`, the `年` of
+//! `2021年`) into values, and Chinese particles (`的 了 在 是 ...`) into
+//! spaces, so a CJK run is cut where a word ends and no bigram spans a
+//! value or a particle.
 //! Each token becomes one unit:
 //!
 //! | unit | examples | part of the content terms |
@@ -19,8 +21,26 @@
 //! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
 //! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
+//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
-//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`) | yes |
+//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`), a common synonym read as one word (`begins` -> `start`, `保存` -> `保留`) | yes |
+//!
+//! A clock time is one value on the 24-hour clock however it is written
+//! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
+//! restatement in the other notation is no changed value; so is an ISO
+//! date its year, month and day, and a thousands suffix its thousands
+//! (`10k`, `10,000`, `10 thousand`). An amount in
+//! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
+//! `十二名`, `第三`), so the two spellings of an amount are one value.
+//!
+//! **Changes.** The first verb of change gives the text's [`Change`]: its
+//! kind (a move, a switch, another change), the content after it in its
+//! clause as the new value, and what lies between `from` and `to` (or
+//! `replaced` and `with`) as the old one; a change word that ends its
+//! clause ("lives in Lisbon now") and, without a verb, a closing
+//! `instead` ("uses GitLab instead") change to what comes before them. A
+//! correction ("Correction: ...", `更正`) changes to the whole text after
+//! it.
 //!
 //! **Preference pairs.** "A over B", "prefers A to B", "A rather than B",
 //! "A instead of B", "more A than B", "比起 B 更喜欢 A", "A 而不是 B": the
@@ -66,6 +86,39 @@ pub struct Profile {
     pub polarity: i8,
     /// "A over B", when the text ranks two things.
     pub preference: Option<Preference>,
+    /// The change the text states, when it says something changed ("moved
+    /// to Lisbon", "switched from GitHub to GitLab", "now uses Neovim").
+    pub change: Option<Change>,
+    /// Whether the text says where someone or something is (`lives in`,
+    /// `based in`, `住在`, a name after `in` or `at`): the slot a move
+    /// changes.
+    pub states_place: bool,
+    /// Whether the text says what someone uses or runs (`uses`, `runs`,
+    /// `使用`): the slot a switch changes.
+    pub states_use: bool,
+}
+
+/// What kind of change a text states, by its verb: a move changes where,
+/// a switch changes what is used, any other change (`changed to`, `now`,
+/// `改成`) a slot the two texts must name themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Move,
+    Switch,
+    Other,
+    /// "Correction: ...", `更正`: what follows replaces what was said.
+    Correction,
+}
+
+/// A change a text states: its kind, the content terms of the new value
+/// (what follows the verb, or its `to`, `with` or `成`, in the clause) and
+/// of the old value when the text names it ("from GitHub", "replaced
+/// Jenkins").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    pub value: BTreeSet<String>,
+    pub old: BTreeSet<String>,
 }
 
 impl Profile {
@@ -115,6 +168,122 @@ pub const LIKES: &[&str] = &[
 pub const DISLIKES: &[&str] = &[
     "dislike", "dislikes", "hate", "hates", "avoid", "avoids", "detest", "detests",
 ];
+/// Verbs (and `now`) that state a change of a value, with the slot they
+/// change. Past forms and `now`: the present (`change`, `switch`) is as
+/// often a noun or a plan as an update.
+const CHANGES: &[(&str, ChangeKind)] = &[
+    ("moved", ChangeKind::Move),
+    ("relocated", ChangeKind::Move),
+    ("switched", ChangeKind::Switch),
+    ("migrated", ChangeKind::Switch),
+    ("replaced", ChangeKind::Switch),
+    ("changed", ChangeKind::Other),
+    ("updated", ChangeKind::Other),
+    ("upgraded", ChangeKind::Other),
+    ("downgraded", ChangeKind::Other),
+    ("became", ChangeKind::Other),
+    ("now", ChangeKind::Other),
+    ("currently", ChangeKind::Other),
+    ("transferred", ChangeKind::Move),
+    ("converted", ChangeKind::Switch),
+    ("swapped", ChangeKind::Switch),
+    ("transitioned", ChangeKind::Switch),
+    ("renamed", ChangeKind::Other),
+    ("rescheduled", ChangeKind::Other),
+    ("postponed", ChangeKind::Other),
+    ("delayed", ChangeKind::Other),
+    ("shifted", ChangeKind::Other),
+    ("promoted", ChangeKind::Other),
+    ("increased", ChangeKind::Other),
+    ("raised", ChangeKind::Other),
+    ("reduced", ChangeKind::Other),
+    ("lowered", ChangeKind::Other),
+    ("decreased", ChangeKind::Other),
+    ("extended", ChangeKind::Other),
+    ("shortened", ChangeKind::Other),
+    ("moving", ChangeKind::Move),
+    ("relocating", ChangeKind::Move),
+    ("switching", ChangeKind::Switch),
+    ("migrating", ChangeKind::Switch),
+    ("correction", ChangeKind::Correction),
+    ("corrected", ChangeKind::Correction),
+];
+/// Words that correct what was said before: the whole text after them is
+/// the new value.
+const CORRECTIONS: &[&str] = &["correction", "corrected"];
+/// Common English synonyms (stems), each read as the word after it, so a
+/// restatement in other words is no other subject (`begins` and `starts`,
+/// `large` and `big`). Short and general on purpose: a word with another
+/// everyday sense (`pick`, `stay`) is left out.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("begin", "start"),
+    ("commence", "start"),
+    ("finish", "end"),
+    ("shut", "close"),
+    ("large", "big"),
+    ("huge", "big"),
+    ("purchase", "buy"),
+    ("permit", "allow"),
+    ("assist", "help"),
+    ("quick", "fast"),
+    ("rapid", "fast"),
+    ("automobile", "car"),
+    ("telephone", "phone"),
+    ("film", "movie"),
+    ("holiday", "vacation"),
+    ("respond", "reply"),
+    ("repair", "fix"),
+    ("select", "choose"),
+    ("require", "need"),
+    ("utilize", "use"),
+    ("utilise", "use"),
+    ("retain", "keep"),
+    ("retained", "kept"),
+    ("study", "learn"),
+    ("colour", "color"),
+    ("favourite", "favorite"),
+    ("brief", "short"),
+    ("concise", "short"),
+    ("reside", "live"),
+    // An adjective of a condition is its noun (`allergic to peanuts`, `a
+    // peanut allergy`), as a room is named.
+    ("allergic", "allergy"),
+    ("intolerant", "intolerance"),
+    ("diabetic", "diabetes"),
+    ("annually", "yearly"),
+    ("annual", "yearly"),
+];
+/// Periods and the adverb that says "every" one of them.
+const PERIODS: &[(&str, &str)] = &[
+    ("day", "daily"),
+    ("night", "nightly"),
+    ("week", "weekly"),
+    ("month", "monthly"),
+    ("year", "yearly"),
+    ("hour", "hourly"),
+];
+/// Words saying where someone or something is (English stems and Chinese).
+pub const PLACE_WORDS: &[&str] = &[
+    "live",
+    "lived",
+    "living",
+    "based",
+    "located",
+    "reside",
+    "resided",
+    "resident",
+    "moved",
+    "relocated",
+    "住",
+    "位于",
+    "定居",
+    "居住",
+];
+/// Words saying what someone uses or runs.
+const USE_WORDS: &[&str] = &[
+    "use", "uses", "used", "using", "run", "runs", "running", "switched", "migrated", "adopted",
+    "使用",
+];
 /// Words that join the two sides of a ranking.
 const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "versus"];
 /// Words that carry no topic: pronouns, light verbs, adverbs, prepositions
@@ -123,6 +292,7 @@ const CONNECTORS: &[&str] = &["over", "than", "rather", "instead", "compared", "
 pub const FUNCTION_WORDS: &[&str] = &[
     "absolutely",
     "actually",
+    "already",
     "after",
     "again",
     "all",
@@ -199,6 +369,7 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "out",
     "over",
     "per",
+    "percent",
     "please",
     "probably",
     "quite",
@@ -258,10 +429,96 @@ pub(crate) const NUMBER_WORDS: &[&str] = &[
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve",
 ];
+/// Numbers written as words past twelve: thirteen to nineteen, then the
+/// tens, twenty to ninety (`thirty days` is `30 days`).
+const TEENS: &[&str] = &[
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+const TENS: &[&str] = &[
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+/// Words that multiply the number before them (`two hundred` is 200).
+const MULTIPLIERS: &[(&str, u64)] = &[("hundred", 100), ("thousand", 1000), ("million", 1_000_000)];
+
+/// The number a number word names (`one` included: [`value_of_word`]
+/// leaves it out, as it is more often a pronoun than an amount).
+fn number_word(term: &str) -> Option<u64> {
+    let at = |list: &[&str]| list.iter().position(|w| *w == term);
+    at(NUMBER_WORDS)
+        .map(|n| n as u64)
+        .or_else(|| at(TEENS).map(|n| n as u64 + 13))
+        .or_else(|| at(TENS).map(|n| (n as u64 + 2) * 10))
+}
+
+/// A number written as a hyphenated word: `twenty-four` is 24.
+fn compound_number(parts: &[String]) -> Option<u64> {
+    match parts {
+        [tens, units] => {
+            let (tens, units) = (number_word(tens)?, number_word(units)?);
+            (tens >= 20 && tens % 10 == 0 && (1..10).contains(&units)).then_some(tens + units)
+        }
+        _ => None,
+    }
+}
 
 /// Chinese phrases rewritten before tokenizing, longest first where one
 /// contains another: connectors, likings, negations.
 const CJK_MARKERS: &[(&str, &str)] = &[
+    // Changes, read as the English verbs (see `CHANGES`).
+    ("改成", " changed to "),
+    ("改为", " changed to "),
+    ("变成", " changed to "),
+    ("切换到", " switched to "),
+    ("切换成", " switched to "),
+    ("换成", " switched to "),
+    ("换到", " switched to "),
+    ("改用", " switched to "),
+    ("迁移到", " migrated to "),
+    ("搬家到", " moved to "),
+    ("搬到", " moved to "),
+    ("搬去", " moved to "),
+    ("迁到", " moved to "),
+    ("现在", " now "),
+    ("更正", " correction "),
+    ("纠正", " correction "),
+    ("目前", " currently "),
+    ("改到", " changed to "),
+    ("调到", " changed to "),
+    ("调整到", " changed to "),
+    ("调整为", " changed to "),
+    ("推迟到", " postponed to "),
+    ("延期到", " postponed to "),
+    ("提前到", " changed to "),
+    ("升级到", " upgraded to "),
+    ("转到", " moved to "),
+    ("移到", " moved to "),
+    // The verbs of use, a word of their own, so they join no bigram with
+    // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
+    ("使用", " 使用 "),
+    ("采用", " 使用 "),
+    // Synonyms, read as one word.
+    ("保存", "保留"),
+    // Adverbs and modal verbs, read as the English function words they
+    // are: they say how sure or how often, not what about.
+    ("总是", " always "),
+    ("一直", " always "),
+    ("通常", " usually "),
+    ("一般", " usually "),
+    ("经常", " often "),
+    ("已经", " already "),
+    ("非常", " very "),
+    ("可能", " probably "),
+    ("必须", " must "),
+    ("需要", " need "),
+    // `记住` (remember) is a function word, and its `住` (live) no
+    // statement of where one lives.
+    ("记住", " remember "),
     ("而不是", " over "),
     ("而非", " over "),
     ("胜过", " over "),
@@ -289,7 +546,7 @@ const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
     "小时", "分钟", "点", "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁",
-    "元", "条", "张", "份", "遍", "周", "分",
+    "元", "条", "张", "份", "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
 ];
 
 fn cjk_numeral(c: char) -> Option<u64> {
@@ -341,6 +598,65 @@ fn weekday_of_cjk(c: char) -> Option<u64> {
     }
 }
 
+/// Parts of the day that may open a Chinese clock time, and whether the
+/// hour after them is past noon (`下午两点` is 14:00, `凌晨两点` 02:00).
+const CJK_DAY_PARTS: &[(&str, bool)] = &[
+    ("凌晨", false),
+    ("早上", false),
+    ("早晨", false),
+    ("上午", false),
+    ("中午", true),
+    ("下午", true),
+    ("傍晚", true),
+    ("晚上", true),
+    ("夜里", true),
+];
+
+/// A number at the start of `text`, written in ASCII digits or Chinese
+/// numerals, and its length in bytes.
+fn leading_number(text: &str) -> Option<(u64, usize)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        return text[..digits].parse().ok().map(|n| (n, digits));
+    }
+    let run: usize = text
+        .chars()
+        .take_while(|c| CJK_NUMERALS.contains(*c))
+        .map(char::len_utf8)
+        .sum();
+    (run > 0).then(|| (cjk_number(&text[..run]), run))
+}
+
+/// A Chinese clock time at the start of `text` (`两点`, `14点`, `三点半`,
+/// `九点十五分`), after a part of the day that is past noon or not: the
+/// time as `HH:MM` and its length in bytes. `两点` alone is 02:00, as
+/// `2:00` is; the part of the day is what says afternoon.
+fn cjk_clock(text: &str, past_noon: bool) -> Option<(String, usize)> {
+    let (hour, mut at) = leading_number(text)?;
+    let rest = &text[at..];
+    let mark = ["点钟", "点"].iter().find(|m| rest.starts_with(**m))?;
+    at += mark.len();
+    let mut minute = 0;
+    if text[at..].starts_with('半') {
+        minute = 30;
+        at += '半'.len_utf8();
+    } else if let Some((m, len)) = leading_number(&text[at..])
+        && text[at + len..].starts_with('分')
+    {
+        minute = m;
+        at += len + '分'.len_utf8();
+    }
+    if hour > 24 || minute >= 60 {
+        return None;
+    }
+    let hour = if past_noon && (1..12).contains(&hour) {
+        hour + 12
+    } else {
+        hour
+    };
+    Some((format!("{hour:02}:{minute:02}"), at))
+}
+
 /// Rewrites the Chinese in `text` (see the module documentation) and
 /// returns the rewritten text with the Chinese values found.
 pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
@@ -361,12 +677,47 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         }
         // A unit after digits belongs to the number.
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
+            if *unit == "月" {
+                // `3月` is the month March, as `三月` is.
+                let digits_at = out.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+                if let Ok(month) = out[digits_at..].parse::<u64>()
+                    && (1..=12).contains(&month)
+                {
+                    out.truncate(digits_at);
+                    values.push((ValueKind::Month, month.to_string()));
+                    out.push(' ');
+                    rest = &rest[unit.len()..];
+                    after_digit = false;
+                    continue;
+                }
+            }
+            if *unit == "点" {
+                // `14点` is `14:00`, `9点半` is `9:30` (read as a clock
+                // time by `whole_numbers`).
+                let half = rest[unit.len()..].starts_with('半');
+                out.push_str(if half { ":30 " } else { ":00 " });
+                rest = &rest[unit.len() + if half { '半'.len_utf8() } else { 0 }..];
+                after_digit = false;
+                continue;
+            }
             out.push(' ');
             rest = &rest[unit.len()..];
             after_digit = false;
             continue;
         }
         after_digit = false;
+        // 下午两点, 凌晨2点, 两点半: a clock time, one value however it
+        // is written (`14:00` and `2 PM` read as the same).
+        let day_part = CJK_DAY_PARTS
+            .iter()
+            .find(|(part, _)| rest.starts_with(*part))
+            .map_or((0, false), |(part, past_noon)| (part.len(), *past_noon));
+        if let Some((time, len)) = cjk_clock(&rest[day_part.0..], day_part.1) {
+            values.push((ValueKind::Number, time));
+            out.push(' ');
+            rest = &rest[day_part.0 + len..];
+            continue;
+        }
         // 周五, 星期五, 礼拜天.
         if let Some(prefix) = ["星期", "礼拜", "周"]
             .iter()
@@ -398,6 +749,21 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             out.push(' ');
             rest = &rest[run.len() + unit.len()..];
             continue;
+        }
+        // An ordinal: `第三` is `第3`, both the value 3.
+        if c == '第' {
+            let after = &rest[c.len_utf8()..];
+            if after.starts_with(|d: char| d.is_ascii_digit()) {
+                out.push(' ');
+                rest = after;
+                continue;
+            }
+            if let Some((n, len)) = leading_number(after) {
+                values.push((ValueKind::Number, n.to_string()));
+                out.push(' ');
+                rest = &after[len..];
+                continue;
+            }
         }
         if let Some((from, to)) = CJK_MARKERS.iter().find(|(from, _)| rest.starts_with(*from)) {
             out.push_str(to);
@@ -449,6 +815,8 @@ enum Class {
     Content,
     Value,
     Negation,
+    /// A verb of change (see `CHANGES`).
+    Change,
     Like,
     Dislike,
     Connector,
@@ -505,8 +873,57 @@ pub fn is_salient(term: &str) -> bool {
 /// `2am`, still not `2pm`), an ordinal's suffix dropped (`1st` is `1`).
 fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let spelled = |u: &Unit| {
+        rewritten
+            .get(u.start..u.end)
+            .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_alphabetic()))
+    };
+    let spaced = |from: usize, to: usize| {
+        rewritten
+            .get(from..to)
+            .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
+    };
     let mut out: Vec<Unit> = Vec::with_capacity(units.len());
     for mut unit in units {
+        // A number word is its digits (`thirty` is `30`), so the two
+        // spellings of an amount are one value.
+        if unit.class == Class::Value
+            && let Some(n) = number_word(&unit.term)
+        {
+            unit.term = n.to_string();
+        }
+        // `two hundred`, `5 thousand`, `one hundred`.
+        if let Some(last) = out.last_mut()
+            && (last.class == Class::Value || last.term == "one")
+            && spaced(last.end, unit.start)
+            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.term)
+            && let Some(n) = (if last.term == "one" {
+                Some(*times)
+            } else {
+                scaled(&last.term, *times)
+            })
+        {
+            last.term = n.to_string();
+            last.class = Class::Value;
+            last.end = unit.end;
+            continue;
+        }
+        // `twenty four`: spelled tens, then spelled units.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && unit.class == Class::Value
+            && spelled(last)
+            && spelled(&unit)
+            && spaced(last.end, unit.start)
+            && let (Ok(tens), Ok(units)) = (last.term.parse::<u64>(), unit.term.parse::<u64>())
+            && (20..100).contains(&tens)
+            && tens % 10 == 0
+            && (1..10).contains(&units)
+        {
+            last.term = (tens + units).to_string();
+            last.end = unit.end;
+            continue;
+        }
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
             && digits(&last.term)
@@ -525,6 +942,57 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
                 continue;
             }
         }
+        // `9:30`, `14:00`, `2:30pm`: the tokenizer splits at the colon.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some(":")
+            && unit.class == Class::Value
+            && is_minutes(&unit.term)
+        {
+            last.term.push(':');
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
+        // `14:00-16:00`: the tokenizer joins the first time's minutes and
+        // the second's hour (`00-16`); each time is its own value.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some(":")
+            && unit.class == Class::Value
+            && let Some((minutes, hour)) = unit.term.split_once('-')
+            && is_minutes(minutes)
+            && digits(hour)
+            && hour.len() <= 2
+        {
+            last.term.push(':');
+            last.term.push_str(minutes);
+            last.end = unit.start + minutes.len();
+            out.push(Unit {
+                term: hour.to_owned(),
+                class: Class::Value,
+                start: unit.end - hour.len(),
+                end: unit.end,
+            });
+            continue;
+        }
+        // `2:30 PM`.
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && last.term.contains(':')
+            && (unit.term == "am" || unit.term == "pm")
+            && rewritten
+                .get(last.end..unit.start)
+                .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
+        {
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
         if unit.class == Class::Value
             && let Some(number) = ["st", "nd", "rd", "th"]
                 .iter()
@@ -535,7 +1003,104 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
         out.push(unit);
     }
+    for unit in &mut out {
+        if unit.class == Class::Value
+            && let Some(time) = clock_time(&unit.term)
+        {
+            unit.term = time;
+        }
+    }
     out
+}
+
+/// `number` times `times`, when `number` is a plain or decimal number and
+/// the product a whole one (`1.5` million is 1500000).
+fn scaled(number: &str, times: u64) -> Option<u64> {
+    if let Ok(n) = number.parse::<u64>() {
+        return n.checked_mul(times);
+    }
+    let (whole, fraction) = number.split_once('.')?;
+    if whole.is_empty() || !(whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let scale = 10_u64.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+    let exact = format!("{whole}{fraction}")
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(times)?;
+    (exact % scale == 0).then(|| exact / scale)
+}
+
+/// The values a number states, each one way however it was written: an
+/// ISO date is its year, month and day (`2024-03-01` is what `March 1,
+/// 2024` and `2024年3月1日` say), a thousands suffix is the thousands
+/// (`10k` is `10000`, as `$10,000` and `10 thousand` are).
+fn number_values(term: &str) -> Vec<(ValueKind, String)> {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = term.split('-').collect();
+    if let [year, month, day] = parts[..]
+        && year.len() == 4
+        && month.len() == 2
+        && day.len() == 2
+        && digits(year)
+        && digits(month)
+        && digits(day)
+        && let (Ok(m), Ok(d)) = (month.parse::<u32>(), day.parse::<u32>())
+        && (1..=12).contains(&m)
+        && (1..=31).contains(&d)
+    {
+        return vec![
+            (ValueKind::Number, year.to_owned()),
+            (ValueKind::Month, m.to_string()),
+            (ValueKind::Number, d.to_string()),
+        ];
+    }
+    if let Some(number) = term.strip_suffix('k')
+        && let Some(n) = scaled(number, 1000)
+    {
+        return vec![(ValueKind::Number, n.to_string())];
+    }
+    vec![(ValueKind::Number, term.to_owned())]
+}
+
+/// Minutes after a colon: two digits, an `am` or `pm` perhaps after them.
+fn is_minutes(term: &str) -> bool {
+    let body = term
+        .strip_suffix("am")
+        .or_else(|| term.strip_suffix("pm"))
+        .unwrap_or(term);
+    body.len() == 2 && body.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A clock time as `HH:MM` on the 24-hour clock, however it was written:
+/// `2pm`, `2:00pm` and `14:00` are one time, `9:30` and `09:30` another,
+/// so a restatement in the other notation is no changed value. A number
+/// with neither a colon nor `am`/`pm` is no time (`at 2` stays `2`).
+fn clock_time(term: &str) -> Option<String> {
+    let (body, past_noon) = match (term.strip_suffix("am"), term.strip_suffix("pm")) {
+        (Some(body), _) => (body, Some(false)),
+        (_, Some(body)) => (body, Some(true)),
+        _ => (term, None),
+    };
+    let (hour, minute) = match (body.split_once(':'), past_noon) {
+        (Some(parts), _) => parts,
+        (None, Some(_)) => (body, "00"),
+        (None, None) => return None,
+    };
+    let digits = |t: &str, max: usize| {
+        !t.is_empty() && t.len() <= max && t.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !digits(hour, 2) || !digits(minute, 2) || minute.len() != 2 {
+        return None;
+    }
+    let (hour, minute): (u32, u32) = (hour.parse().ok()?, minute.parse().ok()?);
+    let hour = match past_noon {
+        Some(_) if !(1..=12).contains(&hour) => return None,
+        Some(pm) => hour % 12 + if pm { 12 } else { 0 },
+        None if hour > 24 => return None,
+        None => hour,
+    };
+    (minute < 60).then(|| format!("{hour:02}:{minute:02}"))
 }
 
 /// The units of the rewritten text, and the word parts of its compounds.
@@ -567,6 +1132,8 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             let has_digit = token.term.chars().any(|c| c.is_ascii_digit());
             if numeric || version {
                 units.push(unit(token.term.clone(), Class::Value));
+            } else if let Some(number) = compound_number(&parts) {
+                units.push(unit(number.to_string(), Class::Value));
             } else {
                 units.push(unit(token.term.clone(), Class::Content));
                 parts_out.extend(
@@ -589,6 +1156,11 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             }
         } else if NEGATIONS.contains(&term) {
             Class::Negation
+        } else if CHANGES.iter().any(|(w, _)| *w == term) {
+            Class::Change
+        } else if (term == "longer" && previous == Some("no")) || term == "anymore" {
+            // "no longer", "anymore": a change, the negation says to what.
+            Class::Change
         } else if LIKES.contains(&term) {
             Class::Like
         } else if DISLIKES.contains(&term) {
@@ -611,9 +1183,30 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         } else {
             Class::Content
         };
-        let term = match class {
-            Class::Content => stem(term),
-            _ => term.to_owned(),
+        let (term, class) = match class {
+            Class::Content => {
+                let stemmed = stem(term);
+                // `every night` is `nightly`, `every day` is `daily`.
+                let stemmed = match (previous, stemmed.as_str()) {
+                    (Some("every" | "each"), period) => PERIODS
+                        .iter()
+                        .find(|(p, _)| *p == period)
+                        .map_or(stemmed.clone(), |(_, adverb)| (*adverb).to_owned()),
+                    _ => stemmed,
+                };
+                let word = SYNONYMS
+                    .iter()
+                    .find(|(w, _)| *w == stemmed)
+                    .map_or(stemmed, |(_, same)| (*same).to_owned());
+                // `requires` is `needs`, a light verb like it.
+                let class = if is_function(&word) {
+                    Class::Function
+                } else {
+                    Class::Content
+                };
+                (word, class)
+            }
+            _ => (term.to_owned(), class),
         };
         units.push(unit(term, class));
     }
@@ -633,9 +1226,7 @@ fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String
             return Some((ValueKind::Month, (at + 1).to_string()));
         }
     }
-    NUMBER_WORDS
-        .iter()
-        .position(|n| *n == term)
+    number_word(term)
         .filter(|_| term != "one")
         .map(|n| (ValueKind::Number, n.to_string()))
 }
@@ -782,6 +1373,70 @@ fn preference_of(units: &[Unit], text: &str) -> Option<Preference> {
     None
 }
 
+/// The change a text states, if any: the first verb of change, the
+/// content after it in its clause as the new value, and what lies between
+/// `from` and `to` (or `replaced` and `with`) as the old one.
+fn change_of(units: &[Unit], text: &str) -> Option<Change> {
+    // A verb of change names its slot; a correction does not.
+    let verb = units
+        .iter()
+        .position(|u| u.class == Class::Change && !CORRECTIONS.contains(&u.term.as_str()));
+    let Some(at) = verb.or_else(|| units.iter().position(|u| u.class == Class::Change)) else {
+        // "uses GitLab instead": the new value is what comes before.
+        let at = units.iter().enumerate().position(|(k, u)| {
+            u.term == "instead" && units.get(k + 1).is_none_or(|next| next.term != "of")
+        })?;
+        return Some(Change {
+            kind: ChangeKind::Switch,
+            value: collect_back(units, text, at),
+            old: BTreeSet::new(),
+        });
+    };
+    let kind = CHANGES
+        .iter()
+        .find(|(w, _)| *w == units[at].term)
+        .map_or(ChangeKind::Other, |(_, k)| *k);
+    let mut change = Change {
+        kind,
+        value: BTreeSet::new(),
+        old: BTreeSet::new(),
+    };
+    // The old value runs until `to` (`from A to B`), or `with` or `by`
+    // after `replaced`; without `from` or `replaced` there is none.
+    let mut in_old =
+        units[at].term == "replaced" || units.get(at + 1).is_some_and(|u| u.term == "from");
+    // A correction runs to the end of the text ("Correction: Ana lives in
+    // Lisbon"); any other change to the end of its clause.
+    let whole_text = CORRECTIONS.contains(&units[at].term.as_str());
+    let mut edge = units[at].end;
+    let mut stated_after = false;
+    for unit in &units[at + 1..] {
+        if !whole_text && clause_break(text, edge, unit.start) {
+            break;
+        }
+        edge = unit.end;
+        stated_after |= matches!(unit.class, Class::Content | Class::Value);
+        if in_old && ["to", "with", "by"].contains(&unit.term.as_str()) {
+            in_old = false;
+            continue;
+        }
+        if unit.class == Class::Content {
+            let side = if in_old {
+                &mut change.old
+            } else {
+                &mut change.value
+            };
+            side.insert(unit.term.clone());
+        }
+    }
+    if !stated_after && !whole_text {
+        // "Ana lives in Lisbon now": the new value is what comes before
+        // (not when a value follows: "the standup moved to 1 PM").
+        change.value = collect_back(units, text, at);
+    }
+    Some(change)
+}
+
 /// The profile of `text`.
 #[must_use]
 pub fn profile(text: &str) -> Profile {
@@ -801,12 +1456,14 @@ pub fn profile(text: &str) -> Profile {
                     out.terms.push(unit.term.clone());
                 }
             }
-            Class::Value => {
-                let value = value_of_word(&unit.term, rewritten.get(unit.start..unit.end))
-                    .unwrap_or((ValueKind::Number, unit.term.clone()));
-                out.values.insert(value);
-            }
+            Class::Value => match value_of_word(&unit.term, rewritten.get(unit.start..unit.end)) {
+                Some(value) => {
+                    out.values.insert(value);
+                }
+                None => out.values.extend(number_values(&unit.term)),
+            },
             Class::Negation => out.negated = true,
+            Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
             Class::Connector | Class::Function | Class::Stop => {}
@@ -825,6 +1482,23 @@ pub fn profile(text: &str) -> Profile {
         0
     };
     out.preference = preference_of(&units, &rewritten);
+    out.change = change_of(&units, &rewritten);
+    let states = |words: &[&str]| {
+        units.iter().any(|u| words.contains(&u.term.as_str()))
+            || words
+                .iter()
+                .any(|w| !w.is_ascii() && rewritten.contains(*w))
+    };
+    // "is in Berlin", "at Acme": a name after `in` or `at` is a place.
+    let named_place = units.windows(2).any(|w| {
+        matches!(w[0].term.as_str(), "in" | "at")
+            && w[1].class == Class::Content
+            && rewritten
+                .get(w[1].start..w[1].end)
+                .is_some_and(|s| s.starts_with(|c: char| c.is_ascii_uppercase()))
+    });
+    out.states_place = states(PLACE_WORDS) || named_place;
+    out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
     out
 }
@@ -861,14 +1535,70 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
     2.0 * shared as f64 / total as f64
 }
 
-/// The salient terms of `a` that `b` lacks.
+/// The salient terms of `a` that `b` lacks, seams against `b` left out
+/// (see [`is_seam`]).
 #[must_use]
 pub fn salient_only_in(a: &Profile, b: &Profile) -> Vec<String> {
     a.sorted_terms
         .iter()
-        .filter(|t| is_salient(t) && b.sorted_terms.binary_search(t).is_err())
+        .filter(|t| is_salient(t) && b.sorted_terms.binary_search(t).is_err() && !is_seam(t, b))
         .cloned()
         .collect()
+}
+
+/// Whether `term`, a Chinese bigram of one text, is a seam against
+/// `other`: its first character ends a word of `other` and its second
+/// starts one, so it spans two words `other` holds in another order
+/// (`户每` of `用户每天` against `每天早上用户`, `务端` of `服务端口` against
+/// `服务` and `端口`). Chinese is cut into bigrams, not words, so a
+/// reordering or a particle more or less changes the bigrams across word
+/// ends while the words stay; such a bigram is no word of its own.
+#[must_use]
+pub fn is_seam(term: &str, other: &Profile) -> bool {
+    let mut chars = term.chars();
+    let (Some(first), Some(second), None) = (chars.next(), chars.next(), chars.next()) else {
+        return false;
+    };
+    if first.is_ascii() || second.is_ascii() {
+        return false;
+    }
+    let ends = other
+        .sorted_terms
+        .iter()
+        .any(|w| w != term && w.ends_with(first));
+    let starts = other
+        .sorted_terms
+        .iter()
+        .any(|w| w != term && w.starts_with(second));
+    ends && starts
+}
+
+/// [`similarity`] with the seams of each text against the other left out
+/// of both counts (see [`is_seam`]): `用户每天早上喝咖啡` and
+/// `每天早上用户都喝咖啡` hold the same words. The same as [`similarity`]
+/// for texts without Chinese. What a save decides by.
+#[must_use]
+pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
+    let unmatched_seams = |x: &Profile, y: &Profile| {
+        x.sorted_terms
+            .iter()
+            .filter(|t| !t.is_ascii() && y.sorted_terms.binary_search(t).is_err() && is_seam(t, y))
+            .count()
+    };
+    let (seams_a, seams_b) = (unmatched_seams(a, b), unmatched_seams(b, a));
+    if seams_a + seams_b == 0 {
+        return similarity(a, b);
+    }
+    let shared = a
+        .sorted_terms
+        .iter()
+        .filter(|t| b.sorted_terms.binary_search(t).is_ok())
+        .count();
+    let total = a.sorted_terms.len() + b.sorted_terms.len() - seams_a - seams_b;
+    if total == 0 {
+        return 0.0;
+    }
+    2.0 * shared as f64 / total as f64
 }
 
 #[cfg(test)]
@@ -908,6 +1638,130 @@ mod tests {
         assert_eq!(numbers("Between 3,2024 and 5."), ["2024", "3", "5"]);
     }
 
+    /// An amount spelled in words is the amount in digits, past twelve
+    /// too: `thirty days` restates `30 days`.
+    #[test]
+    fn a_number_in_words_is_its_digits() {
+        for (words, digits) in [
+            (
+                "Logs are kept for thirty days.",
+                "Logs are kept for 30 days.",
+            ),
+            (
+                "The cluster has twenty-four nodes.",
+                "The cluster has 24 nodes.",
+            ),
+            (
+                "The cluster has twenty four nodes.",
+                "The cluster has 24 nodes.",
+            ),
+            ("The queue holds fifteen jobs.", "The queue holds 15 jobs."),
+            ("The limit is two hundred users.", "The limit is 200 users."),
+            ("The limit is one hundred users.", "The limit is 100 users."),
+            (
+                "The budget is five thousand dollars.",
+                "The budget is 5000 dollars.",
+            ),
+            (
+                "Staging deploys need two approvals.",
+                "Staging deploys need 2 approvals.",
+            ),
+        ] {
+            assert_eq!(numbers(words), numbers(digits), "{words}");
+            assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
+        }
+        for (words, digits) in [
+            ("日志保留三十天。", "日志保留30天。"),
+            ("团队有十二名工程师。", "团队有12名工程师。"),
+            ("上线需要两位同事审批。", "上线需要2位同事审批。"),
+            ("集群有一百二十台机器。", "集群有120台机器。"),
+            ("第三季度发布新版本。", "第3季度发布新版本。"),
+        ] {
+            assert_eq!(numbers(words), numbers(digits), "{words}");
+            assert!(!numbers(words).is_empty(), "{words}");
+            assert_eq!(profile(words).terms, profile(digits).terms, "{words}");
+        }
+        assert_ne!(numbers("thirty days"), numbers("forty days"));
+        // Thousands however written, an ISO date as its parts.
+        assert_eq!(numbers("The budget is 10k."), ["10000"]);
+        assert_eq!(numbers("The budget is 1.5k."), ["1500"]);
+        assert_eq!(numbers("The budget is $10,000."), ["10000"]);
+        assert_eq!(numbers("The budget is 10 thousand."), ["10000"]);
+        assert_eq!(numbers("The budget is 1.5 million."), ["1500000"]);
+        assert_eq!(numbers("The budget is 1,500,000."), ["1500000"]);
+        let date = |t: &str| profile(t).values;
+        assert_eq!(
+            date("The freeze starts on 2024-03-01."),
+            date("The freeze starts on March 1, 2024.")
+        );
+        assert_eq!(
+            date("The freeze starts on 2024-03-01."),
+            date("冻结从2024年3月1日开始。")
+        );
+        assert_ne!(
+            date("The freeze starts on 2024-03-01."),
+            date("The freeze starts on 2024-03-08.")
+        );
+        assert!(
+            !profile("Coverage stays above 80 percent.")
+                .terms
+                .contains(&"percent".to_owned())
+        );
+        // A month in digits is a month, as in numerals.
+        let months = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Month)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(months("项目截止日期是3月15日。"), ["3"]);
+        assert_eq!(months("项目截止日期是三月十五日。"), ["3"]);
+        assert_eq!(numbers("项目截止日期是3月15日。"), ["15"]);
+        assert_eq!(months("2024年12月"), ["12"]);
+        // Two numbers side by side are not summed unless tens then units.
+        assert_eq!(numbers("Ports ten twenty"), ["10", "20"]);
+        // `one` alone is still a pronoun more often than an amount.
+        assert!(numbers("The one in the corner.").is_empty());
+    }
+
+    /// A clock time is one value in either notation, in English and
+    /// Chinese: a restatement `14:00` of `2 PM` is no changed value.
+    #[test]
+    fn a_clock_time_is_one_value_on_the_24_hour_clock() {
+        for text in [
+            "The sync runs at 2 PM.",
+            "The sync runs at 2pm.",
+            "The sync runs at 2:00 pm.",
+            "The sync runs at 14:00.",
+            "同步在下午两点运行。",
+            "同步在下午2点运行。",
+            "同步在14点运行。",
+            "同步14:00运行。",
+        ] {
+            assert_eq!(numbers(text), ["14:00"], "{text}");
+        }
+        assert_eq!(numbers("Standup is at 9:30."), ["09:30"]);
+        assert_eq!(numbers("Standup is at 09:30."), ["09:30"]);
+        assert_eq!(numbers("Standup is at 9:30 am."), ["09:30"]);
+        assert_eq!(numbers("站会在上午九点半。"), ["09:30"]);
+        assert_eq!(numbers("备份在凌晨两点。"), ["02:00"]);
+        assert_eq!(numbers("The job runs at 12am."), ["00:00"]);
+        assert_eq!(numbers("The job runs at 12pm."), ["12:00"]);
+        // Still two times, and a bare number or a ratio is no time.
+        assert_ne!(numbers("at 2 AM"), numbers("at 2 PM"));
+        assert_eq!(numbers("Meet at 2."), ["2"]);
+        assert_eq!(numbers("The ratio is 16:9."), ["16", "9"]);
+        // A range is two times.
+        assert_eq!(
+            numbers("The window is 14:00-16:00 UTC."),
+            ["14:00", "16:00"]
+        );
+        assert_eq!(
+            numbers("The window is 14:00-16:00 UTC."),
+            numbers("The window is 2 PM to 4 PM UTC.")
+        );
+    }
+
     #[test]
     fn chinese_values_markers_and_particles_are_rewritten() {
         let p = profile("部署在周五下午进行。");
@@ -937,7 +1791,9 @@ mod tests {
         assert!(p.terms.contains(&"3fa9c2".to_owned()), "{p:?}");
         assert!(p.terms.contains(&"host-17".to_owned()), "{p:?}");
         let numbers: Vec<&str> = p.values_of(ValueKind::Number).collect();
-        assert_eq!(numbers, ["2024-03-01", "8080", "v1.2.3"], "{p:?}");
+        // The date is its year, month and day.
+        assert_eq!(numbers, ["1", "2024", "8080", "v1.2.3"], "{p:?}");
+        assert_eq!(p.values_of(ValueKind::Month).collect::<Vec<_>>(), ["3"]);
         let p = profile("Order 40213 shipped on Fridays");
         assert!(p.terms.contains(&"40213".to_owned()), "{p:?}");
         assert_eq!(p.values_of(ValueKind::Weekday).collect::<Vec<_>>(), ["5"]);
@@ -975,6 +1831,91 @@ mod tests {
             (s(&["电话"]), s(&["邮件"]))
         );
         assert_eq!(pair("went to the shop"), (s(&[]), s(&[])));
+    }
+
+    #[test]
+    fn a_seam_is_a_bigram_across_two_words_the_other_text_holds() {
+        let (a, b) = (
+            profile("用户每天早上喝咖啡"),
+            profile("每天早上用户都喝咖啡"),
+        );
+        assert!(is_seam("户每", &b) && is_seam("上喝", &b) && is_seam("上用", &a));
+        assert!(!is_seam("咖啡", &b) && !is_seam("红茶", &b) && !is_seam("ab", &b));
+        assert!(similarity(&a, &b) < 0.9);
+        assert!((similarity_across_seams(&a, &b) - 1.0).abs() < 1e-12);
+        assert!((similarity_across_seams(&b, &a) - 1.0).abs() < 1e-12);
+        // Without Chinese it is Dice.
+        let (c, d) = (
+            profile("green tea every morning"),
+            profile("tea in the morning"),
+        );
+        assert!((similarity_across_seams(&c, &d) - similarity(&c, &d)).abs() < 1e-12);
+    }
+
+    /// A common synonym is one word: a restatement in other words shares
+    /// its terms.
+    #[test]
+    fn common_synonyms_are_one_word() {
+        for (a, b) in [
+            ("The meeting begins at noon.", "The meeting starts at noon."),
+            ("The office shuts early.", "The office closes early."),
+            ("The car is large.", "The car is big."),
+            (
+                "Staging deploys require approval.",
+                "Staging deploys need approval.",
+            ),
+            (
+                "Logs are retained for a month.",
+                "Logs are kept for a month.",
+            ),
+            ("The user studies Japanese.", "The user learns Japanese."),
+            ("Ana resides in Porto.", "Ana lives in Porto."),
+            (
+                "Kofi is allergic to peanuts.",
+                "Kofi has an allergy to peanuts.",
+            ),
+            (
+                "The user wants brief answers.",
+                "The user wants short answers.",
+            ),
+            (
+                "Backups run every night at 2am.",
+                "Backups run nightly at 2am.",
+            ),
+            ("Reports go out every week.", "Reports go out weekly."),
+            (
+                "The review happens every year.",
+                "The review happens annually.",
+            ),
+            ("Backups run every day.", "Backups run daily."),
+            ("日志保存一个月。", "日志保留一个月。"),
+            ("团队采用敏捷开发。", "团队使用敏捷开发。"),
+        ] {
+            assert_eq!(profile(a).terms, profile(b).terms, "{a} / {b}");
+        }
+        assert_ne!(
+            profile("The car is small.").terms,
+            profile("The car is big.").terms
+        );
+    }
+
+    /// A Chinese adverb or modal verb is a function word, as its English
+    /// counterpart is, and joins no bigram with the words beside it.
+    #[test]
+    fn chinese_adverbs_are_function_words() {
+        for (plain, said) in [
+            ("团队周五发布。", "团队通常周五发布。"),
+            ("张伟负责支付系统。", "张伟一直负责支付系统。"),
+            ("部署两位同事审批。", "部署必须两位同事审批。"),
+        ] {
+            let (a, b) = (profile(plain), profile(said));
+            assert!(
+                (similarity_across_seams(&a, &b) - 1.0).abs() < 1e-12,
+                "{said}: {:?} / {:?}",
+                a.terms,
+                b.terms
+            );
+        }
     }
 
     #[test]
