@@ -63,10 +63,13 @@ fn label(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// Per outcome (precision, recall), and the number of misses.
-fn measure(model: &dyn Embedder, pairs: &[Pair]) -> (BTreeMap<&'static str, (f64, f64)>, usize) {
+/// Per outcome (precision, recall), and the misses.
+fn measure(
+    model: &dyn Embedder,
+    pairs: &[Pair],
+) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
-    let mut misses = 0;
+    let mut misses = Vec::new();
     for pair in pairs {
         let vectors = model
             .embed(&[pair.existing.as_str(), pair.new.as_str()])
@@ -83,6 +86,7 @@ fn measure(model: &dyn Embedder, pairs: &[Pair]) -> (BTreeMap<&'static str, (f64
             semantic: (reads(&pair.existing) && reads(&pair.new))
                 .then(|| cosine(&vectors[0], &vectors[1])),
         };
+        let semantic = existing.semantic;
         let got = label(&decide(&pair.new, &[], None, &[existing], &|_| Vec::new()).outcome);
         let expected = OUTCOMES
             .iter()
@@ -94,7 +98,10 @@ fn measure(model: &dyn Embedder, pairs: &[Pair]) -> (BTreeMap<&'static str, (f64
         if got == expected {
             counts.entry(got).or_default().0 += 1;
         } else {
-            misses += 1;
+            misses.push(format!(
+                "{:?} then {:?} (cosine {semantic:?}): expected {expected}, got {got}",
+                pair.existing, pair.new
+            ));
         }
     }
     let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
@@ -129,7 +136,10 @@ fn decide_corpus_with_the_sentence_model() {
     for (split, floor) in [("dev", FLOOR), ("test", FLOOR), ("blind", BLIND_FLOOR)] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
         let (figures, misses) = measure(&model, &pairs);
-        print(split, pairs.len(), &figures, misses);
+        print(split, pairs.len(), &figures, misses.len());
+        for miss in &misses {
+            println!("  miss: {miss}");
+        }
         for (outcome, (precision, recall)) in &figures {
             assert!(
                 *precision >= floor && *recall >= floor,
@@ -140,6 +150,6 @@ fn decide_corpus_with_the_sentence_model() {
     if let Some(path) = std::env::var_os("ENGRAM_DECIDE_HELDOUT").filter(|p| !p.is_empty()) {
         let pairs = pairs(Path::new(&path));
         let (figures, misses) = measure(&model, &pairs);
-        print("held-out", pairs.len(), &figures, misses);
+        print("held-out", pairs.len(), &figures, misses.len());
     }
 }

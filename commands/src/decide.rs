@@ -566,7 +566,13 @@ pub fn decide_profiled(
     let related: Vec<(f64, &Neighbour, Relation)> = scored
         .iter()
         .filter(|(s, n, _)| near(*s, n))
-        .map(|(s, n, theirs)| (*s, *n, relate(mine, theirs)))
+        .map(|(s, n, theirs)| {
+            let relation = match relate(mine, theirs) {
+                Relation::Different if paraphrases(text, mine, n, theirs) => Relation::Agrees,
+                relation => relation,
+            };
+            (*s, *n, relation)
+        })
         .collect();
     // An update names its new value, which shares few words with the old
     // statement: it is looked for among all the neighbours, near or not.
@@ -607,6 +613,46 @@ pub fn decide_profiled(
         room,
         corridor,
     }
+}
+
+/// Whether a text whose words differ from a neighbour's says the same as
+/// it by meaning: the model puts them at [`SEMANTIC_RESTATEMENT_MIN`] or
+/// closer, no value disagrees, and both name the same people, places,
+/// projects and tools, and neither holds an identifier the other lacks
+/// ("Bob has a peanut allergy" and "Bob is allergic to peanuts"; not
+/// "Alice ..." and "Bob ...", whose vectors are as close).
+fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
+    if !neighbour
+        .semantic
+        .is_some_and(|c| c >= SEMANTIC_RESTATEMENT_MIN)
+        || disagreement(mine, theirs).is_some()
+        || mine.values != theirs.values
+    {
+        return false;
+    }
+    // An identifier only one side holds (commit 9c1d2e4, ticket ENG-102,
+    // invoice 88417) names another thing, however alike the sentences.
+    if salient_only_in(mine, theirs)
+        .iter()
+        .chain(&salient_only_in(theirs, mine))
+        .any(|term| term.chars().any(|c| c.is_ascii_digit()))
+    {
+        return false;
+    }
+    let names = |found: &[engram_text::entities::Entity]| -> BTreeSet<String> {
+        found
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.category,
+                    "person" | "place" | "project" | "tool" | "organisation"
+                )
+            })
+            .map(|e| e.key.clone())
+            .collect()
+    };
+    names(&engram_text::entities::extract(text))
+        == names(&engram_text::entities::extract(&neighbour.text))
 }
 
 /// The clauses of a memory that says several things ("My phone is ...;
@@ -743,6 +789,38 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// With a model's cosine at the restatement threshold, words that
+    /// differ say the same thing (sentences of my own); not when a name, a value or an
+    /// identifier differs, whatever the model says.
+    #[test]
+    fn a_paraphrase_the_model_vouches_for_restates() {
+        let with_cosine = |text: &str, existing: &str, cosine: Option<f32>| {
+            let mut n = neighbour(7, existing);
+            n.semantic = cosine;
+            decide(text, &[], None, &[n], &|_| Vec::new()).outcome
+        };
+        let allergy = ("Maya commutes by bus.", "Maya rides the bus to her office.");
+        assert_eq!(
+            with_cosine(allergy.0, allergy.1, Some(0.95)),
+            Outcome::Reinforced { memory: 7 }
+        );
+        assert_eq!(with_cosine(allergy.0, allergy.1, Some(0.85)), Outcome::New);
+        assert_eq!(with_cosine(allergy.0, allergy.1, None), Outcome::New);
+        for (text, existing) in [
+            ("Omar commutes by bus.", "Maya rides the bus to her office."),
+            (
+                "Ticket ENG-102 is assigned to the platform team.",
+                "Ticket ENG-101 is assigned to the platform team.",
+            ),
+        ] {
+            assert_eq!(
+                with_cosine(text, existing, Some(0.97)),
+                Outcome::New,
+                "{text}"
+            );
+        }
     }
 
     /// The merge in [`similarity`] counts exactly the shared distinct terms:
