@@ -36,7 +36,8 @@
 //! held-out split of 100 texts (35 Chinese), written by someone who had
 //! seen neither the rules nor these splits and kept outside the
 //! repository, scored rooms 53/100 (0.530) and corridors 41/62 (0.661)
-//! both before and after it ([`held_out_figures`]).
+//! both before and after it ([`held_out_figures`]); it is now committed
+//! as `blind2`, its floors just under that scoring.
 //!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
@@ -48,6 +49,10 @@ use engram_commands::decide::{Decision, Neighbour, decide};
 const DEV_ROOM_FLOOR: f64 = 0.88;
 const TEST_ROOM_FLOOR: f64 = 0.48;
 const TEST_CORRIDOR_FLOOR: f64 = 0.7;
+/// Room and corridor accuracy floors on `blind2`: just under its scoring
+/// (rooms 0.530, corridors 0.661).
+const BLIND2_ROOM_FLOOR: f64 = 0.5;
+const BLIND2_CORRIDOR_FLOOR: f64 = 0.63;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
@@ -258,10 +263,10 @@ fn check(split: &str) {
         }
     }
     assert!(figures.never.is_empty(), "{split}: {:#?}", figures.never);
-    let (floor, corridor_floor) = if split == "test" {
-        (TEST_ROOM_FLOOR, TEST_CORRIDOR_FLOOR)
-    } else {
-        (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR)
+    let (floor, corridor_floor) = match split {
+        "test" => (TEST_ROOM_FLOOR, TEST_CORRIDOR_FLOOR),
+        "blind2" => (BLIND2_ROOM_FLOOR, BLIND2_CORRIDOR_FLOOR),
+        _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
         rooms >= floor,
@@ -284,12 +289,17 @@ fn test_split_meets_the_floor() {
 }
 
 #[test]
+fn blind2_split_meets_the_floor() {
+    check("blind2");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
         .map(|c| (c.before, c.text))
         .collect();
-    for case in cases("test") {
+    for case in cases("test").into_iter().chain(cases("blind2")) {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
             "{:?} is in both splits",
