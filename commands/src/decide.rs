@@ -24,7 +24,12 @@
 //! model is configured, the cosine of the two texts' vectors
 //! ([`Neighbour::semantic`]) also makes a pair near
 //! ([`SEMANTIC_NEAR_MIN`]) or a restatement ([`SEMANTIC_RESTATEMENT_MIN`]);
-//! the rules below still decide what the pair is.
+//! the rules below still decide what the pair is, except that a pair at
+//! the restatement cosine whose words differ both ways is a paraphrase
+//! (not *different subjects*) when it names the same people, places,
+//! projects and tools, states the same values, and neither holds an
+//! identifier the other lacks. The save leaves the cosine out for text
+//! the model does not read (`engram_text::script::model_reads`).
 //!
 //! **Relation** of a near pair ([`relate`]): *different subjects* when each
 //! text has a salient term the other lacks (billing and search, Alice and
