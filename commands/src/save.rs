@@ -20,6 +20,11 @@
 //! its index and appends nothing; an item a gate denies appends its
 //! `GateDenied` with the others; the other items are saved.
 //!
+//! A batch in parts appends each part without waiting for the views
+//! ([`CommandStore::append_expecting_unviewed`]): they fold one part while
+//! the next is built, at most one part behind, and the save answers once
+//! they applied the last (its receipts read the palace).
+//!
 //! **Invariant:** the caller holds no view lock across `append_expecting`
 //! (the store waits there until every view applied the batch), and the
 //! handler holds the store's write lock from the first read of the views
@@ -84,6 +89,18 @@ pub trait CommandStore {
     /// applied them, or says where the log is now when another append took
     /// `first_seq` first (nothing written).
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, Self::Error>;
+    /// [`CommandStore::append_expecting`], returning once the events are
+    /// durable without waiting for the views: the caller waits with
+    /// [`CommandStore::wait_for_views`] before it reads them. A batch in
+    /// parts appends each part this way, so the views fold one part while
+    /// the next is built.
+    fn append_expecting_unviewed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<Expecting, Self::Error>;
+    /// Returns once every view applied `seq` (appended through this store).
+    fn wait_for_views(&self, seq: u64) -> Result<(), Self::Error>;
     /// The content hash (`engram_log::seal`) of `event` as the log will
     /// hold it at `seq`: a sealed store seals per seq, and the hash covers
     /// what the log holds, so it is known only once the seq is.
@@ -272,7 +289,7 @@ pub fn remember_batch<S: CommandStore>(
     let upfront = threads < 2
         || items.len() < PREPARE_PARALLEL_MIN
         || !PREPARE_WHILE_PLANNING.load(std::sync::atomic::Ordering::Relaxed);
-    let _writer = if upfront {
+    let (_writer, planner) = if upfront {
         // What each item's words alone decide, before the write lock: it
         // reads no state, so other saves go on meanwhile.
         let prepared = prepare_all(items, threads);
@@ -281,7 +298,7 @@ pub fn remember_batch<S: CommandStore>(
         for (item, prepared) in items.iter().zip(prepared) {
             plan_next(&mut planner, item, prepared);
         }
-        writer
+        (writer, planner)
     } else {
         // A large batch: the items are prepared on other threads, a chunk
         // at a time and in order, while the planner decides the ones
@@ -302,15 +319,44 @@ pub fn remember_batch<S: CommandStore>(
                 next.next().is_none(),
                 "a preparing thread stopped before the last item"
             );
-            writer
+            (writer, planner)
         })
     };
     // Ids of the memories the batch made, by item index, as parts land.
     let mut made: BTreeMap<usize, MemoryId> = BTreeMap::new();
     let mut references: BTreeMap<usize, MemoryRef> = BTreeMap::new();
+    // The views fold each part while the next is built, at most one part
+    // behind; the last seq appended so far, and the one they were waited
+    // for through.
+    let mut appended_through: Option<u64> = None;
+    let mut waited_through: Option<u64> = None;
+    let mut failed = None;
     for part in parts(&plans) {
-        let appended = append_part(store, part, &mut made, &mut references)?;
-        debug_assert!(appended.last_seq >= appended.first_seq);
+        match append_part(store, part, &mut made, &mut references) {
+            Ok(appended) => {
+                debug_assert!(appended.last_seq >= appended.first_seq);
+                if let Some(before) = appended_through {
+                    store.wait_for_views(before).map_err(SaveError::Store)?;
+                    waited_through = Some(before);
+                }
+                appended_through = Some(appended.last_seq);
+            }
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    // The planner's state (every item's terms and profile) is freed while
+    // the views fold the last part.
+    drop(planner);
+    if let Some(last) = appended_through
+        && waited_through != Some(last)
+    {
+        store.wait_for_views(last).map_err(SaveError::Store)?;
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     let palace = store.views().palace.read();
     for (index, plan) in plans {
@@ -1189,9 +1235,9 @@ fn parts(plans: &[(usize, Plan)]) -> Vec<&[(usize, Plan)]> {
     parts
 }
 
-/// Builds `part` for the seq the log expects and appends it, building it
-/// again when another append came first. Records the ids and references
-/// the part's items got.
+/// Builds `part` for the seq the log expects and appends it (without
+/// waiting for the views), building it again when another append came
+/// first. Records the ids and references the part's items got.
 fn append_part<S: CommandStore>(
     store: &S,
     part: &[(usize, Plan)],
@@ -1202,7 +1248,7 @@ fn append_part<S: CommandStore>(
     for _ in 0..APPEND_TRIES_MAX {
         let built = build(store, first_seq, part, made).map_err(SaveError::Store)?;
         match store
-            .append_expecting(first_seq, &built.events)
+            .append_expecting_unviewed(first_seq, &built.events)
             .map_err(SaveError::Store)?
         {
             Expecting::Appended(appended) => {
