@@ -567,6 +567,9 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     pending: Vec<PendingMemory>,
     /// Term -> positions in `pending` (only looked up, never iterated).
     pending_terms: HashMap<String, Vec<usize>>,
+    /// Scratch of [`Planner::decide`]: per position in `pending`, the terms
+    /// it shares with the item decided; all zeros between items.
+    shared: Vec<usize>,
     n_planned: usize,
     /// Memories a restatement in this batch promoted (once each).
     promoted: BTreeSet<MemoryId>,
@@ -582,6 +585,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             turns: BTreeMap::new(),
             pending: Vec::new(),
             pending_terms: HashMap::new(),
+            shared: Vec::new(),
             n_planned: 0,
             promoted: BTreeSet::new(),
             opened: BTreeMap::new(),
@@ -847,12 +851,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             palace.state.corridor_of(room).to_owned()
         });
         let position = self.pending.len();
-        let distinct: BTreeSet<&String> = terms.iter().collect();
-        for term in distinct {
-            self.pending_terms
-                .entry(term.clone())
-                .or_default()
-                .push(position);
+        for term in distinct_terms(terms) {
+            match self.pending_terms.get_mut(term) {
+                Some(positions) => positions.push(position),
+                None => {
+                    self.pending_terms.insert(term.to_owned(), vec![position]);
+                }
+            }
         }
         self.pending.push(PendingMemory {
             item: index,
@@ -869,7 +874,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     /// rooms, then [`decide::decide`]. Returns the decision and, for the
     /// batch's own memories among the neighbours, their stand-in ids.
     fn decide(
-        &self,
+        &mut self,
         text: &str,
         terms: &[String],
         mine: &decide::Profile,
@@ -931,30 +936,39 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         // The batch's own memories: those sharing the most terms, the
         // latest first on ties. Their stand-in ids lie past any seq the
         // views know (a seq never reaches 2^63).
-        let mut holders: Vec<usize> = Vec::new();
-        for term in terms.iter().collect::<BTreeSet<_>>() {
+        // Terms shared, counted per position in a dense array (zero
+        // between items), the positions touched listed in `touched`.
+        let mut shared = std::mem::take(&mut self.shared);
+        shared.resize(self.pending.len(), 0);
+        let mut touched: Vec<usize> = Vec::new();
+        for term in distinct_terms(terms) {
             // The latest items holding the term: a common term's list is as
             // long as the batch, and scanning it whole for every item would
             // make a batch quadratic. A restatement shares its rare terms.
-            let positions = self.pending_terms.get(term.as_str());
-            holders.extend(
-                positions
-                    .into_iter()
-                    .flatten()
-                    .rev()
-                    .take(PENDING_POSTINGS_SCANNED)
-                    .copied(),
-            );
-        }
-        holders.sort_unstable();
-        // (position, shared terms), most shared first, the latest on ties.
-        let mut ranked: Vec<(usize, usize)> = Vec::new();
-        for position in holders {
-            match ranked.last_mut() {
-                Some((last, n)) if *last == position => *n += 1,
-                _ => ranked.push((position, 1)),
+            let positions = self.pending_terms.get(term);
+            for &position in positions
+                .into_iter()
+                .flatten()
+                .rev()
+                .take(PENDING_POSTINGS_SCANNED)
+            {
+                if let Some(n) = shared.get_mut(position) {
+                    if *n == 0 {
+                        touched.push(position);
+                    }
+                    *n += 1;
+                }
             }
         }
+        // (position, shared terms), most shared first, the latest on ties.
+        let mut ranked: Vec<(usize, usize)> = Vec::with_capacity(touched.len());
+        for position in touched {
+            if let Some(n) = shared.get_mut(position) {
+                ranked.push((position, *n));
+                *n = 0;
+            }
+        }
+        self.shared = shared;
         // Only the first few are kept: select them, then order those. The
         // positions are distinct, so no two entries tie and an unstable
         // order is the one order.
@@ -1171,6 +1185,14 @@ fn cosine(
         .map(|(&x, &y)| i64::from(x) * i64::from(y))
         .sum();
     Some(dot as f32 * scale * embedding.scale)
+}
+
+/// `terms` without repeats (in byte order).
+fn distinct_terms(terms: &[String]) -> Vec<&str> {
+    let mut distinct: Vec<&str> = terms.iter().map(String::as_str).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct
 }
 
 /// Items scanned per query term among a batch's own memories.
