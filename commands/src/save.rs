@@ -30,6 +30,7 @@
 //! handler holds the store's write lock from the first read of the views
 //! to the last append, so two saves never decide on the same state.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use engram_log::seal::{self, SealError};
@@ -568,8 +569,9 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     /// Term -> positions in `pending` (only looked up, never iterated).
     pending_terms: HashMap<String, Vec<usize>>,
     /// Scratch of [`Planner::decide`]: per position in `pending`, the terms
-    /// it shares with the item decided; all zeros between items.
-    shared: Vec<usize>,
+    /// it shares with the item decided (all zeros between items), and the
+    /// positions counted.
+    shared: (Vec<usize>, Vec<usize>),
     n_planned: usize,
     /// Memories a restatement in this batch promoted (once each).
     promoted: BTreeSet<MemoryId>,
@@ -585,7 +587,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             turns: BTreeMap::new(),
             pending: Vec::new(),
             pending_terms: HashMap::new(),
-            shared: Vec::new(),
+            shared: (Vec::new(), Vec::new()),
             n_planned: 0,
             promoted: BTreeSet::new(),
             opened: BTreeMap::new(),
@@ -689,6 +691,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             Some(_) => None,
             None => self.store.embedding_of(&text),
         };
+        let terms = Terms::of(&terms);
         let (decision, pending_of) =
             self.decide(&text, &terms, &mine, &entities, &meta, embedding.as_ref());
         let target = |id: MemoryId| match pending_of.get(&id) {
@@ -740,7 +743,14 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     embedding,
                 };
                 let placement = self.placement(&decision.room, &decision.corridor);
-                self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
+                self.remember_pending(
+                    index,
+                    text,
+                    &terms.distinct,
+                    mine,
+                    &decision.room,
+                    meta.tags,
+                );
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
@@ -838,8 +848,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     fn remember_pending(
         &mut self,
         index: usize,
-        text: &str,
-        terms: &[String],
+        text: String,
+        distinct: &[&str],
         profile: std::sync::Arc<decide::Profile>,
         room: &str,
         tags: Vec<String>,
@@ -851,7 +861,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             palace.state.corridor_of(room).to_owned()
         });
         let position = self.pending.len();
-        for term in distinct_terms(terms) {
+        for &term in distinct {
             match self.pending_terms.get_mut(term) {
                 Some(positions) => positions.push(position),
                 None => {
@@ -861,7 +871,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         }
         self.pending.push(PendingMemory {
             item: index,
-            text: text.to_owned(),
+            text,
             topic: room.to_owned(),
             corridor,
             tags,
@@ -876,7 +886,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     fn decide(
         &mut self,
         text: &str,
-        terms: &[String],
+        terms: &Terms<'_>,
         mine: &decide::Profile,
         entities: &[engram_text::entities::Entity],
         meta: &MemoryMeta,
@@ -906,7 +916,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         };
         let mut neighbours: Vec<Neighbour> = index
             .state
-            .search(terms, DECIDE_NEIGHBOURS, |id| {
+            .search(terms.all, DECIDE_NEIGHBOURS, |id| {
                 Some(id) != self.supersedes
                     && table
                         .state
@@ -926,10 +936,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                         .filter(|e| model_reads(&e.model, text))
                         .and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
-                    text: what_it_says(text, entry.summary.as_deref()).to_owned(),
-                    topic,
-                    corridor,
-                    tags: entry.tags.clone(),
+                    text: Cow::Borrowed(what_it_says(text, entry.summary.as_deref())),
+                    topic: Cow::Owned(topic),
+                    corridor: Cow::Owned(corridor),
+                    tags: Cow::Borrowed(&entry.tags),
                 })
             })
             .collect();
@@ -938,10 +948,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         // views know (a seq never reaches 2^63).
         // Terms shared, counted per position in a dense array (zero
         // between items), the positions touched listed in `touched`.
-        let mut shared = std::mem::take(&mut self.shared);
+        let (mut shared, mut touched) = std::mem::take(&mut self.shared);
         shared.resize(self.pending.len(), 0);
-        let mut touched: Vec<usize> = Vec::new();
-        for term in distinct_terms(terms) {
+        touched.clear();
+        for &term in &terms.distinct {
             // The latest items holding the term: a common term's list is as
             // long as the batch, and scanning it whole for every item would
             // make a batch quadratic. A restatement shares its rare terms.
@@ -962,13 +972,13 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         }
         // (position, shared terms), most shared first, the latest on ties.
         let mut ranked: Vec<(usize, usize)> = Vec::with_capacity(touched.len());
-        for position in touched {
+        for &position in &touched {
             if let Some(n) = shared.get_mut(position) {
                 ranked.push((position, *n));
                 *n = 0;
             }
         }
-        self.shared = shared;
+        self.shared = (shared, touched);
         // Only the first few are kept: select them, then order those. The
         // positions are distinct, so no two entries tie and an unstable
         // order is the one order.
@@ -988,10 +998,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             pending_of.insert(stand_in, pending.item);
             neighbours.push(Neighbour {
                 id: stand_in,
-                text: pending.text.clone(),
-                topic: pending.topic.clone(),
-                corridor: pending.corridor.clone(),
-                tags: pending.tags.clone(),
+                text: Cow::Borrowed(&pending.text),
+                topic: Cow::Borrowed(&pending.topic),
+                corridor: Cow::Borrowed(&pending.corridor),
+                tags: Cow::Borrowed(&pending.tags),
                 profile: Some(std::sync::Arc::clone(&pending.profile)),
                 semantic: None,
             });
@@ -1187,12 +1197,19 @@ fn cosine(
     Some(dot as f32 * scale * embedding.scale)
 }
 
-/// `terms` without repeats (in byte order).
-fn distinct_terms(terms: &[String]) -> Vec<&str> {
-    let mut distinct: Vec<&str> = terms.iter().map(String::as_str).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    distinct
+/// A text's query terms, and the same without repeats (in byte order).
+struct Terms<'t> {
+    all: &'t [String],
+    distinct: Vec<&'t str>,
+}
+
+impl<'t> Terms<'t> {
+    fn of(all: &'t [String]) -> Self {
+        let mut distinct: Vec<&str> = all.iter().map(String::as_str).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        Self { all, distinct }
+    }
 }
 
 /// Items scanned per query term among a batch's own memories.
