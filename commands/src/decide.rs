@@ -676,30 +676,48 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
 const CLAUSE_ENDS: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
 
 fn clauses(text: &str) -> Vec<&str> {
-    // Most memories are one sentence: when no byte before the last
-    // character could end a clause, the text is one clause (or none), and
-    // the character walk below is not needed. It runs for every neighbour
-    // of every save. Every ending is ASCII or starts with one of these
-    // three lead bytes (。！？；, U+2028, U+2029).
+    match one_clause(text) {
+        Some("") => Vec::new(),
+        Some(trimmed) => vec![trimmed],
+        None => crate::extract::sentences(text, &CLAUSE_ENDS),
+    }
+}
+
+/// The text trimmed when it is one clause (or none: empty), found without
+/// the character walk of [`crate::extract::sentences`]; `None` when it
+/// may hold several. Most memories are one sentence, and this runs for
+/// every neighbour of every save: when no character before the last one
+/// is a character a clause can end at, the text is one clause.
+fn one_clause(text: &str) -> Option<&str> {
     let trimmed = text.trim();
     let body = trimmed
         .char_indices()
         .next_back()
         .map_or("", |(at, _)| &trimmed[..at]);
-    let may_end = |b: &u8| {
+    // Every character `sentences` ends a clause at, with `CLAUSE_ENDS`.
+    let may_end = |c: char| {
         matches!(
-            b,
-            b'.' | b'!' | b'?' | b';' | b'\n' | b'\r' | 0xE2 | 0xE3 | 0xEF
+            c,
+            '.' | '!'
+                | '?'
+                | '\n'
+                | '。'
+                | '！'
+                | '？'
+                | ';'
+                | '；'
+                | '\r'
+                | '\u{2028}'
+                | '\u{2029}'
         )
     };
-    if !body.as_bytes().iter().any(may_end) {
-        return if trimmed.is_empty() {
-            Vec::new()
-        } else {
-            vec![trimmed]
-        };
-    }
-    crate::extract::sentences(text, &CLAUSE_ENDS)
+    let ascii_end = |b: &u8| matches!(b, b'.' | b'!' | b'?' | b';' | b'\n' | b'\r');
+    let several = if body.is_ascii() {
+        body.as_bytes().iter().any(ascii_end)
+    } else {
+        body.contains(may_end)
+    };
+    (!several).then_some(trimmed)
 }
 
 /// A neighbour that says several things, one of which `mine` updates: the
@@ -717,6 +735,9 @@ fn clause_disagreement<'n>(
         return None;
     }
     scored.iter().find_map(|(_, n, _)| {
+        if one_clause(&n.text).is_some() {
+            return None;
+        }
         let clauses = clauses(&n.text);
         if clauses.len() < 2 {
             return None;
