@@ -630,12 +630,16 @@ impl Engram {
         self.wait_for_views(appended)
     }
 
-    /// Appends `events` as seqs `first_seq..` and waits for the views, or
-    /// says where the log is when another append took `first_seq` first.
+    /// Appends `events` as seqs `first_seq..` and waits for the views
+    /// (when `viewed`; else the caller waits with
+    /// [`Engram::wait_for_views_through`] before it reads them), or says
+    /// where the log is when another append took `first_seq` first. With a
+    /// shared log it always waits: the store's copy catches up there.
     pub(crate) fn append_expecting(
         &self,
         first_seq: u64,
         events: &[Event],
+        viewed: bool,
     ) -> Result<engram_commands::save::Expecting, EngineError> {
         use engram_commands::save::Expecting;
         let appended = match &self.replication {
@@ -656,7 +660,21 @@ impl Engram {
                 }
             }
         };
-        Ok(Expecting::Appended(self.wait_for_views(appended)?))
+        if viewed || self.replication.is_some() {
+            Ok(Expecting::Appended(self.wait_for_views(appended)?))
+        } else {
+            Ok(Expecting::Appended(appended))
+        }
+    }
+
+    /// Returns once every view applied `seq` (an append this store made
+    /// without waiting for them).
+    pub(crate) fn wait_for_views_through(&self, seq: u64) -> Result<(), EngineError> {
+        self.wait_for_views(Appended {
+            first_seq: seq,
+            last_seq: seq,
+        })?;
+        Ok(())
     }
 
     /// Records what a read did (`Recalled`, `Expanded`) without waiting for

@@ -492,7 +492,19 @@ impl CommandStore for Engram {
     }
 
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, EngineError> {
-        Engram::append_expecting(self, first_seq, events)
+        Engram::append_expecting(self, first_seq, events, true)
+    }
+
+    fn append_expecting_unviewed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<Expecting, EngineError> {
+        Engram::append_expecting(self, first_seq, events, false)
+    }
+
+    fn wait_for_views(&self, seq: u64) -> Result<(), EngineError> {
+        Engram::wait_for_views_through(self, seq)
     }
 
     fn content_sha256_at(

@@ -80,10 +80,10 @@ fn measure(
         let reads = |text: &str| model_reads(model.model_id(), text);
         let existing = Neighbour {
             id: 1,
-            text: pair.existing.clone(),
-            topic: "room".to_owned(),
-            corridor: "general".to_owned(),
-            tags: Vec::new(),
+            text: pair.existing.as_str().into(),
+            topic: "room".into(),
+            corridor: "general".into(),
+            tags: Vec::new().into(),
             profile: None,
             semantic: (reads(&pair.existing) && reads(&pair.new))
                 .then(|| cosine(&vectors[0], &vectors[1])),

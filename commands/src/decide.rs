@@ -79,16 +79,17 @@
 //! (two content words each side), so "Ruby is slower than Go" has no
 //! subject side; a paraphrase sharing few words is near only with a model.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use engram_log::MemoryId;
 
-use crate::meaning::salient_only_in;
 pub use crate::meaning::{
     Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity,
     similarity_across_seams,
 };
 use crate::meaning::{PLACE_WORDS, is_salient};
+use crate::meaning::{has_salient_only_in, salient_only_in};
 
 /// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
 /// character counting two.
@@ -377,7 +378,7 @@ pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
     if let Some(reason) = update_of(mine, theirs) {
         return Relation::Disagrees(reason);
     }
-    if !salient_only_in(mine, theirs).is_empty() && !salient_only_in(theirs, mine).is_empty() {
+    if has_salient_only_in(mine, theirs) && has_salient_only_in(theirs, mine) {
         return Relation::Different;
     }
     match disagreement(mine, theirs) {
@@ -412,17 +413,19 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     None
 }
 
-/// An existing memory near the new content.
+/// An existing memory near the new content. Its words and names are
+/// borrowed where the caller holds them (a batch's own memories are
+/// neighbours of many later items).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Neighbour {
+pub struct Neighbour<'a> {
     pub id: MemoryId,
-    pub text: String,
+    pub text: Cow<'a, str>,
     /// The topic of its room (the first room of the chain its room is
     /// on: `deploy` for `deploy-2`).
-    pub topic: String,
+    pub topic: Cow<'a, str>,
     /// The corridor its room is on.
-    pub corridor: String,
-    pub tags: Vec<String>,
+    pub corridor: Cow<'a, str>,
+    pub tags: Cow<'a, [String]>,
     /// `profile(text)`, when the caller already has it (a batch's own
     /// memories are compared with every later item); computed otherwise.
     pub profile: Option<std::sync::Arc<Profile>>,
@@ -533,25 +536,32 @@ pub fn decide_profiled(
     // decision below takes its first match in.
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
     let best = scored.iter().map(|(s, _, _)| *s).fold(0.0_f64, f64::max);
+    // How the text stands to each neighbour, worked out once when first
+    // asked (the room and the outcome both ask it of the nearest).
+    let relations: Vec<std::cell::OnceCell<Relation>> =
+        scored.iter().map(|_| std::cell::OnceCell::new()).collect();
+    let scored_related = || scored.iter().zip(&relations);
     // A neighbour's room when it shares a tag, or is about the same
     // subject (a restatement or an update of it, by its words or, with a
     // model, by its meaning); else the text's topic.
-    let same_topic = scored
-        .iter()
-        .filter(|(s, n, theirs)| {
+    let same_topic = scored_related()
+        .filter(|((s, n, theirs), relation)| {
             n.tags.iter().any(|t| tags.contains(t))
                 || ((*s >= ROOM_MATCH_MIN || n.semantic.is_some_and(|c| c >= SEMANTIC_ROOM_MIN))
-                    && relate(mine, theirs) != Relation::Different)
+                    && *relation.get_or_init(|| relate(mine, theirs)) != Relation::Different)
         })
-        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
-        .map(|(_, n, _)| *n);
+        .max_by(|(a, _), (b, _)| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
+        .map(|((_, n, _), _)| *n);
     let near: Vec<(f64, &Neighbour)> = scored.iter().map(|(s, n, _)| (*s, *n)).collect();
     let (room, corridor) = match (room, same_topic) {
         (Some(room), _) => {
             let corridor = crate::topic::corridor_for(text, room, mine, entities, tags, &near);
             (room.to_owned(), corridor)
         }
-        (None, Some(n)) => (n.topic.clone(), n.corridor.clone()),
+        (None, Some(n)) => (
+            n.topic.clone().into_owned(),
+            n.corridor.clone().into_owned(),
+        ),
         (None, None) => {
             let room = crate::topic::room_name(text, mine, entities, tags)
                 .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned());
@@ -568,13 +578,12 @@ pub fn decide_profiled(
     let restates = |s: f64, n: &Neighbour| {
         s >= RESTATEMENT_MIN || n.semantic.is_some_and(|c| c >= SEMANTIC_RESTATEMENT_MIN)
     };
-    let related: Vec<(f64, &Neighbour, Relation)> = scored
-        .iter()
-        .filter(|(s, n, _)| near(*s, n))
-        .map(|(s, n, theirs)| {
-            let relation = match relate(mine, theirs) {
+    let related: Vec<(f64, &Neighbour, Relation)> = scored_related()
+        .filter(|((s, n, _), _)| near(*s, n))
+        .map(|((s, n, theirs), relation)| {
+            let relation = match relation.get_or_init(|| relate(mine, theirs)) {
                 Relation::Different if paraphrases(text, mine, n, theirs) => Relation::Agrees,
-                relation => relation,
+                relation => relation.clone(),
             };
             (*s, *n, relation)
         })
@@ -667,30 +676,48 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
 const CLAUSE_ENDS: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
 
 fn clauses(text: &str) -> Vec<&str> {
-    // Most memories are one sentence: when no byte before the last
-    // character could end a clause, the text is one clause (or none), and
-    // the character walk below is not needed. It runs for every neighbour
-    // of every save. Every ending is ASCII or starts with one of these
-    // three lead bytes (。！？；, U+2028, U+2029).
+    match one_clause(text) {
+        Some("") => Vec::new(),
+        Some(trimmed) => vec![trimmed],
+        None => crate::extract::sentences(text, &CLAUSE_ENDS),
+    }
+}
+
+/// The text trimmed when it is one clause (or none: empty), found without
+/// the character walk of [`crate::extract::sentences`]; `None` when it
+/// may hold several. Most memories are one sentence, and this runs for
+/// every neighbour of every save: when no character before the last one
+/// is a character a clause can end at, the text is one clause.
+fn one_clause(text: &str) -> Option<&str> {
     let trimmed = text.trim();
     let body = trimmed
         .char_indices()
         .next_back()
         .map_or("", |(at, _)| &trimmed[..at]);
-    let may_end = |b: &u8| {
+    // Every character `sentences` ends a clause at, with `CLAUSE_ENDS`.
+    let may_end = |c: char| {
         matches!(
-            b,
-            b'.' | b'!' | b'?' | b';' | b'\n' | b'\r' | 0xE2 | 0xE3 | 0xEF
+            c,
+            '.' | '!'
+                | '?'
+                | '\n'
+                | '。'
+                | '！'
+                | '？'
+                | ';'
+                | '；'
+                | '\r'
+                | '\u{2028}'
+                | '\u{2029}'
         )
     };
-    if !body.as_bytes().iter().any(may_end) {
-        return if trimmed.is_empty() {
-            Vec::new()
-        } else {
-            vec![trimmed]
-        };
-    }
-    crate::extract::sentences(text, &CLAUSE_ENDS)
+    let ascii_end = |b: &u8| matches!(b, b'.' | b'!' | b'?' | b';' | b'\n' | b'\r');
+    let several = if body.is_ascii() {
+        body.as_bytes().iter().any(ascii_end)
+    } else {
+        body.contains(may_end)
+    };
+    (!several).then_some(trimmed)
 }
 
 /// A neighbour that says several things, one of which `mine` updates: the
@@ -702,12 +729,15 @@ fn clauses(text: &str) -> Vec<&str> {
 fn clause_disagreement<'n>(
     text: &str,
     mine: &Profile,
-    scored: &[(f64, &'n Neighbour, std::sync::Arc<Profile>)],
-) -> Option<(&'n Neighbour, String)> {
+    scored: &[(f64, &'n Neighbour<'n>, std::sync::Arc<Profile>)],
+) -> Option<(&'n Neighbour<'n>, String)> {
     if clauses(text).len() != 1 {
         return None;
     }
     scored.iter().find_map(|(_, n, _)| {
+        if one_clause(&n.text).is_some() {
+            return None;
+        }
         let clauses = clauses(&n.text);
         if clauses.len() < 2 {
             return None;
@@ -756,7 +786,31 @@ mod tests {
             let walked = crate::extract::sentences(&text, &CLAUSE_ENDS);
             proptest::prop_assert_eq!(clauses(&text), walked);
         }
+
+        /// The merge over hashed terms counts exactly the shared distinct
+        /// terms (texts over a few words, so they share many).
+        #[test]
+        fn similarity_is_dice_over_the_term_sets_of_any_texts(
+            x in proptest::collection::vec(proptest::sample::select(WORDS.to_vec()), 0..12),
+            y in proptest::collection::vec(proptest::sample::select(WORDS.to_vec()), 0..12),
+        ) {
+            let (a, b) = (profile(&x.join(" ")), profile(&y.join(" ")));
+            let set_a: BTreeSet<&String> = a.terms.iter().collect();
+            let set_b: BTreeSet<&String> = b.terms.iter().collect();
+            let total = set_a.len() + set_b.len();
+            let expected = if total == 0 {
+                0.0
+            } else {
+                2.0 * set_a.intersection(&set_b).count() as f64 / total as f64
+            };
+            proptest::prop_assert!((similarity(&a, &b) - expected).abs() < 1e-12);
+        }
     }
+
+    const WORDS: [&str; 12] = [
+        "tea", "green", "deploy", "pipeline", "mornings", "node.js", "host-17", "绿茶", "用户",
+        "port", "8080", "prefers",
+    ];
 
     /// The shared fixture's correction: the fact it corrects sits in one
     /// clause of a longer memory, too unlike the correction as a whole.
@@ -780,15 +834,15 @@ mod tests {
         );
     }
 
-    fn neighbour(id: MemoryId, text: &str) -> Neighbour {
+    fn neighbour(id: MemoryId, text: &str) -> Neighbour<'static> {
         Neighbour {
             profile: None,
             semantic: None,
             id,
-            text: text.to_owned(),
-            topic: "room".to_owned(),
-            corridor: "general".to_owned(),
-            tags: Vec::new(),
+            text: text.to_owned().into(),
+            topic: "room".into(),
+            corridor: "general".into(),
+            tags: Cow::Borrowed(&[]),
         }
     }
 
@@ -960,8 +1014,8 @@ mod tests {
     #[test]
     fn room_is_the_callers_else_a_matching_neighbours_else_named_from_the_text() {
         let near = Neighbour {
-            topic: "tea".to_owned(),
-            corridor: "general".to_owned(),
+            topic: "tea".into(),
+            corridor: "general".into(),
             ..neighbour(3, "green tea every morning before work")
         };
         let joined = decide(
@@ -981,9 +1035,9 @@ mod tests {
         );
         assert_eq!(named.room, "drinks");
         let tagged = Neighbour {
-            topic: "ops".to_owned(),
-            corridor: "general".to_owned(),
-            tags: vec!["deploy".to_owned()],
+            topic: "ops".into(),
+            corridor: "general".into(),
+            tags: vec!["deploy".to_owned()].into(),
             ..neighbour(4, "unrelated words entirely")
         };
         let by_tag = decide(
@@ -1007,8 +1061,8 @@ mod tests {
         // Near in words but about another subject: its own room, not the
         // neighbour's (issue 17: "search service" went into "billing").
         let billing = Neighbour {
-            topic: "billing".to_owned(),
-            corridor: "general".to_owned(),
+            topic: "billing".into(),
+            corridor: "general".into(),
             ..neighbour(5, "The billing service listens on port 8080.")
         };
         let search = decide(

@@ -76,9 +76,14 @@ pub struct Profile {
     /// Content terms (content units, identifiers and the word parts of
     /// compounds), in first-seen order, without repeats.
     pub terms: Vec<String>,
-    /// The same terms sorted, so [`similarity`] is one merge with no
-    /// allocation (a batch save compares every item with ten neighbours).
+    /// The same terms sorted (searched by [`has_salient_only_in`]; the order
+    /// [`similarity`]'s merge breaks equal hashes by).
     pub(crate) sorted_terms: Vec<String>,
+    /// `sorted_terms` as [`similarity`] merges them: (a hash of the term,
+    /// its index in `sorted_terms`), in the order of hash then term, so the
+    /// merge compares integers and reads a term's bytes only when two
+    /// hashes are equal. Two entries match exactly when their terms do.
+    pub(crate) keyed_terms: Vec<(u64, u32)>,
     /// The values stated, by kind.
     pub values: BTreeSet<(ValueKind, String)>,
     pub negated: bool,
@@ -1500,7 +1505,33 @@ pub fn profile(text: &str) -> Profile {
     out.states_place = states(PLACE_WORDS) || named_place;
     out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
+    out.keyed_terms = keyed(&out.sorted_terms);
     out
+}
+
+/// The merge keys of `sorted_terms` (see [`Profile::keyed_terms`]).
+fn keyed(sorted_terms: &[String]) -> Vec<(u64, u32)> {
+    // FNV-1a: any fixed hash gives the same matches; this one is short and
+    // quick on words.
+    let hash = |term: &str| {
+        term.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    };
+    let mut keyed: Vec<(u64, u32)> = sorted_terms
+        .iter()
+        .zip(0u32..)
+        .map(|(term, at)| (hash(term), at))
+        .collect();
+    // Terms are distinct, so the order is total.
+    keyed.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            sorted_terms
+                .get(a.1 as usize)
+                .cmp(&sorted_terms.get(b.1 as usize))
+        })
+    });
+    keyed
 }
 
 /// Sørensen-Dice similarity of two profiles' content terms (0 when both
@@ -1508,17 +1539,23 @@ pub fn profile(text: &str) -> Profile {
 #[must_use]
 pub fn similarity(a: &Profile, b: &Profile) -> f64 {
     debug_assert!(a.sorted_terms.len() == a.terms.len() && b.sorted_terms.len() == b.terms.len());
+    debug_assert!(a.keyed_terms.len() == a.terms.len() && b.keyed_terms.len() == b.terms.len());
     let total = a.sorted_terms.len() + b.sorted_terms.len();
     if total == 0 {
         return 0.0;
     }
     let (mut left, mut right) = (
-        a.sorted_terms.iter().peekable(),
-        b.sorted_terms.iter().peekable(),
+        a.keyed_terms.iter().peekable(),
+        b.keyed_terms.iter().peekable(),
     );
     let mut shared = 0_usize;
-    while let (Some(x), Some(y)) = (left.peek(), right.peek()) {
-        match x.cmp(y) {
+    while let (Some(&&(hx, x)), Some(&&(hy, y))) = (left.peek(), right.peek()) {
+        let order = hx.cmp(&hy).then_with(|| {
+            a.sorted_terms
+                .get(x as usize)
+                .cmp(&b.sorted_terms.get(y as usize))
+        });
+        match order {
             std::cmp::Ordering::Less => {
                 left.next();
             }
@@ -1541,9 +1578,19 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 pub fn salient_only_in(a: &Profile, b: &Profile) -> Vec<String> {
     a.sorted_terms
         .iter()
-        .filter(|t| is_salient(t) && b.sorted_terms.binary_search(t).is_err() && !is_seam(t, b))
+        .filter(|t| salient_and_missing(t, b))
         .cloned()
         .collect()
+}
+
+/// Whether `term` (of another text) is salient and `b` lacks it, a seam
+/// against `b` not counting: what [`salient_only_in`] keeps.
+fn salient_and_missing(term: &str, b: &Profile) -> bool {
+    b.sorted_terms
+        .binary_search_by(|t| t.as_str().cmp(term))
+        .is_err()
+        && is_salient(term)
+        && !is_seam(term, b)
 }
 
 /// Whether `term`, a Chinese bigram of one text, is a seam against
@@ -1599,6 +1646,13 @@ pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
         return 0.0;
     }
     2.0 * shared as f64 / total as f64
+}
+
+/// Whether `a` has a salient term that `b` lacks: [`salient_only_in`] is
+/// not empty (found without collecting them).
+#[must_use]
+pub(crate) fn has_salient_only_in(a: &Profile, b: &Profile) -> bool {
+    a.sorted_terms.iter().any(|t| salient_and_missing(t, b))
 }
 
 #[cfg(test)]

@@ -20,11 +20,17 @@
 //! its index and appends nothing; an item a gate denies appends its
 //! `GateDenied` with the others; the other items are saved.
 //!
+//! A batch in parts appends each part without waiting for the views
+//! ([`CommandStore::append_expecting_unviewed`]): they fold one part while
+//! the next is built, at most one part behind, and the save answers once
+//! they applied the last (its receipts read the palace).
+//!
 //! **Invariant:** the caller holds no view lock across `append_expecting`
 //! (the store waits there until every view applied the batch), and the
 //! handler holds the store's write lock from the first read of the views
 //! to the last append, so two saves never decide on the same state.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use engram_log::seal::{self, SealError};
@@ -84,6 +90,18 @@ pub trait CommandStore {
     /// applied them, or says where the log is now when another append took
     /// `first_seq` first (nothing written).
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, Self::Error>;
+    /// [`CommandStore::append_expecting`], returning once the events are
+    /// durable without waiting for the views: the caller waits with
+    /// [`CommandStore::wait_for_views`] before it reads them. A batch in
+    /// parts appends each part this way, so the views fold one part while
+    /// the next is built.
+    fn append_expecting_unviewed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+    ) -> Result<Expecting, Self::Error>;
+    /// Returns once every view applied `seq` (appended through this store).
+    fn wait_for_views(&self, seq: u64) -> Result<(), Self::Error>;
     /// The content hash (`engram_log::seal`) of `event` as the log will
     /// hold it at `seq`: a sealed store seals per seq, and the hash covers
     /// what the log holds, so it is known only once the seq is.
@@ -272,7 +290,7 @@ pub fn remember_batch<S: CommandStore>(
     let upfront = threads < 2
         || items.len() < PREPARE_PARALLEL_MIN
         || !PREPARE_WHILE_PLANNING.load(std::sync::atomic::Ordering::Relaxed);
-    let _writer = if upfront {
+    let (_writer, planner) = if upfront {
         // What each item's words alone decide, before the write lock: it
         // reads no state, so other saves go on meanwhile.
         let prepared = prepare_all(items, threads);
@@ -281,7 +299,7 @@ pub fn remember_batch<S: CommandStore>(
         for (item, prepared) in items.iter().zip(prepared) {
             plan_next(&mut planner, item, prepared);
         }
-        writer
+        (writer, planner)
     } else {
         // A large batch: the items are prepared on other threads, a chunk
         // at a time and in order, while the planner decides the ones
@@ -302,15 +320,49 @@ pub fn remember_batch<S: CommandStore>(
                 next.next().is_none(),
                 "a preparing thread stopped before the last item"
             );
-            writer
+            (writer, planner)
         })
     };
     // Ids of the memories the batch made, by item index, as parts land.
     let mut made: BTreeMap<usize, MemoryId> = BTreeMap::new();
     let mut references: BTreeMap<usize, MemoryRef> = BTreeMap::new();
-    for part in parts(&plans) {
-        let appended = append_part(store, part, &mut made, &mut references)?;
-        debug_assert!(appended.last_seq >= appended.first_seq);
+    // What the planner kept of the batch's memories (every new item's
+    // words, terms and profile: about half a second to free at 100,000
+    // items) is freed on another thread while the parts are built and
+    // appended (on this one when no thread can be started).
+    let kept = planner.into_kept();
+    let appends = std::thread::scope(|scope| {
+        let _freeing = std::thread::Builder::new()
+            .name("engram-save-free".to_owned())
+            .spawn_scoped(scope, move || drop(kept));
+        // The views fold each part while the next is built, at most one
+        // part behind; the last seq appended so far, and the one they were
+        // waited for through.
+        let mut appended_through: Option<u64> = None;
+        let mut waited_through: Option<u64> = None;
+        for part in parts(&plans) {
+            match append_part(store, part, &mut made, &mut references) {
+                Ok(appended) => {
+                    debug_assert!(appended.last_seq >= appended.first_seq);
+                    if let Some(before) = appended_through {
+                        store.wait_for_views(before).map_err(SaveError::Store)?;
+                        waited_through = Some(before);
+                    }
+                    appended_through = Some(appended.last_seq);
+                }
+                Err(e) => return Ok((appended_through, waited_through, Some(e))),
+            }
+        }
+        Ok::<_, SaveError<S::Error>>((appended_through, waited_through, None))
+    });
+    let (appended_through, waited_through, failed) = appends?;
+    if let Some(last) = appended_through
+        && waited_through != Some(last)
+    {
+        store.wait_for_views(last).map_err(SaveError::Store)?;
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     let palace = store.views().palace.read();
     for (index, plan) in plans {
@@ -521,6 +573,10 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     pending: Vec<PendingMemory>,
     /// Term -> positions in `pending` (only looked up, never iterated).
     pending_terms: HashMap<String, Vec<usize>>,
+    /// Scratch of [`Planner::decide`]: per position in `pending`, the terms
+    /// it shares with the item decided (all zeros between items), and the
+    /// positions counted.
+    shared: (Vec<usize>, Vec<usize>),
     n_planned: usize,
     /// Memories a restatement in this batch promoted (once each).
     promoted: BTreeSet<MemoryId>,
@@ -536,6 +592,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             turns: BTreeMap::new(),
             pending: Vec::new(),
             pending_terms: HashMap::new(),
+            shared: (Vec::new(), Vec::new()),
             n_planned: 0,
             promoted: BTreeSet::new(),
             opened: BTreeMap::new(),
@@ -550,6 +607,11 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             supersedes: Some(old),
             ..Self::new(store)
         }
+    }
+
+    /// What the planner kept of the batch's memories, to be freed apart.
+    fn into_kept(self) -> (Vec<PendingMemory>, HashMap<String, Vec<usize>>) {
+        (self.pending, self.pending_terms)
     }
 
     /// The plan of an item the gates refuse (its `GateDenied` is appended
@@ -639,6 +701,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             Some(_) => None,
             None => self.store.embedding_of(&text),
         };
+        let terms = Terms::of(&terms);
         let (decision, pending_of) =
             self.decide(&text, &terms, &mine, &entities, &meta, embedding.as_ref());
         let target = |id: MemoryId| match pending_of.get(&id) {
@@ -690,7 +753,14 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     embedding,
                 };
                 let placement = self.placement(&decision.room, &decision.corridor);
-                self.remember_pending(index, &text, &terms, mine, &decision.room, meta.tags);
+                self.remember_pending(
+                    index,
+                    text,
+                    &terms.distinct,
+                    mine,
+                    &decision.room,
+                    meta.tags,
+                );
                 Kind::Remembered {
                     words,
                     remembered: Box::new(remembered),
@@ -788,8 +858,8 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     fn remember_pending(
         &mut self,
         index: usize,
-        text: &str,
-        terms: &[String],
+        text: String,
+        distinct: &[&str],
         profile: std::sync::Arc<decide::Profile>,
         room: &str,
         tags: Vec<String>,
@@ -801,16 +871,17 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             palace.state.corridor_of(room).to_owned()
         });
         let position = self.pending.len();
-        let distinct: BTreeSet<&String> = terms.iter().collect();
-        for term in distinct {
-            self.pending_terms
-                .entry(term.clone())
-                .or_default()
-                .push(position);
+        for &term in distinct {
+            match self.pending_terms.get_mut(term) {
+                Some(positions) => positions.push(position),
+                None => {
+                    self.pending_terms.insert(term.to_owned(), vec![position]);
+                }
+            }
         }
         self.pending.push(PendingMemory {
             item: index,
-            text: text.to_owned(),
+            text,
             topic: room.to_owned(),
             corridor,
             tags,
@@ -823,9 +894,9 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     /// rooms, then [`decide::decide`]. Returns the decision and, for the
     /// batch's own memories among the neighbours, their stand-in ids.
     fn decide(
-        &self,
+        &mut self,
         text: &str,
-        terms: &[String],
+        terms: &Terms<'_>,
         mine: &decide::Profile,
         entities: &[engram_text::entities::Entity],
         meta: &MemoryMeta,
@@ -855,7 +926,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         };
         let mut neighbours: Vec<Neighbour> = index
             .state
-            .search(terms, DECIDE_NEIGHBOURS, |id| {
+            .search(terms.all, DECIDE_NEIGHBOURS, |id| {
                 Some(id) != self.supersedes
                     && table
                         .state
@@ -875,40 +946,49 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                         .filter(|e| model_reads(&e.model, text))
                         .and_then(|e| cosine(e, &vectors.state, hit.memory)),
                     id: hit.memory,
-                    text: what_it_says(text, entry.summary.as_deref()).to_owned(),
-                    topic,
-                    corridor,
-                    tags: entry.tags.clone(),
+                    text: Cow::Borrowed(what_it_says(text, entry.summary.as_deref())),
+                    topic: Cow::Owned(topic),
+                    corridor: Cow::Owned(corridor),
+                    tags: Cow::Borrowed(&entry.tags),
                 })
             })
             .collect();
         // The batch's own memories: those sharing the most terms, the
         // latest first on ties. Their stand-in ids lie past any seq the
         // views know (a seq never reaches 2^63).
-        let mut holders: Vec<usize> = Vec::new();
-        for term in terms.iter().collect::<BTreeSet<_>>() {
+        // Terms shared, counted per position in a dense array (zero
+        // between items), the positions touched listed in `touched`.
+        let (mut shared, mut touched) = std::mem::take(&mut self.shared);
+        shared.resize(self.pending.len(), 0);
+        touched.clear();
+        for &term in &terms.distinct {
             // The latest items holding the term: a common term's list is as
             // long as the batch, and scanning it whole for every item would
             // make a batch quadratic. A restatement shares its rare terms.
-            let positions = self.pending_terms.get(term.as_str());
-            holders.extend(
-                positions
-                    .into_iter()
-                    .flatten()
-                    .rev()
-                    .take(PENDING_POSTINGS_SCANNED)
-                    .copied(),
-            );
-        }
-        holders.sort_unstable();
-        // (position, shared terms), most shared first, the latest on ties.
-        let mut ranked: Vec<(usize, usize)> = Vec::new();
-        for position in holders {
-            match ranked.last_mut() {
-                Some((last, n)) if *last == position => *n += 1,
-                _ => ranked.push((position, 1)),
+            let positions = self.pending_terms.get(term);
+            for &position in positions
+                .into_iter()
+                .flatten()
+                .rev()
+                .take(PENDING_POSTINGS_SCANNED)
+            {
+                if let Some(n) = shared.get_mut(position) {
+                    if *n == 0 {
+                        touched.push(position);
+                    }
+                    *n += 1;
+                }
             }
         }
+        // (position, shared terms), most shared first, the latest on ties.
+        let mut ranked: Vec<(usize, usize)> = Vec::with_capacity(touched.len());
+        for &position in &touched {
+            if let Some(n) = shared.get_mut(position) {
+                ranked.push((position, *n));
+                *n = 0;
+            }
+        }
+        self.shared = (shared, touched);
         // Only the first few are kept: select them, then order those. The
         // positions are distinct, so no two entries tie and an unstable
         // order is the one order.
@@ -928,10 +1008,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             pending_of.insert(stand_in, pending.item);
             neighbours.push(Neighbour {
                 id: stand_in,
-                text: pending.text.clone(),
-                topic: pending.topic.clone(),
-                corridor: pending.corridor.clone(),
-                tags: pending.tags.clone(),
+                text: Cow::Borrowed(&pending.text),
+                topic: Cow::Borrowed(&pending.topic),
+                corridor: Cow::Borrowed(&pending.corridor),
+                tags: Cow::Borrowed(&pending.tags),
                 profile: Some(std::sync::Arc::clone(&pending.profile)),
                 semantic: None,
             });
@@ -1127,6 +1207,21 @@ fn cosine(
     Some(dot as f32 * scale * embedding.scale)
 }
 
+/// A text's query terms, and the same without repeats (in byte order).
+struct Terms<'t> {
+    all: &'t [String],
+    distinct: Vec<&'t str>,
+}
+
+impl<'t> Terms<'t> {
+    fn of(all: &'t [String]) -> Self {
+        let mut distinct: Vec<&str> = all.iter().map(String::as_str).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        Self { all, distinct }
+    }
+}
+
 /// Items scanned per query term among a batch's own memories.
 const PENDING_POSTINGS_SCANNED: usize = 32;
 
@@ -1189,9 +1284,9 @@ fn parts(plans: &[(usize, Plan)]) -> Vec<&[(usize, Plan)]> {
     parts
 }
 
-/// Builds `part` for the seq the log expects and appends it, building it
-/// again when another append came first. Records the ids and references
-/// the part's items got.
+/// Builds `part` for the seq the log expects and appends it (without
+/// waiting for the views), building it again when another append came
+/// first. Records the ids and references the part's items got.
 fn append_part<S: CommandStore>(
     store: &S,
     part: &[(usize, Plan)],
@@ -1202,7 +1297,7 @@ fn append_part<S: CommandStore>(
     for _ in 0..APPEND_TRIES_MAX {
         let built = build(store, first_seq, part, made).map_err(SaveError::Store)?;
         match store
-            .append_expecting(first_seq, &built.events)
+            .append_expecting_unviewed(first_seq, &built.events)
             .map_err(SaveError::Store)?
         {
             Expecting::Appended(appended) => {

@@ -467,7 +467,10 @@ pub fn corridor_for(
                 && n.corridor != DEFAULT_CORRIDOR
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.id.cmp(&a.1.id)))
-        .map_or_else(|| DEFAULT_CORRIDOR.to_owned(), |(_, n)| n.corridor.clone())
+        .map_or_else(
+            || DEFAULT_CORRIDOR.to_owned(),
+            |(_, n)| n.corridor.clone().into_owned(),
+        )
 }
 
 /// Verbs (stemmed) that never name a room.

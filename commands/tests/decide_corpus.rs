@@ -95,10 +95,10 @@ fn measure_rows(rows: &[Row]) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String
     for row in rows {
         let existing = Neighbour {
             id: 1,
-            text: row.existing.clone(),
-            topic: "room".to_owned(),
-            corridor: "general".to_owned(),
-            tags: Vec::new(),
+            text: row.existing.as_str().into(),
+            topic: "room".into(),
+            corridor: "general".into(),
+            tags: Vec::new().into(),
             profile: None,
             semantic: None,
         };

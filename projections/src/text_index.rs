@@ -493,19 +493,34 @@ impl TextIndexState {
             // 4 billion memories: far past what one store holds.
             return;
         };
-        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
-        let mut len = 0u32;
+        // Every term of the document, sorted: equal terms are then runs,
+        // counted in one pass, in the order a map of counts would give
+        // them (a few terms per memory: cheaper than a tree of them).
+        let mut all: Vec<String> = Vec::new();
         for part in std::iter::once(text.as_str()).chain(extra.iter().copied()) {
-            for term in index_terms(part) {
-                len = len.saturating_add(1);
-                *counts.entry(term).or_default() += 1;
-            }
+            all.extend(index_terms(part));
         }
-        for (term, tf) in counts {
-            let postings = self.terms.entry(term).or_default();
-            postings.docs.push((doc, tf));
-            postings.max_tf = postings.max_tf.max(tf);
-            postings.min_len = postings.min_len.min(len);
+        let len = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        all.sort_unstable();
+        let mut terms = all.into_iter().peekable();
+        while let Some(term) = terms.next() {
+            let mut tf = 1u32;
+            while terms.next_if_eq(&term).is_some() {
+                tf = tf.saturating_add(1);
+            }
+            let add = |postings: &mut Postings| {
+                postings.docs.push((doc, tf));
+                postings.max_tf = postings.max_tf.max(tf);
+                postings.min_len = postings.min_len.min(len);
+            };
+            match self.terms.get_mut(term.as_str()) {
+                Some(postings) => add(postings),
+                None => {
+                    let mut postings = Postings::default();
+                    add(&mut postings);
+                    self.terms.insert(term, postings);
+                }
+            }
         }
         self.by_memory.insert(memory, doc);
         self.lens.push(len);
@@ -674,25 +689,16 @@ impl TextIndex {
             let cached = self
                 .recent_from
                 .is_some_and(|from| from <= reference.first_seq);
-            let turns: Vec<(String, String)> = if cached {
-                self.recent
-                    .range(seqs)
-                    .map(|(_, turn)| turn.clone())
-                    .collect()
+            text = if cached {
+                join_turns(
+                    &reference.session,
+                    self.recent
+                        .range(seqs)
+                        .map(|(_, (session, content))| (session.as_str(), content.as_str())),
+                )
             } else {
-                self.reader
-                    .read(seqs)?
-                    .into_iter()
-                    .filter_map(|logged| match logged.event {
-                        Event::Session(turn) => Some((turn.session, turn.content)),
-                        _ => None,
-                    })
-                    .collect()
+                referenced_text(reference, &self.reader.read(seqs)?)
             };
-            text = join_turns(
-                &reference.session,
-                turns.iter().map(|(s, c)| (s.as_str(), c.as_str())),
-            );
         }
         let mut extra: Vec<&str> = r.tags.iter().map(String::as_str).collect();
         if let Some(summary) = &r.summary {

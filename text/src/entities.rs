@@ -419,6 +419,9 @@ pub fn extract(text: &str) -> Vec<Entity> {
         .filter(|w| !w.is_empty())
         .collect();
     let words: Vec<&str> = raw.iter().map(|w| trim_word(w)).collect();
+    // Each word case-folded once: read as the word, the next and the one
+    // before.
+    let lowers: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let lower_text = text.to_lowercase();
     let is_place = |lower: &str| PLACES.contains(&lower);
     let mut skip = false;
@@ -428,22 +431,18 @@ pub fn extract(text: &str) -> Vec<Entity> {
         if std::mem::take(&mut skip) || word.is_empty() {
             continue;
         }
-        let lower = word.to_lowercase();
+        let lower = lowers.get(i).cloned().unwrap_or_default();
         let prev = i
             .checked_sub(1)
-            .and_then(|j| words.get(j))
-            .map(|w| w.to_lowercase().trim_end_matches([':', '.']).to_owned())
-            .unwrap_or_default();
+            .and_then(|j| lowers.get(j))
+            .map_or("", |w| w.trim_end_matches([':', '.']));
         let sentence_start = i
             .checked_sub(1)
             .and_then(|j| raw.get(j))
             .is_none_or(|w| w.ends_with(['.', '!', '?', ':']));
         let next_word = words.get(i + 1).copied().unwrap_or_default();
-        let next = next_word.to_lowercase();
-        let after_next = words
-            .get(i + 2)
-            .map(|w| w.to_lowercase())
-            .unwrap_or_default();
+        let next = lowers.get(i + 1).map_or("", String::as_str);
+        let after_next = lowers.get(i + 2).map_or("", String::as_str);
         let pair = format!("{lower} {next}");
         if js_name(word) {
             push("tool", tool_key(word).unwrap_or(&lower).to_owned(), word);
@@ -467,8 +466,7 @@ pub fn extract(text: &str) -> Vec<Entity> {
             && name_shaped(next_word)
             && tool_key(next_word).is_none()
             && !is_place(&pair)
-            && (GIVEN_NAMES.contains(&lower.as_str())
-                || PERSON_VERBS.contains(&after_next.as_str()))
+            && (GIVEN_NAMES.contains(&lower.as_str()) || PERSON_VERBS.contains(&after_next))
         {
             // `Alice Chen owns`, `Bob Martinez is`.
             push("person", pair, &format!("{word} {next_word}"));
@@ -479,7 +477,7 @@ pub fn extract(text: &str) -> Vec<Entity> {
             push("tool", lower, word);
             last_tool = Some(i);
         } else if name_shaped(word)
-            && HUMAN_VERBS.contains(&next.as_str())
+            && HUMAN_VERBS.contains(&next)
             && tool_key(word).is_none()
             && !is_place(&lower)
         {
@@ -493,7 +491,7 @@ pub fn extract(text: &str) -> Vec<Entity> {
             // `from Webpack to Vite`: a move between two tools.
             push("tool", lower, word);
             last_tool = Some(i);
-        } else if capitalised(word) && i > 0 && PERSON_CUES.contains(&prev.as_str()) {
+        } else if capitalised(word) && i > 0 && PERSON_CUES.contains(&prev) {
             if !is_place(&lower) && !is_not_a_name(&lower) {
                 push("person", lower, word);
             }
@@ -505,9 +503,9 @@ pub fn extract(text: &str) -> Vec<Entity> {
             && word.chars().all(char::is_alphanumeric)
             && !is_not_a_name(&lower)
             && !is_place(&lower)
-            && (TOOL_CUES.contains(&prev.as_str())
-                || (["and", "or"].contains(&prev.as_str()) && last_tool == i.checked_sub(2))
-                || (TOOL_CONNECTORS.contains(&prev.as_str())
+            && (TOOL_CUES.contains(&prev)
+                || (["and", "or"].contains(&prev) && last_tool == i.checked_sub(2))
+                || (TOOL_CONNECTORS.contains(&prev)
                     && last_tool.is_some_and(|t| i - t <= TOOL_CONNECTOR_WORDS_MAX)))
         {
             // `via Promtail`, `adopted Svelte`, `Next.js and Tailwind`.
@@ -554,6 +552,10 @@ pub fn resolve<'a>(category: &str, key: &str, known: impl IntoIterator<Item = &'
 }
 
 fn cjk_entities(text: &str, push: &mut impl FnMut(&'static str, String, &str)) {
+    // Every rule below starts at a Han character.
+    if text.is_ascii() {
+        return;
+    }
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let slice = |from: usize, to: usize| -> Option<&str> {
         let start = chars.get(from)?.0;
@@ -561,6 +563,10 @@ fn cjk_entities(text: &str, push: &mut impl FnMut(&'static str, String, &str)) {
         text.get(start..end)
     };
     for (i, &(_, c)) in chars.iter().enumerate() {
+        // A name starts at a Han character (`小`, `老` or a surname).
+        if !is_han(c) {
+            continue;
+        }
         let next = chars.get(i + 1).map(|(_, c)| *c);
         // 小王, 老李
         if (c == '小' || c == '老')
@@ -649,9 +655,20 @@ fn cjk_entities(text: &str, push: &mut impl FnMut(&'static str, String, &str)) {
     }
 }
 
+/// Whether `c` is in the CJK Unified Ideographs block, where every
+/// character a Chinese name rule starts at lies.
+fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_character_a_chinese_name_starts_at_is_han() {
+        assert!(CJK_SURNAMES.chars().chain(['小', '老']).all(is_han));
+    }
 
     fn found(text: &str) -> Vec<(&'static str, String)> {
         extract(text)

@@ -245,12 +245,44 @@ pub fn stem(word: &str, language: Language) -> Cow<'_, str> {
     if word.chars().nth(1).is_none() || word.chars().any(|c| c.is_numeric()) {
         return Cow::Borrowed(word);
     }
-    let stemmed = Stemmer::create(language.algorithm()).stem(word);
-    if stemmed.is_empty() {
+    // Words repeat (a batch of saves, the text index folding them): each
+    // thread remembers the stems it computed, a pure function of the word
+    // and language, so a repeated word skips the stemmer.
+    STEMS.with_borrow_mut(|stems| {
+        if let Some((cached_language, stemmed)) = stems.get(word)
+            && *cached_language == language
+        {
+            return match stemmed {
+                Some(stemmed) => Cow::Owned(String::from(&**stemmed)),
+                None => Cow::Borrowed(word),
+            };
+        }
+        let stemmed = Stemmer::create(language.algorithm()).stem(word);
         // A stemmer never empties a word; keep it whole if one did.
-        return Cow::Borrowed(word);
-    }
-    stemmed
+        let stemmed = match stemmed {
+            Cow::Owned(stemmed) if !stemmed.is_empty() && stemmed != word => Some(stemmed),
+            _ => None,
+        };
+        if stems.len() >= STEMS_CACHED_MAX {
+            stems.clear();
+        }
+        stems.insert(word.into(), (language, stemmed.as_deref().map(Box::from)));
+        match stemmed {
+            Some(stemmed) => Cow::Owned(stemmed),
+            None => Cow::Borrowed(word),
+        }
+    })
+}
+
+/// Words whose stems a thread keeps at most (then it starts over).
+const STEMS_CACHED_MAX: usize = 16_384;
+
+/// Word -> (the language it was stemmed as, its stem when that differs
+/// from the word).
+type StemCache = std::collections::HashMap<Box<str>, (Language, Option<Box<str>>)>;
+
+thread_local! {
+    static STEMS: std::cell::RefCell<StemCache> = std::cell::RefCell::new(StemCache::new());
 }
 
 /// Whether `word` (normalised, lowercase, not stemmed) is a stopword of a
@@ -273,6 +305,36 @@ pub fn is_stopword(word: &str, latin: Language) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stem remembered is the stem the stemmer gives, whichever language
+    /// asked first.
+    #[test]
+    fn remembered_stems_are_the_stemmers() {
+        let words = [
+            "deploys",
+            "running",
+            "happiness",
+            "x1",
+            "a",
+            "maisons",
+            "deploys",
+        ];
+        for _ in 0..2 {
+            for language in [Language::English, Language::French, Language::English] {
+                for word in words {
+                    let direct =
+                        if word.chars().nth(1).is_none() || word.chars().any(|c| c.is_numeric()) {
+                            word.to_owned()
+                        } else {
+                            Stemmer::create(language.algorithm())
+                                .stem(word)
+                                .into_owned()
+                        };
+                    assert_eq!(stem(word, language), direct, "{word} in {language:?}");
+                }
+            }
+        }
+    }
 
     /// What `detect_latin` computed before its lookup table: a scan of
     /// every language's list per word.
