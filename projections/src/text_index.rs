@@ -129,25 +129,71 @@ pub struct TextIndexState {
     live_len: u64,
 }
 
-/// A term's postings, and what bounds the score of its best document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A term's postings, and a bound on what its best document scores.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Postings {
     /// (doc number, term frequency), sorted by doc number.
     docs: Vec<(u32, u32)>,
-    /// The highest term frequency a document holding the term had. A forget
-    /// leaves it: it stays an upper bound.
+    /// A cache beside the postings, not the view's content: a view is what
+    /// its events say, and the rebuild after a purge never saw the erased
+    /// words. Raised as documents are added, kept by a forget or a purge
+    /// (still an upper bound), computed exactly when the view loads
+    /// ([`TextIndexState::compute_bounds`]); decoded alone it is the
+    /// loosest, which never prunes wrongly.
+    #[serde(skip)]
+    bound: Bound,
+}
+
+impl Postings {
+    fn new() -> Self {
+        Self {
+            docs: Vec::new(),
+            bound: Bound::EMPTY,
+        }
+    }
+}
+
+/// The postings are the content; the bound is not ([`Postings::bound`]).
+impl PartialEq for Postings {
+    fn eq(&self, other: &Self) -> bool {
+        self.docs == other.docs
+    }
+}
+
+impl Eq for Postings {}
+
+/// What bounds one document's gain from a term: the highest term
+/// frequency and the shortest document among those that held it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Bound {
     max_tf: u32,
-    /// The shortest document that held the term (likewise a bound).
     min_len: u32,
 }
 
-impl Default for Postings {
-    fn default() -> Self {
+impl Bound {
+    /// No document yet.
+    const EMPTY: Self = Self {
+        max_tf: 0,
+        min_len: u32::MAX,
+    };
+    /// Nothing known: bounds every document.
+    const LOOSEST: Self = Self {
+        max_tf: u32::MAX,
+        min_len: 0,
+    };
+
+    fn with(self, tf: u32, len: u32) -> Self {
         Self {
-            docs: Vec::new(),
-            max_tf: 0,
-            min_len: u32::MAX,
+            max_tf: self.max_tf.max(tf),
+            min_len: self.min_len.min(len),
         }
+    }
+}
+
+impl Default for Bound {
+    /// What a decoded posting list gets until [`TextIndexState::compute_bounds`].
+    fn default() -> Self {
+        Self::LOOSEST
     }
 }
 
@@ -325,7 +371,7 @@ impl TextIndexState {
                 postings: &postings.docs,
                 idf,
                 // The norm grows with tf and shrinks with length.
-                bound: idf * norm(postings.max_tf, postings.min_len),
+                bound: idf * norm(postings.bound.max_tf, postings.bound.min_len),
             });
         }
         query.sort_by_key(|t| t.postings.len());
@@ -481,6 +527,20 @@ impl TextIndexState {
         })
     }
 
+    /// Every term's bound from its postings as they are: after a load, the
+    /// decoded postings carry none.
+    fn compute_bounds(&mut self) {
+        let lens = &self.lens;
+        for postings in self.terms.values_mut() {
+            postings.bound = postings
+                .docs
+                .iter()
+                .fold(Bound::EMPTY, |bound, &(doc, tf)| {
+                    bound.with(tf, lens.get(doc as usize).copied().unwrap_or(0))
+                });
+        }
+    }
+
     fn add(&mut self, memory: MemoryId, text: String, extra: &[&str], mac: Digest) {
         if self.by_memory.contains_key(&memory) {
             return;
@@ -510,13 +570,12 @@ impl TextIndexState {
             }
             let add = |postings: &mut Postings| {
                 postings.docs.push((doc, tf));
-                postings.max_tf = postings.max_tf.max(tf);
-                postings.min_len = postings.min_len.min(len);
+                postings.bound = postings.bound.with(tf, len);
             };
             match self.terms.get_mut(term.as_str()) {
                 Some(postings) => add(postings),
                 None => {
-                    let mut postings = Postings::default();
+                    let mut postings = Postings::new();
                     add(&mut postings);
                     self.terms.insert(term, postings);
                 }
@@ -654,7 +713,7 @@ impl TextIndex {
     /// 4: terms NFKC-normalized and stemmed (`index_terms`).
     /// 5: each document keeps its tags and summary (a forget touches only
     /// its own terms).
-    pub const VERSION: u32 = 6;
+    pub const VERSION: u32 = 5;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
@@ -862,6 +921,7 @@ impl View for TextIndex {
             })?,
             None => TextIndexState::default(),
         };
+        self.state.compute_bounds();
         self.recent.clear();
         self.recent_from = None;
         self.verified.clear();
@@ -1118,7 +1178,41 @@ mod tests {
             proptest::prop_assert_eq!(bits(&pruned), bits(&full));
             let chosen = state.ranked(&terms, limit, bm25, Pruning::WhenWorthIt, &accept);
             proptest::prop_assert_eq!(bits(&chosen), bits(&full));
+            // As a loaded view: the snapshot holds no bounds; decoded alone
+            // they are the loosest, then computed from the postings.
+            let bytes = snapshot::encode_value(&state).unwrap();
+            let mut loaded: TextIndexState = snapshot::decode_value(&bytes).unwrap();
+            let pruned = loaded.ranked(&terms, limit, bm25, Pruning::Always, &accept);
+            proptest::prop_assert_eq!(bits(&pruned), bits(&full));
+            loaded.compute_bounds();
+            let pruned = loaded.ranked(&terms, limit, bm25, Pruning::Always, &accept);
+            proptest::prop_assert_eq!(bits(&pruned), bits(&full));
+            proptest::prop_assert_eq!(&loaded, &state);
         }
+    }
+
+    /// The bound is no part of the snapshot: postings encode as version 5
+    /// wrote them (a term's list of doc and frequency), so a store's views
+    /// need no rebuild.
+    #[test]
+    fn postings_encode_as_version_5_wrote_them() {
+        let state = index(&["alpha beta beta", "beta gamma"]);
+        let old: BTreeMap<String, Vec<(u32, u32)>> = state
+            .terms
+            .iter()
+            .map(|(term, postings)| (term.clone(), postings.docs.clone()))
+            .collect();
+        assert_eq!(
+            snapshot::encode_value(&state.terms).unwrap(),
+            snapshot::encode_value(&old).unwrap()
+        );
+        assert_eq!(
+            state.terms["beta"].bound,
+            Bound {
+                max_tf: 2,
+                min_len: 2
+            }
+        );
     }
 
     #[test]
