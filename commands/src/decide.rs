@@ -105,6 +105,9 @@ pub const NEAR_DUPLICATE_MIN: f64 = 0.5;
 pub const SEMANTIC_NEAR_MIN: f32 = 0.8;
 /// Cosine similarity at which an agreeing text restates a memory.
 pub const SEMANTIC_RESTATEMENT_MIN: f32 = 0.92;
+/// Salient words a paraphrase may hold that its neighbour does not (and
+/// the other way), when a model vouches for it ([`SEMANTIC_RESTATEMENT_MIN`]).
+pub const PARAPHRASE_WORDS_MAX: usize = 2;
 /// Similarity at which a text joins a neighbour's room.
 pub const ROOM_MATCH_MIN: f64 = 0.25;
 /// Cosine at or above which a neighbour (not about a different subject)
@@ -601,18 +604,21 @@ pub fn decide_profiled(
                 .iter()
                 .find_map(|(_, n, theirs)| update_of(mine, theirs).map(|r| (*n, r)))
         });
+    // A text a live memory already says is that memory again, whatever
+    // else it disagrees with: the disagreement was flagged when that
+    // memory was saved (a transcript told twice contradicts nothing new).
+    let restated = related
+        .iter()
+        .find(|(s, n, r)| *r == Relation::Agrees && restates(*s, n));
     let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
+    } else if let Some((_, n, _)) = restated {
+        Outcome::Reinforced { memory: n.id }
     } else if let Some((n, reason)) = disagreement {
         Outcome::Contradiction {
             memory: n.id,
             reason,
         }
-    } else if let Some((_, n, _)) = related
-        .iter()
-        .find(|(s, n, r)| *r == Relation::Agrees && restates(*s, n))
-    {
-        Outcome::Reinforced { memory: n.id }
     } else if let Some((n, reason)) = clause_disagreement(text, mine, &scored) {
         Outcome::Contradiction {
             memory: n.id,
@@ -644,12 +650,20 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
     {
         return false;
     }
-    // An identifier only one side holds (commit 9c1d2e4, ticket ENG-102,
-    // invoice 88417) names another thing, however alike the sentences.
-    if salient_only_in(mine, theirs)
-        .iter()
-        .chain(&salient_only_in(theirs, mine))
-        .any(|term| term.chars().any(|c| c.is_ascii_digit()))
+    // A paraphrase swaps a word or two for others ("allergic" for "an
+    // allergy"); a text with more of its own says more ("Hotfix deploys
+    // skip staging but still need two reviewers" is not "Deploys need two
+    // reviewers"). An identifier only one side holds (commit 9c1d2e4,
+    // ticket ENG-102, invoice 88417) names another thing, however alike
+    // the sentences.
+    let only_mine = salient_only_in(mine, theirs);
+    let only_theirs = salient_only_in(theirs, mine);
+    if only_mine.len() > PARAPHRASE_WORDS_MAX
+        || only_theirs.len() > PARAPHRASE_WORDS_MAX
+        || only_mine
+            .iter()
+            .chain(&only_theirs)
+            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
     {
         return false;
     }
@@ -848,6 +862,29 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// A text a live memory already says reinforces it, though it also
+    /// disagrees with another: a transcript told twice contradicts nothing
+    /// new (the first telling flagged it).
+    #[test]
+    fn a_restatement_wins_over_a_disagreement_flagged_before() {
+        let old = "Please remember the deploy window is Tuesday 14:00-16:00 UTC.";
+        let update = "Actually the deploy window moved to Wednesday 14:00-16:00 UTC.";
+        let neighbours = [neighbour(3, old), neighbour(5, update)];
+        for (text, restated) in [(old, 3), (update, 5)] {
+            let decision = decide(text, &[], None, &neighbours, &|_| Vec::new());
+            assert_eq!(
+                decision.outcome,
+                Outcome::Reinforced { memory: restated },
+                "{text}"
+            );
+        }
+        // Alone with the old value, the update still contradicts it.
+        assert!(matches!(
+            outcome(update, old),
+            Outcome::Contradiction { memory: 7, .. }
+        ));
     }
 
     /// With a model's cosine at the restatement threshold, words that
