@@ -27,7 +27,7 @@
 //! 0.380/1.000, reinforced 0.667/0.133 (103 misses); after them (updates
 //! said as changes, more restatements) contradiction 0.974/0.633,
 //! discarded 1.000/0.800, new 0.438/1.000, reinforced 0.875/0.233 (80
-//! misses). With MiniLM attached 79 misses (`tests/decide_model.rs`). Now
+//! misses). With MiniLM attached 80 misses (`tests/decide_model.rs`). Now
 //! committed, its floor ([`BLIND2_FLOOR`]) guards against losing ground;
 //! the next round needs a fresh split.
 //!
