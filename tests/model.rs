@@ -255,12 +255,14 @@ impl Model {
             self.live_of(topic).partition(|(_, m)| m.value == value);
         let same: BTreeSet<u64> = same.into_iter().map(|(id, _)| id).collect();
         let differing: BTreeSet<u64> = differing.into_iter().map(|(id, _)| id).collect();
+        // A value a live memory already holds restates it, whatever else
+        // differs: that disagreement was flagged when it was saved.
         if same.len() + differing.len() > NEIGHBOURS {
             Expected::Either(same, differing)
-        } else if !differing.is_empty() {
-            Expected::Contradiction(differing)
         } else if !same.is_empty() {
             Expected::Reinforced(same)
+        } else if !differing.is_empty() {
+            Expected::Contradiction(differing)
         } else {
             Expected::New
         }
