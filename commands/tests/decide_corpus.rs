@@ -196,15 +196,7 @@ fn the_splits_share_no_pair() {
 #[ignore = "needs a held-out file named by ENGRAM_DECIDE_HELDOUT"]
 fn held_out_figures() {
     let path = std::env::var("ENGRAM_DECIDE_HELDOUT").expect("ENGRAM_DECIDE_HELDOUT names a file");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let lines = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: line {}: {e}", i + 1))
-        })
-        .collect();
+    let lines = support::json_lines(&path);
     let rows = rows_of(lines);
     let (figures, misses) = measure_rows(&rows);
     println!(

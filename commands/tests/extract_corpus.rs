@@ -321,15 +321,7 @@ fn the_corpus_is_big_enough_and_labels_every_kind() {
 fn held_out_figures() {
     let path =
         std::env::var("ENGRAM_EXTRACT_HELDOUT").expect("ENGRAM_EXTRACT_HELDOUT names a file");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let lines = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: line {}: {e}", i + 1))
-        })
-        .collect();
+    let lines = support::json_lines(&path);
     let figures = measure("held-out", &turns_of(lines));
     println!(
         "held-out {path}: {} turns; memory precision {:.3} recall {:.3}",

@@ -3,8 +3,12 @@
 /// The JSON lines of `tests/corpus/{corpus}/{split}.jsonl`, blank lines
 /// left out.
 pub fn corpus_lines(corpus: &str, split: &str) -> Vec<serde_json::Value> {
-    let path = corpus_path(corpus, split);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
+    json_lines(&corpus_path(corpus, split))
+}
+
+/// The JSON lines of the file at `path`, blank lines left out.
+pub fn json_lines(path: &str) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}: {e}: {line}")))
