@@ -189,10 +189,19 @@ pub fn tokenize(text: &str) -> Vec<Token> {
 
 /// Whether `c` begins a normalization chunk: a starter (combining class 0)
 /// that is not a Hangul medial or final jamo (which compose with the
-/// preceding jamo into a syllable).
+/// preceding jamo into a syllable) and does not decompose into marks (the
+/// Tibetan vowel sign U+0F73 is a starter whose parts, U+0F71 U+0F72, are
+/// reordered with the marks before them).
 fn starts_chunk(c: char) -> bool {
-    unicode_normalization::char::canonical_combining_class(c) == 0
-        && !matches!(u32::from(c), 0x1160..=0x11FF)
+    use unicode_normalization::char::{canonical_combining_class, decompose_compatible};
+    if canonical_combining_class(c) != 0 || matches!(u32::from(c), 0x1160..=0x11FF) {
+        return false;
+    }
+    let mut first = None;
+    decompose_compatible(c, |part| {
+        first.get_or_insert(part);
+    });
+    first.is_none_or(|part| canonical_combining_class(part) == 0)
 }
 
 /// The language of the Latin-script words among `tokens`.

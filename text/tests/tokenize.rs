@@ -319,6 +319,16 @@ proptest! {
     }
 }
 
+/// A starter that decomposes into marks (U+0F73) after a mark: its parts
+/// are ordered with that mark, so the word's term is a term of itself
+/// (found by the idempotence proptest).
+#[test]
+fn marks_from_a_decomposed_starter_are_ordered_with_the_marks_before() {
+    for token in tokenize("\u{1e026}\u{f73}") {
+        assert_eq!(terms(&token.term), vec![token.term.clone()]);
+    }
+}
+
 #[test]
 fn unseen_scripts_and_odd_queries_are_answered() {
     // Scripts the tokenizer has no rule for: words as written, no stemmer.
