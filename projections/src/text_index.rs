@@ -713,7 +713,9 @@ impl TextIndex {
     /// 4: terms NFKC-normalized and stemmed (`index_terms`).
     /// 5: each document keeps its tags and summary (a forget touches only
     /// its own terms).
-    pub const VERSION: u32 = 5;
+    /// 6: a starter that decomposes into marks is normalized with the marks
+    /// before it (`tokenize`).
+    pub const VERSION: u32 = 6;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
