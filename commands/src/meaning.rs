@@ -84,6 +84,12 @@ pub struct Profile {
     /// merge compares integers and reads a term's bytes only when two
     /// hashes are equal. Two entries match exactly when their terms do.
     pub(crate) keyed_terms: Vec<(u64, u32)>,
+    /// The non-ASCII characters that end a term, sorted and without
+    /// repeats: half of what [`is_seam`] asks of this text, answered by a
+    /// binary search instead of a pass over every term.
+    pub(crate) seam_ends: Vec<char>,
+    /// The non-ASCII characters that start a term (the other half).
+    pub(crate) seam_starts: Vec<char>,
     /// The values stated, by kind.
     pub values: BTreeSet<(ValueKind, String)>,
     pub negated: bool,
@@ -1506,7 +1512,28 @@ pub fn profile(text: &str) -> Profile {
     out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
     out.keyed_terms = keyed(&out.sorted_terms);
+    (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
     out
+}
+
+/// The non-ASCII characters that end and that start `terms` (see
+/// [`Profile::seam_ends`]).
+fn seam_chars(terms: &[String]) -> (Vec<char>, Vec<char>) {
+    let mut ends: Vec<char> = terms
+        .iter()
+        .filter_map(|t| t.chars().next_back())
+        .filter(|c| !c.is_ascii())
+        .collect();
+    let mut starts: Vec<char> = terms
+        .iter()
+        .filter_map(|t| t.chars().next())
+        .filter(|c| !c.is_ascii())
+        .collect();
+    for chars in [&mut ends, &mut starts] {
+        chars.sort_unstable();
+        chars.dedup();
+    }
+    (ends, starts)
 }
 
 /// The merge keys of `sorted_terms` (see [`Profile::keyed_terms`]).
@@ -1590,7 +1617,7 @@ fn salient_and_missing(term: &str, b: &Profile) -> bool {
         .binary_search_by(|t| t.as_str().cmp(term))
         .is_err()
         && is_salient(term)
-        && !is_seam(term, b)
+        && !missing_term_is_seam(term, b)
 }
 
 /// Whether `term`, a Chinese bigram of one text, is a seam against
@@ -1602,22 +1629,50 @@ fn salient_and_missing(term: &str, b: &Profile) -> bool {
 /// ends while the words stay; such a bigram is no word of its own.
 #[must_use]
 pub fn is_seam(term: &str, other: &Profile) -> bool {
-    let mut chars = term.chars();
-    let (Some(first), Some(second), None) = (chars.next(), chars.next(), chars.next()) else {
+    let Some((first, second)) = cjk_bigram(term) else {
         return false;
     };
-    if first.is_ascii() || second.is_ascii() {
-        return false;
+    if other
+        .sorted_terms
+        .binary_search_by(|t| t.as_str().cmp(term))
+        .is_ok()
+    {
+        // `other` holds the bigram itself, which does not count as the
+        // word it ends or starts: ask the other terms one by one.
+        let ends = other
+            .sorted_terms
+            .iter()
+            .any(|w| w != term && w.ends_with(first));
+        let starts = other
+            .sorted_terms
+            .iter()
+            .any(|w| w != term && w.starts_with(second));
+        return ends && starts;
     }
-    let ends = other
-        .sorted_terms
-        .iter()
-        .any(|w| w != term && w.ends_with(first));
-    let starts = other
-        .sorted_terms
-        .iter()
-        .any(|w| w != term && w.starts_with(second));
-    ends && starts
+    bigram_is_seam(first, second, other)
+}
+
+/// The two characters of `term` when it is two non-ASCII characters (a
+/// Chinese bigram), the only terms that can be seams.
+fn cjk_bigram(term: &str) -> Option<(char, char)> {
+    let mut chars = term.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(first), Some(second), None) if !first.is_ascii() && !second.is_ascii() => {
+            Some((first, second))
+        }
+        _ => None,
+    }
+}
+
+/// [`is_seam`] for a bigram `other` does not hold.
+fn bigram_is_seam(first: char, second: char, other: &Profile) -> bool {
+    other.seam_ends.binary_search(&first).is_ok()
+        && other.seam_starts.binary_search(&second).is_ok()
+}
+
+/// Whether `term`, which `other` does not hold, is a seam against it.
+fn missing_term_is_seam(term: &str, other: &Profile) -> bool {
+    cjk_bigram(term).is_some_and(|(first, second)| bigram_is_seam(first, second, other))
 }
 
 /// [`similarity`] with the seams of each text against the other left out
@@ -1626,22 +1681,47 @@ pub fn is_seam(term: &str, other: &Profile) -> bool {
 /// for texts without Chinese. What a save decides by.
 #[must_use]
 pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
-    let unmatched_seams = |x: &Profile, y: &Profile| {
-        x.sorted_terms
-            .iter()
-            .filter(|t| !t.is_ascii() && y.sorted_terms.binary_search(t).is_err() && is_seam(t, y))
-            .count()
-    };
-    let (seams_a, seams_b) = (unmatched_seams(a, b), unmatched_seams(b, a));
-    if seams_a + seams_b == 0 {
+    // A seam of either text ends a term of the other in a non-ASCII
+    // character, and is itself such a term of its own.
+    if a.seam_ends.is_empty() || b.seam_ends.is_empty() {
         return similarity(a, b);
     }
-    let shared = a
-        .sorted_terms
-        .iter()
-        .filter(|t| b.sorted_terms.binary_search(t).is_ok())
-        .count();
-    let total = a.sorted_terms.len() + b.sorted_terms.len() - seams_a - seams_b;
+    // One merge of the sorted terms: the shared ones, and each side's
+    // unmatched ones asked whether they are seams against the other.
+    let (mut left, mut right) = (
+        a.sorted_terms.iter().peekable(),
+        b.sorted_terms.iter().peekable(),
+    );
+    let (mut shared, mut seams) = (0_usize, 0_usize);
+    loop {
+        match (left.peek(), right.peek()) {
+            (Some(x), Some(y)) => match x.cmp(y) {
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    left.next();
+                    right.next();
+                }
+                std::cmp::Ordering::Less => {
+                    seams += usize::from(missing_term_is_seam(x, b));
+                    left.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    seams += usize::from(missing_term_is_seam(y, a));
+                    right.next();
+                }
+            },
+            (Some(x), None) => {
+                seams += usize::from(missing_term_is_seam(x, b));
+                left.next();
+            }
+            (None, Some(y)) => {
+                seams += usize::from(missing_term_is_seam(y, a));
+                right.next();
+            }
+            (None, None) => break,
+        }
+    }
+    let total = a.sorted_terms.len() + b.sorted_terms.len() - seams;
     if total == 0 {
         return 0.0;
     }
@@ -1905,6 +1985,53 @@ mod tests {
         );
         assert!((similarity_across_seams(&c, &d) - similarity(&c, &d)).abs() < 1e-12);
     }
+
+    /// Seams by their definition: a term of one text that the other lacks,
+    /// two non-ASCII characters, the first ending one of the other's terms
+    /// and the second starting one.
+    fn seams_by_definition(x: &Profile, y: &Profile) -> usize {
+        x.sorted_terms
+            .iter()
+            .filter(|t| {
+                let chars: Vec<char> = t.chars().collect();
+                chars.len() == 2
+                    && chars.iter().all(|c| !c.is_ascii())
+                    && !y.sorted_terms.contains(t)
+                    && y.sorted_terms.iter().any(|w| w.ends_with(chars[0]))
+                    && y.sorted_terms.iter().any(|w| w.starts_with(chars[1]))
+            })
+            .count()
+    }
+
+    proptest::proptest! {
+        /// The one-pass merge over the seam characters counts what the
+        /// definition counts, on texts that reorder a few Chinese words.
+        #[test]
+        fn similarity_across_seams_leaves_out_exactly_the_seams(
+            x in proptest::collection::vec(proptest::sample::select(SEAM_WORDS.to_vec()), 0..8),
+            y in proptest::collection::vec(proptest::sample::select(SEAM_WORDS.to_vec()), 0..8),
+        ) {
+            let (a, b) = (profile(&x.concat()), profile(&y.concat()));
+            let shared = a.sorted_terms.iter().filter(|t| b.sorted_terms.contains(t)).count();
+            let total = a.sorted_terms.len() + b.sorted_terms.len()
+                - seams_by_definition(&a, &b)
+                - seams_by_definition(&b, &a);
+            let expected = if total == 0 { 0.0 } else { 2.0 * shared as f64 / total as f64 };
+            proptest::prop_assert!((similarity_across_seams(&a, &b) - expected).abs() < 1e-12);
+            for term in &a.sorted_terms {
+                let missing = !b.sorted_terms.contains(term);
+                let by_definition = missing
+                    && seams_by_definition(&Profile { sorted_terms: vec![term.clone()], ..Profile::default() }, &b) == 1;
+                if missing {
+                    proptest::prop_assert_eq!(is_seam(term, &b), by_definition);
+                }
+            }
+        }
+    }
+
+    const SEAM_WORDS: [&str; 12] = [
+        "用户", "每天", "早上", "喝", "咖啡", "都", "服务", "端口", "部署", "在", "周五", " tea ",
+    ];
 
     /// A common synonym is one word: a restatement in other words shares
     /// its terms.
