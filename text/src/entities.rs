@@ -351,11 +351,12 @@ fn name_shaped(word: &str) -> bool {
 /// `ClickHouse`, `MongoDB`, `RabbitMQ`: a capital, lower-case letters, and
 /// another capital later.
 fn camel_case(word: &str) -> bool {
-    let chars: Vec<char> = word.chars().collect();
-    chars.len() >= 4
-        && chars.first().is_some_and(|c| c.is_ascii_uppercase())
-        && chars.iter().all(char::is_ascii_alphanumeric)
-        && chars
+    // ASCII only, so bytes are characters.
+    let bytes = word.as_bytes();
+    bytes.len() >= 4
+        && bytes[0].is_ascii_uppercase()
+        && bytes.iter().all(u8::is_ascii_alphanumeric)
+        && bytes
             .windows(2)
             .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
 }
@@ -373,12 +374,32 @@ fn is_cjk(c: char) -> bool {
 }
 
 fn tool_key(word: &str) -> Option<&'static str> {
-    let lower = word.to_lowercase();
-    TOOLS
-        .iter()
-        .find(|(key, aliases)| *key == lower || aliases.contains(&lower.as_str()))
-        .map(|(key, _)| *key)
+    let tools = &*TOOL_KEYS;
+    // Lower-casing never makes a word fewer characters: a longer word than
+    // every name is none of them, and is not lower-cased to find out.
+    if word.chars().count() > tools.chars_max {
+        return None;
+    }
+    tools.by_name.get(word.to_lowercase().as_str()).copied()
 }
+
+/// [`TOOLS`] by name and alias, each to its key (the first entry naming it,
+/// as a scan in order finds it), and the most characters a name has.
+struct ToolKeys {
+    by_name: std::collections::HashMap<&'static str, &'static str>,
+    chars_max: usize,
+}
+
+static TOOL_KEYS: std::sync::LazyLock<ToolKeys> = std::sync::LazyLock::new(|| {
+    let mut by_name = std::collections::HashMap::new();
+    for (key, aliases) in TOOLS {
+        for name in std::iter::once(key).chain(aliases.iter()) {
+            by_name.entry(*name).or_insert(*key);
+        }
+    }
+    let chars_max = by_name.keys().map(|n| n.chars().count()).max().unwrap_or(0);
+    ToolKeys { by_name, chars_max }
+});
 
 fn is_file(word: &str) -> bool {
     if word.len() < 3 || word.starts_with("http") {
@@ -424,6 +445,15 @@ pub fn extract(text: &str) -> Vec<Entity> {
     let lowers: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let lower_text = text.to_lowercase();
     let is_place = |lower: &str| PLACES.contains(&lower);
+    // `{first} {second}` is a place, read without building the pair.
+    let is_place_pair = |first: &str, second: &str| {
+        PLACES.iter().any(|place| {
+            place.len() == first.len() + 1 + second.len()
+                && place.starts_with(first)
+                && place.ends_with(second)
+                && place.as_bytes().get(first.len()) == Some(&b' ')
+        })
+    };
     let mut skip = false;
     // The index of the last word read as a tool (`Next.js and Tailwind`).
     let mut last_tool: Option<usize> = None;
@@ -431,7 +461,7 @@ pub fn extract(text: &str) -> Vec<Entity> {
         if std::mem::take(&mut skip) || word.is_empty() {
             continue;
         }
-        let lower = lowers.get(i).cloned().unwrap_or_default();
+        let lower: &str = lowers.get(i).map_or("", String::as_str);
         let prev = i
             .checked_sub(1)
             .and_then(|j| lowers.get(j))
@@ -443,15 +473,14 @@ pub fn extract(text: &str) -> Vec<Entity> {
         let next_word = words.get(i + 1).copied().unwrap_or_default();
         let next = lowers.get(i + 1).map_or("", String::as_str);
         let after_next = lowers.get(i + 2).map_or("", String::as_str);
-        let pair = format!("{lower} {next}");
         if js_name(word) {
-            push("tool", tool_key(word).unwrap_or(&lower).to_owned(), word);
+            push("tool", tool_key(word).unwrap_or(lower).to_owned(), word);
             last_tool = Some(i);
         } else if is_file(word) && tool_key(word).is_none() {
-            push("file", lower, word);
+            push("file", lower.to_owned(), word);
         } else if let Some(key) = tool_key(word) {
             // `go`, `js`, `ts` and `node` are common words: only as a name.
-            let ambiguous = ["go", "js", "ts", "node", "py"].contains(&lower.as_str());
+            let ambiguous = ["go", "js", "ts", "node", "py"].contains(&lower);
             if !ambiguous || capitalised(word) || word.contains('.') {
                 push("tool", key.to_owned(), word);
                 last_tool = Some(i);
@@ -461,77 +490,103 @@ pub fn extract(text: &str) -> Vec<Entity> {
             push("organisation", name.to_lowercase(), &name);
             skip = true;
         } else if capitalised(word) && (prev == "project" || next == "project") {
-            push("project", lower, word);
+            push("project", lower.to_owned(), word);
         } else if name_shaped(word)
             && name_shaped(next_word)
             && tool_key(next_word).is_none()
-            && !is_place(&pair)
-            && (GIVEN_NAMES.contains(&lower.as_str()) || PERSON_VERBS.contains(&after_next))
+            && !is_place_pair(lower, next)
+            && (GIVEN_NAMES.contains(&lower) || PERSON_VERBS.contains(&after_next))
         {
             // `Alice Chen owns`, `Bob Martinez is`.
-            push("person", pair, &format!("{word} {next_word}"));
+            push(
+                "person",
+                format!("{lower} {next}"),
+                &format!("{word} {next_word}"),
+            );
             skip = true;
-        } else if name_shaped(word) && GIVEN_NAMES.contains(&lower.as_str()) {
-            push("person", lower, word);
+        } else if name_shaped(word) && GIVEN_NAMES.contains(&lower) {
+            push("person", lower.to_owned(), word);
         } else if camel_case(word) && !is_error_name(word) {
-            push("tool", lower, word);
+            push("tool", lower.to_owned(), word);
             last_tool = Some(i);
         } else if name_shaped(word)
             && HUMAN_VERBS.contains(&next)
             && tool_key(word).is_none()
-            && !is_place(&lower)
+            && !is_place(lower)
         {
             // `Jonas approved`: no known given name, a person's verb.
-            push("person", lower, word);
+            push("person", lower.to_owned(), word);
         } else if capitalised(word)
             && prev == "from"
             && next == "to"
             && words.get(i + 2).is_some_and(|w| capitalised(w))
         {
             // `from Webpack to Vite`: a move between two tools.
-            push("tool", lower, word);
+            push("tool", lower.to_owned(), word);
             last_tool = Some(i);
         } else if capitalised(word) && i > 0 && PERSON_CUES.contains(&prev) {
-            if !is_place(&lower) && !is_not_a_name(&lower) {
-                push("person", lower, word);
+            if !is_place(lower) && !is_not_a_name(lower) {
+                push("person", lower.to_owned(), word);
             }
         } else if after_cjk_tool_cue(text, word) {
-            push("tool", tool_key(word).unwrap_or(&lower).to_owned(), word);
+            push("tool", tool_key(word).unwrap_or(lower).to_owned(), word);
             last_tool = Some(i);
         } else if capitalised(word)
             && !sentence_start
             && word.chars().all(char::is_alphanumeric)
-            && !is_not_a_name(&lower)
-            && !is_place(&lower)
+            && !is_not_a_name(lower)
+            && !is_place(lower)
             && (TOOL_CUES.contains(&prev)
                 || (["and", "or"].contains(&prev) && last_tool == i.checked_sub(2))
                 || (TOOL_CONNECTORS.contains(&prev)
                     && last_tool.is_some_and(|t| i - t <= TOOL_CONNECTOR_WORDS_MAX)))
         {
             // `via Promtail`, `adopted Svelte`, `Next.js and Tailwind`.
-            push("tool", lower, word);
+            push("tool", lower.to_owned(), word);
             last_tool = Some(i);
         }
     }
-    for place in PLACES {
-        if let Some(at) = lower_text.find(place) {
-            let before_ok = lower_text[..at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_ascii_alphanumeric());
-            let after_ok = lower_text[at + place.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| !c.is_ascii_alphanumeric());
-            if before_ok && after_ok {
-                let name = text.get(at..at + place.len()).unwrap_or(place);
-                push("place", (*place).to_owned(), name);
-            }
+    for (place, at) in first_places(&lower_text) {
+        let before_ok = lower_text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_ascii_alphanumeric());
+        let after_ok = lower_text[at + place.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric());
+        if before_ok && after_ok {
+            let name = text.get(at..at + place.len()).unwrap_or(place);
+            push("place", place.to_owned(), name);
         }
     }
     cjk_entities(text, &mut push);
     out
 }
+
+/// Each place of [`PLACES`] that `lower_text` holds, in the table's order,
+/// with where it first occurs (one pass over the text for all of them).
+fn first_places(lower_text: &str) -> Vec<(&'static str, usize)> {
+    let mut first: Vec<Option<usize>> = vec![None; PLACES.len()];
+    // Overlapping matches come in the order they end; a place's name has
+    // one length, so its first match is its first occurrence.
+    for found in PLACE_FINDER.find_overlapping_iter(lower_text) {
+        if let Some(slot @ None) = first.get_mut(found.pattern().as_usize()) {
+            *slot = Some(found.start());
+        }
+    }
+    PLACES
+        .iter()
+        .zip(first)
+        .filter_map(|(place, at)| Some((*place, at?)))
+        .collect()
+}
+
+static PLACE_FINDER: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| {
+        // A fixed table of short names: building the automaton cannot fail.
+        aho_corasick::AhoCorasick::new(PLACES).expect("an automaton of the places table")
+    });
 
 /// The key an entity of `category` found as `key` resolves to among the
 /// keys already known for its category (`known`): a
@@ -664,6 +719,71 @@ fn is_han(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tool table read by a scan in order, as [`tool_key`] must answer.
+    fn tool_key_by_scan(word: &str) -> Option<&'static str> {
+        let lower = word.to_lowercase();
+        TOOLS
+            .iter()
+            .find(|(key, aliases)| *key == lower || aliases.contains(&lower.as_str()))
+            .map(|(key, _)| *key)
+    }
+
+    /// Places by a search of the text for each, in the table's order.
+    fn places_by_search(lower_text: &str) -> Vec<(&'static str, usize)> {
+        PLACES
+            .iter()
+            .filter_map(|place| Some((*place, lower_text.find(place)?)))
+            .collect()
+    }
+
+    fn camel_case_by_chars(word: &str) -> bool {
+        let chars: Vec<char> = word.chars().collect();
+        chars.len() >= 4
+            && chars.first().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.iter().all(char::is_ascii_alphanumeric)
+            && chars
+                .windows(2)
+                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+    }
+
+    /// Words made of the tables' names, their case changed, and the
+    /// characters that lower-case to fewer bytes or more characters.
+    fn word() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy as _;
+        let names: Vec<String> = TOOLS
+            .iter()
+            .flat_map(|(key, aliases)| std::iter::once(*key).chain(aliases.iter().copied()))
+            .chain(PLACES.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        proptest::prop_oneof![
+            proptest::sample::select(names.clone()),
+            proptest::sample::select(names).prop_map(|n| n.to_uppercase()),
+            "[a-zA-Z0-9\u{212a}\u{130}\u{1e9e} .-]{0,12}",
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tool_keys_by_map_are_the_scan_in_order(w in word()) {
+            proptest::prop_assert_eq!(tool_key(&w), tool_key_by_scan(&w));
+            proptest::prop_assert_eq!(camel_case(&w), camel_case_by_chars(&w));
+        }
+
+        #[test]
+        fn places_in_one_pass_are_each_first_occurrence(
+            words in proptest::collection::vec(
+                proptest::sample::select(
+                    &["paris", "parisian ", "new york", "new", " york", " ", "北京", "x", "sydney"][..],
+                ),
+                0..8,
+            ),
+        ) {
+            let lower_text = words.concat().to_lowercase();
+            proptest::prop_assert_eq!(first_places(&lower_text), places_by_search(&lower_text));
+        }
+    }
 
     #[test]
     fn every_character_a_chinese_name_starts_at_is_han() {
