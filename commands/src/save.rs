@@ -31,7 +31,9 @@
 //! to the last append, so two saves never decide on the same state.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap;
 
 use engram_log::seal::{self, SealError};
 use engram_log::{
@@ -571,8 +573,10 @@ pub(crate) struct Planner<'a, S: CommandStore> {
     turns: BTreeMap<String, u32>,
     /// Memories this batch makes, in order.
     pending: Vec<PendingMemory>,
-    /// Term -> positions in `pending` (only looked up, never iterated).
-    pending_terms: HashMap<String, Vec<usize>>,
+    /// Term -> positions in `pending` (only looked up, never iterated, so
+    /// a quick hash of short keys serves: looked up for every term of
+    /// every item of a batch).
+    pending_terms: FxHashMap<String, Vec<usize>>,
     /// Scratch of [`Planner::decide`]: per position in `pending`, the terms
     /// it shares with the item decided (all zeros between items), and the
     /// positions counted.
@@ -591,7 +595,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             supersedes: None,
             turns: BTreeMap::new(),
             pending: Vec::new(),
-            pending_terms: HashMap::new(),
+            pending_terms: FxHashMap::default(),
             shared: (Vec::new(), Vec::new()),
             n_planned: 0,
             promoted: BTreeSet::new(),
@@ -610,7 +614,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     }
 
     /// What the planner kept of the batch's memories, to be freed apart.
-    fn into_kept(self) -> (Vec<PendingMemory>, HashMap<String, Vec<usize>>) {
+    fn into_kept(self) -> (Vec<PendingMemory>, FxHashMap<String, Vec<usize>>) {
         (self.pending, self.pending_terms)
     }
 
