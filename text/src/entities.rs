@@ -445,15 +445,6 @@ pub fn extract(text: &str) -> Vec<Entity> {
     let lowers: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
     let lower_text = text.to_lowercase();
     let is_place = |lower: &str| PLACES.contains(&lower);
-    // `{first} {second}` is a place, read without building the pair.
-    let is_place_pair = |first: &str, second: &str| {
-        PLACES.iter().any(|place| {
-            place.len() == first.len() + 1 + second.len()
-                && place.starts_with(first)
-                && place.ends_with(second)
-                && place.as_bytes().get(first.len()) == Some(&b' ')
-        })
-    };
     let mut skip = false;
     // The index of the last word read as a tool (`Next.js and Tailwind`).
     let mut last_tool: Option<usize> = None;
@@ -562,6 +553,16 @@ pub fn extract(text: &str) -> Vec<Entity> {
     }
     cjk_entities(text, &mut push);
     out
+}
+
+/// Whether `{first} {second}` is a place, read without building the pair.
+fn is_place_pair(first: &str, second: &str) -> bool {
+    PLACES.iter().any(|place| {
+        place.len() == first.len() + 1 + second.len()
+            && place.starts_with(first)
+            && place.ends_with(second)
+            && place.as_bytes().get(first.len()) == Some(&b' ')
+    })
 }
 
 /// Each place of [`PLACES`] that `lower_text` holds, in the table's order,
@@ -769,6 +770,18 @@ mod tests {
         fn tool_keys_by_map_are_the_scan_in_order(w in word()) {
             proptest::prop_assert_eq!(tool_key(&w), tool_key_by_scan(&w));
             proptest::prop_assert_eq!(camel_case(&w), camel_case_by_chars(&w));
+        }
+
+        #[test]
+        fn a_place_pair_is_the_pair_built_and_looked_up(
+            first in proptest::sample::select(&["new", "san", "york", "", "new york"][..]),
+            second in proptest::sample::select(&["york", "francisco", "new", "", " york"][..]),
+        ) {
+            let built = format!("{first} {second}");
+            proptest::prop_assert_eq!(
+                is_place_pair(first, second),
+                PLACES.contains(&built.as_str())
+            );
         }
 
         #[test]
