@@ -405,9 +405,20 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if unicode_width::UnicodeWidthStr::width(trimmed) < CONTENT_CHARS_MIN {
         return Some(format!("too short: under {CONTENT_CHARS_MIN} characters"));
     }
+    // Greetings, thanks, "let me check", "你觉得呢": talk that keeps a
+    // conversation going and states nothing.
+    if crate::phatic::is_phatic(trimmed) {
+        return Some(format!("conversation: {lower:?}"));
+    }
     // A value counts (`Deploys happen on Fridays`), but not alone; so
-    // does a verb of change, which is no content term (`Moved to Lisbon`).
-    let said = profile.terms.len() + profile.values.len() + usize::from(profile.change.is_some());
+    // does a verb of change, which is no content term (`Moved to Lisbon`),
+    // and a verb of liking, use or place (`Hates running`, `Uses vim`,
+    // `Lives in Oslo`): it says what the one term is to the user.
+    let stance = profile.polarity != 0 || profile.states_use || profile.states_place;
+    let said = profile.terms.len()
+        + profile.values.len()
+        + usize::from(profile.change.is_some())
+        + usize::from(stance);
     if profile.terms.is_empty() || said < CONTENT_TERMS_MIN {
         return Some(format!(
             "too little content: under {CONTENT_TERMS_MIN} distinct terms"
@@ -787,6 +798,39 @@ mod tests {
                     .as_deref()
                     .is_some_and(|r| r.starts_with("too short") || r.starts_with("boilerplate")),
                 "{short}: {reason:?}"
+            );
+        }
+    }
+
+    /// Talk that keeps a conversation going is discarded whatever the
+    /// memory next to it; a fact said with it is not.
+    #[test]
+    fn conversation_is_discarded_and_a_fact_in_it_is_not() {
+        let existing = "The user walks the dog every evening.";
+        for text in [
+            "Good evening to you!",
+            "Thanks a lot, that helps.",
+            "Let me think about it.",
+            "Hang on a minute.",
+            "谢谢，辛苦了！",
+            "好的好的，没问题",
+            "我看看，稍等",
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Discarded { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for text in [
+            "The user walks the dog every morning.",
+            "Thanks to the new lease, the user now walks the dog at noon.",
+            "用户晚上遛狗。",
+            "Says good night in Danish.",
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Discarded { .. }),
+                "{text}"
             );
         }
     }
@@ -1383,7 +1427,7 @@ mod tests {
     }
 
     /// A verb of change is no content term, but says something: a short
-    /// update is kept.
+    /// update is kept; so is a short liking or use.
     #[test]
     fn a_short_update_is_content() {
         for text in [
@@ -1391,6 +1435,9 @@ mod tests {
             "Switched to Emacs.",
             "我搬到了上海。",
             "No longer vegetarian.",
+            "Uses vim.",
+            "Loves hiking.",
+            "She hates olives.",
         ] {
             assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
         }
