@@ -88,8 +88,8 @@ pub use crate::meaning::{
     Change, ChangeKind, Preference, Profile, ValueKind, profile, similarity,
     similarity_across_seams,
 };
-use crate::meaning::{PLACE_WORDS, is_salient};
 use crate::meaning::{has_salient_only_in, salient_only_in};
+use crate::meaning::{is_place_term, is_salient};
 
 /// Fewer characters than this (trimmed) is low entropy, a wide (CJK)
 /// character counting two.
@@ -300,7 +300,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     }
     let mut replaced: BTreeSet<String> = salient_only_in(theirs, mine)
         .into_iter()
-        .filter(|t| !PLACE_WORDS.contains(&t.as_str()))
+        .filter(|t| !is_place_term(t))
         .collect();
     replaced.extend(
         change
@@ -1263,6 +1263,50 @@ mod tests {
                 "{existing:?} then {new:?}"
             );
         }
+    }
+
+    /// A restatement in short forms, other inflections or another unit of
+    /// the same span reinforces; another value or another subject does not.
+    #[test]
+    fn a_restatement_in_short_forms_reinforces() {
+        for (existing, new) in [
+            (
+                "The billing database is backed up every night.",
+                "Billing DB backups run every night.",
+            ),
+            (
+                "Session tokens expire after thirty minutes.",
+                "Session tokens expire after 30 min.",
+            ),
+            (
+                "Build artifacts are kept for one year.",
+                "Build artifacts are kept for 12 months.",
+            ),
+            (
+                "The prod cluster is upgraded every quarter.",
+                "We upgrade the production cluster every three months.",
+            ),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        assert!(matches!(
+            outcome(
+                "Session tokens expire after 30 seconds.",
+                "Session tokens expire after thirty minutes."
+            ),
+            Outcome::Contradiction { memory: 7, .. }
+        ));
+        assert_eq!(
+            outcome(
+                "The staging DB is backed up every night.",
+                "The billing database is backed up every night."
+            ),
+            Outcome::New
+        );
     }
 
     /// An update said as a move, a switch or a change names a new value

@@ -23,13 +23,24 @@
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
 //! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
-//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`), a common synonym read as one word (`begins` -> `start`, `保存` -> `保留`) | yes |
+//! | content | everything else, English words compared by their key: an abbreviation spelled out (`DB`, `k8s`, `min`), then the Snowball stem (`cached`, `caches`, `cache`), a common synonym read as one word (`begins` -> `start`, `studying` -> `learn`, `保存` -> `保留`) | yes |
+//!
+//! A content word keeps the form the text gives it (lightly stemmed:
+//! `deploys` -> `deploy`) in [`Profile::words`], which names rooms; its
+//! key is what decisions compare. Before tokenizing, a term written as
+//! two words is one (`time zone`, `pull request` and `merge request`, `wi-fi`)
+//! and a phrasal verb its one-word synonym (`kicks off` -> `starts`).
 //!
 //! A clock time is one value on the 24-hour clock however it is written
 //! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
 //! restatement in the other notation is no changed value; so is an ISO
 //! date its year, month and day, and a thousands suffix its thousands
-//! (`10k`, `10,000`, `10 thousand`). An amount in
+//! (`10k`, `10,000`, `10 thousand`), a version its number (`v20.11`),
+//! `midnight` and `noon` their clock times. A span of time is one value,
+//! counted in seconds up to a week and in months from a month (`30 days`,
+//! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
+//! months`), its unit word part of it; a unit glued to an amount is a word
+//! (`45s`, `25MB`, `24h`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
@@ -74,8 +85,12 @@ pub struct Preference {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
     /// Content terms (content units, identifiers and the word parts of
-    /// compounds), in first-seen order, without repeats.
+    /// compounds), in first-seen order, without repeats: each word's key
+    /// (see `key`: `cached` and `caches` are `cach`, `DB` is `databas`).
     pub terms: Vec<String>,
+    /// The words of `terms` as the text says them (lightly stemmed: `cached`,
+    /// `cache`, `db`), one for each term: what names a room.
+    pub words: Vec<String>,
     /// The same terms sorted (searched by [`has_salient_only_in`]; the order
     /// [`similarity`]'s merge breaks equal hashes by).
     pub(crate) sorted_terms: Vec<String>,
@@ -264,6 +279,245 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("annually", "yearly"),
     ("annual", "yearly"),
 ];
+/// Abbreviations, short forms and other spellings of common technical and
+/// everyday words, each read as the word it stands for (`DB` is
+/// `database`, `k8s` is `Kubernetes`, `min` is `minutes`), so a
+/// restatement in short form is no other subject. General on purpose:
+/// an abbreviation with two common readings (`auth`, `dev`, `ts`) is
+/// left out.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("db", "database"),
+    ("dbs", "database"),
+    ("prod", "production"),
+    ("k8s", "kubernetes"),
+    ("kube", "kubernetes"),
+    ("infra", "infrastructure"),
+    // `postgres` as the light stem leaves it.
+    ("postgre", "postgresql"),
+    ("pg", "postgresql"),
+    ("mongo", "mongodb"),
+    ("golang", "go"),
+    ("repo", "repository"),
+    ("config", "configuration"),
+    ("configs", "configuration"),
+    ("env", "environment"),
+    ("envs", "environment"),
+    ("doc", "documentation"),
+    ("docs", "documentation"),
+    ("app", "application"),
+    ("admin", "administrator"),
+    ("info", "information"),
+    ("stat", "statistic"),
+    ("spec", "specification"),
+    ("msg", "message"),
+    ("dept", "department"),
+    ("mgr", "manager"),
+    ("org", "organization"),
+    ("approx", "approximately"),
+    ("max", "maximum"),
+    ("min", "minute"),
+    ("mins", "minute"),
+    ("sec", "second"),
+    ("secs", "second"),
+    ("hr", "hour"),
+    ("hrs", "hour"),
+    ("wk", "week"),
+    ("wks", "week"),
+    ("yr", "year"),
+    ("yrs", "year"),
+    ("ms", "millisecond"),
+    ("kb", "kilobyte"),
+    ("mb", "megabyte"),
+    ("gb", "gigabyte"),
+    ("tb", "terabyte"),
+    ("km", "kilometer"),
+    ("kilometre", "kilometer"),
+    ("kg", "kilogram"),
+    ("lb", "pound"),
+    ("lbs", "pound"),
+    ("char", "character"),
+    ("chars", "character"),
+    ("pic", "picture"),
+    ("photo", "picture"),
+    ("tz", "timezone"),
+    ("bday", "birthday"),
+    ("ppl", "people"),
+    ("ci/cd", "ci"),
+    ("js", "javascript"),
+    ("py", "python"),
+];
+/// Units an amount may carry glued to it (`45s`, `25MB`, `24h`), each read
+/// as the word it stands for.
+const UNIT_SUFFIXES: &[(&str, &str)] = &[
+    ("s", "second"),
+    ("sec", "second"),
+    ("secs", "second"),
+    ("ms", "millisecond"),
+    ("min", "minute"),
+    ("mins", "minute"),
+    ("h", "hour"),
+    ("hr", "hour"),
+    ("hrs", "hour"),
+    ("d", "day"),
+    ("wk", "week"),
+    ("wks", "week"),
+    ("mo", "month"),
+    ("yr", "year"),
+    ("yrs", "year"),
+    ("kb", "kilobyte"),
+    ("mb", "megabyte"),
+    ("gb", "gigabyte"),
+    ("tb", "terabyte"),
+    ("km", "kilometer"),
+    ("kg", "kilogram"),
+    ("lb", "pound"),
+    ("lbs", "pound"),
+];
+/// Spans of time, in the smaller unit each is counted in: seconds for a
+/// second to a week, months for a month to a year (a month is no whole
+/// number of days). An amount of one is written with it as one value
+/// (`one year` is `12 months`, `every quarter` is `every 3 months`).
+const DURATIONS: &[(&str, u64, &str)] = &[
+    ("second", 1, "s"),
+    ("minute", 60, "s"),
+    ("hour", 3600, "s"),
+    ("day", 86_400, "s"),
+    ("week", 604_800, "s"),
+    ("fortnight", 1_209_600, "s"),
+    ("month", 1, "mo"),
+    ("quarter", 3, "mo"),
+    ("year", 12, "mo"),
+    ("decade", 120, "mo"),
+];
+/// English phrases rewritten before tokenizing, each as one word: a term
+/// written as two words or one (`time zone`, `timezone`), a phrasal verb
+/// read as its one-word synonym (`kicks off` is `starts`).
+const PHRASES: &[(&str, &str)] = &[
+    ("pull requests", "pr"),
+    ("pull request", "pr"),
+    ("merge requests", "pr"),
+    ("merge request", "pr"),
+    ("time zones", "timezone"),
+    ("time zone", "timezone"),
+    ("web site", "website"),
+    ("data base", "database"),
+    ("e mail", "email"),
+    ("kicks off", "starts"),
+    ("kicked off", "started"),
+    ("kick off", "start"),
+    ("sets up", "configures"),
+    ("set up", "configured"),
+    ("signs up", "registers"),
+    ("signed up", "registered"),
+    ("phone number", "phone"),
+    ("cell phone", "phone"),
+    ("mobile phone", "phone"),
+    ("on call", "on-call"),
+    ("front end", "frontend"),
+    ("front-end", "frontend"),
+    ("back end", "backend"),
+    ("back-end", "backend"),
+    ("open source", "open-source"),
+    ("check in", "check-in"),
+    ("backed up", "backup"),
+    ("backs up", "backup"),
+    ("back up", "backup"),
+    ("logged in", "login"),
+    ("logs in", "login"),
+    ("log in", "login"),
+    ("wi-fi", "wifi"),
+    ("e-mail", "email"),
+];
+
+/// The key a content word is compared by: its abbreviation spelled out,
+/// then its English stem (Snowball: `cached`, `caches` and `cache` are
+/// one key, as are `provisioned` and `provisioning`), then a synonym's
+/// key (`studying` is `learn`). Words with a digit or other marks, and
+/// Chinese, are their own key.
+fn key(word: &str) -> String {
+    let word = ABBREVIATIONS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or(word, |(_, full)| full);
+    if word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    let stemmed = engram_text::stem::stem(word, engram_text::stem::Language::English);
+    synonym_keys()
+        .get(stemmed.as_ref())
+        .map_or_else(|| stemmed.into_owned(), |same| (*same).to_owned())
+}
+
+/// The keys of [`SYNONYMS`]: a stemmed word to the stem it is read as.
+fn synonym_keys() -> &'static std::collections::HashMap<String, String> {
+    static KEYS: std::sync::OnceLock<std::collections::HashMap<String, String>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let stemmed =
+            |w: &str| engram_text::stem::stem(w, engram_text::stem::Language::English).into_owned();
+        SYNONYMS
+            .iter()
+            .map(|(word, same)| (stemmed(word), stemmed(same)))
+            .filter(|(word, same)| word != same)
+            .collect()
+    })
+}
+
+/// Whether `term`, a key, is one of the words saying where something is.
+#[must_use]
+pub fn is_place_term(term: &str) -> bool {
+    PLACE_WORDS.iter().any(|w| *w == term || key(w) == term)
+}
+
+/// An amount with its unit glued to it (`45s`, `25MB`, `1.5GB`): the
+/// digits and the unit's word.
+fn split_unit(term: &str) -> Option<(&str, &'static str)> {
+    let at = term.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, suffix) = term.split_at(at);
+    if number.is_empty() || number.ends_with('.') || number.starts_with('.') {
+        return None;
+    }
+    UNIT_SUFFIXES
+        .iter()
+        .find(|(s, _)| *s == suffix)
+        .map(|(_, word)| (number, *word))
+}
+
+/// Rewrites [`PHRASES`] in `text` (ASCII, case folded, at word edges).
+fn rewrite_phrases(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    if !PHRASES.iter().any(|(from, _)| lower.contains(from)) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let edge = |i: usize| {
+        lower[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric())
+    };
+    while at < text.len() {
+        let found = PHRASES.iter().find(|(from, _)| {
+            lower[at..].starts_with(from)
+                && edge(at)
+                && lower[at + from.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric())
+        });
+        if let Some((from, to)) = found {
+            out.push_str(to);
+            at += from.len();
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            out.push(c);
+            at += c.len_utf8();
+        }
+    }
+    out
+}
+
 /// Periods and the adverb that says "every" one of them.
 const PERIODS: &[(&str, &str)] = &[
     ("day", "daily"),
@@ -837,7 +1091,12 @@ enum Class {
 
 #[derive(Debug, Clone)]
 struct Unit {
+    /// What the unit is compared by: a content word's key ([`key`]),
+    /// anything else as written (lowercase).
     term: String,
+    /// A content word as the text says it (lightly stemmed): what names a
+    /// room, and what the word lists (`PLACE_WORDS`, `ID_NOUNS`) hold.
+    word: String,
     class: Class,
     /// Byte range in the rewritten text.
     start: usize,
@@ -912,7 +1171,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         if let Some(last) = out.last_mut()
             && (last.class == Class::Value || last.term == "one")
             && spaced(last.end, unit.start)
-            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.term)
+            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.word)
             && let Some(n) = (if last.term == "one" {
                 Some(*times)
             } else {
@@ -990,6 +1249,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             last.end = unit.start + minutes.len();
             out.push(Unit {
                 term: hour.to_owned(),
+                word: hour.to_owned(),
                 class: Class::Value,
                 start: unit.end - hour.len(),
                 end: unit.end,
@@ -1076,6 +1336,12 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
     {
         return vec![(ValueKind::Number, n.to_string())];
     }
+    // A version is its number (`v20.11` is `20.11`).
+    if let Some(number) = term.strip_prefix('v')
+        && number.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return vec![(ValueKind::Number, number.to_owned())];
+    }
     vec![(ValueKind::Number, term.to_owned())]
 }
 
@@ -1129,6 +1395,7 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         i += 1;
         let (start, end) = (token.span.start, token.span.end);
         let unit = |term: String, class: Class| Unit {
+            word: term.clone(),
             term,
             class,
             start,
@@ -1163,7 +1430,25 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             continue;
         }
         let term = token.term.as_str();
-        let previous = units.last().map(|u| u.term.as_str());
+        let previous = units.last().map(|u| u.word.as_str());
+        // `45s`, `25MB`, `24h`: the amount and its unit, as `45 seconds`.
+        if let Some((number, unit_word)) = split_unit(term) {
+            units.push(Unit {
+                term: number.to_owned(),
+                word: number.to_owned(),
+                class: Class::Value,
+                start,
+                end: start + number.len(),
+            });
+            units.push(Unit {
+                term: key(unit_word),
+                word: unit_word.to_owned(),
+                class: Class::Content,
+                start: start + number.len(),
+                end,
+            });
+            continue;
+        }
         let class = if starts_with_digit(term) {
             if is_hex_code(term) || previous.is_some_and(|p| ID_NOUNS.contains(&p)) {
                 Class::Content
@@ -1214,13 +1499,25 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
                     .iter()
                     .find(|(w, _)| *w == stemmed)
                     .map_or(stemmed, |(_, same)| (*same).to_owned());
+                let keyed = key(&word);
                 // `requires` is `needs`, a light verb like it.
-                let class = if is_function(&word) {
+                let class = if is_function(&word) || is_function(&keyed) {
                     Class::Function
                 } else {
                     Class::Content
                 };
-                (word, class)
+                units.push(Unit {
+                    term: if class == Class::Content {
+                        keyed
+                    } else {
+                        word.clone()
+                    },
+                    word,
+                    class,
+                    start,
+                    end,
+                });
+                continue;
             }
             _ => (term.to_owned(), class),
         };
@@ -1231,6 +1528,12 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
 
 /// The value a word states: a weekday, a month, a number word.
 fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String)> {
+    // Times of day said as words are clock times (`midnight` is `00:00`).
+    match term {
+        "midnight" => return Some((ValueKind::Number, "00:00".to_owned())),
+        "noon" | "midday" => return Some((ValueKind::Number, "12:00".to_owned())),
+        _ => {}
+    }
     let day = term.strip_suffix('s').unwrap_or(term);
     if let Some(at) = WEEKDAYS.iter().position(|d| *d == day) {
         return Some((ValueKind::Weekday, (at + 1).to_string()));
@@ -1453,10 +1756,38 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     Some(change)
 }
 
+/// The span of time `unit` says with the unit before it, as seconds or
+/// months (`30 days` is `2592000s`, `one year` and `12 months` are `12mo`,
+/// `every quarter` is `3mo`): an amount, `one`, `every` or `each` and a
+/// unit of time. `a` and `per` make a rate (`$1,800 a month`), whose unit
+/// stays a word.
+fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
+    // By the word, not its key: `monthly` (`every month`) has the key of
+    // `month` but is no amount.
+    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| {
+        *w == unit.word
+            || ABBREVIATIONS
+                .iter()
+                .any(|(short, full)| *short == unit.word && full == w)
+    })?;
+    let before = before?;
+    if before.end > unit.start {
+        return None;
+    }
+    let amount = match before.term.as_str() {
+        // "one second" and "a second reviewer": an ordinal as often.
+        "one" if *times == 1 && counted == &"s" => return None,
+        "one" | "every" | "each" => 1,
+        number if before.class == Class::Value => number.parse::<u64>().ok()?,
+        _ => return None,
+    };
+    Some(format!("{}{counted}", amount.checked_mul(*times)?))
+}
+
 /// The profile of `text`.
 #[must_use]
 pub fn profile(text: &str) -> Profile {
-    let (rewritten, cjk_values) = rewrite_cjk(text);
+    let (rewritten, cjk_values) = rewrite_cjk(&rewrite_phrases(text));
     // Case is kept for the words that need it ("May"); the rewrite changes
     // no ASCII, so spans of the rewritten text index it.
     let (units, parts) = units_of(&rewritten);
@@ -1465,11 +1796,18 @@ pub fn profile(text: &str) -> Profile {
     out.values.extend(cjk_values);
     let mut seen = BTreeSet::new();
     let (mut likes, mut dislikes) = (false, false);
-    for unit in &units {
+    for (at, unit) in units.iter().enumerate() {
         match unit.class {
-            Class::Content => {
-                if seen.insert(unit.term.clone()) {
+            Class::Content | Class::Function => {
+                // A span of time is a value, its unit word part of it.
+                let before = at.checked_sub(1).and_then(|i| units.get(i));
+                if let Some(span) = span_of(unit, before) {
+                    out.values.insert((ValueKind::Number, span));
+                    continue;
+                }
+                if unit.class == Class::Content && seen.insert(unit.term.clone()) {
                     out.terms.push(unit.term.clone());
+                    out.words.push(unit.word.clone());
                 }
             }
             Class::Value => match value_of_word(&unit.term, rewritten.get(unit.start..unit.end)) {
@@ -1482,12 +1820,14 @@ pub fn profile(text: &str) -> Profile {
             Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
-            Class::Connector | Class::Function | Class::Stop => {}
+            Class::Connector | Class::Stop => {}
         }
     }
     for part in parts {
-        if seen.insert(part.clone()) {
-            out.terms.push(part);
+        let keyed = key(&part);
+        if seen.insert(keyed.clone()) {
+            out.terms.push(keyed);
+            out.words.push(part);
         }
     }
     out.polarity = if dislikes {
@@ -1500,7 +1840,7 @@ pub fn profile(text: &str) -> Profile {
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
-        units.iter().any(|u| words.contains(&u.term.as_str()))
+        units.iter().any(|u| words.contains(&u.word.as_str()))
             || words
                 .iter()
                 .any(|w| !w.is_ascii() && rewritten.contains(*w))
@@ -1930,8 +2270,8 @@ mod tests {
         assert!(p.terms.contains(&"3fa9c2".to_owned()), "{p:?}");
         assert!(p.terms.contains(&"host-17".to_owned()), "{p:?}");
         let numbers: Vec<&str> = p.values_of(ValueKind::Number).collect();
-        // The date is its year, month and day.
-        assert_eq!(numbers, ["1", "2024", "8080", "v1.2.3"], "{p:?}");
+        // The date is its year, month and day; a version its number.
+        assert_eq!(numbers, ["1", "1.2.3", "2024", "8080"], "{p:?}");
         assert_eq!(p.values_of(ValueKind::Month).collect::<Vec<_>>(), ["3"]);
         let p = profile("Order 40213 shipped on Fridays");
         assert!(p.terms.contains(&"40213".to_owned()), "{p:?}");
@@ -1947,7 +2287,8 @@ mod tests {
                 p.other.into_iter().collect::<Vec<_>>(),
             )
         };
-        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        // Each side holds the words' keys.
+        let s = |v: &[&str]| v.iter().map(|x| key(x)).collect::<Vec<_>>();
         assert_eq!(
             pair("prefers Node.js to Python"),
             (s(&["node.js"]), s(&["python"]))
@@ -2102,6 +2443,86 @@ mod tests {
                 b.terms
             );
         }
+    }
+
+    /// A word's inflections, its abbreviation and a two-word spelling are
+    /// one key; another word is another key.
+    #[test]
+    fn inflections_and_short_forms_are_one_word() {
+        for (a, b) in [
+            ("Builds are cached.", "The build cache."),
+            (
+                "Servers get provisioned by Ansible.",
+                "Ansible provisioning of servers.",
+            ),
+            ("The prod DB.", "The production database."),
+            ("Our k8s infra.", "Our Kubernetes infrastructure."),
+            ("Postgres and Mongo.", "PostgreSQL and MongoDB."),
+            ("Open a pull request.", "Open a merge request."),
+            ("The time zone.", "The timezone."),
+            ("Kicks off at noon.", "Starts at noon."),
+            ("The office wi-fi.", "The office WiFi."),
+        ] {
+            assert_eq!(
+                profile(a).sorted_terms,
+                profile(b).sorted_terms,
+                "{a} / {b}"
+            );
+        }
+        assert_ne!(
+            profile("The staging database.").terms,
+            profile("The production database.").terms
+        );
+        assert_ne!(
+            profile("Builds are cached.").terms,
+            profile("Builds are cancelled.").terms
+        );
+    }
+
+    /// A span of time is one value however it is written: an amount and a
+    /// unit, a unit glued to the amount, `one` or `every` and a unit.
+    #[test]
+    fn a_span_of_time_is_one_value() {
+        let spans = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Number)
+                .filter(|v| v.ends_with('s') || v.ends_with("mo"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        for (a, b) in [
+            (
+                "Sessions expire after 90 seconds.",
+                "Sessions expire after 90s.",
+            ),
+            ("Keys rotate every two weeks.", "Keys rotate every 14 days."),
+            (
+                "Logs are kept for one year.",
+                "Logs are kept for 12 months.",
+            ),
+            (
+                "Audits happen every quarter.",
+                "Audits happen every three months.",
+            ),
+            ("The lock lasts 2 hours.", "The lock lasts 120 min."),
+            ("Backups run for 24h.", "Backups run for one day."),
+        ] {
+            assert!(!spans(a).is_empty(), "{a}");
+            assert_eq!(spans(a), spans(b), "{a} / {b}");
+        }
+        assert_ne!(spans("Wait 5 minutes."), spans("Wait 5 seconds."));
+        // A rate keeps its unit as a word: no span.
+        assert!(spans("Rent is $900 a month.").is_empty());
+        assert!(spans("Two reviewers, then a second one.").is_empty());
+        // Midnight and noon are clock times.
+        assert_eq!(numbers("The job starts at midnight."), ["00:00"]);
+        assert_eq!(numbers("Lunch is at noon."), numbers("Lunch is at 12:00."));
+        // A size glued to its unit is the amount and the unit's word.
+        assert_eq!(
+            profile("Uploads cap at 25MB.").terms,
+            profile("Uploads cap at 25 megabytes.").terms
+        );
+        assert_eq!(numbers("Uploads cap at 25MB."), ["25"]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! other's opinion, farewells) and nothing to remember.
 //!
 //! [`is_phatic`] holds when every word of a text is conversational: an
-//! English word of [`PHATIC_WORDS`] or a run of Chinese covered by
-//! [`PHATIC_PHRASES`]. A text with a digit, or any word outside the
+//! English word of `PHATIC_WORDS` or a run of Chinese covered by
+//! `PHATIC_PHRASES`. A text with a digit, or any word outside the
 //! lexicons, says something ("The user says good morning in Portuguese",
 //! "Let me check the logs on Friday"), and is no filler. Pure; a fixed
 //! lexicon, no model.
