@@ -33,9 +33,16 @@
 //!
 //! **Relation** of a near pair ([`relate`]): *different subjects* when each
 //! text has a salient term the other lacks (billing and search, Alice and
-//! Bob); else *disagrees* when [`disagreement`] finds a reversed ranking
+//! Bob), unless those terms are opposite values of one slot (`formal` and
+//! `casual, informal`: [`opposite_words`], a listed pair or a negative
+//! prefix) or the two sides of a ranking the texts reverse, which
+//! *disagree*; else *disagrees* when [`disagreement`] finds a reversed ranking
 //! ("Python to Node.js" against "Node.js to Python", or "tabs over spaces"
-//! against a liking of spaces), negation on one side only, opposite
+//! against a liking of spaces; a choice, "in Vienna instead of Berlin",
+//! against a text that states the other as where or what is used),
+//! negation on one side only (a prohibition, `forbidden`, `stopped`, a
+//! predicate `frozen`, is a negation; a permission, `allowed`, a light
+//! verb), opposite
 //! liking (a negated liking is a dislike, and a negation on one side and a
 //! dislike on the other agree: "doesn't eat meat", "avoids meat"), or a
 //! value kind where each side states a value the other does
@@ -49,7 +56,11 @@
 //! words with the old statement. It contradicts a memory, near or not,
 //! whose words it differs from only by the new value and the old one, when
 //! the memory states the slot the verb changes (a move and where one
-//! lives; a switch and what one uses or likes) or the two name it alike.
+//! lives or is hosted; a switch and what one uses or likes), the two name
+//! it alike, the update names the old value the memory states ("from
+//! Jenkins to Buildkite", "Leila has replaced Omar"), or a switch swaps a
+//! value for one no smaller, the rest of both texts alike (`前端框架换成了
+//! Svelte` and `前端框架用的是 React`).
 //!
 //! | outcome | when |
 //! | --- | --- |
@@ -238,7 +249,13 @@ fn reversed_preference(a: &Profile, b: &Profile) -> Option<String> {
             let terms: BTreeSet<&String> = liking.terms.iter().collect();
             let likes_second = second.iter().any(|t| terms.contains(t));
             let likes_first = first.iter().any(|t| terms.contains(t));
-            (liking.polarity > 0 && !liking.negated && likes_second && !likes_first).then(|| {
+            // A ranking without a liking is a choice ("held in Vienna
+            // instead of Berlin", "picked Postgres over Mongo"): against a
+            // text that states the other as what is used or where.
+            let ranker = if a.preference.is_some() { a } else { b };
+            let chosen = ranker.polarity == 0 && (liking.states_use || liking.states_place);
+            let states_second = liking.polarity > 0 || chosen;
+            (states_second && !liking.negated && likes_second && !likes_first).then(|| {
                 format!(
                     "reversed preference: {} over {} vs a liking of {}",
                     show(&first),
@@ -340,7 +357,17 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     // word with it says nothing of the slot.
     let value_shared =
         change.kind != ChangeKind::Correction && change.value.iter().any(|t| has(theirs, t));
+    // The text names the old value, which `theirs` states ("switched from
+    // her MacBook", "Marco has replaced Priya"), about a subject both name.
+    let old_named = shared >= 1 && change.old.iter().any(|t| has(theirs, t));
+    // A switch that swaps one value for another no longer, the rest of
+    // both texts alike ("后端组的负责人换成了刘洋" and "张伟是后端组的负责人").
+    let swapped = matches!(change.kind, ChangeKind::Switch | ChangeKind::Move)
+        && shared >= 2
+        && words(&mut replaced.iter()) <= new_size;
     let same_slot = slot_stated
+        || old_named
+        || swapped
         || named_subject
         || value_shared
         || (mine.states_place && theirs.states_place)
@@ -382,12 +409,168 @@ pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
         return Relation::Disagrees(reason);
     }
     if has_salient_only_in(mine, theirs) && has_salient_only_in(theirs, mine) {
-        return Relation::Different;
+        return match opposed_only(mine, theirs) {
+            Some(reason) => Relation::Disagrees(reason),
+            None => Relation::Different,
+        };
     }
     match disagreement(mine, theirs) {
         Some(reason) => Relation::Disagrees(reason),
         None => Relation::Agrees,
     }
+}
+
+/// Pairs of words that say opposite values of one slot (`formal` and
+/// `casual`, `public` and `private`), each way; a word and its negative
+/// prefix (`formal`, `informal`; `encrypted`, `unencrypted`) are found by
+/// [`opposite_words`] without a list.
+const OPPOSITES: &[(&str, &str)] = &[
+    ("formal", "casual"),
+    ("public", "private"),
+    ("required", "optional"),
+    ("mandatory", "optional"),
+    ("online", "offline"),
+    ("synchronous", "asynchronous"),
+    ("sync", "async"),
+    ("remote", "onsite"),
+    ("remote", "on-site"),
+    ("remote", "in-office"),
+    ("open", "closed"),
+    ("light", "dark"),
+    ("manual", "automatic"),
+    ("manual", "automated"),
+    ("visible", "hidden"),
+    ("internal", "external"),
+    ("permanent", "temporary"),
+    ("strict", "lenient"),
+    ("strict", "loose"),
+    ("verbose", "concise"),
+    ("verbose", "terse"),
+    ("detailed", "brief"),
+    ("long", "short"),
+    ("fast", "slow"),
+    ("big", "small"),
+    ("large", "small"),
+    ("cheap", "expensive"),
+    ("hot", "cold"),
+    ("warm", "cold"),
+    ("high", "low"),
+    ("upper", "lower"),
+    ("increase", "decrease"),
+    ("minimum", "maximum"),
+    ("junior", "senior"),
+    ("major", "minor"),
+    ("include", "exclude"),
+    ("included", "excluded"),
+    ("accept", "reject"),
+    ("accepted", "rejected"),
+    ("approved", "rejected"),
+    ("allow", "deny"),
+    ("allowlist", "denylist"),
+    ("whitelist", "blacklist"),
+    ("success", "failure"),
+    ("pass", "fail"),
+    ("passed", "failed"),
+    ("true", "false"),
+    ("on", "off"),
+    ("enable", "disable"),
+    ("start", "stop"),
+    ("plain", "rich"),
+    ("spicy", "mild"),
+    ("sweet", "savory"),
+    ("mobile", "desktop"),
+    ("vertical", "horizontal"),
+    ("ascending", "descending"),
+    ("plural", "singular"),
+    ("male", "female"),
+    ("paid", "free"),
+    ("lowercase", "uppercase"),
+    ("tabs", "spaces"),
+    ("tab", "space"),
+    ("正式", "随意"),
+    ("公开", "私有"),
+    ("必填", "选填"),
+    ("线上", "线下"),
+    ("同步", "异步"),
+    ("远程", "现场"),
+    ("手动", "自动"),
+    ("内部", "外部"),
+    ("临时", "永久"),
+    ("严格", "宽松"),
+    ("详细", "简洁"),
+    ("中文", "英文"),
+];
+
+/// Prefixes that make a word its opposite (`informal`, `unencrypted`,
+/// `nonblocking`, `dishonest`, `impossible`).
+const NEGATIVE_PREFIXES: &[&str] = &["un", "in", "im", "il", "ir", "non", "non-", "dis"];
+/// Letters a word must keep after a negative prefix: `import` is no
+/// opposite of `port`, nor `inform` of `form`.
+const PREFIXED_BASE_MIN: usize = 5;
+
+/// Whether two words (as the texts give them) say opposite values of one
+/// slot: a listed pair (`OPPOSITES`), or a word and its negative prefix.
+#[must_use]
+pub fn opposite_words(a: &str, b: &str) -> bool {
+    let listed = OPPOSITES
+        .iter()
+        .any(|(x, y)| (*x == a && *y == b) || (*x == b && *y == a));
+    let prefixed = |word: &str, base: &str| {
+        base.len() >= PREFIXED_BASE_MIN
+            && NEGATIVE_PREFIXES
+                .iter()
+                .any(|p| word.strip_prefix(p) == Some(base))
+    };
+    listed || prefixed(a, b) || prefixed(b, a)
+}
+
+/// When each text has a salient term the other lacks, but pairs of those
+/// are opposites (`casual, informal` against `formal`) and once they are
+/// set aside one side has nothing of its own left: the texts say opposite
+/// values of one slot. A reversed ranking whose sides are all the two
+/// texts have of their own ("比起茶更喜欢咖啡" and "比起咖啡更喜欢茶") is
+/// the same.
+fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
+    let only_mine = salient_only_in(mine, theirs);
+    let only_theirs = salient_only_in(theirs, mine);
+    if let Some(reason) = reversed_preference(mine, theirs) {
+        let ranked = |p: &Profile, only: &[String]| {
+            p.preference.as_ref().is_some_and(|pref| {
+                only.iter()
+                    .all(|t| pref.preferred.contains(t) || pref.other.contains(t))
+            })
+        };
+        if ranked(mine, &only_mine) && ranked(theirs, &only_theirs) {
+            return Some(reason);
+        }
+    }
+    let word = |p: &Profile, term: &String| -> String {
+        p.terms
+            .iter()
+            .position(|t| t == term)
+            .and_then(|at| p.words.get(at))
+            .cloned()
+            .unwrap_or_else(|| term.clone())
+    };
+    let mut pairs = Vec::new();
+    for x in &only_mine {
+        for y in &only_theirs {
+            if opposite_words(&word(mine, x), &word(theirs, y)) {
+                pairs.push((x, y));
+            }
+        }
+    }
+    let paired_mine = only_mine
+        .iter()
+        .filter(|x| pairs.iter().any(|(p, _)| p == x));
+    let paired_theirs = only_theirs
+        .iter()
+        .filter(|y| pairs.iter().any(|(_, q)| q == y));
+    let left_mine = only_mine.len() - paired_mine.count();
+    let left_theirs = only_theirs.len() - paired_theirs.count();
+    let (x, y) = pairs.first()?;
+    (left_mine == 0 || left_theirs == 0)
+        .then(|| format!("opposite values: {} vs {}", word(mine, x), word(theirs, y)))
 }
 
 /// Why `text` is not worth a memory, if it is not.
@@ -1381,6 +1564,92 @@ mod tests {
                 outcome(new, existing)
             );
         }
+    }
+
+    /// An update that names the old value ("from Jenkins", "has replaced
+    /// Omar"), swaps one value for another, chooses one thing instead of
+    /// the one stated, or states the opposite value (`informal` of
+    /// `formal`, `disabled` of `enabled`, `allowed` of `frozen`).
+    #[test]
+    fn an_update_naming_or_opposing_the_old_value_contradicts_it() {
+        for (existing, new) in [
+            (
+                "The nightly job runs on Jenkins.",
+                "We moved the nightly job from Jenkins to Buildkite.",
+            ),
+            (
+                "Omar leads the design review.",
+                "Leila has replaced Omar as lead of the design review.",
+            ),
+            (
+                "The team wiki is hosted at wiki.old.example.",
+                "The team wiki moved to docs.example.io.",
+            ),
+            (
+                "The newsletter goes out in formal German.",
+                "The newsletter goes out in informal German.",
+            ),
+            (
+                "Dark mode is enabled in the admin panel.",
+                "Dark mode is disabled in the admin panel.",
+            ),
+            (
+                "Merges to main are frozen during the audit.",
+                "Merges to main are allowed during the audit.",
+            ),
+            (
+                "We use Ansible for server deploys.",
+                "For server deploys we went with Salt instead of Ansible.",
+            ),
+            (
+                "The offsite is in Lisbon.",
+                "The offsite will take place in Porto instead of Lisbon.",
+            ),
+            (
+                "The payroll database is Oracle 19.",
+                "The payroll database was migrated off Oracle to MariaDB.",
+            ),
+            ("团队用的是 Jira。", "团队换成了 Linear。"),
+            ("比起跑步，他更喜欢游泳。", "比起游泳，他更喜欢跑步。"),
+            ("数据库使用 MySQL 8.0。", "数据库已升级到 MySQL 8.4。"),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+        for (existing, new) in [
+            (
+                "Alice prefers tea over coffee.",
+                "Bob prefers coffee over tea.",
+            ),
+            (
+                "The user buys fresh berries.",
+                "The user buys frozen berries.",
+            ),
+            ("Tabs are four columns wide.", "Use spaces instead of tabs."),
+            (
+                "Ana uses Jira.",
+                "Ana's manager switched from Jira to Linear.",
+            ),
+            ("Kofi uses Figma.", "Lena switched from Sketch to Figma."),
+            ("The report is formal.", "The invoice template is informal."),
+            ("团队用的是 Jira。", "李娜的团队换成了 GitLab 来托管代码。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+        assert!(opposite_words("formal", "informal"));
+        assert!(opposite_words("encrypted", "unencrypted"));
+        assert!(!opposite_words("port", "import"));
+        assert!(!opposite_words("form", "inform"));
     }
 
     /// A change of something else about the subject, or of another

@@ -46,8 +46,11 @@
 //!
 //! **Changes.** The first verb of change gives the text's [`Change`]: its
 //! kind (a move, a switch, another change), the content after it in its
-//! clause as the new value, and what lies between `from` and `to` (or
-//! `replaced` and `with`) as the old one; a change word that ends its
+//! clause as the new value (a compound with its word parts), and what lies
+//! between `from` or `off` and `to` (or `replaced` and `with`) as the old
+//! one, what lies before `from` being neither ("switched our CI from
+//! Jenkins to ..."); "X has replaced Y" names the new value before the
+//! verb; a change word that ends its
 //! clause ("lives in Lisbon now") and, without a verb, a closing
 //! `instead` ("uses GitLab instead") change to what comes before them. A
 //! correction ("Correction: ...", `更正`) changes to the whole text after
@@ -165,10 +168,58 @@ impl Profile {
 
 /// Words (English, case-folded) that negate a statement.
 pub const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "won't",
-    "can't", "cannot", "dont", "doesnt", "didnt", "isnt", "wont", "cant", "neither", "nor", "don",
-    "doesn", "didn", "isn", "wasn", "aren",
+    "not",
+    "no",
+    "never",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "wasn't",
+    "aren't",
+    "won't",
+    "can't",
+    "cannot",
+    "dont",
+    "doesnt",
+    "didnt",
+    "isnt",
+    "wont",
+    "cant",
+    "neither",
+    "nor",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "wasn",
+    "aren",
+    // A prohibition says "not" of what it forbids ("force pushes are
+    // forbidden", "never force-push"), and ending a habit says it of the
+    // habit ("stopped squashing", "quit coffee").
+    "forbidden",
+    "prohibited",
+    "banned",
+    "disallowed",
+    "stopped",
+    "quit",
+    "ceased",
 ];
+/// Words that permit: light verbs, as `use` is ("deploys are allowed on
+/// Fridays" says "deploys happen on Fridays"). Their negation is a
+/// prohibition.
+const PERMISSIONS: &[&str] = &[
+    "allowed",
+    "permitted",
+    "allow",
+    "allows",
+    "permit",
+    "permits",
+    "enabled",
+];
+/// A state that forbids what it is said of when it is the predicate
+/// ("deploys are frozen"), not when it qualifies a noun ("frozen pizza").
+const PREDICATE_NEGATIONS: &[&str] = &["frozen", "paused", "suspended", "disabled"];
 /// Words stating a liking.
 pub const LIKES: &[&str] = &[
     "like",
@@ -231,9 +282,16 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("relocating", ChangeKind::Move),
     ("switching", ChangeKind::Switch),
     ("migrating", ChangeKind::Switch),
+    ("superseded", ChangeKind::Switch),
+    ("substituted", ChangeKind::Switch),
+    ("rewritten", ChangeKind::Other),
+    ("rewrote", ChangeKind::Other),
+    ("reassigned", ChangeKind::Other),
     ("correction", ChangeKind::Correction),
     ("corrected", ChangeKind::Correction),
 ];
+/// Verbs whose object is the old value ("replaced Jenkins with ...").
+const REPLACEMENTS: &[&str] = &["replaced", "superseded", "substituted"];
 /// Words that correct what was said before: the whole text after them is
 /// the new value.
 const CORRECTIONS: &[&str] = &["correction", "corrected"];
@@ -539,6 +597,10 @@ pub const PLACE_WORDS: &[&str] = &[
     "resident",
     "moved",
     "relocated",
+    "hosted",
+    "headquartered",
+    "situated",
+    "stationed",
     "住",
     "位于",
     "定居",
@@ -767,6 +829,9 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
     ("使用", " 使用 "),
     ("采用", " 使用 "),
+    // `X用的是Y`, "X uses Y"; `用` alone is too often part of a word
+    // (`用户`, the user).
+    ("用的是", " 使用 "),
     // Synonyms, read as one word.
     ("保存", "保留"),
     // Adverbs and modal verbs, read as the English function words they
@@ -777,6 +842,7 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("一般", " usually "),
     ("经常", " often "),
     ("已经", " already "),
+    ("已", " already "),
     ("非常", " very "),
     ("可能", " probably "),
     ("必须", " must "),
@@ -1457,6 +1523,22 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             }
         } else if NEGATIONS.contains(&term) {
             Class::Negation
+        } else if PERMISSIONS.contains(&term) {
+            Class::Function
+        } else if PREDICATE_NEGATIONS.contains(&term) {
+            // "are frozen on Fridays", not "frozen pizza".
+            let qualifies = tokens.get(i).is_some_and(|next| {
+                next.kind == TokenKind::Word
+                    && !is_function(&next.term)
+                    && rewritten
+                        .get(end..next.span.start)
+                        .is_some_and(|b| b.chars().all(char::is_whitespace))
+            });
+            if qualifies {
+                Class::Content
+            } else {
+                Class::Negation
+            }
         } else if CHANGES.iter().any(|(w, _)| *w == term) {
             Class::Change
         } else if (term == "longer" && previous == Some("no")) || term == "anymore" {
@@ -1720,33 +1802,60 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
         value: BTreeSet::new(),
         old: BTreeSet::new(),
     };
-    // The old value runs until `to` (`from A to B`), or `with` or `by`
-    // after `replaced`; without `from` or `replaced` there is none.
-    let mut in_old =
-        units[at].term == "replaced" || units.get(at + 1).is_some_and(|u| u.term == "from");
     // A correction runs to the end of the text ("Correction: Ana lives in
     // Lisbon"); any other change to the end of its clause.
     let whole_text = CORRECTIONS.contains(&units[at].term.as_str());
     let mut edge = units[at].end;
-    let mut stated_after = false;
+    let mut clause: Vec<&Unit> = Vec::new();
     for unit in &units[at + 1..] {
         if !whole_text && clause_break(text, edge, unit.start) {
             break;
         }
         edge = unit.end;
-        stated_after |= matches!(unit.class, Class::Content | Class::Value);
-        if in_old && ["to", "with", "by"].contains(&unit.term.as_str()) {
-            in_old = false;
-            continue;
+        clause.push(unit);
+    }
+    let stated_after = clause
+        .iter()
+        .any(|u| matches!(u.class, Class::Content | Class::Value));
+    let position = |words: &[&str], from: usize| {
+        clause
+            .iter()
+            .skip(from)
+            .position(|u| words.contains(&u.term.as_str()))
+            .map(|k| k + from)
+    };
+    let content = |run: &[&Unit]| -> BTreeSet<String> {
+        run.iter()
+            .filter(|u| u.class == Class::Content)
+            .flat_map(|u| with_parts(u))
+            .collect()
+    };
+    // The old value runs from `from` or `off` to `to` ("switched our CI
+    // from Jenkins to GitHub Actions": what lies before `from` is what
+    // changed, neither value), or after `replaced` to `with` or `by`; a
+    // replacement without them names the new value before the verb
+    // ("Marco has replaced Priya as lead").
+    let from = (!whole_text)
+        .then(|| position(&["from", "off"], 0))
+        .flatten();
+    if let Some(f) = from {
+        let to = position(&["to", "with", "by"], f + 1).unwrap_or(clause.len());
+        change.old = content(&clause[f + 1..to]);
+        change.value = content(clause.get(to + 1..).unwrap_or_default());
+    } else if REPLACEMENTS.contains(&units[at].term.as_str()) {
+        match position(&["with", "by"], 0) {
+            Some(w) => {
+                change.old = content(&clause[..w]);
+                change.value = content(&clause[w + 1..]);
+            }
+            None => {
+                let until = position(&["as", "for", "on", "in", "at"], 0).unwrap_or(clause.len());
+                change.old = content(&clause[..until]);
+                change.value = subject_before(units, text, at);
+            }
         }
-        if unit.class == Class::Content {
-            let side = if in_old {
-                &mut change.old
-            } else {
-                &mut change.value
-            };
-            side.insert(unit.term.clone());
-        }
+    } else {
+        change.value = content(&clause);
     }
     if !stated_after && !whole_text {
         // "Ana lives in Lisbon now": the new value is what comes before
@@ -1754,6 +1863,44 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
         change.value = collect_back(units, text, at);
     }
     Some(change)
+}
+
+/// A content unit's key, and the keys of its word parts when it is a
+/// compound (`ci-artifacts-prod` is also `artifact`).
+fn with_parts(unit: &Unit) -> Vec<String> {
+    let mut out = vec![unit.term.clone()];
+    if unit.word.contains(['-', '.', '_', '/']) {
+        out.extend(
+            unit.word
+                .split(['-', '.', '_', '/'])
+                .filter(|p| p.len() > 1 && !starts_with_digit(p) && !is_function(p))
+                // `four-day` is an amount, no name.
+                .filter(|p| number_word(p).is_none())
+                .map(|p| key(&stem(p))),
+        );
+    }
+    out
+}
+
+/// Up to two content units before the verb at `at`, auxiliaries skipped
+/// ("Marco has replaced"), within the clause: who or what did the change.
+fn subject_before(units: &[Unit], text: &str, at: usize) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut edge = units.get(at).map_or(text.len(), |u| u.start);
+    for unit in units[..at].iter().rev() {
+        if out.len() >= 2 || clause_break(text, unit.end, edge) {
+            break;
+        }
+        edge = unit.start;
+        match unit.class {
+            Class::Content => {
+                out.insert(unit.term.clone());
+            }
+            Class::Stop | Class::Function if out.is_empty() => {}
+            _ => break,
+        }
+    }
+    out
 }
 
 /// The span of time `unit` says with the unit before it, as seconds or
@@ -2523,6 +2670,32 @@ mod tests {
             profile("Uploads cap at 25 megabytes.").terms
         );
         assert_eq!(numbers("Uploads cap at 25MB."), ["25"]);
+    }
+
+    /// A prohibition, a habit ended and a predicate state that forbids are
+    /// negations; a permission is a light verb; a state before its noun
+    /// qualifies it.
+    #[test]
+    fn prohibitions_negate_and_permissions_are_light() {
+        for text in [
+            "Force pushes are forbidden.",
+            "Smoking is banned on the roof.",
+            "We stopped pinning versions.",
+            "Merges are frozen until Monday.",
+            "The cron job is paused.",
+        ] {
+            assert!(profile(text).negated, "{text}");
+        }
+        for text in [
+            "The user eats frozen peas.",
+            "Deploys are allowed on Fridays.",
+        ] {
+            assert!(!profile(text).negated, "{text}");
+        }
+        assert_eq!(
+            profile("Deploys are allowed on Fridays.").terms,
+            profile("Deploys happen on Fridays.").terms
+        );
     }
 
     #[test]
