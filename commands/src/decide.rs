@@ -66,7 +66,7 @@
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
 //! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with, or an update of any neighbour |
-//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with: a restatement, no new slot |
+//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words |
 //! | `New` | anything else, different subjects included |
 //!
 //! The labelled corpus `commands/tests/corpus/decide/{dev,test}.jsonl`
@@ -801,9 +801,11 @@ pub fn decide_profiled(
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
-    let restated = related
-        .iter()
-        .find(|(s, n, r)| *r == Relation::Agrees && restates(*s, n));
+    let restated = related.iter().find(|(s, n, r)| {
+        *r == Relation::Agrees
+            && ((restates(*s, n) && !states_more_values(mine, n, &scored))
+                || restates_values(mine, n, &scored))
+    });
     let outcome = if let Some(reason) = low_entropy(text, mine) {
         Outcome::Discarded { reason }
     } else if let Some((_, n, _)) = restated {
@@ -827,6 +829,39 @@ pub fn decide_profiled(
         room,
         corridor,
     }
+}
+
+/// Whether `mine` states a value `neighbour` does not ("Leo is 7 years
+/// old" after "the son is named Leo"): a fact the memory lacks, so no
+/// restatement of it, however alike the words.
+fn states_more_values(
+    mine: &Profile,
+    neighbour: &Neighbour,
+    scored: &[(f64, &Neighbour, std::sync::Arc<Profile>)],
+) -> bool {
+    scored
+        .iter()
+        .find(|(_, n, _)| n.id == neighbour.id)
+        .is_some_and(|(_, _, theirs)| !mine.values.is_subset(&theirs.values))
+}
+
+/// Whether `mine`, near `neighbour` and agreeing with it, states exactly
+/// the values it states (at least one) and no word of its own: it says
+/// again what the memory says, in fewer words ("Node is pinned at
+/// v20.11" and "We pin Node.js to version 20.11"). A text with a word of
+/// its own says more, and the similarity decides.
+fn restates_values(
+    mine: &Profile,
+    neighbour: &Neighbour,
+    scored: &[(f64, &Neighbour, std::sync::Arc<Profile>)],
+) -> bool {
+    let Some((_, _, theirs)) = scored.iter().find(|(_, n, _)| n.id == neighbour.id) else {
+        return false;
+    };
+    !mine.values.is_empty()
+        && mine.values == theirs.values
+        && mine.negated == theirs.negated
+        && !has_salient_only_in(mine, theirs)
 }
 
 /// Whether a text whose words differ from a neighbour's says the same as
@@ -1490,6 +1525,57 @@ mod tests {
             ),
             Outcome::New
         );
+    }
+
+    /// A light verb or the noun of a slot says nothing of its own ("listens
+    /// on" is "runs on", "the standup time is" is "the standup is at"); a
+    /// text with the memory's values and no word of its own says it again
+    /// in fewer words. A value or a word the memory lacks is more.
+    #[test]
+    fn a_restatement_with_light_words_or_fewer_words_reinforces() {
+        for (existing, new) in [
+            (
+                "The build server runs on port 9000.",
+                "The build server listens on port 9000.",
+            ),
+            ("The standup is at 10:15.", "The standup time is 10:15."),
+            (
+                "The project's Rust version is 1.80.",
+                "The project uses Rust 1.80.",
+            ),
+            (
+                "Redis is pinned to version 7.2 in the cache cluster.",
+                "Redis is pinned at v7.2.",
+            ),
+            ("我们的站会时间是每天 10:15。", "站会每天 10:15。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{existing:?} then {new:?}"
+            );
+        }
+        for (existing, new) in [
+            (
+                "The user's daughter is named Ines.",
+                "The user's daughter Ines is 9 years old.",
+            ),
+            ("Redis is pinned at v7.2.", "Postgres is pinned at v7.2."),
+            (
+                "Redis is pinned to version 7.2 in the cache cluster.",
+                "Redis is pinned at v7.2 in the queue cluster.",
+            ),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+        assert!(matches!(
+            outcome("Redis is pinned at v7.4.", "Redis is pinned at v7.2."),
+            Outcome::Contradiction { memory: 7, .. }
+        ));
     }
 
     /// An update said as a move, a switch or a change names a new value

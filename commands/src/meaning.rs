@@ -39,7 +39,7 @@
 //! `midnight` and `noon` their clock times. A span of time is one value,
 //! counted in seconds up to a week and in months from a month (`30 days`,
 //! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
-//! months`), its unit word part of it; a unit glued to an amount is a word
+//! months`), its amount and unit word part of it; a unit glued to an amount is a word
 //! (`45s`, `25MB`, `24h`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
@@ -335,6 +335,9 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("intolerant", "intolerance"),
     ("diabetic", "diabetes"),
     ("annually", "yearly"),
+    // A ceiling said three ways.
+    ("maximum", "limit"),
+    ("cap", "limit"),
     ("annual", "yearly"),
 ];
 /// Abbreviations, short forms and other spellings of common technical and
@@ -460,6 +463,10 @@ const PHRASES: &[(&str, &str)] = &[
     ("web site", "website"),
     ("data base", "database"),
     ("e mail", "email"),
+    ("times out", "timeout"),
+    ("timed out", "timeout"),
+    ("time out", "timeout"),
+    ("time-out", "timeout"),
     ("kicks off", "starts"),
     ("kicked off", "started"),
     ("kick off", "start"),
@@ -689,6 +696,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "note",
     "often",
     "okay",
+    "once",
+    "twice",
     "one",
     "only",
     "our",
@@ -742,6 +751,40 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "yours",
     "user",
     "users",
+    // Verbs that say where or that something is there, light as `runs`:
+    // "listens on 5433" says "runs on port 5433", "lives in Chengdu" says
+    // "is in Chengdu", "is called X" says "its name is X".
+    "listen",
+    "listens",
+    "listened",
+    "listening",
+    "live",
+    "lives",
+    "lived",
+    "living",
+    "based",
+    "located",
+    "reside",
+    "resides",
+    "resided",
+    "situated",
+    "hosted",
+    "called",
+    "named",
+    "sits",
+    // Nouns that name a slot, not a subject: "the standup time is 9:30"
+    // says "the standup is at 9:30", "the Go version is 1.22" says "Go
+    // 1.22".
+    "name",
+    "version",
+    "size",
+    "tool",
+    "type",
+    "kind",
+    "value",
+    "setting",
+    "time",
+    "city",
 ];
 /// Nouns after which a number names something (`order 40213`) instead of
 /// stating a value.
@@ -827,11 +870,29 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("移到", " moved to "),
     // The verbs of use, a word of their own, so they join no bigram with
     // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
-    ("使用", " 使用 "),
-    ("采用", " 使用 "),
+    // The verbs of use, read as the English light verb, so they join no
+    // bigram with the words beside them (`服务使用端口`: `服务`, `端口`).
+    ("使用", " uses "),
+    ("采用", " uses "),
     // `X用的是Y`, "X uses Y"; `用` alone is too often part of a word
     // (`用户`, the user).
-    ("用的是", " 使用 "),
+    ("用的是", " uses "),
+    // Where one lives, and the nouns of a slot (time, tool, version,
+    // name, city), read as the English function words.
+    ("居住", " lives "),
+    ("住在", " lives in "),
+    ("时间", " time "),
+    ("工具", " tool "),
+    ("版本", " version "),
+    ("名字", " name "),
+    ("名称", " name "),
+    ("城市", " city "),
+    // Plural pronouns: no topic.
+    ("我们", " we "),
+    ("咱们", " we "),
+    ("他们", " they "),
+    ("她们", " they "),
+    ("它们", " they "),
     // Synonyms, read as one word.
     ("保存", "保留"),
     // Adverbs and modal verbs, read as the English function words they
@@ -1059,6 +1120,12 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             values.push((ValueKind::Weekday, day.to_string()));
             out.push(' ');
             rest = &rest[prefix.len() + c.len_utf8()..];
+            continue;
+        }
+        // `一次`, once: how often, no amount.
+        if let Some(after) = rest.strip_prefix("一次") {
+            out.push_str(" once ");
+            rest = after;
             continue;
         }
         // 两点, 九十天, 三月.
@@ -1943,7 +2010,19 @@ pub fn profile(text: &str) -> Profile {
     out.values.extend(cjk_values);
     let mut seen = BTreeSet::new();
     let (mut likes, mut dislikes) = (false, false);
+    // The amounts a span of time consumes (`30` of `30 days`): the span
+    // says them.
+    let spanned: Vec<bool> = (0..units.len())
+        .map(|at| {
+            units.get(at + 1).is_some_and(|next| {
+                units[at].class == Class::Value && span_of(next, Some(&units[at])).is_some()
+            })
+        })
+        .collect();
     for (at, unit) in units.iter().enumerate() {
+        if spanned[at] {
+            continue;
+        }
         match unit.class {
             Class::Content | Class::Function => {
                 // A span of time is a value, its unit word part of it.
@@ -1987,7 +2066,9 @@ pub fn profile(text: &str) -> Profile {
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
-        units.iter().any(|u| words.contains(&u.word.as_str()))
+        units
+            .iter()
+            .any(|u| words.contains(&u.word.as_str()) || words.contains(&stem(&u.word).as_str()))
             || words
                 .iter()
                 .any(|w| !w.is_ascii() && rewritten.contains(*w))
@@ -2658,6 +2739,10 @@ mod tests {
             assert_eq!(spans(a), spans(b), "{a} / {b}");
         }
         assert_ne!(spans("Wait 5 minutes."), spans("Wait 5 seconds."));
+        // The span says its amount: no bare number beside it.
+        assert_eq!(numbers("Logs are kept for 12 months."), ["12mo"]);
+        // `一次`, once, is how often, no amount.
+        assert_eq!(numbers("数据库每天备份一次"), Vec::<String>::new());
         // A rate keeps its unit as a word: no span.
         assert!(spans("Rent is $900 a month.").is_empty());
         assert!(spans("Two reviewers, then a second one.").is_empty());
