@@ -58,9 +58,12 @@
 //! the memory states the slot the verb changes (a move and where one
 //! lives or is hosted; a switch and what one uses or likes), the two name
 //! it alike, the update names the old value the memory states ("from
-//! Jenkins to Buildkite", "Leila has replaced Omar"), or a switch swaps a
-//! value for one no smaller, the rest of both texts alike (`前端框架换成了
-//! Svelte` and `前端框架用的是 React`).
+//! Jenkins to Buildkite", "Leila has replaced Omar", "upgraded from 7.10
+//! to 8.11" against "runs 7.10"), a switch swaps a value for one no
+//! smaller, the rest of both texts alike (`前端框架换成了 Svelte` and
+//! `前端框架用的是 React`), or `now` says one word for one ("the timezone
+//! is now EST" and "the timezone is CET"). Values the update names as
+//! old ("from 5.7") are not what it says is so.
 //!
 //! | outcome | when |
 //! | --- | --- |
@@ -301,15 +304,23 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         return None;
     }
     // A changed value of one kind (`改成了9090` against `8080`): each side
-    // states one the other does not.
+    // states one the other does not, the values `mine` names as the old
+    // ones ("from 5.7 to 8.0") left out of what it states.
+    let now_values: BTreeSet<&(ValueKind, String)> = mine
+        .values
+        .iter()
+        .filter(|v| !change.old_values.contains(*v))
+        .collect();
     let changed_values = [ValueKind::Number, ValueKind::Weekday, ValueKind::Month]
         .into_iter()
         .filter(|kind| {
-            let only = |x: &Profile, y: &Profile| {
-                x.values_of(*kind)
-                    .any(|v| !y.values.contains(&(*kind, v.to_owned())))
-            };
-            only(mine, theirs) && only(theirs, mine)
+            let mine_only = now_values
+                .iter()
+                .any(|(k, v)| k == kind && !theirs.values.contains(&(*k, v.clone())));
+            let theirs_only = theirs
+                .values_of(*kind)
+                .any(|v| !now_values.contains(&(*kind, v.to_owned())));
+            mine_only && theirs_only
         })
         .count();
     if new_words.is_empty() && changed_values == 0 {
@@ -359,7 +370,16 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         change.kind != ChangeKind::Correction && change.value.iter().any(|t| has(theirs, t));
     // The text names the old value, which `theirs` states ("switched from
     // her MacBook", "Marco has replaced Priya"), about a subject both name.
-    let old_named = shared >= 1 && change.old.iter().any(|t| has(theirs, t));
+    let old_named = shared >= 1
+        && (change.old.iter().any(|t| has(theirs, t))
+            || change.old_values.iter().any(|v| theirs.values.contains(v)));
+    // "The timezone is now EST" and "the timezone is CET": one word said
+    // now for one word, the rest alike.
+    let adverb_swap = change.adverb
+        && shared >= 1
+        && new_size <= 1.0
+        && words(&mut replaced.iter()) <= new_size
+        && salient_only_in(theirs, mine).len() == replaced.len();
     // A switch that swaps one value for another no longer, the rest of
     // both texts alike ("后端组的负责人换成了刘洋" and "张伟是后端组的负责人").
     let swapped = matches!(change.kind, ChangeKind::Switch | ChangeKind::Move)
@@ -368,6 +388,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     let same_slot = slot_stated
         || old_named
         || swapped
+        || adverb_swap
         || named_subject
         || value_shared
         || (mine.states_place && theirs.states_place)
@@ -1725,6 +1746,40 @@ mod tests {
             ("Kofi uses Figma.", "Lena switched from Sketch to Figma."),
             ("The report is formal.", "The invoice template is informal."),
             ("团队用的是 Jira。", "李娜的团队换成了 GitLab 来托管代码。"),
+        ] {
+            assert_eq!(
+                outcome(new, existing),
+                Outcome::New,
+                "{existing:?} then {new:?}"
+            );
+        }
+        // Said now for what was, one word for one; an old value named by
+        // its number.
+        for (existing, new) in [
+            ("Her nickname is Kiki.", "Her nickname is now Lulu."),
+            (
+                "We run Elasticsearch 7.10.",
+                "Elasticsearch was upgraded from 7.10 to 8.11.",
+            ),
+            ("集群使用 Kafka 2.8。", "Kafka 已经从 2.8 升级到了 3.6。"),
+        ] {
+            assert!(
+                matches!(
+                    outcome(new, existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing:?} then {new:?}: {:?}",
+                outcome(new, existing)
+            );
+        }
+        for (existing, new) in [
+            ("Ana lives in Porto.", "Ana now leads search."),
+            ("Ana writes Go.", "Ana now reads Rust."),
+            ("Bob's nickname is Kiki.", "Ana's nickname is now Lulu."),
+            (
+                "Elasticsearch 7.10 backs the search cluster.",
+                "Kibana was upgraded from 7.10 to 8.11.",
+            ),
         ] {
             assert_eq!(
                 outcome(new, existing),

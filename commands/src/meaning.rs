@@ -49,8 +49,9 @@
 //! clause as the new value (a compound with its word parts), and what lies
 //! between `from` or `off` and `to` (or `replaced` and `with`) as the old
 //! one, what lies before `from` being neither ("switched our CI from
-//! Jenkins to ..."); "X has replaced Y" names the new value before the
-//! verb; a change word that ends its
+//! Jenkins to ..."), with the values there (`从 5.7 升级到 8.0`: `from`
+//! before the verb, in its clause, is the same); "X has replaced Y" names
+//! the new value before the verb; a change word that ends its
 //! clause ("lives in Lisbon now") and, without a verb, a closing
 //! `instead` ("uses GitLab instead") change to what comes before them. A
 //! correction ("Correction: ...", `更正`) changes to the whole text after
@@ -148,6 +149,12 @@ pub struct Change {
     pub kind: ChangeKind,
     pub value: BTreeSet<String>,
     pub old: BTreeSet<String>,
+    /// The values of the old value ("from 5.7 to 8.0", `从 14 升级到 16`):
+    /// the text states them as what was, not what is.
+    pub old_values: BTreeSet<(ValueKind, String)>,
+    /// Whether a time adverb says the change (`now`, `currently`, `现在`),
+    /// not a verb: the value is what the text says is so now.
+    pub adverb: bool,
 }
 
 impl Profile {
@@ -856,6 +863,9 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("迁到", " moved to "),
     ("现在", " now "),
     ("更正", " correction "),
+    // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
+    ("从来", " ever "),
+    ("从", " from "),
     ("纠正", " correction "),
     ("目前", " currently "),
     ("改到", " changed to "),
@@ -1858,6 +1868,8 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
             kind: ChangeKind::Switch,
             value: collect_back(units, text, at),
             old: BTreeSet::new(),
+            old_values: BTreeSet::new(),
+            adverb: false,
         });
     };
     let kind = CHANGES
@@ -1868,6 +1880,8 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
         kind,
         value: BTreeSet::new(),
         old: BTreeSet::new(),
+        old_values: BTreeSet::new(),
+        adverb: matches!(units[at].term.as_str(), "now" | "currently"),
     };
     // A correction runs to the end of the text ("Correction: Ana lives in
     // Lisbon"); any other change to the end of its clause.
@@ -1905,10 +1919,27 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     let from = (!whole_text)
         .then(|| position(&["from", "off"], 0))
         .flatten();
+    let values = |run: &[&Unit]| -> BTreeSet<(ValueKind, String)> {
+        run.iter()
+            .filter(|u| u.class == Class::Value)
+            .flat_map(|u| unit_values(u, text))
+            .collect()
+    };
+    // `从 5.7 升级到 8.0`: the old value before the verb, in its clause.
+    let from_before = units[..at]
+        .iter()
+        .rposition(|u| u.term == "from")
+        .filter(|f| same_clause(units, text, *f, at));
     if let Some(f) = from {
         let to = position(&["to", "with", "by"], f + 1).unwrap_or(clause.len());
         change.old = content(&clause[f + 1..to]);
+        change.old_values = values(&clause[f + 1..to]);
         change.value = content(clause.get(to + 1..).unwrap_or_default());
+    } else if let Some(f) = from_before {
+        let run: Vec<&Unit> = units[f + 1..at].iter().collect();
+        change.old = content(&run);
+        change.old_values = values(&run);
+        change.value = content(&clause);
     } else if REPLACEMENTS.contains(&units[at].term.as_str()) {
         match position(&["with", "by"], 0) {
             Some(w) => {
@@ -1930,6 +1961,14 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
         change.value = collect_back(units, text, at);
     }
     Some(change)
+}
+
+/// The values a value unit states (see [`number_values`]).
+fn unit_values(unit: &Unit, text: &str) -> Vec<(ValueKind, String)> {
+    match value_of_word(&unit.term, text.get(unit.start..unit.end)) {
+        Some(value) => vec![value],
+        None => number_values(&unit.term),
+    }
 }
 
 /// A content unit's key, and the keys of its word parts when it is a
@@ -2036,12 +2075,7 @@ pub fn profile(text: &str) -> Profile {
                     out.words.push(unit.word.clone());
                 }
             }
-            Class::Value => match value_of_word(&unit.term, rewritten.get(unit.start..unit.end)) {
-                Some(value) => {
-                    out.values.insert(value);
-                }
-                None => out.values.extend(number_values(&unit.term)),
-            },
+            Class::Value => out.values.extend(unit_values(unit, &rewritten)),
             Class::Negation => out.negated = true,
             Class::Change => {}
             Class::Like => likes = true,
