@@ -1762,6 +1762,9 @@ mod tests {
                 "Elasticsearch was upgraded from 7.10 to 8.11.",
             ),
             ("集群使用 Kafka 2.8。", "Kafka 已经从 2.8 升级到了 3.6。"),
+            // `把` puts first what was, or the slot that changed.
+            ("他用的是安卓手机。", "他把安卓手机换成了 Pixel。"),
+            ("团队每周一开复盘会。", "团队把复盘会改到了每周三。"),
         ] {
             assert!(
                 matches!(
@@ -1776,6 +1779,7 @@ mod tests {
             ("Ana lives in Porto.", "Ana now leads search."),
             ("Ana writes Go.", "Ana now reads Rust."),
             ("Bob's nickname is Kiki.", "Ana's nickname is now Lulu."),
+            ("他用的是安卓手机。", "她把 Jira 换成了 Linear。"),
             (
                 "Elasticsearch 7.10 backs the search cluster.",
                 "Kibana was upgraded from 7.10 to 8.11.",

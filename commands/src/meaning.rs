@@ -866,6 +866,9 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
     ("从来", " ever "),
     ("从", " from "),
+    // `把 A 换成 B`, A changed to B: what `把` puts first is what was (or
+    // the slot that changed), as after `from`.
+    ("把", " from "),
     ("纠正", " correction "),
     ("目前", " currently "),
     ("改到", " changed to "),
@@ -1118,6 +1121,19 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             values.push((ValueKind::Number, time));
             out.push(' ');
             rest = &rest[day_part.0 + len..];
+            continue;
+        }
+        // `每周四`, every Thursday: `每` is no word of its own.
+        if let Some(after) = rest.strip_prefix('每')
+            && ["星期", "礼拜", "周"].iter().any(|p| {
+                after
+                    .strip_prefix(*p)
+                    .and_then(|d| d.chars().next())
+                    .is_some_and(|d| weekday_of_cjk(d).is_some())
+            })
+        {
+            out.push_str(" every ");
+            rest = after;
             continue;
         }
         // 周五, 星期五, 礼拜天.
