@@ -342,6 +342,9 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("intolerant", "intolerance"),
     ("diabetic", "diabetes"),
     ("annually", "yearly"),
+    ("fly", "flight"),
+    ("ship", "deploy"),
+    ("rollout", "deploy"),
     // A ceiling said three ways.
     ("maximum", "limit"),
     ("cap", "limit"),
@@ -411,6 +414,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("bday", "birthday"),
     ("ppl", "people"),
     ("ci/cd", "ci"),
+    ("prs", "pr"),
     ("js", "javascript"),
     ("py", "python"),
 ];
@@ -474,6 +478,13 @@ const PHRASES: &[(&str, &str)] = &[
     ("timed out", "timeout"),
     ("time out", "timeout"),
     ("time-out", "timeout"),
+    ("reports to", "managed by"),
+    ("report to", "managed by"),
+    ("reported to", "managed by"),
+    ("reporting to", "managed by"),
+    ("rolls out", "deploys"),
+    ("rolled out", "deployed"),
+    ("roll out", "deploy"),
     ("kicks off", "starts"),
     ("kicked off", "started"),
     ("kick off", "start"),
@@ -792,6 +803,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "setting",
     "time",
     "city",
+    "length",
+    "duration",
 ];
 /// Nouns after which a number names something (`order 40213`) instead of
 /// stating a value.
@@ -950,8 +963,9 @@ const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很
 const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
-    "小时", "分钟", "点", "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁",
-    "元", "条", "张", "份", "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
+    "小时", "分钟", "毫秒", "公里", "千米", "公斤", "千克", "个月", "周年", "美元", "块钱", "点",
+    "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁", "元", "条", "张", "份",
+    "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
 ];
 
 fn cjk_numeral(c: char) -> Option<u64> {
@@ -1649,6 +1663,13 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             // The `t` of `don't`, the `s` of `user's`.
             Class::Stop
         } else if value_of_word(term, rewritten.get(start..end)).is_some() {
+            Class::Value
+        } else if term == "one"
+            && previous
+                .is_some_and(|p| ["only", "just", "exactly", "least", "most", "than"].contains(&p))
+        {
+            // "only one approval", "at least one reviewer": an amount,
+            // not the pronoun.
             Class::Value
         } else if is_function(term) || is_function(&stem(term)) {
             if is_stopword(term) || term == "to" {
@@ -2740,6 +2761,13 @@ mod tests {
             ("The time zone.", "The timezone."),
             ("Kicks off at noon.", "Starts at noon."),
             ("The office wi-fi.", "The office WiFi."),
+            ("Reviews of all PRs.", "Reviews of all pull requests."),
+            ("Flying to Oslo.", "A flight to Oslo."),
+            (
+                "The data team reports to Ines.",
+                "Ines manages the data team.",
+            ),
+            ("We ship on Mondays.", "We deploy on Mondays."),
         ] {
             assert_eq!(
                 profile(a).sorted_terms,
@@ -2791,6 +2819,13 @@ mod tests {
         assert_ne!(spans("Wait 5 minutes."), spans("Wait 5 seconds."));
         // The span says its amount: no bare number beside it.
         assert_eq!(numbers("Logs are kept for 12 months."), ["12mo"]);
+        // "only one", "at least one" are amounts; "one of" is no amount.
+        assert_eq!(numbers("Merges need only one approval."), ["1"]);
+        assert_eq!(numbers("Merges need at least one approval."), ["1"]);
+        assert!(numbers("One of the approvals is enough.").is_empty());
+        // A Chinese distance or a count of months is a value.
+        assert_eq!(numbers("用户每天跑五公里。"), ["5"]);
+        assert_eq!(numbers("试用期三个月。"), ["3"]);
         // `一次`, once, is how often, no amount.
         assert_eq!(numbers("数据库每天备份一次"), Vec::<String>::new());
         // A rate keeps its unit as a word: no span.
