@@ -377,6 +377,8 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     // now for one word, the rest alike.
     let adverb_swap = change.adverb
         && shared >= 1
+        && mine.polarity == theirs.polarity
+        && mine.negated == theirs.negated
         && new_size <= 1.0
         && words(&mut replaced.iter()) <= new_size
         && salient_only_in(theirs, mine).len() == replaced.len();
@@ -1780,6 +1782,7 @@ mod tests {
             ("Ana writes Go.", "Ana now reads Rust."),
             ("Bob's nickname is Kiki.", "Ana's nickname is now Lulu."),
             ("他用的是安卓手机。", "她把 Jira 换成了 Linear。"),
+            ("用户偏好简洁的回答。", "用户现在讨厌香菜。"),
             (
                 "Elasticsearch 7.10 backs the search cluster.",
                 "Kibana was upgraded from 7.10 to 8.11.",
