@@ -33,7 +33,8 @@
 //!
 //! **Relation** of a near pair ([`relate`]): *different subjects* when each
 //! text has a salient term the other lacks (billing and search, Alice and
-//! Bob), unless those terms are opposite values of one slot (`formal` and
+//! Bob, and a text that adds a relative: "Alice's mother lives in Berlin"
+//! against "Alice lives in Berlin"), unless those terms are opposite values of one slot (`formal` and
 //! `casual, informal`: [`opposite_words`], a listed pair or a negative
 //! prefix) or the two sides of a ranking the texts reverse, which
 //! *disagree*; else *disagrees* when [`disagreement`] finds a reversed ranking
@@ -67,7 +68,7 @@
 //!
 //! | outcome | when |
 //! | --- | --- |
-//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values, or a boilerplate phrase |
+//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
 //! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`]) a memory it disagrees with, or an update of any neighbour |
 //! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words |
 //! | `New` | anything else, different subjects included |
@@ -437,6 +438,9 @@ pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
             None => Relation::Different,
         };
     }
+    if names_a_relative(mine, theirs) || names_a_relative(theirs, mine) {
+        return Relation::Different;
+    }
     match disagreement(mine, theirs) {
         Some(reason) => Relation::Disagrees(reason),
         None => Relation::Agrees,
@@ -596,6 +600,86 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
         .then(|| format!("opposite values: {} vs {}", word(mine, x), word(theirs, y)))
 }
 
+/// Nouns of a person by their tie to another ("the user's mother", `用户
+/// 的妈妈`): a text that adds one is about someone else.
+const RELATIVES: &[&str] = &[
+    "mother",
+    "mom",
+    "mum",
+    "father",
+    "dad",
+    "parent",
+    "sister",
+    "brother",
+    "sibling",
+    "son",
+    "daughter",
+    "child",
+    "children",
+    "kid",
+    "wife",
+    "husband",
+    "spouse",
+    "partner",
+    "girlfriend",
+    "boyfriend",
+    "fiance",
+    "fiancee",
+    "friend",
+    "colleague",
+    "coworker",
+    "boss",
+    "roommate",
+    "flatmate",
+    "neighbor",
+    "neighbour",
+    "cousin",
+    "aunt",
+    "uncle",
+    "grandmother",
+    "grandfather",
+    "grandma",
+    "grandpa",
+    "niece",
+    "nephew",
+    "妈妈",
+    "母亲",
+    "爸爸",
+    "父亲",
+    "姐姐",
+    "妹妹",
+    "哥哥",
+    "弟弟",
+    "儿子",
+    "女儿",
+    "孩子",
+    "妻子",
+    "老婆",
+    "丈夫",
+    "老公",
+    "朋友",
+    "同事",
+    "老板",
+    "室友",
+    "邻居",
+    "奶奶",
+    "爷爷",
+    "外婆",
+    "外公",
+];
+
+/// Whether `a` has, of its own, a word naming a relative ("the user's
+/// sister lives in Berlin" against "the user lives in Berlin").
+fn names_a_relative(a: &Profile, b: &Profile) -> bool {
+    salient_only_in(a, b).iter().any(|term| {
+        a.terms
+            .iter()
+            .position(|t| t == term)
+            .and_then(|at| a.words.get(at))
+            .is_some_and(|word| RELATIVES.contains(&word.as_str()))
+    })
+}
+
 /// Why `text` is not worth a memory, if it is not.
 #[must_use]
 pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
@@ -620,7 +704,10 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     // does a verb of change, which is no content term (`Moved to Lisbon`),
     // and a verb of liking, use or place (`Hates running`, `Uses vim`,
     // `Lives in Oslo`): it says what the one term is to the user.
-    let stance = profile.polarity != 0 || profile.states_use || profile.states_place;
+    let stance = profile.polarity != 0
+        || profile.states_use
+        || profile.states_place
+        || names_the_user(trimmed);
     let said = profile.terms.len()
         + profile.values.len()
         + usize::from(profile.change.is_some())
@@ -631,6 +718,13 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
         ));
     }
     None
+}
+
+/// Whether a text names the user as its subject ("The user is vegan",
+/// "User quit smoking"): with one content word, a fact about them.
+fn names_the_user(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("user") || w.eq_ignore_ascii_case("users"))
 }
 
 /// An existing memory near the new content. Its words and names are
@@ -1783,6 +1877,8 @@ mod tests {
             ("Bob's nickname is Kiki.", "Ana's nickname is now Lulu."),
             ("他用的是安卓手机。", "她把 Jira 换成了 Linear。"),
             ("用户偏好简洁的回答。", "用户现在讨厌香菜。"),
+            ("用户住在北京。", "用户的妈妈住在北京。"),
+            ("Alice lives in Berlin.", "Alice's mother lives in Berlin."),
             (
                 "Elasticsearch 7.10 backs the search cluster.",
                 "Kibana was upgraded from 7.10 to 8.11.",
@@ -1899,6 +1995,7 @@ mod tests {
             "Uses vim.",
             "Loves hiking.",
             "She hates olives.",
+            "The user is vegan.",
         ] {
             assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
         }
