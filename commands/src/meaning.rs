@@ -1137,6 +1137,18 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             rest = &rest[day_part.0 + len..];
             continue;
         }
+        // `用` at an edge of a Chinese run (`统一用 UTC`, `我们用飞书`) is
+        // the verb "uses"; inside a run it is as often part of a word
+        // (`用户`, `费用`, `常用`).
+        if let Some(after) = rest.strip_prefix('用')
+            && !after.starts_with('户')
+            && (out.chars().next_back().is_none_or(|p| p.is_ascii())
+                || after.chars().next().is_none_or(|n| n.is_ascii()))
+        {
+            out.push_str(" uses ");
+            rest = after;
+            continue;
+        }
         // `每周四`, every Thursday: `每` is no word of its own.
         if let Some(after) = rest.strip_prefix('每')
             && ["星期", "礼拜", "周"].iter().any(|p| {
@@ -2716,6 +2728,8 @@ mod tests {
             ("Backups run every day.", "Backups run daily."),
             ("日志保存一个月。", "日志保留一个月。"),
             ("团队采用敏捷开发。", "团队使用敏捷开发。"),
+            ("日志统一用 UTC。", "日志统一使用 UTC。"),
+            ("我们用飞书。", "我们使用飞书。"),
         ] {
             assert_eq!(profile(a).terms, profile(b).terms, "{a} / {b}");
         }
