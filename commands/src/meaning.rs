@@ -343,6 +343,18 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("diabetic", "diabetes"),
     ("annually", "yearly"),
     ("fly", "flight"),
+    ("physician", "doctor"),
+    ("attorney", "lawyer"),
+    ("beverage", "drink"),
+    ("kid", "child"),
+    ("terminate", "end"),
+    ("complete", "end"),
+    ("attempt", "try"),
+    ("salary", "pay"),
+    ("wage", "pay"),
+    ("defect", "bug"),
+    ("supper", "dinner"),
+    ("residence", "home"),
     ("ship", "deploy"),
     ("rollout", "deploy"),
     // A ceiling said three ways.
@@ -414,6 +426,22 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("bday", "birthday"),
     ("ppl", "people"),
     ("ci/cd", "ci"),
+    ("dir", "directory"),
+    ("folder", "directory"),
+    ("func", "function"),
+    ("param", "parameter"),
+    ("arg", "argument"),
+    ("lib", "library"),
+    ("pkg", "package"),
+    ("dep", "dependency"),
+    ("deps", "dependency"),
+    ("pwd", "password"),
+    ("passwd", "password"),
+    ("ram", "memory"),
+    ("mem", "memory"),
+    ("perf", "performance"),
+    ("impl", "implementation"),
+    ("tmrw", "tomorrow"),
     ("prs", "pr"),
     ("js", "javascript"),
     ("py", "python"),
@@ -921,6 +949,19 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("它们", " they "),
     // Synonyms, read as one word.
     ("保存", "保留"),
+    ("回答", "回复"),
+    ("答复", "回复"),
+    ("简短", "简洁"),
+    ("简要", "简洁"),
+    ("咖啡店", "咖啡馆"),
+    ("每日", "每天"),
+    ("早晨", "早上"),
+    ("母亲", "妈妈"),
+    ("父亲", "爸爸"),
+    ("老婆", "妻子"),
+    ("老公", "丈夫"),
+    ("电脑", "计算机"),
+    ("喜爱", " prefers "),
     // Adverbs and modal verbs, read as the English function words they
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
@@ -1735,7 +1776,34 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
 }
 
 /// The value a word states: a weekday, a month, a number word.
+/// Short names of weekdays and months (`Thu`, `Sept`), with the day or
+/// month each names. Those that are also common words (`sun`, `sat`,
+/// `wed`, `mar`, `may`) are left out.
+const SHORT_DATES: &[(&str, ValueKind, u8)] = &[
+    ("mon", ValueKind::Weekday, 1),
+    ("tue", ValueKind::Weekday, 2),
+    ("tues", ValueKind::Weekday, 2),
+    ("thu", ValueKind::Weekday, 4),
+    ("thur", ValueKind::Weekday, 4),
+    ("thurs", ValueKind::Weekday, 4),
+    ("fri", ValueKind::Weekday, 5),
+    ("jan", ValueKind::Month, 1),
+    ("feb", ValueKind::Month, 2),
+    ("apr", ValueKind::Month, 4),
+    ("jun", ValueKind::Month, 6),
+    ("jul", ValueKind::Month, 7),
+    ("aug", ValueKind::Month, 8),
+    ("sep", ValueKind::Month, 9),
+    ("sept", ValueKind::Month, 9),
+    ("oct", ValueKind::Month, 10),
+    ("nov", ValueKind::Month, 11),
+    ("dec", ValueKind::Month, 12),
+];
+
 fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String)> {
+    if let Some((_, kind, n)) = SHORT_DATES.iter().find(|(w, _, _)| *w == term) {
+        return Some((*kind, n.to_string()));
+    }
     // Times of day said as words are clock times (`midnight` is `00:00`).
     match term {
         "midnight" => return Some((ValueKind::Number, "00:00".to_owned())),
@@ -2782,6 +2850,10 @@ mod tests {
                 "Ines manages the data team.",
             ),
             ("We ship on Mondays.", "We deploy on Mondays."),
+            ("The lib dir.", "The library folder."),
+            ("The user's physician.", "The user's doctor."),
+            ("用户喜欢简短的回答。", "用户喜欢简洁的答复。"),
+            ("用户每日早晨跑步。", "用户每天早上跑步。"),
         ] {
             assert_eq!(
                 profile(a).sorted_terms,
@@ -2840,6 +2912,17 @@ mod tests {
         // A Chinese distance or a count of months is a value.
         assert_eq!(numbers("用户每天跑五公里。"), ["5"]);
         assert_eq!(numbers("试用期三个月。"), ["3"]);
+        // A short weekday or month name is the day or month.
+        let dates = |t: &str| profile(t).values;
+        assert_eq!(
+            dates("Standup moved to Thu."),
+            dates("Standup moved to Thursday.")
+        );
+        assert_eq!(
+            dates("Renewal is due in Sept."),
+            dates("Renewal is due in September.")
+        );
+        assert!(dates("The user sat down.").is_empty());
         // `一次`, once, is how often, no amount.
         assert_eq!(numbers("数据库每天备份一次"), Vec::<String>::new());
         // A rate keeps its unit as a word: no span.
