@@ -595,38 +595,56 @@ fn split_unit(term: &str) -> Option<(&str, &'static str)> {
 }
 
 /// Rewrites [`PHRASES`] in `text` (ASCII, case folded, at word edges).
-fn rewrite_phrases(text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    if !PHRASES.iter().any(|(from, _)| lower.contains(from)) {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    let edge = |i: usize| {
-        lower[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !c.is_alphanumeric())
-    };
-    while at < text.len() {
-        let found = PHRASES.iter().find(|(from, _)| {
-            lower[at..].starts_with(from)
-                && edge(at)
-                && lower[at + from.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !c.is_alphanumeric())
-        });
-        if let Some((from, to)) = found {
-            out.push_str(to);
-            at += from.len();
-        } else {
-            let c = text[at..].chars().next().unwrap_or(' ');
-            out.push(c);
-            at += c.len_utf8();
+/// Runs for every text a save compares: one pass over the word starts,
+/// and no copy of a text that holds none of the phrases.
+fn rewrite_phrases(text: &str) -> std::borrow::Cow<'_, str> {
+    // The letters a phrase starts with, as bits: most words start with
+    // none of them and are passed over without a look at the list.
+    const STARTS: u32 = {
+        let mut mask = 0_u32;
+        let mut at = 0;
+        while at < PHRASES.len() {
+            mask |= 1 << (PHRASES[at].0.as_bytes()[0] - b'a');
+            at += 1;
         }
+        mask
+    };
+    let bytes = text.as_bytes();
+    let word_end = |at: usize| bytes.get(at).is_none_or(|b| !b.is_ascii_alphanumeric());
+    let phrase_at = |at: usize| {
+        PHRASES.iter().find(|(from, _)| {
+            bytes
+                .get(at..at + from.len())
+                .is_some_and(|run| run.eq_ignore_ascii_case(from.as_bytes()))
+                && word_end(at + from.len())
+        })
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let starts_word = bytes[at].is_ascii_alphabetic()
+            && STARTS & (1 << (bytes[at].to_ascii_lowercase() - b'a')) != 0
+            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric());
+        if starts_word && let Some((from, to)) = phrase_at(at) {
+            let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            // Phrases are ASCII and start at an ASCII letter: `at` and the
+            // phrase's end are character boundaries.
+            buffer.push_str(&text[copied..at]);
+            buffer.push_str(to);
+            at += from.len();
+            copied = at;
+            continue;
+        }
+        at += 1;
     }
-    out
+    match out {
+        Some(mut buffer) => {
+            buffer.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(buffer)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// Periods and the adverb that says "every" one of them.
@@ -641,11 +659,13 @@ const PERIODS: &[(&str, &str)] = &[
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
     "live",
+    "lives",
     "lived",
     "living",
     "based",
     "located",
     "reside",
+    "resides",
     "resided",
     "resident",
     "moved",
@@ -1320,13 +1340,25 @@ struct Unit {
     /// What the unit is compared by: a content word's key ([`key`]),
     /// anything else as written (lowercase).
     term: String,
-    /// A content word as the text says it (lightly stemmed): what names a
-    /// room, and what the word lists (`PLACE_WORDS`, `ID_NOUNS`) hold.
+    /// A content word as the text says it (lightly stemmed), when its key
+    /// differs (empty otherwise: see [`Unit::word`]).
     word: String,
     class: Class,
     /// Byte range in the rewritten text.
     start: usize,
     end: usize,
+}
+
+impl Unit {
+    /// The unit as the text says it (lightly stemmed): what names a room,
+    /// and what the word lists (`PLACE_WORDS`, `ID_NOUNS`) hold.
+    fn word(&self) -> &str {
+        if self.word.is_empty() {
+            &self.term
+        } else {
+            &self.word
+        }
+    }
 }
 
 /// Digits in a plain number from which it reads as a code (a short commit
@@ -1397,7 +1429,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         if let Some(last) = out.last_mut()
             && (last.class == Class::Value || last.term == "one")
             && spaced(last.end, unit.start)
-            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.word)
+            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.word())
             && let Some(n) = (if last.term == "one" {
                 Some(*times)
             } else {
@@ -1475,7 +1507,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             last.end = unit.start + minutes.len();
             out.push(Unit {
                 term: hour.to_owned(),
-                word: hour.to_owned(),
+                word: String::new(),
                 class: Class::Value,
                 start: unit.end - hour.len(),
                 end: unit.end,
@@ -1621,7 +1653,7 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         i += 1;
         let (start, end) = (token.span.start, token.span.end);
         let unit = |term: String, class: Class| Unit {
-            word: term.clone(),
+            word: String::new(),
             term,
             class,
             start,
@@ -1656,12 +1688,12 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             continue;
         }
         let term = token.term.as_str();
-        let previous = units.last().map(|u| u.word.as_str());
+        let previous = units.last().map(Unit::word);
         // `45s`, `25MB`, `24h`: the amount and its unit, as `45 seconds`.
         if let Some((number, unit_word)) = split_unit(term) {
             units.push(Unit {
                 term: number.to_owned(),
-                word: number.to_owned(),
+                word: String::new(),
                 class: Class::Value,
                 start,
                 end: start + number.len(),
@@ -1750,17 +1782,19 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
                     .map_or(stemmed, |(_, same)| (*same).to_owned());
                 let keyed = key(&word);
                 // `requires` is `needs`, a light verb like it.
-                let class = if is_function(&word) || is_function(&keyed) {
+                let class = if is_function(&word) || (keyed != word && is_function(&keyed)) {
                     Class::Function
                 } else {
                     Class::Content
                 };
+                // The word is kept beside its key only when they differ.
+                let (term, word) = if class == Class::Function || keyed == word {
+                    (word, String::new())
+                } else {
+                    (keyed, word)
+                };
                 units.push(Unit {
-                    term: if class == Class::Content {
-                        keyed
-                    } else {
-                        word.clone()
-                    },
+                    term,
                     word,
                     class,
                     start,
@@ -2092,9 +2126,9 @@ fn unit_values(unit: &Unit, text: &str) -> Vec<(ValueKind, String)> {
 /// compound (`ci-artifacts-prod` is also `artifact`).
 fn with_parts(unit: &Unit) -> Vec<String> {
     let mut out = vec![unit.term.clone()];
-    if unit.word.contains(['-', '.', '_', '/']) {
+    if unit.word().contains(['-', '.', '_', '/']) {
         out.extend(
-            unit.word
+            unit.word()
                 .split(['-', '.', '_', '/'])
                 .filter(|p| p.len() > 1 && !starts_with_digit(p) && !is_function(p))
                 // `four-day` is an amount, no name.
@@ -2132,18 +2166,20 @@ fn subject_before(units: &[Unit], text: &str, at: usize) -> BTreeSet<String> {
 /// unit of time. `a` and `per` make a rate (`$1,800 a month`), whose unit
 /// stays a word.
 fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
-    // By the word, not its key: `monthly` (`every month`) has the key of
-    // `month` but is no amount.
-    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| {
-        *w == unit.word
-            || ABBREVIATIONS
-                .iter()
-                .any(|(short, full)| *short == unit.word && full == w)
+    // Asked of every word: the cheap test first.
+    let before = before.filter(|b| {
+        b.class == Class::Value || matches!(b.term.as_str(), "one" | "every" | "each")
     })?;
-    let before = before?;
     if before.end > unit.start {
         return None;
     }
+    // By the word, not its key: `monthly` (`every month`) has the key of
+    // `month` but is no amount.
+    let word = ABBREVIATIONS
+        .iter()
+        .find(|(short, _)| *short == unit.word())
+        .map_or(unit.word(), |(_, full)| full);
+    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| *w == word)?;
     let amount = match before.term.as_str() {
         // "one second" and "a second reviewer": an ordinal as often.
         "one" if *times == 1 && counted == &"s" => return None,
@@ -2189,7 +2225,7 @@ pub fn profile(text: &str) -> Profile {
                 }
                 if unit.class == Class::Content && seen.insert(unit.term.clone()) {
                     out.terms.push(unit.term.clone());
-                    out.words.push(unit.word.clone());
+                    out.words.push(unit.word().to_owned());
                 }
             }
             Class::Value => out.values.extend(unit_values(unit, &rewritten)),
@@ -2217,9 +2253,7 @@ pub fn profile(text: &str) -> Profile {
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
-        units
-            .iter()
-            .any(|u| words.contains(&u.word.as_str()) || words.contains(&stem(&u.word).as_str()))
+        units.iter().any(|u| words.contains(&u.word()))
             || words
                 .iter()
                 .any(|w| !w.is_ascii() && rewritten.contains(*w))
