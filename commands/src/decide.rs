@@ -963,10 +963,11 @@ fn states_more_values(
 }
 
 /// Whether `mine`, near `neighbour` and agreeing with it, states exactly
-/// the values it states (at least one) and no word of its own: it says
-/// again what the memory says, in fewer words ("Node is pinned at
-/// v20.11" and "We pin Node.js to version 20.11"). A text with a word of
-/// its own says more, and the similarity decides.
+/// the values it states (at least one) and no word of its own, the memory
+/// holding at most [`PARAPHRASE_WORDS_MAX`] of its own: it says again what
+/// the memory says, in fewer words ("Node is pinned at v20.11" and "We
+/// pin Node.js to version 20.11"). A text with a word of its own says
+/// more, and the similarity decides.
 fn restates_values(
     mine: &Profile,
     neighbour: &Neighbour,
@@ -975,10 +976,15 @@ fn restates_values(
     let Some((_, _, theirs)) = scored.iter().find(|(_, n, _)| n.id == neighbour.id) else {
         return false;
     };
+    // The memory may say it in a word or two more ("to version 20.11",
+    // `Node.js` for `Node`), not another fact besides ("Alice keeps the
+    // runbook in the wiki. Bob rotates the pager every Monday" is not
+    // restated by "Bob rotates the pager every Monday").
     !mine.values.is_empty()
         && mine.values == theirs.values
         && mine.negated == theirs.negated
         && !has_salient_only_in(mine, theirs)
+        && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
 }
 
 /// Whether a text whose words differ from a neighbour's says the same as
@@ -1681,6 +1687,11 @@ mod tests {
             (
                 "Redis is pinned to version 7.2 in the cache cluster.",
                 "Redis is pinned at v7.2 in the queue cluster.",
+            ),
+            // One of two facts a memory holds is no restatement of it.
+            (
+                "Omar keeps the billing runbook in the team wiki. Ines rotates the pager every Monday.",
+                "Ines rotates the pager every Monday.",
             ),
         ] {
             assert_eq!(
