@@ -25,8 +25,8 @@ const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 const FLOOR: f64 = 0.9;
 /// ... and `blind` and `blind2` at their floors (`BLIND_FLOOR` and
 /// `BLIND2_FLOOR` there).
-const BLIND_FLOOR: f64 = 0.25;
-const BLIND2_FLOOR: f64 = 0.2;
+const BLIND_FLOOR: f64 = 0.75;
+const BLIND2_FLOOR: f64 = 0.68;
 
 struct Pair {
     existing: String,

@@ -38,6 +38,7 @@ pub mod ingest;
 pub mod maintain;
 pub mod meaning;
 pub mod memory;
+pub mod phatic;
 pub mod purge;
 pub mod record;
 pub mod reembed;

@@ -23,20 +23,35 @@
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
 //! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
-//! | content | everything else, English words lightly stemmed (`deploys` -> `deploy`), a common synonym read as one word (`begins` -> `start`, `保存` -> `保留`) | yes |
+//! | content | everything else, English words compared by their key: an abbreviation spelled out (`DB`, `k8s`, `min`), then the Snowball stem (`cached`, `caches`, `cache`), a common synonym read as one word (`begins` -> `start`, `studying` -> `learn`, `保存` -> `保留`) | yes |
+//!
+//! A content word keeps the form the text gives it (lightly stemmed:
+//! `deploys` -> `deploy`) in [`Profile::words`], which names rooms; its
+//! key is what decisions compare. Before tokenizing, a term written as
+//! two words is one (`time zone`, `pull request` and `merge request`, `wi-fi`)
+//! and a phrasal verb its one-word synonym (`kicks off` -> `starts`).
 //!
 //! A clock time is one value on the 24-hour clock however it is written
 //! (`2 PM`, `2:00pm`, `14:00`, `下午两点` and `14点` are all `14:00`), so a
 //! restatement in the other notation is no changed value; so is an ISO
 //! date its year, month and day, and a thousands suffix its thousands
-//! (`10k`, `10,000`, `10 thousand`). An amount in
+//! (`10k`, `10,000`, `10 thousand`), a version its number (`v20.11`),
+//! `midnight` and `noon` their clock times. A span of time is one value,
+//! counted in seconds up to a week and in months from a month (`30 days`,
+//! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
+//! months`), its amount and unit word part of it; a unit glued to an amount is a word
+//! (`45s`, `25MB`, `24h`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
 //! **Changes.** The first verb of change gives the text's [`Change`]: its
 //! kind (a move, a switch, another change), the content after it in its
-//! clause as the new value, and what lies between `from` and `to` (or
-//! `replaced` and `with`) as the old one; a change word that ends its
+//! clause as the new value (a compound with its word parts), and what lies
+//! between `from` or `off` and `to` (or `replaced` and `with`) as the old
+//! one, what lies before `from` being neither ("switched our CI from
+//! Jenkins to ..."), with the values there (`从 5.7 升级到 8.0`: `from`
+//! before the verb, in its clause, is the same); "X has replaced Y" names
+//! the new value before the verb; a change word that ends its
 //! clause ("lives in Lisbon now") and, without a verb, a closing
 //! `instead` ("uses GitLab instead") change to what comes before them. A
 //! correction ("Correction: ...", `更正`) changes to the whole text after
@@ -74,8 +89,12 @@ pub struct Preference {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Profile {
     /// Content terms (content units, identifiers and the word parts of
-    /// compounds), in first-seen order, without repeats.
+    /// compounds), in first-seen order, without repeats: each word's key
+    /// (see `key`: `cached` and `caches` are `cach`, `DB` is `databas`).
     pub terms: Vec<String>,
+    /// The words of `terms` as the text says them (lightly stemmed: `cached`,
+    /// `cache`, `db`), one for each term: what names a room.
+    pub words: Vec<String>,
     /// The same terms sorted (searched by [`has_salient_only_in`]; the order
     /// [`similarity`]'s merge breaks equal hashes by).
     pub(crate) sorted_terms: Vec<String>,
@@ -130,6 +149,12 @@ pub struct Change {
     pub kind: ChangeKind,
     pub value: BTreeSet<String>,
     pub old: BTreeSet<String>,
+    /// The values of the old value ("from 5.7 to 8.0", `从 14 升级到 16`):
+    /// the text states them as what was, not what is.
+    pub old_values: BTreeSet<(ValueKind, String)>,
+    /// Whether a time adverb says the change (`now`, `currently`, `现在`),
+    /// not a verb: the value is what the text says is so now.
+    pub adverb: bool,
 }
 
 impl Profile {
@@ -150,10 +175,58 @@ impl Profile {
 
 /// Words (English, case-folded) that negate a statement.
 pub const NEGATIONS: &[&str] = &[
-    "not", "no", "never", "don't", "doesn't", "didn't", "isn't", "wasn't", "aren't", "won't",
-    "can't", "cannot", "dont", "doesnt", "didnt", "isnt", "wont", "cant", "neither", "nor", "don",
-    "doesn", "didn", "isn", "wasn", "aren",
+    "not",
+    "no",
+    "never",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "wasn't",
+    "aren't",
+    "won't",
+    "can't",
+    "cannot",
+    "dont",
+    "doesnt",
+    "didnt",
+    "isnt",
+    "wont",
+    "cant",
+    "neither",
+    "nor",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "wasn",
+    "aren",
+    // A prohibition says "not" of what it forbids ("force pushes are
+    // forbidden", "never force-push"), and ending a habit says it of the
+    // habit ("stopped squashing", "quit coffee").
+    "forbidden",
+    "prohibited",
+    "banned",
+    "disallowed",
+    "stopped",
+    "quit",
+    "ceased",
 ];
+/// Words that permit: light verbs, as `use` is ("deploys are allowed on
+/// Fridays" says "deploys happen on Fridays"). Their negation is a
+/// prohibition.
+const PERMISSIONS: &[&str] = &[
+    "allowed",
+    "permitted",
+    "allow",
+    "allows",
+    "permit",
+    "permits",
+    "enabled",
+];
+/// A state that forbids what it is said of when it is the predicate
+/// ("deploys are frozen"), not when it qualifies a noun ("frozen pizza").
+const PREDICATE_NEGATIONS: &[&str] = &["frozen", "paused", "suspended", "disabled"];
 /// Words stating a liking.
 pub const LIKES: &[&str] = &[
     "like",
@@ -216,9 +289,16 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("relocating", ChangeKind::Move),
     ("switching", ChangeKind::Switch),
     ("migrating", ChangeKind::Switch),
+    ("superseded", ChangeKind::Switch),
+    ("substituted", ChangeKind::Switch),
+    ("rewritten", ChangeKind::Other),
+    ("rewrote", ChangeKind::Other),
+    ("reassigned", ChangeKind::Other),
     ("correction", ChangeKind::Correction),
     ("corrected", ChangeKind::Correction),
 ];
+/// Verbs whose object is the old value ("replaced Jenkins with ...").
+const REPLACEMENTS: &[&str] = &["replaced", "superseded", "substituted"];
 /// Words that correct what was said before: the whole text after them is
 /// the new value.
 const CORRECTIONS: &[&str] = &["correction", "corrected"];
@@ -262,8 +342,311 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("intolerant", "intolerance"),
     ("diabetic", "diabetes"),
     ("annually", "yearly"),
+    ("fly", "flight"),
+    ("physician", "doctor"),
+    ("attorney", "lawyer"),
+    ("beverage", "drink"),
+    ("kid", "child"),
+    ("terminate", "end"),
+    ("complete", "end"),
+    ("attempt", "try"),
+    ("salary", "pay"),
+    ("wage", "pay"),
+    ("defect", "bug"),
+    ("supper", "dinner"),
+    ("residence", "home"),
+    ("ship", "deploy"),
+    ("rollout", "deploy"),
+    // A ceiling said three ways.
+    ("maximum", "limit"),
+    ("cap", "limit"),
     ("annual", "yearly"),
 ];
+/// Abbreviations, short forms and other spellings of common technical and
+/// everyday words, each read as the word it stands for (`DB` is
+/// `database`, `k8s` is `Kubernetes`, `min` is `minutes`), so a
+/// restatement in short form is no other subject. General on purpose:
+/// an abbreviation with two common readings (`auth`, `dev`, `ts`) is
+/// left out.
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("db", "database"),
+    ("dbs", "database"),
+    ("prod", "production"),
+    ("k8s", "kubernetes"),
+    ("kube", "kubernetes"),
+    ("infra", "infrastructure"),
+    // `postgres` as the light stem leaves it.
+    ("postgre", "postgresql"),
+    ("pg", "postgresql"),
+    ("mongo", "mongodb"),
+    ("golang", "go"),
+    ("repo", "repository"),
+    ("config", "configuration"),
+    ("configs", "configuration"),
+    ("env", "environment"),
+    ("envs", "environment"),
+    ("doc", "documentation"),
+    ("docs", "documentation"),
+    ("app", "application"),
+    ("admin", "administrator"),
+    ("info", "information"),
+    ("stat", "statistic"),
+    ("spec", "specification"),
+    ("msg", "message"),
+    ("dept", "department"),
+    ("mgr", "manager"),
+    ("org", "organization"),
+    ("approx", "approximately"),
+    ("max", "maximum"),
+    ("min", "minute"),
+    ("mins", "minute"),
+    ("sec", "second"),
+    ("secs", "second"),
+    ("hr", "hour"),
+    ("hrs", "hour"),
+    ("wk", "week"),
+    ("wks", "week"),
+    ("yr", "year"),
+    ("yrs", "year"),
+    ("ms", "millisecond"),
+    ("kb", "kilobyte"),
+    ("mb", "megabyte"),
+    ("gb", "gigabyte"),
+    ("tb", "terabyte"),
+    ("km", "kilometer"),
+    ("kilometre", "kilometer"),
+    ("kg", "kilogram"),
+    ("lb", "pound"),
+    ("lbs", "pound"),
+    ("char", "character"),
+    ("chars", "character"),
+    ("pic", "picture"),
+    ("photo", "picture"),
+    ("tz", "timezone"),
+    ("bday", "birthday"),
+    ("ppl", "people"),
+    ("ci/cd", "ci"),
+    ("dir", "directory"),
+    ("folder", "directory"),
+    ("func", "function"),
+    ("param", "parameter"),
+    ("arg", "argument"),
+    ("lib", "library"),
+    ("pkg", "package"),
+    ("dep", "dependency"),
+    ("deps", "dependency"),
+    ("pwd", "password"),
+    ("passwd", "password"),
+    ("ram", "memory"),
+    ("mem", "memory"),
+    ("perf", "performance"),
+    ("impl", "implementation"),
+    ("tmrw", "tomorrow"),
+    ("prs", "pr"),
+    ("js", "javascript"),
+    ("py", "python"),
+];
+/// Units an amount may carry glued to it (`45s`, `25MB`, `24h`), each read
+/// as the word it stands for.
+const UNIT_SUFFIXES: &[(&str, &str)] = &[
+    ("s", "second"),
+    ("sec", "second"),
+    ("secs", "second"),
+    ("ms", "millisecond"),
+    ("min", "minute"),
+    ("mins", "minute"),
+    ("h", "hour"),
+    ("hr", "hour"),
+    ("hrs", "hour"),
+    ("d", "day"),
+    ("wk", "week"),
+    ("wks", "week"),
+    ("mo", "month"),
+    ("yr", "year"),
+    ("yrs", "year"),
+    ("kb", "kilobyte"),
+    ("mb", "megabyte"),
+    ("gb", "gigabyte"),
+    ("tb", "terabyte"),
+    ("km", "kilometer"),
+    ("kg", "kilogram"),
+    ("lb", "pound"),
+    ("lbs", "pound"),
+];
+/// Spans of time, in the smaller unit each is counted in: seconds for a
+/// second to a week, months for a month to a year (a month is no whole
+/// number of days). An amount of one is written with it as one value
+/// (`one year` is `12 months`, `every quarter` is `every 3 months`).
+const DURATIONS: &[(&str, u64, &str)] = &[
+    ("second", 1, "s"),
+    ("minute", 60, "s"),
+    ("hour", 3600, "s"),
+    ("day", 86_400, "s"),
+    ("week", 604_800, "s"),
+    ("fortnight", 1_209_600, "s"),
+    ("month", 1, "mo"),
+    ("quarter", 3, "mo"),
+    ("year", 12, "mo"),
+    ("decade", 120, "mo"),
+];
+/// English phrases rewritten before tokenizing, each as one word: a term
+/// written as two words or one (`time zone`, `timezone`), a phrasal verb
+/// read as its one-word synonym (`kicks off` is `starts`).
+const PHRASES: &[(&str, &str)] = &[
+    ("pull requests", "pr"),
+    ("pull request", "pr"),
+    ("merge requests", "pr"),
+    ("merge request", "pr"),
+    ("time zones", "timezone"),
+    ("time zone", "timezone"),
+    ("web site", "website"),
+    ("data base", "database"),
+    ("e mail", "email"),
+    ("times out", "timeout"),
+    ("timed out", "timeout"),
+    ("time out", "timeout"),
+    ("time-out", "timeout"),
+    ("reports to", "managed by"),
+    ("report to", "managed by"),
+    ("reported to", "managed by"),
+    ("reporting to", "managed by"),
+    ("rolls out", "deploys"),
+    ("rolled out", "deployed"),
+    ("roll out", "deploy"),
+    ("kicks off", "starts"),
+    ("kicked off", "started"),
+    ("kick off", "start"),
+    ("sets up", "configures"),
+    ("set up", "configured"),
+    ("signs up", "registers"),
+    ("signed up", "registered"),
+    ("phone number", "phone"),
+    ("cell phone", "phone"),
+    ("mobile phone", "phone"),
+    ("on call", "on-call"),
+    ("front end", "frontend"),
+    ("front-end", "frontend"),
+    ("back end", "backend"),
+    ("back-end", "backend"),
+    ("open source", "open-source"),
+    ("check in", "check-in"),
+    ("backed up", "backup"),
+    ("backs up", "backup"),
+    ("back up", "backup"),
+    ("logged in", "login"),
+    ("logs in", "login"),
+    ("log in", "login"),
+    ("wi-fi", "wifi"),
+    ("e-mail", "email"),
+];
+
+/// The key a content word is compared by: its abbreviation spelled out,
+/// then its English stem (Snowball: `cached`, `caches` and `cache` are
+/// one key, as are `provisioned` and `provisioning`), then a synonym's
+/// key (`studying` is `learn`). Words with a digit or other marks, and
+/// Chinese, are their own key.
+fn key(word: &str) -> String {
+    let word = ABBREVIATIONS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map_or(word, |(_, full)| full);
+    if word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    let stemmed = engram_text::stem::stem(word, engram_text::stem::Language::English);
+    synonym_keys()
+        .get(stemmed.as_ref())
+        .map_or_else(|| stemmed.into_owned(), |same| (*same).to_owned())
+}
+
+/// The keys of [`SYNONYMS`]: a stemmed word to the stem it is read as.
+fn synonym_keys() -> &'static std::collections::HashMap<String, String> {
+    static KEYS: std::sync::OnceLock<std::collections::HashMap<String, String>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let stemmed =
+            |w: &str| engram_text::stem::stem(w, engram_text::stem::Language::English).into_owned();
+        SYNONYMS
+            .iter()
+            .map(|(word, same)| (stemmed(word), stemmed(same)))
+            .filter(|(word, same)| word != same)
+            .collect()
+    })
+}
+
+/// Whether `term`, a key, is one of the words saying where something is.
+#[must_use]
+pub fn is_place_term(term: &str) -> bool {
+    PLACE_WORDS.iter().any(|w| *w == term || key(w) == term)
+}
+
+/// An amount with its unit glued to it (`45s`, `25MB`, `1.5GB`): the
+/// digits and the unit's word.
+fn split_unit(term: &str) -> Option<(&str, &'static str)> {
+    let at = term.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+    let (number, suffix) = term.split_at(at);
+    if number.is_empty() || number.ends_with('.') || number.starts_with('.') {
+        return None;
+    }
+    UNIT_SUFFIXES
+        .iter()
+        .find(|(s, _)| *s == suffix)
+        .map(|(_, word)| (number, *word))
+}
+
+/// Rewrites [`PHRASES`] in `text` (ASCII, case folded, at word edges).
+/// Runs for every text a save compares: one pass over the word starts,
+/// and no copy of a text that holds none of the phrases.
+fn rewrite_phrases(text: &str) -> std::borrow::Cow<'_, str> {
+    // The letters a phrase starts with, as bits: most words start with
+    // none of them and are passed over without a look at the list.
+    const STARTS: u32 = {
+        let mut mask = 0_u32;
+        let mut at = 0;
+        while at < PHRASES.len() {
+            mask |= 1 << (PHRASES[at].0.as_bytes()[0] - b'a');
+            at += 1;
+        }
+        mask
+    };
+    let bytes = text.as_bytes();
+    let word_end = |at: usize| bytes.get(at).is_none_or(|b| !b.is_ascii_alphanumeric());
+    let phrase_at = |at: usize| {
+        PHRASES.iter().find(|(from, _)| {
+            bytes
+                .get(at..at + from.len())
+                .is_some_and(|run| run.eq_ignore_ascii_case(from.as_bytes()))
+                && word_end(at + from.len())
+        })
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let starts_word = bytes[at].is_ascii_alphabetic()
+            && STARTS & (1 << (bytes[at].to_ascii_lowercase() - b'a')) != 0
+            && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric());
+        if starts_word && let Some((from, to)) = phrase_at(at) {
+            let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            // Phrases are ASCII and start at an ASCII letter: `at` and the
+            // phrase's end are character boundaries.
+            buffer.push_str(&text[copied..at]);
+            buffer.push_str(to);
+            at += from.len();
+            copied = at;
+            continue;
+        }
+        at += 1;
+    }
+    match out {
+        Some(mut buffer) => {
+            buffer.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(buffer)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 /// Periods and the adverb that says "every" one of them.
 const PERIODS: &[(&str, &str)] = &[
     ("day", "daily"),
@@ -276,15 +659,21 @@ const PERIODS: &[(&str, &str)] = &[
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
     "live",
+    "lives",
     "lived",
     "living",
     "based",
     "located",
     "reside",
+    "resides",
     "resided",
     "resident",
     "moved",
     "relocated",
+    "hosted",
+    "headquartered",
+    "situated",
+    "stationed",
     "住",
     "位于",
     "定居",
@@ -373,6 +762,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "note",
     "often",
     "okay",
+    "once",
+    "twice",
     "one",
     "only",
     "our",
@@ -426,6 +817,42 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "yours",
     "user",
     "users",
+    // Verbs that say where or that something is there, light as `runs`:
+    // "listens on 5433" says "runs on port 5433", "lives in Chengdu" says
+    // "is in Chengdu", "is called X" says "its name is X".
+    "listen",
+    "listens",
+    "listened",
+    "listening",
+    "live",
+    "lives",
+    "lived",
+    "living",
+    "based",
+    "located",
+    "reside",
+    "resides",
+    "resided",
+    "situated",
+    "hosted",
+    "called",
+    "named",
+    "sits",
+    // Nouns that name a slot, not a subject: "the standup time is 9:30"
+    // says "the standup is at 9:30", "the Go version is 1.22" says "Go
+    // 1.22".
+    "name",
+    "version",
+    "size",
+    "tool",
+    "type",
+    "kind",
+    "value",
+    "setting",
+    "time",
+    "city",
+    "length",
+    "duration",
 ];
 /// Nouns after which a number names something (`order 40213`) instead of
 /// stating a value.
@@ -497,6 +924,12 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("迁到", " moved to "),
     ("现在", " now "),
     ("更正", " correction "),
+    // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
+    ("从来", " ever "),
+    ("从", " from "),
+    // `把 A 换成 B`, A changed to B: what `把` puts first is what was (or
+    // the slot that changed), as after `from`.
+    ("把", " from "),
     ("纠正", " correction "),
     ("目前", " currently "),
     ("改到", " changed to "),
@@ -511,10 +944,44 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("移到", " moved to "),
     // The verbs of use, a word of their own, so they join no bigram with
     // the words beside them (`服务使用端口`: `服务`, `使用`, `端口`).
-    ("使用", " 使用 "),
-    ("采用", " 使用 "),
+    // The verbs of use, read as the English light verb, so they join no
+    // bigram with the words beside them (`服务使用端口`: `服务`, `端口`).
+    ("使用", " uses "),
+    ("采用", " uses "),
+    // `X用的是Y`, "X uses Y"; `用` alone is too often part of a word
+    // (`用户`, the user).
+    ("用的是", " uses "),
+    // Where one lives, and the nouns of a slot (time, tool, version,
+    // name, city), read as the English function words.
+    ("居住", " lives "),
+    ("住在", " lives in "),
+    ("时间", " time "),
+    ("工具", " tool "),
+    ("版本", " version "),
+    ("名字", " name "),
+    ("名称", " name "),
+    ("城市", " city "),
+    // Plural pronouns: no topic.
+    ("我们", " we "),
+    ("咱们", " we "),
+    ("他们", " they "),
+    ("她们", " they "),
+    ("它们", " they "),
     // Synonyms, read as one word.
     ("保存", "保留"),
+    ("回答", "回复"),
+    ("答复", "回复"),
+    ("简短", "简洁"),
+    ("简要", "简洁"),
+    ("咖啡店", "咖啡馆"),
+    ("每日", "每天"),
+    ("早晨", "早上"),
+    ("母亲", "妈妈"),
+    ("父亲", "爸爸"),
+    ("老婆", "妻子"),
+    ("老公", "丈夫"),
+    ("电脑", "计算机"),
+    ("喜爱", " prefers "),
     // Adverbs and modal verbs, read as the English function words they
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
@@ -523,6 +990,7 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("一般", " usually "),
     ("经常", " often "),
     ("已经", " already "),
+    ("已", " already "),
     ("非常", " very "),
     ("可能", " probably "),
     ("必须", " must "),
@@ -556,8 +1024,9 @@ const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很
 const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
-    "小时", "分钟", "点", "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁",
-    "元", "条", "张", "份", "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
+    "小时", "分钟", "毫秒", "公里", "千米", "公斤", "千克", "个月", "周年", "美元", "块钱", "点",
+    "年", "月", "日", "号", "天", "秒", "个", "次", "倍", "台", "人", "岁", "元", "条", "张", "份",
+    "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
 ];
 
 fn cjk_numeral(c: char) -> Option<u64> {
@@ -729,6 +1198,31 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             rest = &rest[day_part.0 + len..];
             continue;
         }
+        // `用` at an edge of a Chinese run (`统一用 UTC`, `我们用飞书`) is
+        // the verb "uses"; inside a run it is as often part of a word
+        // (`用户`, `费用`, `常用`).
+        if let Some(after) = rest.strip_prefix('用')
+            && !after.starts_with('户')
+            && (out.chars().next_back().is_none_or(|p| p.is_ascii())
+                || after.chars().next().is_none_or(|n| n.is_ascii()))
+        {
+            out.push_str(" uses ");
+            rest = after;
+            continue;
+        }
+        // `每周四`, every Thursday: `每` is no word of its own.
+        if let Some(after) = rest.strip_prefix('每')
+            && ["星期", "礼拜", "周"].iter().any(|p| {
+                after
+                    .strip_prefix(*p)
+                    .and_then(|d| d.chars().next())
+                    .is_some_and(|d| weekday_of_cjk(d).is_some())
+            })
+        {
+            out.push_str(" every ");
+            rest = after;
+            continue;
+        }
         // 周五, 星期五, 礼拜天.
         if let Some(prefix) = ["星期", "礼拜", "周"]
             .iter()
@@ -739,6 +1233,12 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             values.push((ValueKind::Weekday, day.to_string()));
             out.push(' ');
             rest = &rest[prefix.len() + c.len_utf8()..];
+            continue;
+        }
+        // `一次`, once: how often, no amount.
+        if let Some(after) = rest.strip_prefix("一次") {
+            out.push_str(" once ");
+            rest = after;
             continue;
         }
         // 两点, 九十天, 三月.
@@ -837,11 +1337,28 @@ enum Class {
 
 #[derive(Debug, Clone)]
 struct Unit {
+    /// What the unit is compared by: a content word's key ([`key`]),
+    /// anything else as written (lowercase).
     term: String,
+    /// A content word as the text says it (lightly stemmed), when its key
+    /// differs (empty otherwise: see [`Unit::word`]).
+    word: String,
     class: Class,
     /// Byte range in the rewritten text.
     start: usize,
     end: usize,
+}
+
+impl Unit {
+    /// The unit as the text says it (lightly stemmed): what names a room,
+    /// and what the word lists (`PLACE_WORDS`, `ID_NOUNS`) hold.
+    fn word(&self) -> &str {
+        if self.word.is_empty() {
+            &self.term
+        } else {
+            &self.word
+        }
+    }
 }
 
 /// Digits in a plain number from which it reads as a code (a short commit
@@ -912,7 +1429,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         if let Some(last) = out.last_mut()
             && (last.class == Class::Value || last.term == "one")
             && spaced(last.end, unit.start)
-            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.term)
+            && let Some((_, times)) = MULTIPLIERS.iter().find(|(w, _)| *w == unit.word())
             && let Some(n) = (if last.term == "one" {
                 Some(*times)
             } else {
@@ -990,6 +1507,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             last.end = unit.start + minutes.len();
             out.push(Unit {
                 term: hour.to_owned(),
+                word: String::new(),
                 class: Class::Value,
                 start: unit.end - hour.len(),
                 end: unit.end,
@@ -1076,6 +1594,12 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
     {
         return vec![(ValueKind::Number, n.to_string())];
     }
+    // A version is its number (`v20.11` is `20.11`).
+    if let Some(number) = term.strip_prefix('v')
+        && number.starts_with(|c: char| c.is_ascii_digit())
+    {
+        return vec![(ValueKind::Number, number.to_owned())];
+    }
     vec![(ValueKind::Number, term.to_owned())]
 }
 
@@ -1129,6 +1653,7 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         i += 1;
         let (start, end) = (token.span.start, token.span.end);
         let unit = |term: String, class: Class| Unit {
+            word: String::new(),
             term,
             class,
             start,
@@ -1163,7 +1688,25 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             continue;
         }
         let term = token.term.as_str();
-        let previous = units.last().map(|u| u.term.as_str());
+        let previous = units.last().map(Unit::word);
+        // `45s`, `25MB`, `24h`: the amount and its unit, as `45 seconds`.
+        if let Some((number, unit_word)) = split_unit(term) {
+            units.push(Unit {
+                term: number.to_owned(),
+                word: String::new(),
+                class: Class::Value,
+                start,
+                end: start + number.len(),
+            });
+            units.push(Unit {
+                term: key(unit_word),
+                word: unit_word.to_owned(),
+                class: Class::Content,
+                start: start + number.len(),
+                end,
+            });
+            continue;
+        }
         let class = if starts_with_digit(term) {
             if is_hex_code(term) || previous.is_some_and(|p| ID_NOUNS.contains(&p)) {
                 Class::Content
@@ -1172,6 +1715,22 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             }
         } else if NEGATIONS.contains(&term) {
             Class::Negation
+        } else if PERMISSIONS.contains(&term) {
+            Class::Function
+        } else if PREDICATE_NEGATIONS.contains(&term) {
+            // "are frozen on Fridays", not "frozen pizza".
+            let qualifies = tokens.get(i).is_some_and(|next| {
+                next.kind == TokenKind::Word
+                    && !is_function(&next.term)
+                    && rewritten
+                        .get(end..next.span.start)
+                        .is_some_and(|b| b.chars().all(char::is_whitespace))
+            });
+            if qualifies {
+                Class::Content
+            } else {
+                Class::Negation
+            }
         } else if CHANGES.iter().any(|(w, _)| *w == term) {
             Class::Change
         } else if (term == "longer" && previous == Some("no")) || term == "anymore" {
@@ -1189,6 +1748,13 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             // The `t` of `don't`, the `s` of `user's`.
             Class::Stop
         } else if value_of_word(term, rewritten.get(start..end)).is_some() {
+            Class::Value
+        } else if term == "one"
+            && previous
+                .is_some_and(|p| ["only", "just", "exactly", "least", "most", "than"].contains(&p))
+        {
+            // "only one approval", "at least one reviewer": an amount,
+            // not the pronoun.
             Class::Value
         } else if is_function(term) || is_function(&stem(term)) {
             if is_stopword(term) || term == "to" {
@@ -1214,13 +1780,27 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
                     .iter()
                     .find(|(w, _)| *w == stemmed)
                     .map_or(stemmed, |(_, same)| (*same).to_owned());
+                let keyed = key(&word);
                 // `requires` is `needs`, a light verb like it.
-                let class = if is_function(&word) {
+                let class = if is_function(&word) || (keyed != word && is_function(&keyed)) {
                     Class::Function
                 } else {
                     Class::Content
                 };
-                (word, class)
+                // The word is kept beside its key only when they differ.
+                let (term, word) = if class == Class::Function || keyed == word {
+                    (word, String::new())
+                } else {
+                    (keyed, word)
+                };
+                units.push(Unit {
+                    term,
+                    word,
+                    class,
+                    start,
+                    end,
+                });
+                continue;
             }
             _ => (term.to_owned(), class),
         };
@@ -1230,7 +1810,40 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
 }
 
 /// The value a word states: a weekday, a month, a number word.
+/// Short names of weekdays and months (`Thu`, `Sept`), with the day or
+/// month each names. Those that are also common words (`sun`, `sat`,
+/// `wed`, `mar`, `may`) are left out.
+const SHORT_DATES: &[(&str, ValueKind, u8)] = &[
+    ("mon", ValueKind::Weekday, 1),
+    ("tue", ValueKind::Weekday, 2),
+    ("tues", ValueKind::Weekday, 2),
+    ("thu", ValueKind::Weekday, 4),
+    ("thur", ValueKind::Weekday, 4),
+    ("thurs", ValueKind::Weekday, 4),
+    ("fri", ValueKind::Weekday, 5),
+    ("jan", ValueKind::Month, 1),
+    ("feb", ValueKind::Month, 2),
+    ("apr", ValueKind::Month, 4),
+    ("jun", ValueKind::Month, 6),
+    ("jul", ValueKind::Month, 7),
+    ("aug", ValueKind::Month, 8),
+    ("sep", ValueKind::Month, 9),
+    ("sept", ValueKind::Month, 9),
+    ("oct", ValueKind::Month, 10),
+    ("nov", ValueKind::Month, 11),
+    ("dec", ValueKind::Month, 12),
+];
+
 fn value_of_word(term: &str, spelled: Option<&str>) -> Option<(ValueKind, String)> {
+    if let Some((_, kind, n)) = SHORT_DATES.iter().find(|(w, _, _)| *w == term) {
+        return Some((*kind, n.to_string()));
+    }
+    // Times of day said as words are clock times (`midnight` is `00:00`).
+    match term {
+        "midnight" => return Some((ValueKind::Number, "00:00".to_owned())),
+        "noon" | "midday" => return Some((ValueKind::Number, "12:00".to_owned())),
+        _ => {}
+    }
     let day = term.strip_suffix('s').unwrap_or(term);
     if let Some(at) = WEEKDAYS.iter().position(|d| *d == day) {
         return Some((ValueKind::Weekday, (at + 1).to_string()));
@@ -1406,6 +2019,8 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
             kind: ChangeKind::Switch,
             value: collect_back(units, text, at),
             old: BTreeSet::new(),
+            old_values: BTreeSet::new(),
+            adverb: false,
         });
     };
     let kind = CHANGES
@@ -1416,34 +2031,80 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
         kind,
         value: BTreeSet::new(),
         old: BTreeSet::new(),
+        old_values: BTreeSet::new(),
+        adverb: matches!(units[at].term.as_str(), "now" | "currently"),
     };
-    // The old value runs until `to` (`from A to B`), or `with` or `by`
-    // after `replaced`; without `from` or `replaced` there is none.
-    let mut in_old =
-        units[at].term == "replaced" || units.get(at + 1).is_some_and(|u| u.term == "from");
     // A correction runs to the end of the text ("Correction: Ana lives in
     // Lisbon"); any other change to the end of its clause.
     let whole_text = CORRECTIONS.contains(&units[at].term.as_str());
     let mut edge = units[at].end;
-    let mut stated_after = false;
+    let mut clause: Vec<&Unit> = Vec::new();
     for unit in &units[at + 1..] {
         if !whole_text && clause_break(text, edge, unit.start) {
             break;
         }
         edge = unit.end;
-        stated_after |= matches!(unit.class, Class::Content | Class::Value);
-        if in_old && ["to", "with", "by"].contains(&unit.term.as_str()) {
-            in_old = false;
-            continue;
+        clause.push(unit);
+    }
+    let stated_after = clause
+        .iter()
+        .any(|u| matches!(u.class, Class::Content | Class::Value));
+    let position = |words: &[&str], from: usize| {
+        clause
+            .iter()
+            .skip(from)
+            .position(|u| words.contains(&u.term.as_str()))
+            .map(|k| k + from)
+    };
+    let content = |run: &[&Unit]| -> BTreeSet<String> {
+        run.iter()
+            .filter(|u| u.class == Class::Content)
+            .flat_map(|u| with_parts(u))
+            .collect()
+    };
+    // The old value runs from `from` or `off` to `to` ("switched our CI
+    // from Jenkins to GitHub Actions": what lies before `from` is what
+    // changed, neither value), or after `replaced` to `with` or `by`; a
+    // replacement without them names the new value before the verb
+    // ("Marco has replaced Priya as lead").
+    let from = (!whole_text)
+        .then(|| position(&["from", "off"], 0))
+        .flatten();
+    let values = |run: &[&Unit]| -> BTreeSet<(ValueKind, String)> {
+        run.iter()
+            .filter(|u| u.class == Class::Value)
+            .flat_map(|u| unit_values(u, text))
+            .collect()
+    };
+    // `从 5.7 升级到 8.0`: the old value before the verb, in its clause.
+    let from_before = units[..at]
+        .iter()
+        .rposition(|u| u.term == "from")
+        .filter(|f| same_clause(units, text, *f, at));
+    if let Some(f) = from {
+        let to = position(&["to", "with", "by"], f + 1).unwrap_or(clause.len());
+        change.old = content(&clause[f + 1..to]);
+        change.old_values = values(&clause[f + 1..to]);
+        change.value = content(clause.get(to + 1..).unwrap_or_default());
+    } else if let Some(f) = from_before {
+        let run: Vec<&Unit> = units[f + 1..at].iter().collect();
+        change.old = content(&run);
+        change.old_values = values(&run);
+        change.value = content(&clause);
+    } else if REPLACEMENTS.contains(&units[at].term.as_str()) {
+        match position(&["with", "by"], 0) {
+            Some(w) => {
+                change.old = content(&clause[..w]);
+                change.value = content(&clause[w + 1..]);
+            }
+            None => {
+                let until = position(&["as", "for", "on", "in", "at"], 0).unwrap_or(clause.len());
+                change.old = content(&clause[..until]);
+                change.value = subject_before(units, text, at);
+            }
         }
-        if unit.class == Class::Content {
-            let side = if in_old {
-                &mut change.old
-            } else {
-                &mut change.value
-            };
-            side.insert(unit.term.clone());
-        }
+    } else {
+        change.value = content(&clause);
     }
     if !stated_after && !whole_text {
         // "Ana lives in Lisbon now": the new value is what comes before
@@ -1453,10 +2114,86 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     Some(change)
 }
 
+/// The values a value unit states (see [`number_values`]).
+fn unit_values(unit: &Unit, text: &str) -> Vec<(ValueKind, String)> {
+    match value_of_word(&unit.term, text.get(unit.start..unit.end)) {
+        Some(value) => vec![value],
+        None => number_values(&unit.term),
+    }
+}
+
+/// A content unit's key, and the keys of its word parts when it is a
+/// compound (`ci-artifacts-prod` is also `artifact`).
+fn with_parts(unit: &Unit) -> Vec<String> {
+    let mut out = vec![unit.term.clone()];
+    if unit.word().contains(['-', '.', '_', '/']) {
+        out.extend(
+            unit.word()
+                .split(['-', '.', '_', '/'])
+                .filter(|p| p.len() > 1 && !starts_with_digit(p) && !is_function(p))
+                // `four-day` is an amount, no name.
+                .filter(|p| number_word(p).is_none())
+                .map(|p| key(&stem(p))),
+        );
+    }
+    out
+}
+
+/// Up to two content units before the verb at `at`, auxiliaries skipped
+/// ("Marco has replaced"), within the clause: who or what did the change.
+fn subject_before(units: &[Unit], text: &str, at: usize) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut edge = units.get(at).map_or(text.len(), |u| u.start);
+    for unit in units[..at].iter().rev() {
+        if out.len() >= 2 || clause_break(text, unit.end, edge) {
+            break;
+        }
+        edge = unit.start;
+        match unit.class {
+            Class::Content => {
+                out.insert(unit.term.clone());
+            }
+            Class::Stop | Class::Function if out.is_empty() => {}
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The span of time `unit` says with the unit before it, as seconds or
+/// months (`30 days` is `2592000s`, `one year` and `12 months` are `12mo`,
+/// `every quarter` is `3mo`): an amount, `one`, `every` or `each` and a
+/// unit of time. `a` and `per` make a rate (`$1,800 a month`), whose unit
+/// stays a word.
+fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
+    // Asked of every word: the cheap test first.
+    let before = before.filter(|b| {
+        b.class == Class::Value || matches!(b.term.as_str(), "one" | "every" | "each")
+    })?;
+    if before.end > unit.start {
+        return None;
+    }
+    // By the word, not its key: `monthly` (`every month`) has the key of
+    // `month` but is no amount.
+    let word = ABBREVIATIONS
+        .iter()
+        .find(|(short, _)| *short == unit.word())
+        .map_or(unit.word(), |(_, full)| full);
+    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| *w == word)?;
+    let amount = match before.term.as_str() {
+        // "one second" and "a second reviewer": an ordinal as often.
+        "one" if *times == 1 && counted == &"s" => return None,
+        "one" | "every" | "each" => 1,
+        number if before.class == Class::Value => number.parse::<u64>().ok()?,
+        _ => return None,
+    };
+    Some(format!("{}{counted}", amount.checked_mul(*times)?))
+}
+
 /// The profile of `text`.
 #[must_use]
 pub fn profile(text: &str) -> Profile {
-    let (rewritten, cjk_values) = rewrite_cjk(text);
+    let (rewritten, cjk_values) = rewrite_cjk(&rewrite_phrases(text));
     // Case is kept for the words that need it ("May"); the rewrite changes
     // no ASCII, so spans of the rewritten text index it.
     let (units, parts) = units_of(&rewritten);
@@ -1465,29 +2202,45 @@ pub fn profile(text: &str) -> Profile {
     out.values.extend(cjk_values);
     let mut seen = BTreeSet::new();
     let (mut likes, mut dislikes) = (false, false);
-    for unit in &units {
+    // The amounts a span of time consumes (`30` of `30 days`): the span
+    // says them.
+    let spanned: Vec<bool> = (0..units.len())
+        .map(|at| {
+            units.get(at + 1).is_some_and(|next| {
+                units[at].class == Class::Value && span_of(next, Some(&units[at])).is_some()
+            })
+        })
+        .collect();
+    for (at, unit) in units.iter().enumerate() {
+        if spanned[at] {
+            continue;
+        }
         match unit.class {
-            Class::Content => {
-                if seen.insert(unit.term.clone()) {
+            Class::Content | Class::Function => {
+                // A span of time is a value, its unit word part of it.
+                let before = at.checked_sub(1).and_then(|i| units.get(i));
+                if let Some(span) = span_of(unit, before) {
+                    out.values.insert((ValueKind::Number, span));
+                    continue;
+                }
+                if unit.class == Class::Content && seen.insert(unit.term.clone()) {
                     out.terms.push(unit.term.clone());
+                    out.words.push(unit.word().to_owned());
                 }
             }
-            Class::Value => match value_of_word(&unit.term, rewritten.get(unit.start..unit.end)) {
-                Some(value) => {
-                    out.values.insert(value);
-                }
-                None => out.values.extend(number_values(&unit.term)),
-            },
+            Class::Value => out.values.extend(unit_values(unit, &rewritten)),
             Class::Negation => out.negated = true,
             Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
-            Class::Connector | Class::Function | Class::Stop => {}
+            Class::Connector | Class::Stop => {}
         }
     }
     for part in parts {
-        if seen.insert(part.clone()) {
-            out.terms.push(part);
+        let keyed = key(&part);
+        if seen.insert(keyed.clone()) {
+            out.terms.push(keyed);
+            out.words.push(part);
         }
     }
     out.polarity = if dislikes {
@@ -1500,7 +2253,7 @@ pub fn profile(text: &str) -> Profile {
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
-        units.iter().any(|u| words.contains(&u.term.as_str()))
+        units.iter().any(|u| words.contains(&u.word()))
             || words
                 .iter()
                 .any(|w| !w.is_ascii() && rewritten.contains(*w))
@@ -1930,8 +2683,8 @@ mod tests {
         assert!(p.terms.contains(&"3fa9c2".to_owned()), "{p:?}");
         assert!(p.terms.contains(&"host-17".to_owned()), "{p:?}");
         let numbers: Vec<&str> = p.values_of(ValueKind::Number).collect();
-        // The date is its year, month and day.
-        assert_eq!(numbers, ["1", "2024", "8080", "v1.2.3"], "{p:?}");
+        // The date is its year, month and day; a version its number.
+        assert_eq!(numbers, ["1", "1.2.3", "2024", "8080"], "{p:?}");
         assert_eq!(p.values_of(ValueKind::Month).collect::<Vec<_>>(), ["3"]);
         let p = profile("Order 40213 shipped on Fridays");
         assert!(p.terms.contains(&"40213".to_owned()), "{p:?}");
@@ -1947,7 +2700,8 @@ mod tests {
                 p.other.into_iter().collect::<Vec<_>>(),
             )
         };
-        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        // Each side holds the words' keys.
+        let s = |v: &[&str]| v.iter().map(|x| key(x)).collect::<Vec<_>>();
         assert_eq!(
             pair("prefers Node.js to Python"),
             (s(&["node.js"]), s(&["python"]))
@@ -2076,6 +2830,8 @@ mod tests {
             ("Backups run every day.", "Backups run daily."),
             ("日志保存一个月。", "日志保留一个月。"),
             ("团队采用敏捷开发。", "团队使用敏捷开发。"),
+            ("日志统一用 UTC。", "日志统一使用 UTC。"),
+            ("我们用飞书。", "我们使用飞书。"),
         ] {
             assert_eq!(profile(a).terms, profile(b).terms, "{a} / {b}");
         }
@@ -2102,6 +2858,145 @@ mod tests {
                 b.terms
             );
         }
+    }
+
+    /// A word's inflections, its abbreviation and a two-word spelling are
+    /// one key; another word is another key.
+    #[test]
+    fn inflections_and_short_forms_are_one_word() {
+        for (a, b) in [
+            ("Builds are cached.", "The build cache."),
+            (
+                "Servers get provisioned by Ansible.",
+                "Ansible provisioning of servers.",
+            ),
+            ("The prod DB.", "The production database."),
+            ("Our k8s infra.", "Our Kubernetes infrastructure."),
+            ("Postgres and Mongo.", "PostgreSQL and MongoDB."),
+            ("Open a pull request.", "Open a merge request."),
+            ("The time zone.", "The timezone."),
+            ("Kicks off at noon.", "Starts at noon."),
+            ("The office wi-fi.", "The office WiFi."),
+            ("Reviews of all PRs.", "Reviews of all pull requests."),
+            ("Flying to Oslo.", "A flight to Oslo."),
+            (
+                "The data team reports to Ines.",
+                "Ines manages the data team.",
+            ),
+            ("We ship on Mondays.", "We deploy on Mondays."),
+            ("The lib dir.", "The library folder."),
+            ("The user's physician.", "The user's doctor."),
+            ("用户喜欢简短的回答。", "用户喜欢简洁的答复。"),
+            ("用户每日早晨跑步。", "用户每天早上跑步。"),
+        ] {
+            assert_eq!(
+                profile(a).sorted_terms,
+                profile(b).sorted_terms,
+                "{a} / {b}"
+            );
+        }
+        assert_ne!(
+            profile("The staging database.").terms,
+            profile("The production database.").terms
+        );
+        assert_ne!(
+            profile("Builds are cached.").terms,
+            profile("Builds are cancelled.").terms
+        );
+    }
+
+    /// A span of time is one value however it is written: an amount and a
+    /// unit, a unit glued to the amount, `one` or `every` and a unit.
+    #[test]
+    fn a_span_of_time_is_one_value() {
+        let spans = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Number)
+                .filter(|v| v.ends_with('s') || v.ends_with("mo"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        for (a, b) in [
+            (
+                "Sessions expire after 90 seconds.",
+                "Sessions expire after 90s.",
+            ),
+            ("Keys rotate every two weeks.", "Keys rotate every 14 days."),
+            (
+                "Logs are kept for one year.",
+                "Logs are kept for 12 months.",
+            ),
+            (
+                "Audits happen every quarter.",
+                "Audits happen every three months.",
+            ),
+            ("The lock lasts 2 hours.", "The lock lasts 120 min."),
+            ("Backups run for 24h.", "Backups run for one day."),
+        ] {
+            assert!(!spans(a).is_empty(), "{a}");
+            assert_eq!(spans(a), spans(b), "{a} / {b}");
+        }
+        assert_ne!(spans("Wait 5 minutes."), spans("Wait 5 seconds."));
+        // The span says its amount: no bare number beside it.
+        assert_eq!(numbers("Logs are kept for 12 months."), ["12mo"]);
+        // "only one", "at least one" are amounts; "one of" is no amount.
+        assert_eq!(numbers("Merges need only one approval."), ["1"]);
+        assert_eq!(numbers("Merges need at least one approval."), ["1"]);
+        assert!(numbers("One of the approvals is enough.").is_empty());
+        // A Chinese distance or a count of months is a value.
+        assert_eq!(numbers("用户每天跑五公里。"), ["5"]);
+        assert_eq!(numbers("试用期三个月。"), ["3"]);
+        // A short weekday or month name is the day or month.
+        let dates = |t: &str| profile(t).values;
+        assert_eq!(
+            dates("Standup moved to Thu."),
+            dates("Standup moved to Thursday.")
+        );
+        assert_eq!(
+            dates("Renewal is due in Sept."),
+            dates("Renewal is due in September.")
+        );
+        assert!(dates("The user sat down.").is_empty());
+        // `一次`, once, is how often, no amount.
+        assert_eq!(numbers("数据库每天备份一次"), Vec::<String>::new());
+        // A rate keeps its unit as a word: no span.
+        assert!(spans("Rent is $900 a month.").is_empty());
+        assert!(spans("Two reviewers, then a second one.").is_empty());
+        // Midnight and noon are clock times.
+        assert_eq!(numbers("The job starts at midnight."), ["00:00"]);
+        assert_eq!(numbers("Lunch is at noon."), numbers("Lunch is at 12:00."));
+        // A size glued to its unit is the amount and the unit's word.
+        assert_eq!(
+            profile("Uploads cap at 25MB.").terms,
+            profile("Uploads cap at 25 megabytes.").terms
+        );
+        assert_eq!(numbers("Uploads cap at 25MB."), ["25"]);
+    }
+
+    /// A prohibition, a habit ended and a predicate state that forbids are
+    /// negations; a permission is a light verb; a state before its noun
+    /// qualifies it.
+    #[test]
+    fn prohibitions_negate_and_permissions_are_light() {
+        for text in [
+            "Force pushes are forbidden.",
+            "Smoking is banned on the roof.",
+            "We stopped pinning versions.",
+            "Merges are frozen until Monday.",
+            "The cron job is paused.",
+        ] {
+            assert!(profile(text).negated, "{text}");
+        }
+        for text in [
+            "The user eats frozen peas.",
+            "Deploys are allowed on Fridays.",
+        ] {
+            assert!(!profile(text).negated, "{text}");
+        }
+        assert_eq!(
+            profile("Deploys are allowed on Fridays.").terms,
+            profile("Deploys happen on Fridays.").terms
+        );
     }
 
     #[test]

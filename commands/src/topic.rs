@@ -451,7 +451,7 @@ pub fn corridor_for(
         Vec::new()
     };
     let from_words = profile
-        .terms
+        .words
         .iter()
         .filter(|t| is_salient(t))
         .map(String::as_str)
@@ -1130,7 +1130,7 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
         .flat_map(|e| e.key.split(' '))
         .collect();
     let english = profile
-        .terms
+        .words
         .iter()
         .find_map(|t| {
             let noun = nominalised(t);
@@ -1145,7 +1145,7 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
         })
         .or_else(|| {
             profile
-                .terms
+                .words
                 .iter()
                 .find(|t| english_topic_or_relation(t) && !name_words.contains(&t.as_str()))
                 .cloned()
