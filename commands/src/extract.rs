@@ -109,6 +109,10 @@ const OPENERS_EN: &[&str] = &[
     "well",
     "hmm",
     "ah",
+    "one more thing",
+    "for context",
+    "one last thing",
+    "another thing",
 ];
 
 /// A sentence that starts with one of these corrects something said before.
@@ -483,6 +487,37 @@ const SELF_FACT_EN: &[&str] = &[
     "i am vegetarian",
     "i'm vegan",
     "i am vegan",
+    "intolerant",
+    "i bank with",
+    "i get paid",
+    "i'm paid",
+    "i am paid",
+];
+
+/// Family, named by the speaker: "my wife Anna", "our two kids".
+const FAMILY_EN: &[&str] = &[
+    "my wife",
+    "my husband",
+    "my partner",
+    "my spouse",
+    "my son",
+    "my daughter",
+    "my kids",
+    "my children",
+    "my mother",
+    "my father",
+    "my mom",
+    "my mum",
+    "my dad",
+    "my parents",
+    "my sister",
+    "my brother",
+    "our kids",
+    "our children",
+    "our son",
+    "our daughter",
+    "our two kids",
+    "our three kids",
 ];
 
 /// A sentence about the project or team opens with one of these.
@@ -554,6 +589,18 @@ const ROLE_VERBS_EN: &[&str] = &[
     "uses",
     "needs",
     "has",
+    "does",
+    "goes",
+    "translates",
+    "covers",
+    "teaches",
+    "studies",
+    "plays",
+    "trains",
+    "lives",
+    "drives",
+    "picks",
+    "expires",
 ];
 
 /// Words of the moment: a sentence with one is about today's task.
@@ -687,6 +734,8 @@ const DECISION_ZH: &[&str] = &[
     "定下来",
     "就这么办",
     "就这样吧",
+    "不再用",
+    "不再使用",
 ];
 /// "我们也不打算上 GraphQL": we, planning.
 const PLAN_ZH: &[&str] = &["打算", "计划", "准备"];
@@ -738,11 +787,42 @@ const PREFERENCE_ZH: &[&str] = &[
     "优先使用",
     "习惯用",
     "偏好",
+    "我希望",
+    "我们希望",
+    // Habits: "我一般提前 30 分钟出门".
+    "我一般",
+    "我通常",
+    "我平时",
+    "我向来",
+    "以后都",
+    "不要再",
+    "别再",
 ];
 const FACT_ZH: &[&str] = &[
     // Health and diet, and where home is: lasting facts about a person.
     "过敏",
     "吃素",
+    "不耐受",
+    "老毛病",
+    "旧伤",
+    "慢性",
+    // Family.
+    "我老婆",
+    "我老公",
+    "我妻子",
+    "我丈夫",
+    "我太太",
+    "我先生",
+    "我儿子",
+    "我女儿",
+    "我爸",
+    "我妈",
+    "我父母",
+    // Where things run, what one aims at.
+    "跑在",
+    "运行在",
+    "托管在",
+    "我的目标是",
     "我家在",
     "我们家在",
     "我叫",
@@ -890,6 +970,7 @@ const DELEGATION_ZH: &[&str] = &[
 
 const TRANSIENT_ZH: &[&str] = &[
     "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看", "等下", "待会",
+    "这周", "本周", "上周", "昨天", "昨晚", "刚才", "刚刚",
 ];
 const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
@@ -1194,11 +1275,81 @@ fn is_value_contrast(lower: &str) -> bool {
         return false;
     };
     let before = &lower[..at];
+    // "It's 38 pipelines, not 40": a value said again.
+    let restated = ["it's ", "it is ", "that's ", "that is "]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        && before.bytes().any(|b| b.is_ascii_digit());
     !starts_with_word(lower, "our")
         && !starts_with_word(lower, "we")
-        && words(before)
-            .skip(1)
-            .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed")))
+        && (restated
+            || words(before)
+                .skip(1)
+                .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed"))))
+}
+
+/// "Rent actually went up to 15,200", "the cluster isn't 2 nodes anymore":
+/// a value put right midway, or a denial of what held until now.
+fn is_midway_correction(sentence: &str, lower: &str) -> bool {
+    let actually = has_word(lower, &["actually"]) && sentence.bytes().any(|b| b.is_ascii_digit());
+    let anymore = has_word(lower, &["anymore"])
+        && has_word(
+            lower,
+            &[
+                "not", "isn't", "aren't", "doesn't", "don't", "no", "never", "can't", "won't",
+            ],
+        );
+    actually || anymore
+}
+
+/// "I want every handler to return a Result", "I'd like everything
+/// defined in Ansible": what the speaker wants of all things of a kind.
+fn is_wanted_rule(lower: &str) -> bool {
+    const ALL: &[&str] = &["every", "everything", "all", "each", "any", "no", "nothing"];
+    ["i want ", "i'd like ", "i would like ", "i really want "]
+        .iter()
+        .any(|p| {
+            after_word_start(lower, p).any(|after| {
+                let head: Vec<&str> = words(after).take(6).collect();
+                let all = head.first().is_some_and(|w| ALL.contains(w));
+                // "I want workflow names to match the job names": a thing of
+                // a kind and what it should do (not "I want to", "I want you
+                // to", "I want it to").
+                let kind_to = head.first().is_some_and(|w| {
+                    ![
+                        "to", "you", "a", "an", "the", "my", "this", "that", "it", "them",
+                    ]
+                    .contains(w)
+                }) && head.iter().skip(1).any(|w| *w == "to");
+                (all || kind_to) && !is_pointed(after)
+            })
+        })
+}
+
+/// "I publish every other Sunday", "I do Mondays and Fridays": what the
+/// speaker does on a schedule.
+fn is_own_schedule(lower: &str) -> bool {
+    const NOT_VERBS: &[&str] = &[
+        "will", "would", "can", "could", "should", "might", "must", "need", "want", "think",
+        "just", "guess", "hope", "tried", "was", "am", "have", "had", "did",
+    ];
+    let mut w = words(lower);
+    if w.next() != Some("i") || w.next().is_none_or(|v| NOT_VERBS.contains(&v)) {
+        return false;
+    }
+    let plural_day = words(lower).any(|w| {
+        w.strip_suffix('s').is_some_and(|d| {
+            engram_text::calendar::WEEKDAYS.contains(&d) || ["weekend", "weekday"].contains(&d)
+        })
+    });
+    plural_day
+        || after_word_start(lower, "every ").any(|after| {
+            words(after)
+                .find(|w| *w != "other" && *w != "single")
+                .is_some_and(|w| {
+                    PERIODS_EN.contains(&w) || engram_text::calendar::WEEKDAYS.contains(&w)
+                })
+        })
 }
 
 /// "The timeout isn't 30s like I said", "it's Kenji, you wrote Kenzi": what
@@ -1321,6 +1472,48 @@ fn is_subject_value(sentence: &str, lower: &str) -> bool {
         .is_some_and(|at| {
             let tail = &sentence[at..];
             has_specific_value(tail, &tail.to_lowercase())
+        })
+}
+
+/// "Let's add voided_at", "let's do LXC on pve2": a choice, said as
+/// what the team will do (not "let's just", "let's look at it").
+fn is_lets_choice(lower: &str) -> bool {
+    const CHOICE_VERBS: &[&str] = &[
+        "add", "do", "use", "keep", "pick", "adopt", "put", "store", "call", "name", "target",
+        "support", "ship", "require", "go", "stick", "switch", "move", "drop", "make",
+    ];
+    lower.strip_prefix("let's ").is_some_and(|rest| {
+        words(rest)
+            .next()
+            .is_some_and(|v| CHOICE_VERBS.contains(&v))
+            && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
+            && !any_at_word_start(lower, MOMENT_DECISION_EN)
+            && !any_at_word_start(lower, TRANSIENT_EN)
+    })
+}
+
+/// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
+/// talked about is built on, a name and a version.
+fn is_it_product(sentence: &str) -> bool {
+    ["it's ", "It's ", "it is ", "It is ", "it\u{2019}s "]
+        .iter()
+        .flat_map(|p| {
+            sentence
+                .match_indices(p)
+                .map(move |(at, _)| &sentence[at + p.len()..])
+        })
+        .any(|tail| {
+            let tail = tail
+                .strip_prefix("a ")
+                .or_else(|| tail.strip_prefix("an "))
+                .unwrap_or(tail);
+            tail.starts_with(|c: char| c.is_uppercase())
+                && tail.split_whitespace().any(|t| {
+                    let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+                    t.contains('.')
+                        && t.split('.')
+                            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                })
         })
 }
 
@@ -1462,7 +1655,8 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             || is_value_contrast(lower)
             || is_recalled(lower)
             || is_changed_value(sentence, lower)
-            || is_instead(sentence, lower))
+            || is_instead(sentence, lower)
+            || is_midway_correction(sentence, lower))
             && !is_standing_instruction(lower))
     {
         return Some(Kind::Correction);
@@ -1478,6 +1672,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             .any(|p| starts_with_word(lower, p))
         || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
         || is_concluded_choice(lower)
+        || is_lets_choice(lower)
         || is_lasting_choice(lower)
     {
         // "I decided to just delete the branch": a choice for now.
@@ -1493,11 +1688,11 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Fact);
     }
     let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
-    if !of_the_moment && is_own_habit(lower) {
+    if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
         return Some(Kind::Preference);
     }
     // "Jonas is the only one with prod access, so ask him": about a person.
-    if !transient && is_person_statement(sentence) {
+    if !transient && is_person_statement(without_fillers(sentence)) {
         return Some(Kind::Fact);
     }
     if !of_the_moment
@@ -1517,6 +1712,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
         return Some(Kind::Fact);
     }
+    // "It's me, my wife Anna and our two kids", "I publish every other
+    // Sunday": the speaker's family and schedule.
+    if !of_the_moment
+        && !transient
+        && (any_at_word_start(lower, FAMILY_EN) || is_own_schedule(lower))
+    {
+        return Some(Kind::Fact);
+    }
     if !of_the_moment && !transient && is_recurring_ask(lower) {
         return Some(Kind::Preference);
     }
@@ -1534,7 +1737,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
-    is_subject_value(sentence, lower).then_some(Kind::Fact)
+    (is_subject_value(sentence, lower) || is_it_product(sentence)).then_some(Kind::Fact)
 }
 
 /// "不是 README，支持列表在 docs 里", "用的是 Riverpod，不是 Bloc": a
@@ -1545,7 +1748,17 @@ fn is_contrast_correction_zh(sentence: &str) -> bool {
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .collect();
-    clauses.len() >= 2 && clauses.iter().any(|c| c.starts_with("不是"))
+    // "比赛不是 4 月，我刚看了官网，是 3 月 23 号": a later clause says
+    // what is.
+    let denied_then_stated = clauses
+        .iter()
+        .position(|c| c.contains("不是"))
+        .is_some_and(|at| {
+            clauses[at + 1..]
+                .iter()
+                .any(|c| c.starts_with('是') && c.chars().any(|c| c.is_ascii_alphanumeric()))
+        });
+    clauses.len() >= 2 && (clauses.iter().any(|c| c.starts_with("不是")) || denied_then_stated)
 }
 
 fn classify_zh(sentence: &str) -> Option<Kind> {
@@ -1564,7 +1777,9 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         return Some(Kind::Correction);
     }
     let we = sentence.contains("我们");
-    if contains(DECISION_ZH)
+    // "半小时就搞定了": done, not decided.
+    let undone = sentence.replace("搞定", "");
+    if DECISION_ZH.iter().any(|p| undone.contains(p))
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
         || is_chosen_zh(sentence)
@@ -1592,7 +1807,9 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     if preference {
         return Some(Kind::Preference);
     }
-    if (contains(FACT_ZH) || is_copula_value_zh(sentence)) && !contains(TRANSIENT_ZH) {
+    if (contains(FACT_ZH) || is_copula_value_zh(sentence) || is_own_work_zh(sentence))
+        && !contains(TRANSIENT_ZH)
+    {
         return Some(Kind::Fact);
     }
     None
@@ -1608,7 +1825,9 @@ fn is_copula_value_zh(sentence: &str) -> bool {
         let joined = sentence[..at]
             .chars()
             .next_back()
-            .is_some_and(|c| "不还但可于总只就或真正算要若凡也倒像是".contains(c));
+            .is_some_and(|c| "不还但可于总只就或真正算要若凡也倒像是".contains(c))
+            // "依赖注入现在是手写的": how things stand now.
+            || ["现在", "目前"].iter().any(|n| sentence[..at].ends_with(n));
         let clause = sentence[at..]
             .split(['，', ',', '。', '；', ';', '！', '!'])
             .next()
@@ -1618,6 +1837,19 @@ fn is_copula_value_zh(sentence: &str) -> bool {
             && clause
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .any(|w| w.len() >= 2 || w.bytes().any(|b| b.is_ascii_digit()))
+    })
+}
+
+/// "我在做一个记账 app", "我在写硕士论文": what the speaker is making.
+fn is_own_work_zh(sentence: &str) -> bool {
+    sentence.match_indices("我在").any(|(at, _)| {
+        let rest = &sentence[at + "我在".len()..];
+        ["做", "写", "开发", "训", "搞", "读", "学", "带"]
+            .iter()
+            .any(|v| rest.starts_with(v))
+            && ["一个", "论文", "项目", "课题", "博士", "硕士", "大学"]
+                .iter()
+                .any(|o| rest.contains(o))
     })
 }
 
@@ -1648,6 +1880,9 @@ fn is_changed_value_zh(sentence: &str) -> bool {
             "提前到",
             "调整为",
             "调到",
+            "涨到",
+            "降到",
+            "升到",
         ]
         .iter()
         .any(|v| sentence.contains(v))
@@ -1663,12 +1898,27 @@ fn is_chosen_zh(sentence: &str) -> bool {
         .split(['，', ',', '。', '！', '!', '；'])
         .map(str::trim)
         .any(|c| {
-            c.ends_with('吧')
-                && c.contains('用')
-                && !["帮", "看", "先", "试", "不用"]
+            // "日志就用 Loki 吧", "默认语言定英文吧", "用 ECB 的汇率就行".
+            (c.ends_with('吧') && (c.contains('用') || c.contains('定'))
+                || (["就行", "就好", "就可以"].iter().any(|e| c.ends_with(e))
+                    && c.contains('用')
+                    && !c.contains('我')))
+                && !["帮", "看", "先", "试", "不用", "你"]
                     .iter()
                     .any(|m| c.contains(m))
         })
+}
+
+/// What follows a short lead-in ("For meal ideas: Leo has a nut
+/// allergy"): a topic of a few words and a colon.
+fn after_lead_in(sentence: &str) -> Option<&str> {
+    let at = sentence.find(": ")?;
+    let lead = &sentence[..at];
+    let rest = sentence[at + 2..].trim_start();
+    (lead.split_whitespace().count() <= 4
+        && lead.chars().all(|c| c.is_alphabetic() || c == ' ')
+        && rest.chars().count() >= SENTENCE_CHARS_MIN)
+        .then_some(rest)
 }
 
 /// A guess, an option weighed or a condition: not a memory.
@@ -1677,10 +1927,12 @@ fn is_hedged(sentence: &str, lower: &str) -> bool {
     any_at_word_start(lower, HEDGES_EN)
         || HEDGES_ZH.iter().any(|h| {
             sentence.match_indices(h).any(|(at, _)| {
-                *h != "大概"
-                    || !sentence[at + h.len()..]
-                        .trim_start()
-                        .starts_with(|c: char| c.is_ascii_digit())
+                // "以后不考虑了" rules an option out: no hedge.
+                (*h != "考虑" || !sentence[..at].ends_with('不'))
+                    && (*h != "大概"
+                        || !sentence[at + h.len()..]
+                            .trim_start()
+                            .starts_with(|c: char| c.is_ascii_digit()))
             })
         })
 }
@@ -1696,7 +1948,11 @@ fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
     let kind = if cjk * 4 >= sentence.chars().filter(|c| !c.is_whitespace()).count() {
         classify_zh(sentence).or_else(|| classify_en(sentence, lower))
     } else {
-        classify_en(sentence, lower).or_else(|| classify_zh(sentence))
+        classify_en(sentence, lower)
+            .or_else(|| classify_zh(sentence))
+            .or_else(|| {
+                after_lead_in(sentence).and_then(|rest| classify_en(rest, &normalized(rest)))
+            })
     };
     // Read last: most sentences are chatter, and a hedge makes any kind none.
     if (kind.is_some() || after_marker) && is_hedged(sentence, lower) {
@@ -2206,5 +2462,70 @@ mod tests {
                 Kind::Decision
             )]
         );
+    }
+
+    /// Sentences of my own: what the speaker wants of all things of a
+    /// kind, family and schedules, lead-ins, people after a filler, what a
+    /// thing is built on, and values put right midway.
+    #[test]
+    fn wanted_rules_family_schedules_and_midway_corrections() {
+        let preferences = [
+            "I want every endpoint to return JSON.",
+            "I'd like all config kept in one TOML file.",
+            "I want commit messages to follow Conventional Commits.",
+            "文档我希望都用英文写。",
+            "我一般晚上十点以后不看消息。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 5]);
+        let facts = [
+            "It's me, my husband and our two kids.",
+            "I swim every Saturday morning.",
+            "I do the school run on Mondays and Thursdays.",
+            "I bank with a small credit union.",
+            "For context: Marta owns the payments service.",
+            "btw Omar handles the on-call rota.",
+            "About the importer: it's a Flask 2.3 app.",
+            "我爸有高血压，不能吃太咸。",
+            "我在写一个浏览器插件，用 TypeScript。",
+            "我们的 wiki 跑在一台 NUC 上。",
+            "我乳糖不耐受，不能喝牛奶。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 11]);
+        let corrections = [
+            "The fee actually went up to 40 euros.",
+            "The repo isn't on GitLab anymore.",
+            "It's 12 services, not 10.",
+            "会议不是周二，我查了日历，是周三 3 点。",
+            "预算涨到 2000 了。",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 5]);
+        let decisions = [
+            "Let's use Caddy as the reverse proxy.",
+            "那就 Vue 吧，React 不考虑了。",
+            "默认时区定 UTC 吧。",
+            "日志格式用 JSON 就行。",
+            "我们以后不再用 Jenkins。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 5]);
+        let none = [
+            "I want to see the full log.",
+            "I want it to stop crashing.",
+            "I want the build to finish first.",
+            "Let's just restart it.",
+            "Let's look at the logs.",
+            "Let's run it again.",
+            "I did Mondays last month.",
+            "# TODO: prefer tabs once the linter is fixed",
+            "Can you check if my wife's laptop is on the VPN?",
+            "这周是小李值班，有事找他。",
+            "昨天半夜出了个告警，十分钟就搞定了。",
+            "依赖注入现在是手写的 ServiceLocator，太乱了。",
+            "这个怎么存你定吧。",
+            "以后回复我用中文就行。",
+        ];
+        let got = kinds(&none);
+        assert_eq!(got[..13], [None; 13]);
+        // A standing ask of the assistant, not a choice of the team.
+        assert_eq!(got[13], Some(Kind::Preference));
     }
 }
