@@ -340,6 +340,13 @@ const PREFERENCE_EN: &[&str] = &[
     "i'm not a fan of",
     "i am not a fan of",
     "i'm not a big fan of",
+    "i really dislike",
+    "i really love",
+    "i really don't like",
+    "i strongly prefer",
+    "i much prefer",
+    "i generally prefer",
+    "i absolutely hate",
     "drives me crazy",
     "drives me nuts",
     "i enjoy",
@@ -823,6 +830,11 @@ const FACT_ZH: &[&str] = &[
     "运行在",
     "托管在",
     "我的目标是",
+    // What is supported, how many there are.
+    "最低支持",
+    "只支持",
+    "一共有",
+    "总共有",
     "我家在",
     "我们家在",
     "我叫",
@@ -1243,6 +1255,16 @@ fn is_standing_instruction(lower: &str) -> bool {
         // everywhere": a rule said as a thing and how widely it holds.
         || ([" always", " everywhere"].iter().any(|e| ending.ends_with(e))
             && !starts_with_subject(lower))
+        // "Please write docs in plain prose, no marketing fluff": an ask
+        // and what it rules out.
+        || (starts_with_word(lower, "please")
+            && lower.match_indices(", no ").any(|(at, _)| {
+                let after = &lower[at + ", no ".len()..];
+                words(after).next().is_some_and(|w| {
+                    !["rush", "hurry", "worries", "problem", "pressure", "need"].contains(&w)
+                })
+            })
+            && !is_pointed(&lower["please".len()..]))
         // "For postmortems, keep them blameless and always put the timeline
         // in UTC": an always or a never joined to an instruction.
         || ([", always ", " and always ", ", never ", " and never ", "; always ", "; never "]
@@ -1517,6 +1539,22 @@ fn is_it_product(sentence: &str) -> bool {
         })
 }
 
+/// "SQLite then, one file in my Dropbox": an option named, then "then".
+fn is_named_then(lower: &str) -> bool {
+    let Some(at) = lower.find(" then") else {
+        return false;
+    };
+    let head = &lower[..at];
+    let after = &lower[at + " then".len()..];
+    let head_words: Vec<&str> = words(head).collect();
+    (1..=3).contains(&head_words.len())
+        && !head_words.iter().any(|w| {
+            engram_text::tokenize::is_stopword(w)
+                || ["ok", "okay", "fine", "alright", "right"].contains(w)
+        })
+        && (after.is_empty() || after.starts_with([',', '.', '!', ';']))
+}
+
 /// "Let's do the SSD then": a choice concluded from what was weighed.
 fn is_concluded_choice(lower: &str) -> bool {
     starts_with_word(lower, "let's")
@@ -1671,6 +1709,9 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             .iter()
             .any(|p| starts_with_word(lower, p))
         || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
+        // "query_as! it is for the whole service".
+        || lower.contains(" it is for ")
+        || is_named_then(lower)
         || is_concluded_choice(lower)
         || is_lets_choice(lower)
         || is_lasting_choice(lower)
@@ -1710,6 +1751,16 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Preference);
     }
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
+        return Some(Kind::Fact);
+    }
+    // "I'm using beancount for my finances": the speaker's tools.
+    if !of_the_moment
+        && !transient
+        && ["i use ", "i'm using ", "i am using "]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        && !is_pointed(&lower[lower.find(" us").unwrap_or(0) + 4..])
+    {
         return Some(Kind::Fact);
     }
     // "It's me, my wife Anna and our two kids", "I publish every other
@@ -1804,8 +1855,41 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
             sentence.contains(p)
         }
     });
-    if preference {
+    // "每周六早上帮我列一下买菜清单": an ask that recurs.
+    let periodic = [
+        "每周",
+        "每天",
+        "每月",
+        "每年",
+        "每晚",
+        "每个月",
+        "每个星期",
+        "每星期",
+    ]
+    .iter()
+    .any(|p| sentence.contains(p));
+    // ("帮我记一下" asks to keep what follows, not to do it again.)
+    let asked = ["帮我", "提醒我", "给我"]
+        .iter()
+        .any(|a| sentence.contains(a))
+        && !sentence.contains("帮我记");
+    if preference || (periodic && asked) {
         return Some(Kind::Preference);
+    }
+    // "女儿每周二和周四下午四点半有钢琴课": what happens on a schedule, at
+    // a time of day or on a day.
+    let timed = sentence.contains('点')
+        || [
+            "周一", "周二", "周三", "周四", "周五", "周六", "周日", "周末", "星期",
+        ]
+        .iter()
+        .any(|d| sentence.contains(d));
+    if periodic
+        && timed
+        && !contains(TRANSIENT_ZH)
+        && !["请", "你", "吧"].iter().any(|a| sentence.contains(a))
+    {
+        return Some(Kind::Fact);
     }
     if (contains(FACT_ZH) || is_copula_value_zh(sentence) || is_own_work_zh(sentence))
         && !contains(TRANSIENT_ZH)
@@ -2048,6 +2132,32 @@ fn without_fillers(sentence: &str) -> &str {
     }
 }
 
+/// The clauses of a Chinese sentence that says nothing as a whole, each
+/// with its kind when it is worth remembering on its own; none when the
+/// sentence is a question or hedged.
+fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
+    let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
+    if cjk * 4 < sentence.chars().filter(|c| !c.is_whitespace()).count()
+        || is_question(sentence, lower)
+        || is_hedged(sentence, lower)
+    {
+        return Vec::new();
+    }
+    let clauses: Vec<&str> = sentence
+        .split(['，', '；'])
+        .map(str::trim)
+        // "记住这个 PID": a clause pointing at the talk is about the moment.
+        .filter(|c| !c.is_empty() && !c.contains("这个") && !c.contains("那个"))
+        .collect();
+    if clauses.len() < 2 {
+        return Vec::new();
+    }
+    clauses
+        .into_iter()
+        .filter_map(|c| classify(c, &normalized(c), false).map(|k| (c, k)))
+        .collect()
+}
+
 /// The question of an assistant turn that offers options ("X, or Y?",
 /// "你更喜欢 A 还是 B？"): its last sentence.
 fn offered_choice(content: &str) -> Option<&str> {
@@ -2151,6 +2261,16 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
                     sentence: without_fillers(sentence).to_owned(),
                     kind,
                 });
+            } else {
+                // "帮我制定一个跑步计划，我的目标是明年 4 月的马拉松": an ask
+                // beside a lasting clause; each clause read on its own.
+                for (clause, kind) in clauses_zh(sentence, &lower) {
+                    out.push(Proposal {
+                        seq,
+                        sentence: without_fillers(clause).to_owned(),
+                        kind,
+                    });
+                }
             }
             after_marker = false;
         }
@@ -2527,5 +2647,53 @@ mod tests {
         assert_eq!(got[..13], [None; 13]);
         // A standing ask of the assistant, not a choice of the team.
         assert_eq!(got[13], Some(Kind::Preference));
+    }
+
+    /// Sentences of my own: Chinese clauses read on their own beside an
+    /// ask, schedules and recurring asks in Chinese, what is supported,
+    /// "X then" and "X it is for", intensified likings, and the speaker's
+    /// tools.
+    #[test]
+    fn clauses_schedules_and_named_choices() {
+        let got = proposals(&[(
+            1,
+            Role::User,
+            "帮我订个餐厅，我对海鲜和花生都过敏，别选日料。",
+        )]);
+        assert_eq!(
+            got.iter()
+                .map(|p| (p.sentence.as_str(), p.kind))
+                .collect::<Vec<_>>(),
+            [("我对海鲜和花生都过敏", Kind::Fact)]
+        );
+        let facts = [
+            "儿子每周三下午五点有游泳课。",
+            "备份每天凌晨 2 点跑。",
+            "我们的小程序最低支持微信 8.0。",
+            "测试组一共有 5 台设备。",
+            "I'm using Obsidian for my notes.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let preferences = [
+            "每个月月底提醒我交房租。",
+            "I really dislike long meetings.",
+            "Please write commit messages in English, no emoji.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 3]);
+        let decisions = [
+            "Caddy then, with automatic HTTPS.",
+            "Redis it is for the cache.",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 2]);
+        let none = [
+            "每周大概跑 20 公里。",
+            "记住这个端口，等下要用。",
+            "帮我看看这个报错，今天又挂了。",
+            "OK then, go ahead.",
+            "Please fix the test, no rush.",
+            "I'm using it wrong, I guess.",
+            "如果你有空，帮我改一下这个函数，顺便加个测试。",
+        ];
+        assert_eq!(kinds(&none), [None; 7]);
     }
 }
