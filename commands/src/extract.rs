@@ -675,6 +675,14 @@ const RULE_EN: &[&str] = &[
     "our policy",
     "the convention",
     "our convention",
+    // What is not up for discussion.
+    "non-negotiable",
+    "non negotiable",
+    "a hard requirement",
+    "a must-have",
+    "a dealbreaker",
+    "a deal-breaker",
+    "a deal breaker",
 ];
 /// What was said before, named: a sentence naming it beside a denial
 /// corrects it.
@@ -1192,6 +1200,24 @@ fn is_we_will_change(lower: &str) -> bool {
     })
 }
 
+/// "I'm moving my finances from a spreadsheet to beancount": the speaker
+/// changing what they use, from one thing to another.
+fn is_own_migration(lower: &str) -> bool {
+    ["i'm ", "i am ", "i'll ", "i will ", "i've "]
+        .iter()
+        .any(|p| {
+            lower.strip_prefix(p).is_some_and(|rest| {
+                words(rest).take(2).any(|w| {
+                    ["mov", "switch", "migrat", "port"]
+                        .iter()
+                        .any(|v| w.starts_with(v))
+                }) && rest.contains(" from ")
+                    && rest.contains(" to ")
+                    && !is_pointed(rest)
+            })
+        })
+}
+
 /// "No, the DB is on 5433", "Wait, I said 5 but it's 3": a correction
 /// without a fixed phrase.
 fn is_opened_correction(lower: &str) -> bool {
@@ -1517,26 +1543,40 @@ fn is_lets_choice(lower: &str) -> bool {
 /// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
 /// talked about is built on, a name and a version.
 fn is_it_product(sentence: &str) -> bool {
-    ["it's ", "It's ", "it is ", "It is ", "it\u{2019}s "]
-        .iter()
-        .flat_map(|p| {
-            sentence
-                .match_indices(p)
-                .map(move |(at, _)| &sentence[at + p.len()..])
-        })
-        .any(|tail| {
-            let tail = tail
-                .strip_prefix("a ")
-                .or_else(|| tail.strip_prefix("an "))
-                .unwrap_or(tail);
-            tail.starts_with(|c: char| c.is_uppercase())
-                && tail.split_whitespace().any(|t| {
-                    let t = t.trim_matches(|c: char| !c.is_alphanumeric());
-                    t.contains('.')
-                        && t.split('.')
-                            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-                })
-        })
+    [
+        "it's ",
+        "It's ",
+        "it is ",
+        "It is ",
+        "it\u{2019}s ",
+        "it targets ",
+        "It targets ",
+        "it runs on ",
+        "It runs on ",
+        "it's built on ",
+        "It's built on ",
+        "it's written in ",
+        "It's written in ",
+    ]
+    .iter()
+    .flat_map(|p| {
+        sentence
+            .match_indices(p)
+            .map(move |(at, _)| &sentence[at + p.len()..])
+    })
+    .any(|tail| {
+        let tail = tail
+            .strip_prefix("a ")
+            .or_else(|| tail.strip_prefix("an "))
+            .unwrap_or(tail);
+        tail.starts_with(|c: char| c.is_uppercase())
+            && tail.split_whitespace().any(|t| {
+                let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+                t.contains('.')
+                    && t.split('.')
+                        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            })
+    })
 }
 
 /// "SQLite then, one file in my Dropbox": an option named, then "then".
@@ -1694,7 +1734,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             || is_recalled(lower)
             || is_changed_value(sentence, lower)
             || is_instead(sentence, lower)
-            || is_midway_correction(sentence, lower))
+            || is_midway_correction(sentence, lower)
+            // "there won't be a series after all": a plan reversed.
+            || lower.trim_end_matches(['.', '!', ' ']).ends_with(" after all")
+            || lower.contains(" after all,"))
             && !is_standing_instruction(lower))
     {
         return Some(Kind::Correction);
@@ -1705,6 +1748,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     if any_at_word_start(lower, DECISION_EN)
         || is_we_will_change(lower)
+        || is_own_migration(lower)
         || DECISION_STARTS_EN
             .iter()
             .any(|p| starts_with_word(lower, p))
@@ -1728,7 +1772,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, DURATION_EN) && has_word(lower, COPULAS_EN) {
         return Some(Kind::Fact);
     }
-    let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
+    // "against" is not "again".
+    let unagainst = lower.replace("against", "versus");
+    let transient =
+        any_at_word_start(&unagainst, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
     if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
         return Some(Kind::Preference);
     }
@@ -1891,7 +1938,15 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
-    if (contains(FACT_ZH) || is_copula_value_zh(sentence) || is_own_work_zh(sentence))
+    // "孩子 6 岁": an age.
+    let age = sentence.match_indices('岁').any(|(at, _)| {
+        sentence[..at]
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+    });
+    if (contains(FACT_ZH) || is_copula_value_zh(sentence) || is_own_work_zh(sentence) || age)
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -2695,5 +2750,37 @@ mod tests {
             "如果你有空，帮我改一下这个函数，顺便加个测试。",
         ];
         assert_eq!(kinds(&none), [None; 7]);
+    }
+
+    /// Sentences of my own: what a thing is built on, "against" (no
+    /// "again"), a plan reversed, the speaker's own migration, ages, and
+    /// what is not up for discussion.
+    #[test]
+    fn products_migrations_reversals_and_ages() {
+        let facts = [
+            "It targets Python 3.12 only.",
+            "The tool compares staging against Postgres 16.2 nightly.",
+            "两个孩子，大的 9 岁，小的 4 岁。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 3]);
+        assert_eq!(
+            kinds(&["I'm switching my notes from Notion to Obsidian."]),
+            [Some(Kind::Decision)]
+        );
+        assert_eq!(
+            kinds(&["We're not doing a launch party after all."]),
+            [Some(Kind::Correction)]
+        );
+        assert_eq!(
+            kinds(&["Two reviewers per PR, that's non-negotiable."]),
+            [Some(Kind::Preference)]
+        );
+        let none = [
+            "I'm moving this file to src/ now.",
+            "After all that, the build still fails.",
+            "It's a mess, honestly.",
+            "The tests ran again against staging.",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
     }
 }
