@@ -1281,6 +1281,24 @@ fn is_standing_instruction(lower: &str) -> bool {
         // everywhere": a rule said as a thing and how widely it holds.
         || ([" always", " everywhere"].iter().any(|e| ending.ends_with(e))
             && !starts_with_subject(lower))
+        // "..., so keep the filter on nearest everywhere, it's pixel art":
+        // a clause that is a rule and how widely it holds.
+        || lower.split([',', ';']).skip(1).chain(lower.split([',', ';']).take(1)).any(|clause| {
+            let clause = clause.trim().trim_end_matches(['.', '!', ' ']);
+            let clause = ["so ", "and ", "also ", "then "]
+                .iter()
+                .find_map(|o| clause.strip_prefix(o))
+                .unwrap_or(clause);
+            [" always", " everywhere"].iter().any(|e| clause.ends_with(e))
+                && words(clause).count() >= 2
+                && !starts_with_subject(clause)
+        })
+        // "When you page me, use Slack DM, not email": a clause saying what
+        // to use over what.
+        || lower.match_indices(", use ").any(|(at, _)| {
+            let rest = &lower[at + 2..];
+            USE_OVER_EN[..4].iter().any(|p| rest.contains(p)) || rest.contains(", not ")
+        })
         // "Please write docs in plain prose, no marketing fluff": an ask
         // and what it rules out.
         || (starts_with_word(lower, "please")
@@ -1606,11 +1624,24 @@ fn is_concluded_choice(lower: &str) -> bool {
 /// dependency gets an exact version": a lasting choice about how things
 /// are, not an ask of the assistant.
 fn is_lasting_choice(lower: &str) -> bool {
+    // "Going forward all infra changes go through Terraform", "keying
+    // everything by id from now on": how things go, not an ask ("please
+    // keep ... from now on").
+    let rest = LASTING_EN
+        .iter()
+        .find_map(|m| lower.strip_prefix(m))
+        .unwrap_or(lower)
+        .trim_start_matches([',', ' ']);
+    let how_things_go = words(rest).next().is_some_and(|w| {
+        (w.len() > 4 && w.ends_with("ing"))
+            || ["all", "every", "everything", "each", "any"].contains(&w)
+    }) && !any_at_word_start(lower, &["please", "you", "me", "my"]);
     let lasting = any_at_word_start(lower, LASTING_EN)
-        && has_word(
-            lower,
-            &["we", "we'll", "we're", "i'll", "should", "will", "shall"],
-        );
+        && (how_things_go
+            || has_word(
+                lower,
+                &["we", "we'll", "we're", "i'll", "should", "will", "shall"],
+            ));
     let every = ["every ", "each ", "all new ", "all future "]
         .iter()
         .any(|p| lower.starts_with(p))
@@ -1798,6 +1829,20 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Preference);
     }
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
+        return Some(Kind::Fact);
+    }
+    // "The passport expires in May 2031": a date a thing lapses or renews.
+    if !transient
+        && has_word(
+            lower,
+            &["expires", "expire", "expiry", "renews", "renewal", "valid"],
+        )
+        && words(lower).any(|w| {
+            w.len() == 4
+                && (w.starts_with("19") || w.starts_with("20"))
+                && w.bytes().all(|b| b.is_ascii_digit())
+        })
+    {
         return Some(Kind::Fact);
     }
     // "I'm using beancount for my finances": the speaker's tools.
@@ -2782,5 +2827,35 @@ mod tests {
             "The tests ran again against staging.",
         ];
         assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own: how things go from now on, a date a thing
+    /// lapses, and a rule said as one clause of a sentence.
+    #[test]
+    fn lasting_ways_expiry_dates_and_rule_clauses() {
+        let decisions = [
+            "Going forward all releases go through the staging tag.",
+            "Naming every table in the singular from now on.",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 2]);
+        assert_eq!(
+            kinds(&["Please keep answers short from now on."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(
+            kinds(&["My driving licence expires in March 2029."]),
+            [Some(Kind::Fact)]
+        );
+        let preferences = [
+            "The client is picky, so tabs everywhere, they insist.",
+            "If you deploy anything, use the blue-green script, not a manual push.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        let none = [
+            "I guess the domain expires in 2027 or so.",
+            "It crashed again, always the same way.",
+            "It fails everywhere, I checked.",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
     }
 }
