@@ -751,6 +751,13 @@ const DECISION_ZH: &[&str] = &[
     "就这样吧",
     "不再用",
     "不再使用",
+    // "zero dates 全部转成 NULL": all of a kind, changed.
+    "全部转成",
+    "全部改成",
+    "全部换成",
+    "都转成",
+    "都改成",
+    "都换成",
 ];
 /// "我们也不打算上 GraphQL": we, planning.
 const PLAN_ZH: &[&str] = &["打算", "计划", "准备"];
@@ -771,6 +778,11 @@ const CHANGE_VERBS_ZH: &[&str] = &[
 const PREFERENCE_ZH: &[&str] = &[
     "我喜欢",
     "不喜欢",
+    "我不太喜欢",
+    "我不怎么喜欢",
+    "我不大喜欢",
+    "喜欢用",
+    "爱用",
     "最喜欢",
     "比较喜欢",
     "一直喜欢",
@@ -1177,6 +1189,36 @@ fn is_person_statement(sentence: &str) -> bool {
         .contains(first)
     {
         return false;
+    }
+    // "Anna's a nurse": a name and "is" run together.
+    if let Some(name) = first
+        .strip_suffix("'s")
+        .or_else(|| first.strip_suffix("\u{2019}s"))
+        && name.chars().skip(1).all(char::is_lowercase)
+        && !engram_text::tokenize::is_stopword(&name.to_lowercase())
+        && ![
+            "Here",
+            "There",
+            "That",
+            "It",
+            "What",
+            "Who",
+            "Where",
+            "Let",
+            "He",
+            "She",
+            "Everything",
+            "Nothing",
+            "Something",
+            "Today",
+            "Now",
+        ]
+        .contains(&name)
+        && tokens
+            .get(1)
+            .is_some_and(|t| ["a", "an", "the", "our", "my", "on", "in"].contains(t))
+    {
+        return true;
     }
     let name_words = tokens.iter().take_while(|t| capital(t)).count();
     let rest = tokens[name_words.min(tokens.len())..]
@@ -1804,7 +1846,19 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Fact);
     }
     // "against" is not "again".
-    let unagainst = lower.replace("against", "versus");
+    // "staging is still on 13" says how things stand, not that a failure
+    // goes on.
+    let unagainst = [
+        "still on ",
+        "still in ",
+        "still at ",
+        "still uses ",
+        "still runs ",
+    ]
+    .iter()
+    .fold(lower.replace("against", "versus"), |text, s| {
+        text.replace(s, "on ")
+    });
     let transient =
         any_at_word_start(&unagainst, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
     if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
@@ -2857,5 +2911,29 @@ mod tests {
             "It fails everywhere, I checked.",
         ];
         assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: how a thing still stands, a name run into
+    /// "is", Chinese likings said mildly, and all of a kind changed.
+    #[test]
+    fn standing_values_names_and_mild_likings() {
+        let facts = [
+            "Production is still on Java 17.",
+            "Priya's a pharmacist at the county hospital.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 2]);
+        let preferences = [
+            "我不太喜欢吃香菜，能不放就不放。",
+            "我写脚本喜欢用 Python。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        assert_eq!(kinds(&["旧的时间戳全部转成 UTC。"]), [Some(Kind::Decision)]);
+        let none = [
+            "The deploy is still failing on step 3.",
+            "Here's the config I used.",
+            "There's a typo in the README.",
+            "That's a good point about caching.",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
     }
 }
