@@ -162,6 +162,18 @@ const CORRECTION_ANYWHERE_EN: &[&str] = &[
     "that is incorrect",
     "not correct anymore",
     "no longer true",
+    "i misremembered",
+    "i misread",
+    "i mistyped",
+    "i was mistaken",
+    "i stand corrected",
+    "my typo",
+    "sorry, typo",
+    "turns out",
+    "on second thought",
+    "on second thoughts",
+    "change of plan",
+    "let me correct",
 ];
 
 /// A sentence opening with one of these and going on to state something
@@ -261,6 +273,24 @@ const DECISION_EN: &[&str] = &[
     "we've chosen",
     "we have chosen",
     "we picked",
+    "we opted for",
+    "we've opted for",
+    "opted to",
+    "we landed on",
+    "we've landed on",
+    "we've gone with",
+    "we'll be using",
+    "we will be using",
+    "i'll go with",
+    "i'm going with",
+    "i went with",
+    "i'm sticking with",
+    "i'll stick with",
+    "i chose",
+    "i've chosen",
+    "i picked",
+    "i settled on",
+    "let's settle on",
     "we settled on",
     "we've settled on",
     "we're going with",
@@ -350,6 +380,12 @@ const PREFERENCE_EN: &[&str] = &[
     "drives me crazy",
     "drives me nuts",
     "i enjoy",
+    "i'm into",
+    "i'm not into",
+    "i'm partial to",
+    "i appreciate it when",
+    "it annoys me when",
+    "i find it annoying when",
     "i'd like you to",
     "i would like you to",
     "my favourite",
@@ -488,6 +524,21 @@ const SELF_FACT_EN: &[&str] = &[
     "my role",
     "my team ",
     "my pronouns",
+    // Lasting facts about a person: birth, age, languages, pets, schooling.
+    "i was born",
+    "my birthday",
+    "years old",
+    "i speak ",
+    "my native language",
+    "my first language",
+    "i'm married",
+    "i am married",
+    "i studied",
+    "i graduated",
+    "my dog",
+    "my cat",
+    "our dog",
+    "our cat",
     // Health and diet: lasting, however the sentence is built.
     "allergic to",
     "i'm vegetarian",
@@ -724,6 +775,12 @@ const CORRECTION_ZH: &[&str] = &[
     "搞错了",
     "记错了",
     "纠正",
+    "口误",
+    "打错了",
+    "看错了",
+    "修正一下",
+    "订正",
+    "其实不是",
     "弄错了",
     "写错了",
     "不是这样",
@@ -741,6 +798,13 @@ const DECISION_ZH: &[&str] = &[
     "统一用",
     "我们同意",
     "敲定",
+    "确定用",
+    "最终用",
+    "最后决定",
+    "选用",
+    "拍板",
+    "最终选",
+    "统一成",
     "那就",
     "就用",
     "就定",
@@ -814,6 +878,11 @@ const PREFERENCE_ZH: &[&str] = &[
     "优先使用",
     "习惯用",
     "偏好",
+    "别给我",
+    "不要给我",
+    "请始终",
+    "请一直",
+    "记得每次",
     "我希望",
     "我们希望",
     // Habits: "我一般提前 30 分钟出门".
@@ -850,6 +919,17 @@ const FACT_ZH: &[&str] = &[
     "运行在",
     "托管在",
     "我的目标是",
+    // Birth, age, home, pets, where the speaker works.
+    "我出生",
+    "我的生日",
+    "我生日",
+    "我今年",
+    "我老家",
+    "我养了",
+    "我家有",
+    "我们家有",
+    "我们公司",
+    "我们团队",
     // What is supported, how many there are.
     "最低支持",
     "只支持",
@@ -1286,7 +1366,20 @@ fn is_opened_correction(lower: &str) -> bool {
 fn is_contrast_correction(lower: &str) -> bool {
     any_at_word_start(
         lower,
-        &["isn't", "is not", "aren't", "are not", "wasn't", "was not"],
+        &[
+            "isn't",
+            "is not",
+            "aren't",
+            "are not",
+            "wasn't",
+            "was not",
+            // "We don't have a cat, it's the dog".
+            "don't have",
+            "doesn't have",
+            "don't own",
+            "doesn't use",
+            "don't use",
+        ],
     ) && [
         ", it's ",
         ", it is ",
@@ -2019,7 +2112,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         .iter()
         .any(|a| sentence.contains(a))
         && !sentence.contains("帮我记");
-    if preference || (periodic && asked) {
+    if preference || (periodic && asked) || is_stop_ask_zh(sentence) {
         return Some(Kind::Preference);
     }
     // "女儿每周二和周四下午四点半有钢琴课": what happens on a schedule, at
@@ -2078,6 +2171,25 @@ fn is_copula_value_zh(sentence: &str) -> bool {
     })
 }
 
+/// "失败告警别发邮件了": stop doing something, for good (not "你别管了",
+/// not 别人, 特别, 区别 ...).
+fn is_stop_ask_zh(sentence: &str) -> bool {
+    sentence
+        .split(['，', ',', '；', '。', '！'])
+        .map(str::trim)
+        .any(|clause| {
+            !clause.contains('你')
+                && clause.ends_with('了')
+                && clause.match_indices('别').any(|(at, _)| {
+                    let before = clause[..at].chars().next_back();
+                    let after = clause[at + '别'.len_utf8()..].chars().next();
+                    !before.is_some_and(|c| "特区分级类告识差个性派鉴辨".contains(c))
+                        && after.is_some_and(|c| is_cjk(c) && c != '人' && c != '的')
+                        && clause.chars().count() >= 5
+                })
+        })
+}
+
 /// "我在做一个记账 app", "我在写硕士论文": what the speaker is making.
 fn is_own_work_zh(sentence: &str) -> bool {
     sentence.match_indices("我在").any(|(at, _)| {
@@ -2085,9 +2197,12 @@ fn is_own_work_zh(sentence: &str) -> bool {
         ["做", "写", "开发", "训", "搞", "读", "学", "带"]
             .iter()
             .any(|v| rest.starts_with(v))
-            && ["一个", "论文", "项目", "课题", "博士", "硕士", "大学"]
-                .iter()
-                .any(|o| rest.contains(o))
+            && [
+                "一个", "一篇", "一本", "一款", "一套", "论文", "综述", "项目", "课题", "博士",
+                "硕士", "大学",
+            ]
+            .iter()
+            .any(|o| rest.contains(o))
     })
 }
 
@@ -2935,5 +3050,49 @@ mod tests {
             "That's a good point about caching.",
         ];
         assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own for the broader lexicons: corrections, choices
+    /// made by the speaker or the team, likings, facts about a person, and
+    /// a standing "stop doing it" in Chinese.
+    #[test]
+    fn broader_lexicons_of_each_kind() {
+        let corrections = [
+            "Turns out the API limit is 100 requests a minute.",
+            "On second thought, the offsite is in Lisbon.",
+            "I misremembered the date, the launch is on the 9th.",
+            "We don't use Jira, it's Linear.",
+            "刚才口误，会议室在三楼。",
+            "我看错了，截止日期是周五。",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 6]);
+        let decisions = [
+            "We opted for Terraform Cloud over Atlantis.",
+            "I'll go with the standing desk from IKEA.",
+            "前端最终用 Svelte，不折腾 React 了。",
+            "日志格式统一成 JSON Lines。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+        let preferences = [
+            "I'm not into heavy frameworks for small scripts.",
+            "It annoys me when commit messages are vague.",
+            "别给我推荐付费课程，我只看免费的。",
+            "周报别抄送老板了。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 4]);
+        let facts = [
+            "I was born in Porto and grew up in Lyon.",
+            "I speak Portuguese and French at home.",
+            "Our dog needs his pills twice a day.",
+            "我老家在四川绵阳。",
+            "我们公司在深圳南山。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "Fix the typo in the README.",
+            "你别管了，我自己来。",
+            "这两个方案的区别不大了。",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
     }
 }
