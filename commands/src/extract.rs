@@ -930,6 +930,13 @@ const FACT_ZH: &[&str] = &[
     "我们家有",
     "我们公司",
     "我们团队",
+    // Rules set by others: a school, a company, a contract.
+    "学校要求",
+    "学校规定",
+    "公司要求",
+    "公司规定",
+    "合同里",
+    "合同规定",
     // What is supported, how many there are.
     "最低支持",
     "只支持",
@@ -1527,6 +1534,61 @@ fn is_wanted_rule(lower: &str) -> bool {
         })
 }
 
+/// "I'll be in Lisbon Oct 14-17", "I'm on leave from 3 to 10 June": the
+/// speaker away or travelling, with a date (a month named, a day number).
+fn is_own_trip(sentence: &str, lower: &str) -> bool {
+    const AWAY: &[&str] = &[
+        "i'll be in ",
+        "i will be in ",
+        "i'll be there",
+        "i'll be away",
+        "i will be away",
+        "i'll be out",
+        "i'm away",
+        "i'm on leave",
+        "i'm on vacation",
+        "i'm on holiday",
+        "i'm off from",
+        "i'm flying",
+        "i'm travelling",
+        "i'm traveling",
+        "we're flying",
+        "we're travelling",
+        "we're traveling",
+        "we'll be in ",
+        "we'll be away",
+    ];
+    const MONTHS: &[&str] = &[
+        "jan",
+        "january",
+        "feb",
+        "february",
+        "mar",
+        "march",
+        "apr",
+        "april",
+        "may",
+        "jun",
+        "june",
+        "jul",
+        "july",
+        "aug",
+        "august",
+        "sep",
+        "sept",
+        "september",
+        "oct",
+        "october",
+        "nov",
+        "november",
+        "dec",
+        "december",
+    ];
+    any_at_word_start(lower, AWAY)
+        && has_word(lower, MONTHS)
+        && sentence.bytes().any(|b| b.is_ascii_digit())
+}
+
 /// "I publish every other Sunday", "I do Mondays and Fridays": what the
 /// speaker does on a schedule.
 fn is_own_schedule(lower: &str) -> bool {
@@ -1992,6 +2054,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
+    // "I'll be in Lisbon Oct 14-17": the speaker away, on dates.
+    if !transient && is_own_trip(sentence, lower) {
+        return Some(Kind::Fact);
+    }
     // "I'm using beancount for my finances": the speaker's tools.
     if !of_the_moment
         && !transient
@@ -2130,6 +2196,19 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
+    // "我只能早上跑": what the speaker can only do (not for now: "我只能先").
+    let only_can = sentence.contains("我只能") && !contains(MOMENT_ZH);
+    // "五一我们要去成都，4 月 30 号出发": a trip with its dates.
+    let trip = ["我要去", "我们要去", "出差", "出发", "飞去", "回国", "休假"]
+        .iter()
+        .any(|t| sentence.contains(t))
+        && sentence.match_indices(['月', '号', '日']).any(|(at, _)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+        });
     // "孩子 6 岁": an age.
     let age = sentence.match_indices('岁').any(|(at, _)| {
         sentence[..at]
@@ -2138,7 +2217,12 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
             .next_back()
             .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
     });
-    if (contains(FACT_ZH) || is_copula_value_zh(sentence) || is_own_work_zh(sentence) || age)
+    if (contains(FACT_ZH)
+        || is_copula_value_zh(sentence)
+        || is_own_work_zh(sentence)
+        || age
+        || only_can
+        || trip)
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -3092,6 +3176,26 @@ mod tests {
             "Fix the typo in the README.",
             "你别管了，我自己来。",
             "这两个方案的区别不大了。",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: trips with their dates, what the speaker can
+    /// only do, and rules set by a school or a company.
+    #[test]
+    fn trips_constraints_and_rules_set_by_others() {
+        let facts = [
+            "I'll be in Berlin for a workshop, March 3-5.",
+            "I'm on leave from 12 to 19 August.",
+            "国庆我们要去西安，10 月 2 号出发。",
+            "我只能周末写代码，平时要上班。",
+            "公司规定代码必须两人评审才能合并。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "I'll be in a meeting until 3.",
+            "我只能先重启一下试试。",
+            "I'm flying through these tickets today.",
         ];
         assert_eq!(kinds(&none), [None; 3]);
     }
