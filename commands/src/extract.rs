@@ -1483,6 +1483,11 @@ fn is_value_contrast(lower: &str) -> bool {
         return false;
     };
     let before = &lower[..at];
+    // "The budget month should run 25th to 24th, not calendar months": a
+    // rule and what it rules out, not a correction ([`is_rule_over`]).
+    if has_word(before, RULE_WORDS_EN) {
+        return false;
+    }
     // "It's 38 pipelines, not 40": a value said again.
     let restated = ["it's ", "it is ", "that's ", "that is "]
         .iter()
@@ -1494,6 +1499,18 @@ fn is_value_contrast(lower: &str) -> bool {
             || words(before)
                 .skip(1)
                 .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed"))))
+}
+
+/// Words that make a statement a rule: what should or must always be.
+const RULE_WORDS_EN: &[&str] = &["should", "must", "always", "please", "everywhere"];
+
+/// "Runs should always log to the team entity, not my account": a rule,
+/// then what it rules out.
+fn is_rule_over(lower: &str) -> bool {
+    [", not ", " — not ", "; not "]
+        .iter()
+        .find_map(|p| lower.find(p))
+        .is_some_and(|at| has_word(&lower[..at], RULE_WORDS_EN))
 }
 
 /// "Rent actually went up to 15,200", "the cluster isn't 2 nodes anymore":
@@ -1971,7 +1988,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Correction);
     }
     // "Let's make that the rule": a standing rule, said as one.
-    if any_at_word_start(lower, RULE_EN) {
+    if any_at_word_start(lower, RULE_EN) || is_rule_over(lower) {
         return Some(Kind::Preference);
     }
     if any_at_word_start(lower, DECISION_EN)
@@ -2125,16 +2142,22 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
                 || sentence.contains("已经")
                 || sentence.contains("换成")
                 || sentence.contains("改成")));
+    // "半小时就搞定了": done, not decided.
+    let undone = sentence.replace("搞定", "");
+    // "我们定了用 FreeRTOS，不用 RT-Thread": the option ruled out is part
+    // of the decision, not a correction.
+    let decided = ["决定", "定了", "敲定", "选定", "拍板"]
+        .iter()
+        .any(|p| undone.contains(p));
     if contains(CORRECTION_ZH)
-        || corrected_value
-        || is_contrast_correction_zh(sentence)
-        || is_changed_value_zh(sentence)
+        || ((corrected_value
+            || is_contrast_correction_zh(sentence)
+            || is_changed_value_zh(sentence))
+            && !decided)
     {
         return Some(Kind::Correction);
     }
     let we = sentence.contains("我们");
-    // "半小时就搞定了": done, not decided.
-    let undone = sentence.replace("搞定", "");
     if DECISION_ZH.iter().any(|p| undone.contains(p))
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
@@ -3198,5 +3221,28 @@ mod tests {
             "I'm flying through these tickets today.",
         ];
         assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: a rule and what it rules out is a preference,
+    /// not a correction; a Chinese decision keeps the option it rules out.
+    #[test]
+    fn rules_over_values_and_decisions_that_rule_out() {
+        let preferences = [
+            "Invoices should always be in EUR, not the local currency.",
+            "Dates must be ISO 8601, not US format.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        assert_eq!(
+            kinds(&["The invoice is in EUR, not USD."]),
+            [Some(Kind::Correction)]
+        );
+        assert_eq!(
+            kinds(&["我们决定用 Rust，不用 Go。"]),
+            [Some(Kind::Decision)]
+        );
+        assert_eq!(
+            kinds(&["数据库用的是 Postgres，不用 MySQL。"]),
+            [Some(Kind::Correction)]
+        );
     }
 }
