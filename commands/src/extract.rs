@@ -1088,8 +1088,30 @@ const DELEGATION_ZH: &[&str] = &[
 ];
 
 const TRANSIENT_ZH: &[&str] = &[
-    "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看", "等下", "待会",
-    "这周", "本周", "上周", "昨天", "昨晚", "刚才", "刚刚",
+    "报错",
+    "失败",
+    "错误",
+    "崩溃",
+    "又",
+    "还是",
+    "今天",
+    "一下",
+    "帮我",
+    "看看",
+    "等下",
+    "待会",
+    "这周",
+    "本周",
+    "上周",
+    "昨天",
+    "昨晚",
+    "刚才",
+    "刚刚",
+    "很慢",
+    "特别慢",
+    "太慢",
+    "变慢",
+    "卡顿",
 ];
 const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
@@ -2017,6 +2039,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, DURATION_EN) && has_word(lower, COPULAS_EN) {
         return Some(Kind::Fact);
     }
+    // "The player keeps clipping through walls": a problem going on.
+    let keeps_doing = after_word_start(lower, "keeps ")
+        .chain(after_word_start(lower, "keep "))
+        .any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing"))
+        });
     // "against" is not "again".
     // "staging is still on 13" says how things stand, not that a failure
     // goes on.
@@ -2031,8 +2061,9 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     .fold(lower.replace("against", "versus"), |text, s| {
         text.replace(s, "on ")
     });
-    let transient =
-        any_at_word_start(&unagainst, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
+    let transient = any_at_word_start(&unagainst, TRANSIENT_EN)
+        || any_at_word_start(lower, INCIDENT_EN)
+        || keeps_doing;
     if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
         return Some(Kind::Preference);
     }
@@ -2158,7 +2189,17 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         return Some(Kind::Correction);
     }
     let we = sentence.contains("我们");
-    if DECISION_ZH.iter().any(|p| undone.contains(p))
+    // "那就分批写", "那就试一下": a next step; "那就 SQS 吧", "那就用 X": a
+    // choice.
+    let chosen_then = |p: &str| {
+        p != "那就"
+            || ["吧", "用", "定", "选", "按"]
+                .iter()
+                .any(|c| undone.contains(c))
+    };
+    if DECISION_ZH
+        .iter()
+        .any(|p| undone.contains(p) && chosen_then(p))
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
         || is_chosen_zh(sentence)
@@ -3243,6 +3284,23 @@ mod tests {
         assert_eq!(
             kinds(&["数据库用的是 Postgres，不用 MySQL。"]),
             [Some(Kind::Correction)]
+        );
+    }
+
+    /// Sentences of my own: "那就" is a choice only with what is chosen, a
+    /// problem going on ("keeps crashing", 很慢) is no fact.
+    #[test]
+    fn next_steps_and_problems_going_on_are_not_memories() {
+        let none = [
+            "那就先拆成两个函数。",
+            "那就重跑一遍。",
+            "Our staging app keeps timing out on Fridays.",
+            "我们的官网首页加载特别慢，大概 6 秒。",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+        assert_eq!(
+            kinds(&["那就 Caddy 吧，配置简单。", "那就用 Caddy，配置简单。"]),
+            [Some(Kind::Decision); 2]
         );
     }
 }
