@@ -883,17 +883,14 @@ const PREFERENCE_ZH: &[&str] = &[
     "请始终",
     "请一直",
     "记得每次",
-    "我希望",
-    "我们希望",
-    // Habits: "我一般提前 30 分钟出门".
-    "我一般",
-    "我通常",
-    "我平时",
-    "我向来",
     "以后都",
     "不要再",
     "别再",
 ];
+/// A wish or a habit of the speaker ("代码注释我希望都用中文写",
+/// "我一般提前 30 分钟出门"): a preference unless it is about the moment
+/// ("我希望今天能跑完", "不过这次先这样").
+const WISH_ZH: &[&str] = &["我希望", "我们希望", "我一般", "我通常", "我平时", "我向来"];
 const FACT_ZH: &[&str] = &[
     // Health and diet, and where home is: lasting facts about a person.
     "过敏",
@@ -1469,7 +1466,11 @@ fn is_standing_instruction(lower: &str) -> bool {
             && lower.match_indices(", no ").any(|(at, _)| {
                 let after = &lower[at + ", no ".len()..];
                 words(after).next().is_some_and(|w| {
-                    !["rush", "hurry", "worries", "problem", "pressure", "need"].contains(&w)
+                    ![
+                        "rush", "hurry", "worries", "problem", "pressure", "need", "changes",
+                        "change", "idea", "clue", "luck", "matter", "big",
+                    ]
+                    .contains(&w)
                 })
             })
             && !is_pointed(&lower["please".len()..]))
@@ -1538,7 +1539,18 @@ fn is_rule_over(lower: &str) -> bool {
 /// "Rent actually went up to 15,200", "the cluster isn't 2 nodes anymore":
 /// a value put right midway, or a denial of what held until now.
 fn is_midway_correction(sentence: &str, lower: &str) -> bool {
-    let actually = has_word(lower, &["actually"]) && sentence.bytes().any(|b| b.is_ascii_digit());
+    // "It's actually 15", "rent actually went up": what is so, or what
+    // changed, after "actually".
+    let actually = after_word_start(lower, "actually ").any(|after| {
+        words(after).next().is_some_and(|w| {
+            [
+                "is", "are", "was", "were", "went", "moved", "changed", "starts", "ends", "runs",
+                "costs", "lives", "means", "has", "have", "uses", "on", "in", "at", "from",
+            ]
+            .contains(&w)
+                || w.starts_with(|c: char| c.is_ascii_digit())
+        })
+    }) && sentence.bytes().any(|b| b.is_ascii_digit());
     let anymore = has_word(lower, &["anymore"])
         && has_word(
             lower,
@@ -1558,7 +1570,12 @@ fn is_wanted_rule(lower: &str) -> bool {
         .any(|p| {
             after_word_start(lower, p).any(|after| {
                 let head: Vec<&str> = words(after).take(6).collect();
-                let all = head.first().is_some_and(|w| ALL.contains(w));
+                // "every handler", "all categorisation rules"; not "all the
+                // tests", "each of you".
+                let all = head.first().is_some_and(|w| ALL.contains(w))
+                    && !head.get(1).is_some_and(|w| {
+                        ["the", "of", "these", "those", "this", "that", "my", "your"].contains(w)
+                    });
                 // "I want workflow names to match the job names": a thing of
                 // a kind and what it should do (not "I want to", "I want you
                 // to", "I want it to").
@@ -1567,8 +1584,9 @@ fn is_wanted_rule(lower: &str) -> bool {
                         "to", "you", "a", "an", "the", "my", "this", "that", "it", "them",
                     ]
                     .contains(w)
+                        && !ALL.contains(w)
                 }) && head.iter().skip(1).any(|w| *w == "to");
-                (all || kind_to) && !is_pointed(after)
+                (all || kind_to) && !is_pointed(after) && !has_deadline(lower)
             })
         })
 }
@@ -1626,6 +1644,19 @@ fn is_own_trip(sentence: &str, lower: &str) -> bool {
     any_at_word_start(lower, AWAY)
         && has_word(lower, MONTHS)
         && sentence.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// "... by Friday", "by tomorrow", "by end of day": a deadline, so a task.
+fn has_deadline(lower: &str) -> bool {
+    after_word_start(lower, "by ").any(|after| {
+        words(after).next().is_some_and(|w| {
+            engram_text::calendar::WEEKDAYS.contains(&w)
+                || [
+                    "tomorrow", "tonight", "eod", "end", "noon", "lunch", "then", "next", "today",
+                ]
+                .contains(&w)
+        })
+    })
 }
 
 /// "I publish every other Sunday", "I do Mondays and Fridays": what the
@@ -1781,8 +1812,25 @@ fn is_subject_value(sentence: &str, lower: &str) -> bool {
 /// what the team will do (not "let's just", "let's look at it").
 fn is_lets_choice(lower: &str) -> bool {
     const CHOICE_VERBS: &[&str] = &[
-        "add", "do", "use", "keep", "pick", "adopt", "put", "store", "call", "name", "target",
-        "support", "ship", "require", "go", "stick", "switch", "move", "drop", "make",
+        "add",
+        "do",
+        "use",
+        "pick",
+        "adopt",
+        "store",
+        "target",
+        "support",
+        "require",
+        "go",
+        "stick",
+        "switch",
+        "standardize",
+        "standardise",
+    ];
+    // What a task is made of: a step, a check, a try, not a choice.
+    const TASK_WORDS: &[&str] = &[
+        "quick", "check", "rerun", "retry", "try", "test", "debug", "debugger", "step", "look",
+        "see", "fix", "print", "going", "again", "now", "today", "sanity", "branch", "ahead",
     ];
     lower.strip_prefix("let's ").is_some_and(|rest| {
         words(rest)
@@ -1791,6 +1839,7 @@ fn is_lets_choice(lower: &str) -> bool {
             && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
             && !any_at_word_start(lower, MOMENT_DECISION_EN)
             && !any_at_word_start(lower, TRANSIENT_EN)
+            && !has_word(lower, TASK_WORDS)
     })
 }
 
@@ -1833,6 +1882,14 @@ fn is_it_product(sentence: &str) -> bool {
     })
 }
 
+/// Words that acknowledge or wave on ("Done then", "Merge then"), never
+/// an option named.
+const ACKNOWLEDGED_EN: &[&str] = &[
+    "ok", "okay", "fine", "alright", "right", "done", "good", "great", "cool", "perfect", "nice",
+    "sure", "yes", "no", "thanks", "merge", "deploy", "ship", "go", "run", "fix", "try", "push",
+    "continue", "proceed", "bye", "later", "see", "until", "till",
+];
+
 /// "SQLite then, one file in my Dropbox": an option named, then "then".
 fn is_named_then(lower: &str) -> bool {
     let Some(at) = lower.find(" then") else {
@@ -1842,10 +1899,9 @@ fn is_named_then(lower: &str) -> bool {
     let after = &lower[at + " then".len()..];
     let head_words: Vec<&str> = words(head).collect();
     (1..=3).contains(&head_words.len())
-        && !head_words.iter().any(|w| {
-            engram_text::tokenize::is_stopword(w)
-                || ["ok", "okay", "fine", "alright", "right"].contains(w)
-        })
+        && !head_words
+            .iter()
+            .any(|w| engram_text::tokenize::is_stopword(w) || ACKNOWLEDGED_EN.contains(w))
         && (after.is_empty() || after.starts_with([',', '.', '!', ';']))
 }
 
@@ -2120,7 +2176,8 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     // Sunday": the speaker's family and schedule.
     if !of_the_moment
         && !transient
-        && (any_at_word_start(lower, FAMILY_EN) || is_own_schedule(lower))
+        && ((any_at_word_start(lower, FAMILY_EN) && has_specific_value(sentence, lower))
+            || is_own_schedule(lower))
     {
         return Some(Kind::Fact);
     }
@@ -2223,7 +2280,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         } else {
             sentence.contains(p)
         }
-    });
+    }) || (contains(WISH_ZH) && !contains(TRANSIENT_ZH) && !contains(MOMENT_ZH));
     // "每周六早上帮我列一下买菜清单": an ask that recurs.
     let periodic = [
         "每周",
@@ -3301,6 +3358,34 @@ mod tests {
         assert_eq!(
             kinds(&["那就 Caddy 吧，配置简单。", "那就用 Caddy，配置简单。"]),
             [Some(Kind::Decision); 2]
+        );
+    }
+
+    /// Chatter of my own that the signals above must leave alone: asks
+    /// with a deadline, steps of a task, acknowledgements before "then",
+    /// greetings from family, wishes about today.
+    #[test]
+    fn task_chatter_stays_unextracted() {
+        let none = [
+            "I want all the tests to pass before merging.",
+            "I want each of you to review this.",
+            "I'd like everything cleaned up by Friday.",
+            "Let's add a print statement and rerun.",
+            "Let's do a quick sanity check.",
+            "Let's keep going.",
+            "Let's make a branch for the fix.",
+            "My wife says hi.",
+            "帮我写一个脚本，我希望今天能跑完。",
+            "我一般不这样写，不过这次先这样。",
+            "Done then.",
+            "Good then, thanks.",
+            "Merge then.",
+            "Please run the script, no changes needed.",
+        ];
+        assert_eq!(kinds(&none), [None; 14]);
+        assert_eq!(
+            kinds(&["The venue is actually 12th to 14th, not the 11th."]),
+            [Some(Kind::Correction)]
         );
     }
 }
