@@ -19,23 +19,35 @@
 //! - a correction: a marker ("actually", "no wait", "其实是"), an admission
 //!   ("I mixed them up"), a denial then what is so ("it isn't X, it's Y",
 //!   "X, not Y", "not X but Y", "不是 X，是 Y", "姓刘，不姓柳"), what was
-//!   said before named beside a denial ("like I said", "you wrote"), or a
-//!   thing whose value changed ("moved to", "is now", "改到…了");
+//!   said before named beside a denial ("like I said", "you wrote"), a
+//!   thing whose value changed ("moved to", "is now", "改到…了", "涨到"),
+//!   a value put right midway ("rent actually went up to", "isn't ...
+//!   anymore", "it's 38, not 40") or a plan reversed ("... after all");
 //! - a decision: a marker ("we decided", "let's go with", "决定", "就用"),
 //!   the team and a change ("we're moving CI to"), a choice concluded ("let's
 //!   do the SSD then", "用 citext 吧"), a lasting choice about how things
 //!   are ("... should run at 18:00 from now on", "every chart gets an exact
-//!   version"), or the user naming one of the options the assistant just
+//!   version", "going forward all changes go through ..."), "let's" and a
+//!   verb of choice ("let's do LXC on pve2"), an option and "then"
+//!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
+//!   B"), or the user naming one of the options the assistant just
 //!   offered ("threaded loading." after "... or threaded loading?");
 //! - a preference: a standing instruction ("never print secrets", "use X
 //!   instead of Y", "..., always", "keep them short and always ..."), a
 //!   rule named as one, a liking, what the speaker does or will not do ("I
-//!   don't do X", "I'd like the output to stay plain"), an ask that recurs
-//!   ("remind me every year");
+//!   don't do X", "I'd like the output to stay plain"), what the speaker
+//!   wants of all things of a kind ("I want every handler to ...",
+//!   "我希望都用中文写"), a rule over a value ("X should ..., not Y"), an
+//!   ask that recurs ("remind me every year", "每周六帮我列清单");
 //! - a fact: something that has lasted ("flaky for months"), a statement
-//!   about a named person, about the speaker, or a short subject with a
-//!   copula and a specific value (a number, version, port, day, time,
-//!   name, path: "target is 60fps", "样式我们是 Tailwind").
+//!   about a named person, about the speaker (family, health, schedules,
+//!   trips with dates, money, what they are making), what a thing is built
+//!   on ("it's a Django 4.2 app"), or a short subject with a copula and a
+//!   specific value (a number, version, port, day, time, name, path:
+//!   "target is 60fps", "样式我们是 Tailwind").
+//!
+//! A Chinese sentence that says nothing as a whole (an ask beside a
+//! lasting clause) is read clause by clause.
 //!
 //! A choice for now ("I decided to just ..."), a rule about *this* thing
 //! ("don't change that file") and the words of the moment ("today", "this
