@@ -1658,6 +1658,56 @@ fn is_own_trip(sentence: &str, lower: &str) -> bool {
         && sentence.bytes().any(|b| b.is_ascii_digit())
 }
 
+/// "I have two kids", "I have a peanut allergy", "we have a cat": family,
+/// pets, health and standing memberships the speaker has (not "I have a
+/// question").
+fn is_own_household(lower: &str) -> bool {
+    const HELD: &[&str] = &[
+        "kid",
+        "kids",
+        "child",
+        "children",
+        "son",
+        "sons",
+        "daughter",
+        "daughters",
+        "twins",
+        "baby",
+        "dog",
+        "dogs",
+        "cat",
+        "cats",
+        "allergy",
+        "allergies",
+        "diabetes",
+        "asthma",
+        "migraines",
+        "condition",
+        "membership",
+        "status",
+        "card",
+        "license",
+        "licence",
+        "degree",
+        "phd",
+        "mortgage",
+        "car",
+        "wife",
+        "husband",
+        "partner",
+        "brother",
+        "brothers",
+        "sister",
+        "sisters",
+    ];
+    ["i have ", "i've got ", "we have ", "we've got "]
+        .iter()
+        .any(|p| {
+            after_word_start(lower, p)
+                .any(|after| !is_pointed(after) && words(after).take(5).any(|w| HELD.contains(&w)))
+        })
+}
+
 /// "... by Friday", "by tomorrow", "by end of day": a deadline, so a task.
 fn has_deadline(lower: &str) -> bool {
     after_word_start(lower, "by ").any(|after| {
@@ -2174,6 +2224,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if !transient && is_own_trip(sentence, lower) {
         return Some(Kind::Fact);
     }
+    // "I have two kids", "we have a dog": what the speaker lives with.
+    if !of_the_moment && !transient && is_own_household(lower) {
+        return Some(Kind::Fact);
+    }
     // "I'm using beancount for my finances": the speaker's tools.
     if !of_the_moment
         && !transient
@@ -2329,6 +2383,33 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
+    // "我有两个孩子", "我有东航的金卡": what the speaker lives with or holds.
+    let household = ["我有", "我们有", "家里有"].iter().any(|h| {
+        sentence.match_indices(h).any(|(at, _)| {
+            let rest: String = sentence[at + h.len()..].chars().take(12).collect();
+            [
+                "孩子",
+                "儿子",
+                "女儿",
+                "双胞胎",
+                "狗",
+                "猫",
+                "会员",
+                "金卡",
+                "银卡",
+                "白金卡",
+                "驾照",
+                "房贷",
+                "车贷",
+                "糖尿病",
+                "高血压",
+                "哮喘",
+                "老人",
+            ]
+            .iter()
+            .any(|n| rest.contains(n))
+        })
+    });
     // "我只能早上跑": what the speaker can only do (not for now: "我只能先").
     let only_can = sentence.contains("我只能") && !contains(MOMENT_ZH);
     // "五一我们要去成都，4 月 30 号出发": a trip with its dates.
@@ -2354,6 +2435,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_copula_value_zh(sentence)
         || is_own_work_zh(sentence)
         || age
+        || household
         || only_can
         || trip)
         && !contains(TRANSIENT_ZH)
@@ -3399,5 +3481,25 @@ mod tests {
             kinds(&["The venue is actually 12th to 14th, not the 11th."]),
             [Some(Kind::Correction)]
         );
+    }
+
+    /// Sentences of my own: what the speaker lives with or holds.
+    #[test]
+    fn households_and_what_the_speaker_holds() {
+        let facts = [
+            "I have two kids in primary school.",
+            "We have a very old cat who needs a quiet room.",
+            "I've got a peanut allergy, a mild one.",
+            "我有两个孩子，都在上小学。",
+            "我有国航的金卡，可以走快速通道。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "I have a question about the parser.",
+            "I have a meeting at 3, back soon.",
+            "We have a problem with the cache.",
+            "我有个问题想问一下。",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
     }
 }
