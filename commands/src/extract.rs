@@ -298,6 +298,15 @@ const DECISION_EN: &[&str] = &[
     "i went with",
     "i'm sticking with",
     "i'll stick with",
+    "i'll keep using",
+    "i'm keeping",
+    "i'll stay with",
+    "i'll stay on",
+    "we'll stay on",
+    "we'll stay with",
+    "we're staying with",
+    "we're staying on",
+    "we'll keep using",
     "i chose",
     "i've chosen",
     "i picked",
@@ -1260,7 +1269,8 @@ fn is_question(sentence: &str, lower: &str) -> bool {
         "should we ",
     ]
     .iter()
-    .any(|q| lower.starts_with(q))
+    // "When you page me, use Slack DM.": a condition, then an instruction.
+    .any(|q| lower.starts_with(q) && !(*q == "when " && lower.contains(", ")))
 }
 
 /// A sentence that only marks what follows as a correction.
@@ -3501,5 +3511,20 @@ mod tests {
             "我有个问题想问一下。",
         ];
         assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own: a condition then an instruction is no
+    /// question; the speaker staying with what they use is a choice.
+    #[test]
+    fn conditions_before_rules_and_staying_with_a_choice() {
+        assert_eq!(
+            kinds(&["When you send me reports, use PDF, not Word."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(kinds(&["when is the next release"]), [None]);
+        assert_eq!(
+            kinds(&["I'll stay with Firefox for development."]),
+            [Some(Kind::Decision)]
+        );
     }
 }
