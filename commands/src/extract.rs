@@ -1880,6 +1880,55 @@ fn is_subject_value(sentence: &str, lower: &str) -> bool {
         })
 }
 
+/// "pve2 has an Intel Arc A380": a short subject that has a named product
+/// with a model (a second name or a number).
+fn is_subject_has_product(sentence: &str, lower: &str) -> bool {
+    const NOT_SUBJECTS: &[&str] = &[
+        "i",
+        "you",
+        "we",
+        "it",
+        "this",
+        "that",
+        "they",
+        "he",
+        "she",
+        "there",
+        "everyone",
+        "nobody",
+        "who",
+        "what",
+        "which",
+        "everything",
+        "nothing",
+        "something",
+    ];
+    let head: Vec<&str> = words(lower).take(3).collect();
+    let Some(verb) = head.iter().position(|w| ["has", "have"].contains(w)) else {
+        return false;
+    };
+    if verb == 0 || head[..verb].iter().any(|w| NOT_SUBJECTS.contains(w)) {
+        return false;
+    }
+    [" has ", " have "]
+        .iter()
+        .find_map(|v| sentence.find(v).map(|at| &sentence[at + v.len()..]))
+        .is_some_and(|tail| {
+            let tail = ["a ", "an ", "the "]
+                .iter()
+                .find_map(|d| tail.strip_prefix(d))
+                .unwrap_or(tail);
+            let mut tokens = tail.split_whitespace().take(4);
+            tokens
+                .next()
+                .is_some_and(|t| t.starts_with(|c: char| c.is_uppercase()))
+                && tokens.any(|t| {
+                    t.starts_with(|c: char| c.is_uppercase())
+                        || t.bytes().any(|b| b.is_ascii_digit())
+                })
+        })
+}
+
 /// "Let's add voided_at", "let's do LXC on pve2": a choice, said as
 /// what the team will do (not "let's just", "let's look at it").
 fn is_lets_choice(lower: &str) -> bool {
@@ -2274,7 +2323,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
-    (is_subject_value(sentence, lower) || is_it_product(sentence)).then_some(Kind::Fact)
+    (is_subject_value(sentence, lower)
+        || is_it_product(sentence)
+        || is_subject_has_product(sentence, lower))
+    .then_some(Kind::Fact)
 }
 
 /// "不是 README，支持列表在 docs 里", "用的是 Riverpod，不是 Bloc": a
@@ -3526,5 +3578,21 @@ mod tests {
             kinds(&["I'll stay with Firefox for development."]),
             [Some(Kind::Decision)]
         );
+    }
+
+    /// Sentences of my own: a short subject that has a named product with
+    /// a model; a name alone, or a pronoun subject, is not one.
+    #[test]
+    fn subjects_that_have_a_named_product() {
+        let facts = [
+            "The build box has an AMD Ryzen 7950X and 64GB of RAM.",
+            "node3 has a Mellanox ConnectX-5 card.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 2]);
+        let none = [
+            "This has a GitHub Action attached.",
+            "It has a Dockerfile somewhere.",
+        ];
+        assert_eq!(kinds(&none), [None; 2]);
     }
 }
