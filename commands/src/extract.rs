@@ -41,8 +41,9 @@
 //!   ask that recurs ("remind me every year", "每周六帮我列清单");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
-//!   trips with dates, money, what they are making), what a thing is built
-//!   on ("it's a Django 4.2 app"), or a short subject with a copula and a
+//!   trips with dates, money, what they are making, what they live with:
+//!   "I have two kids"), what a thing is built on ("it's a Django 4.2
+//!   app", "pve2 has an Intel Arc A380"), or a short subject with a copula and a
 //!   specific value (a number, version, port, day, time, name, path:
 //!   "target is 60fps", "样式我们是 Tailwind").
 //!
