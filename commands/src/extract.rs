@@ -19,23 +19,36 @@
 //! - a correction: a marker ("actually", "no wait", "其实是"), an admission
 //!   ("I mixed them up"), a denial then what is so ("it isn't X, it's Y",
 //!   "X, not Y", "not X but Y", "不是 X，是 Y", "姓刘，不姓柳"), what was
-//!   said before named beside a denial ("like I said", "you wrote"), or a
-//!   thing whose value changed ("moved to", "is now", "改到…了");
+//!   said before named beside a denial ("like I said", "you wrote"), a
+//!   thing whose value changed ("moved to", "is now", "改到…了", "涨到"),
+//!   a value put right midway ("rent actually went up to", "isn't ...
+//!   anymore", "it's 38, not 40") or a plan reversed ("... after all");
 //! - a decision: a marker ("we decided", "let's go with", "决定", "就用"),
 //!   the team and a change ("we're moving CI to"), a choice concluded ("let's
 //!   do the SSD then", "用 citext 吧"), a lasting choice about how things
 //!   are ("... should run at 18:00 from now on", "every chart gets an exact
-//!   version"), or the user naming one of the options the assistant just
+//!   version", "going forward all changes go through ..."), "let's" and a
+//!   verb of choice ("let's do LXC on pve2"), an option and "then"
+//!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
+//!   B"), or the user naming one of the options the assistant just
 //!   offered ("threaded loading." after "... or threaded loading?");
 //! - a preference: a standing instruction ("never print secrets", "use X
 //!   instead of Y", "..., always", "keep them short and always ..."), a
 //!   rule named as one, a liking, what the speaker does or will not do ("I
-//!   don't do X", "I'd like the output to stay plain"), an ask that recurs
-//!   ("remind me every year");
+//!   don't do X", "I'd like the output to stay plain"), what the speaker
+//!   wants of all things of a kind ("I want every handler to ...",
+//!   "我希望都用中文写"), a rule over a value ("X should ..., not Y"), an
+//!   ask that recurs ("remind me every year", "每周六帮我列清单");
 //! - a fact: something that has lasted ("flaky for months"), a statement
-//!   about a named person, about the speaker, or a short subject with a
-//!   copula and a specific value (a number, version, port, day, time,
-//!   name, path: "target is 60fps", "样式我们是 Tailwind").
+//!   about a named person, about the speaker (family, health, schedules,
+//!   trips with dates, money, what they are making, what they live with:
+//!   "I have two kids"), what a thing is built on ("it's a Django 4.2
+//!   app", "pve2 has an Intel Arc A380"), or a short subject with a copula and a
+//!   specific value (a number, version, port, day, time, name, path:
+//!   "target is 60fps", "样式我们是 Tailwind").
+//!
+//! A Chinese sentence that says nothing as a whole (an ask beside a
+//! lasting clause) is read clause by clause.
 //!
 //! A choice for now ("I decided to just ..."), a rule about *this* thing
 //! ("don't change that file") and the words of the moment ("today", "this
@@ -109,6 +122,10 @@ const OPENERS_EN: &[&str] = &[
     "well",
     "hmm",
     "ah",
+    "one more thing",
+    "for context",
+    "one last thing",
+    "another thing",
 ];
 
 /// A sentence that starts with one of these corrects something said before.
@@ -158,6 +175,18 @@ const CORRECTION_ANYWHERE_EN: &[&str] = &[
     "that is incorrect",
     "not correct anymore",
     "no longer true",
+    "i misremembered",
+    "i misread",
+    "i mistyped",
+    "i was mistaken",
+    "i stand corrected",
+    "my typo",
+    "sorry, typo",
+    "turns out",
+    "on second thought",
+    "on second thoughts",
+    "change of plan",
+    "let me correct",
 ];
 
 /// A sentence opening with one of these and going on to state something
@@ -257,6 +286,33 @@ const DECISION_EN: &[&str] = &[
     "we've chosen",
     "we have chosen",
     "we picked",
+    "we opted for",
+    "we've opted for",
+    "opted to",
+    "we landed on",
+    "we've landed on",
+    "we've gone with",
+    "we'll be using",
+    "we will be using",
+    "i'll go with",
+    "i'm going with",
+    "i went with",
+    "i'm sticking with",
+    "i'll stick with",
+    "i'll keep using",
+    "i'm keeping",
+    "i'll stay with",
+    "i'll stay on",
+    "we'll stay on",
+    "we'll stay with",
+    "we're staying with",
+    "we're staying on",
+    "we'll keep using",
+    "i chose",
+    "i've chosen",
+    "i picked",
+    "i settled on",
+    "let's settle on",
     "we settled on",
     "we've settled on",
     "we're going with",
@@ -336,9 +392,22 @@ const PREFERENCE_EN: &[&str] = &[
     "i'm not a fan of",
     "i am not a fan of",
     "i'm not a big fan of",
+    "i really dislike",
+    "i really love",
+    "i really don't like",
+    "i strongly prefer",
+    "i much prefer",
+    "i generally prefer",
+    "i absolutely hate",
     "drives me crazy",
     "drives me nuts",
     "i enjoy",
+    "i'm into",
+    "i'm not into",
+    "i'm partial to",
+    "i appreciate it when",
+    "it annoys me when",
+    "i find it annoying when",
     "i'd like you to",
     "i would like you to",
     "my favourite",
@@ -477,12 +546,58 @@ const SELF_FACT_EN: &[&str] = &[
     "my role",
     "my team ",
     "my pronouns",
+    // Lasting facts about a person: birth, age, languages, pets, schooling.
+    "i was born",
+    "my birthday",
+    "years old",
+    "i speak ",
+    "my native language",
+    "my first language",
+    "i'm married",
+    "i am married",
+    "i studied",
+    "i graduated",
+    "my dog",
+    "my cat",
+    "our dog",
+    "our cat",
     // Health and diet: lasting, however the sentence is built.
     "allergic to",
     "i'm vegetarian",
     "i am vegetarian",
     "i'm vegan",
     "i am vegan",
+    "intolerant",
+    "i bank with",
+    "i get paid",
+    "i'm paid",
+    "i am paid",
+];
+
+/// Family, named by the speaker: "my wife Anna", "our two kids".
+const FAMILY_EN: &[&str] = &[
+    "my wife",
+    "my husband",
+    "my partner",
+    "my spouse",
+    "my son",
+    "my daughter",
+    "my kids",
+    "my children",
+    "my mother",
+    "my father",
+    "my mom",
+    "my mum",
+    "my dad",
+    "my parents",
+    "my sister",
+    "my brother",
+    "our kids",
+    "our children",
+    "our son",
+    "our daughter",
+    "our two kids",
+    "our three kids",
 ];
 
 /// A sentence about the project or team opens with one of these.
@@ -554,6 +669,18 @@ const ROLE_VERBS_EN: &[&str] = &[
     "uses",
     "needs",
     "has",
+    "does",
+    "goes",
+    "translates",
+    "covers",
+    "teaches",
+    "studies",
+    "plays",
+    "trains",
+    "lives",
+    "drives",
+    "picks",
+    "expires",
 ];
 
 /// Words of the moment: a sentence with one is about today's task.
@@ -621,6 +748,14 @@ const RULE_EN: &[&str] = &[
     "our policy",
     "the convention",
     "our convention",
+    // What is not up for discussion.
+    "non-negotiable",
+    "non negotiable",
+    "a hard requirement",
+    "a must-have",
+    "a dealbreaker",
+    "a deal-breaker",
+    "a deal breaker",
 ];
 /// What was said before, named: a sentence naming it beside a denial
 /// corrects it.
@@ -662,6 +797,12 @@ const CORRECTION_ZH: &[&str] = &[
     "搞错了",
     "记错了",
     "纠正",
+    "口误",
+    "打错了",
+    "看错了",
+    "修正一下",
+    "订正",
+    "其实不是",
     "弄错了",
     "写错了",
     "不是这样",
@@ -679,6 +820,13 @@ const DECISION_ZH: &[&str] = &[
     "统一用",
     "我们同意",
     "敲定",
+    "确定用",
+    "最终用",
+    "最后决定",
+    "选用",
+    "拍板",
+    "最终选",
+    "统一成",
     "那就",
     "就用",
     "就定",
@@ -687,6 +835,15 @@ const DECISION_ZH: &[&str] = &[
     "定下来",
     "就这么办",
     "就这样吧",
+    "不再用",
+    "不再使用",
+    // "zero dates 全部转成 NULL": all of a kind, changed.
+    "全部转成",
+    "全部改成",
+    "全部换成",
+    "都转成",
+    "都改成",
+    "都换成",
 ];
 /// "我们也不打算上 GraphQL": we, planning.
 const PLAN_ZH: &[&str] = &["打算", "计划", "准备"];
@@ -707,6 +864,11 @@ const CHANGE_VERBS_ZH: &[&str] = &[
 const PREFERENCE_ZH: &[&str] = &[
     "我喜欢",
     "不喜欢",
+    "我不太喜欢",
+    "我不怎么喜欢",
+    "我不大喜欢",
+    "喜欢用",
+    "爱用",
     "最喜欢",
     "比较喜欢",
     "一直喜欢",
@@ -738,11 +900,67 @@ const PREFERENCE_ZH: &[&str] = &[
     "优先使用",
     "习惯用",
     "偏好",
+    "别给我",
+    "不要给我",
+    "请始终",
+    "请一直",
+    "记得每次",
+    "以后都",
+    "不要再",
+    "别再",
 ];
+/// A wish or a habit of the speaker ("代码注释我希望都用中文写",
+/// "我一般提前 30 分钟出门"): a preference unless it is about the moment
+/// ("我希望今天能跑完", "不过这次先这样").
+const WISH_ZH: &[&str] = &["我希望", "我们希望", "我一般", "我通常", "我平时", "我向来"];
 const FACT_ZH: &[&str] = &[
     // Health and diet, and where home is: lasting facts about a person.
     "过敏",
     "吃素",
+    "不耐受",
+    "老毛病",
+    "旧伤",
+    "慢性",
+    // Family.
+    "我老婆",
+    "我老公",
+    "我妻子",
+    "我丈夫",
+    "我太太",
+    "我先生",
+    "我儿子",
+    "我女儿",
+    "我爸",
+    "我妈",
+    "我父母",
+    // Where things run, what one aims at.
+    "跑在",
+    "运行在",
+    "托管在",
+    "我的目标是",
+    // Birth, age, home, pets, where the speaker works.
+    "我出生",
+    "我的生日",
+    "我生日",
+    "我今年",
+    "我老家",
+    "我养了",
+    "我家有",
+    "我们家有",
+    "我们公司",
+    "我们团队",
+    // Rules set by others: a school, a company, a contract.
+    "学校要求",
+    "学校规定",
+    "公司要求",
+    "公司规定",
+    "合同里",
+    "合同规定",
+    // What is supported, how many there are.
+    "最低支持",
+    "只支持",
+    "一共有",
+    "总共有",
     "我家在",
     "我们家在",
     "我叫",
@@ -889,7 +1107,30 @@ const DELEGATION_ZH: &[&str] = &[
 ];
 
 const TRANSIENT_ZH: &[&str] = &[
-    "报错", "失败", "错误", "崩溃", "又", "还是", "今天", "一下", "帮我", "看看", "等下", "待会",
+    "报错",
+    "失败",
+    "错误",
+    "崩溃",
+    "又",
+    "还是",
+    "今天",
+    "一下",
+    "帮我",
+    "看看",
+    "等下",
+    "待会",
+    "这周",
+    "本周",
+    "上周",
+    "昨天",
+    "昨晚",
+    "刚才",
+    "刚刚",
+    "很慢",
+    "特别慢",
+    "太慢",
+    "变慢",
+    "卡顿",
 ];
 const QUESTION_ZH: &[&str] = &["吗", "呢", "什么", "为什么", "怎么", "能不能", "是否"];
 
@@ -1029,7 +1270,8 @@ fn is_question(sentence: &str, lower: &str) -> bool {
         "should we ",
     ]
     .iter()
-    .any(|q| lower.starts_with(q))
+    // "When you page me, use Slack DM.": a condition, then an instruction.
+    .any(|q| lower.starts_with(q) && !(*q == "when " && lower.contains(", ")))
 }
 
 /// A sentence that only marks what follows as a correction.
@@ -1077,6 +1319,36 @@ fn is_person_statement(sentence: &str) -> bool {
     {
         return false;
     }
+    // "Anna's a nurse": a name and "is" run together.
+    if let Some(name) = first
+        .strip_suffix("'s")
+        .or_else(|| first.strip_suffix("\u{2019}s"))
+        && name.chars().skip(1).all(char::is_lowercase)
+        && !engram_text::tokenize::is_stopword(&name.to_lowercase())
+        && ![
+            "Here",
+            "There",
+            "That",
+            "It",
+            "What",
+            "Who",
+            "Where",
+            "Let",
+            "He",
+            "She",
+            "Everything",
+            "Nothing",
+            "Something",
+            "Today",
+            "Now",
+        ]
+        .contains(&name)
+        && tokens
+            .get(1)
+            .is_some_and(|t| ["a", "an", "the", "our", "my", "on", "in"].contains(t))
+    {
+        return true;
+    }
     let name_words = tokens.iter().take_while(|t| capital(t)).count();
     let rest = tokens[name_words.min(tokens.len())..]
         .join(" ")
@@ -1097,6 +1369,24 @@ fn is_we_will_change(lower: &str) -> bool {
                     .any(|w| CHANGE_VERBS_EN.iter().any(|v| w.starts_with(v)))
         })
     })
+}
+
+/// "I'm moving my finances from a spreadsheet to beancount": the speaker
+/// changing what they use, from one thing to another.
+fn is_own_migration(lower: &str) -> bool {
+    ["i'm ", "i am ", "i'll ", "i will ", "i've "]
+        .iter()
+        .any(|p| {
+            lower.strip_prefix(p).is_some_and(|rest| {
+                words(rest).take(2).any(|w| {
+                    ["mov", "switch", "migrat", "port"]
+                        .iter()
+                        .any(|v| w.starts_with(v))
+                }) && rest.contains(" from ")
+                    && rest.contains(" to ")
+                    && !is_pointed(rest)
+            })
+        })
 }
 
 /// "No, the DB is on 5433", "Wait, I said 5 but it's 3": a correction
@@ -1125,7 +1415,20 @@ fn is_opened_correction(lower: &str) -> bool {
 fn is_contrast_correction(lower: &str) -> bool {
     any_at_word_start(
         lower,
-        &["isn't", "is not", "aren't", "are not", "wasn't", "was not"],
+        &[
+            "isn't",
+            "is not",
+            "aren't",
+            "are not",
+            "wasn't",
+            "was not",
+            // "We don't have a cat, it's the dog".
+            "don't have",
+            "doesn't have",
+            "don't own",
+            "doesn't use",
+            "don't use",
+        ],
     ) && [
         ", it's ",
         ", it is ",
@@ -1162,6 +1465,38 @@ fn is_standing_instruction(lower: &str) -> bool {
         // everywhere": a rule said as a thing and how widely it holds.
         || ([" always", " everywhere"].iter().any(|e| ending.ends_with(e))
             && !starts_with_subject(lower))
+        // "..., so keep the filter on nearest everywhere, it's pixel art":
+        // a clause that is a rule and how widely it holds.
+        || lower.split([',', ';']).skip(1).chain(lower.split([',', ';']).take(1)).any(|clause| {
+            let clause = clause.trim().trim_end_matches(['.', '!', ' ']);
+            let clause = ["so ", "and ", "also ", "then "]
+                .iter()
+                .find_map(|o| clause.strip_prefix(o))
+                .unwrap_or(clause);
+            [" always", " everywhere"].iter().any(|e| clause.ends_with(e))
+                && words(clause).count() >= 2
+                && !starts_with_subject(clause)
+        })
+        // "When you page me, use Slack DM, not email": a clause saying what
+        // to use over what.
+        || lower.match_indices(", use ").any(|(at, _)| {
+            let rest = &lower[at + 2..];
+            USE_OVER_EN[..4].iter().any(|p| rest.contains(p)) || rest.contains(", not ")
+        })
+        // "Please write docs in plain prose, no marketing fluff": an ask
+        // and what it rules out.
+        || (starts_with_word(lower, "please")
+            && lower.match_indices(", no ").any(|(at, _)| {
+                let after = &lower[at + ", no ".len()..];
+                words(after).next().is_some_and(|w| {
+                    ![
+                        "rush", "hurry", "worries", "problem", "pressure", "need", "changes",
+                        "change", "idea", "clue", "luck", "matter", "big",
+                    ]
+                    .contains(&w)
+                })
+            })
+            && !is_pointed(&lower["please".len()..]))
         // "For postmortems, keep them blameless and always put the timeline
         // in UTC": an always or a never joined to an instruction.
         || ([", always ", " and always ", ", never ", " and never ", "; always ", "; never "]
@@ -1194,11 +1529,233 @@ fn is_value_contrast(lower: &str) -> bool {
         return false;
     };
     let before = &lower[..at];
+    // "The budget month should run 25th to 24th, not calendar months": a
+    // rule and what it rules out, not a correction ([`is_rule_over`]).
+    if has_word(before, RULE_WORDS_EN) {
+        return false;
+    }
+    // "It's 38 pipelines, not 40": a value said again.
+    let restated = ["it's ", "it is ", "that's ", "that is "]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        && before.bytes().any(|b| b.is_ascii_digit());
     !starts_with_word(lower, "our")
         && !starts_with_word(lower, "we")
-        && words(before)
-            .skip(1)
-            .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed")))
+        && (restated
+            || words(before)
+                .skip(1)
+                .any(|w| STATEMENT_VERBS_EN.contains(&w) || (w.len() > 4 && w.ends_with("ed"))))
+}
+
+/// Words that make a statement a rule: what should or must always be.
+const RULE_WORDS_EN: &[&str] = &["should", "must", "always", "please", "everywhere"];
+
+/// "Runs should always log to the team entity, not my account": a rule,
+/// then what it rules out.
+fn is_rule_over(lower: &str) -> bool {
+    [", not ", " — not ", "; not "]
+        .iter()
+        .find_map(|p| lower.find(p))
+        .is_some_and(|at| has_word(&lower[..at], RULE_WORDS_EN))
+}
+
+/// "Rent actually went up to 15,200", "the cluster isn't 2 nodes anymore":
+/// a value put right midway, or a denial of what held until now.
+fn is_midway_correction(sentence: &str, lower: &str) -> bool {
+    // "It's actually 15", "rent actually went up": what is so, or what
+    // changed, after "actually".
+    let actually = after_word_start(lower, "actually ").any(|after| {
+        words(after).next().is_some_and(|w| {
+            [
+                "is", "are", "was", "were", "went", "moved", "changed", "starts", "ends", "runs",
+                "costs", "lives", "means", "has", "have", "uses", "on", "in", "at", "from",
+            ]
+            .contains(&w)
+                || w.starts_with(|c: char| c.is_ascii_digit())
+        })
+    }) && sentence.bytes().any(|b| b.is_ascii_digit());
+    let anymore = has_word(lower, &["anymore"])
+        && has_word(
+            lower,
+            &[
+                "not", "isn't", "aren't", "doesn't", "don't", "no", "never", "can't", "won't",
+            ],
+        );
+    actually || anymore
+}
+
+/// "I want every handler to return a Result", "I'd like everything
+/// defined in Ansible": what the speaker wants of all things of a kind.
+fn is_wanted_rule(lower: &str) -> bool {
+    const ALL: &[&str] = &["every", "everything", "all", "each", "any", "no", "nothing"];
+    ["i want ", "i'd like ", "i would like ", "i really want "]
+        .iter()
+        .any(|p| {
+            after_word_start(lower, p).any(|after| {
+                let head: Vec<&str> = words(after).take(6).collect();
+                // "every handler", "all categorisation rules"; not "all the
+                // tests", "each of you".
+                let all = head.first().is_some_and(|w| ALL.contains(w))
+                    && !head.get(1).is_some_and(|w| {
+                        ["the", "of", "these", "those", "this", "that", "my", "your"].contains(w)
+                    });
+                // "I want workflow names to match the job names": a thing of
+                // a kind and what it should do (not "I want to", "I want you
+                // to", "I want it to").
+                let kind_to = head.first().is_some_and(|w| {
+                    ![
+                        "to", "you", "a", "an", "the", "my", "this", "that", "it", "them",
+                    ]
+                    .contains(w)
+                        && !ALL.contains(w)
+                }) && head.iter().skip(1).any(|w| *w == "to");
+                (all || kind_to) && !is_pointed(after) && !has_deadline(lower)
+            })
+        })
+}
+
+/// "I'll be in Lisbon Oct 14-17", "I'm on leave from 3 to 10 June": the
+/// speaker away or travelling, with a date (a month named, a day number).
+fn is_own_trip(sentence: &str, lower: &str) -> bool {
+    const AWAY: &[&str] = &[
+        "i'll be in ",
+        "i will be in ",
+        "i'll be there",
+        "i'll be away",
+        "i will be away",
+        "i'll be out",
+        "i'm away",
+        "i'm on leave",
+        "i'm on vacation",
+        "i'm on holiday",
+        "i'm off from",
+        "i'm flying",
+        "i'm travelling",
+        "i'm traveling",
+        "we're flying",
+        "we're travelling",
+        "we're traveling",
+        "we'll be in ",
+        "we'll be away",
+    ];
+    const MONTHS: &[&str] = &[
+        "jan",
+        "january",
+        "feb",
+        "february",
+        "mar",
+        "march",
+        "apr",
+        "april",
+        "may",
+        "jun",
+        "june",
+        "jul",
+        "july",
+        "aug",
+        "august",
+        "sep",
+        "sept",
+        "september",
+        "oct",
+        "october",
+        "nov",
+        "november",
+        "dec",
+        "december",
+    ];
+    any_at_word_start(lower, AWAY)
+        && has_word(lower, MONTHS)
+        && sentence.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// "I have two kids", "I have a peanut allergy", "we have a cat": family,
+/// pets, health and standing memberships the speaker has (not "I have a
+/// question").
+fn is_own_household(lower: &str) -> bool {
+    const HELD: &[&str] = &[
+        "kid",
+        "kids",
+        "child",
+        "children",
+        "son",
+        "sons",
+        "daughter",
+        "daughters",
+        "twins",
+        "baby",
+        "dog",
+        "dogs",
+        "cat",
+        "cats",
+        "allergy",
+        "allergies",
+        "diabetes",
+        "asthma",
+        "migraines",
+        "condition",
+        "membership",
+        "status",
+        "card",
+        "license",
+        "licence",
+        "degree",
+        "phd",
+        "mortgage",
+        "car",
+        "wife",
+        "husband",
+        "partner",
+        "brother",
+        "brothers",
+        "sister",
+        "sisters",
+    ];
+    ["i have ", "i've got ", "we have ", "we've got "]
+        .iter()
+        .any(|p| {
+            after_word_start(lower, p)
+                .any(|after| !is_pointed(after) && words(after).take(5).any(|w| HELD.contains(&w)))
+        })
+}
+
+/// "... by Friday", "by tomorrow", "by end of day": a deadline, so a task.
+fn has_deadline(lower: &str) -> bool {
+    after_word_start(lower, "by ").any(|after| {
+        words(after).next().is_some_and(|w| {
+            engram_text::calendar::WEEKDAYS.contains(&w)
+                || [
+                    "tomorrow", "tonight", "eod", "end", "noon", "lunch", "then", "next", "today",
+                ]
+                .contains(&w)
+        })
+    })
+}
+
+/// "I publish every other Sunday", "I do Mondays and Fridays": what the
+/// speaker does on a schedule.
+fn is_own_schedule(lower: &str) -> bool {
+    const NOT_VERBS: &[&str] = &[
+        "will", "would", "can", "could", "should", "might", "must", "need", "want", "think",
+        "just", "guess", "hope", "tried", "was", "am", "have", "had", "did",
+    ];
+    let mut w = words(lower);
+    if w.next() != Some("i") || w.next().is_none_or(|v| NOT_VERBS.contains(&v)) {
+        return false;
+    }
+    let plural_day = words(lower).any(|w| {
+        w.strip_suffix('s').is_some_and(|d| {
+            engram_text::calendar::WEEKDAYS.contains(&d) || ["weekend", "weekday"].contains(&d)
+        })
+    });
+    plural_day
+        || after_word_start(lower, "every ").any(|after| {
+            words(after)
+                .find(|w| *w != "other" && *w != "single")
+                .is_some_and(|w| {
+                    PERIODS_EN.contains(&w) || engram_text::calendar::WEEKDAYS.contains(&w)
+                })
+        })
 }
 
 /// "The timeout isn't 30s like I said", "it's Kenji, you wrote Kenzi": what
@@ -1324,6 +1881,152 @@ fn is_subject_value(sentence: &str, lower: &str) -> bool {
         })
 }
 
+/// "pve2 has an Intel Arc A380": a short subject that has a named product
+/// with a model (a second name or a number).
+fn is_subject_has_product(sentence: &str, lower: &str) -> bool {
+    const NOT_SUBJECTS: &[&str] = &[
+        "i",
+        "you",
+        "we",
+        "it",
+        "this",
+        "that",
+        "they",
+        "he",
+        "she",
+        "there",
+        "everyone",
+        "nobody",
+        "who",
+        "what",
+        "which",
+        "everything",
+        "nothing",
+        "something",
+    ];
+    let head: Vec<&str> = words(lower).take(3).collect();
+    let Some(verb) = head.iter().position(|w| ["has", "have"].contains(w)) else {
+        return false;
+    };
+    if verb == 0 || head[..verb].iter().any(|w| NOT_SUBJECTS.contains(w)) {
+        return false;
+    }
+    [" has ", " have "]
+        .iter()
+        .find_map(|v| sentence.find(v).map(|at| &sentence[at + v.len()..]))
+        .is_some_and(|tail| {
+            let tail = ["a ", "an ", "the "]
+                .iter()
+                .find_map(|d| tail.strip_prefix(d))
+                .unwrap_or(tail);
+            let mut tokens = tail.split_whitespace().take(4);
+            tokens
+                .next()
+                .is_some_and(|t| t.starts_with(|c: char| c.is_uppercase()))
+                && tokens.any(|t| {
+                    t.starts_with(|c: char| c.is_uppercase())
+                        || t.bytes().any(|b| b.is_ascii_digit())
+                })
+        })
+}
+
+/// "Let's add voided_at", "let's do LXC on pve2": a choice, said as
+/// what the team will do (not "let's just", "let's look at it").
+fn is_lets_choice(lower: &str) -> bool {
+    const CHOICE_VERBS: &[&str] = &[
+        "add",
+        "do",
+        "use",
+        "pick",
+        "adopt",
+        "store",
+        "target",
+        "support",
+        "require",
+        "go",
+        "stick",
+        "switch",
+        "standardize",
+        "standardise",
+    ];
+    // What a task is made of: a step, a check, a try, not a choice.
+    const TASK_WORDS: &[&str] = &[
+        "quick", "check", "rerun", "retry", "try", "test", "debug", "debugger", "step", "look",
+        "see", "fix", "print", "going", "again", "now", "today", "sanity", "branch", "ahead",
+    ];
+    lower.strip_prefix("let's ").is_some_and(|rest| {
+        words(rest)
+            .next()
+            .is_some_and(|v| CHOICE_VERBS.contains(&v))
+            && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
+            && !any_at_word_start(lower, MOMENT_DECISION_EN)
+            && !any_at_word_start(lower, TRANSIENT_EN)
+            && !has_word(lower, TASK_WORDS)
+    })
+}
+
+/// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
+/// talked about is built on, a name and a version.
+fn is_it_product(sentence: &str) -> bool {
+    [
+        "it's ",
+        "It's ",
+        "it is ",
+        "It is ",
+        "it\u{2019}s ",
+        "it targets ",
+        "It targets ",
+        "it runs on ",
+        "It runs on ",
+        "it's built on ",
+        "It's built on ",
+        "it's written in ",
+        "It's written in ",
+    ]
+    .iter()
+    .flat_map(|p| {
+        sentence
+            .match_indices(p)
+            .map(move |(at, _)| &sentence[at + p.len()..])
+    })
+    .any(|tail| {
+        let tail = tail
+            .strip_prefix("a ")
+            .or_else(|| tail.strip_prefix("an "))
+            .unwrap_or(tail);
+        tail.starts_with(|c: char| c.is_uppercase())
+            && tail.split_whitespace().any(|t| {
+                let t = t.trim_matches(|c: char| !c.is_alphanumeric());
+                t.contains('.')
+                    && t.split('.')
+                        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            })
+    })
+}
+
+/// Words that acknowledge or wave on ("Done then", "Merge then"), never
+/// an option named.
+const ACKNOWLEDGED_EN: &[&str] = &[
+    "ok", "okay", "fine", "alright", "right", "done", "good", "great", "cool", "perfect", "nice",
+    "sure", "yes", "no", "thanks", "merge", "deploy", "ship", "go", "run", "fix", "try", "push",
+    "continue", "proceed", "bye", "later", "see", "until", "till",
+];
+
+/// "SQLite then, one file in my Dropbox": an option named, then "then".
+fn is_named_then(lower: &str) -> bool {
+    let Some(at) = lower.find(" then") else {
+        return false;
+    };
+    let head = &lower[..at];
+    let after = &lower[at + " then".len()..];
+    let head_words: Vec<&str> = words(head).collect();
+    (1..=3).contains(&head_words.len())
+        && !head_words
+            .iter()
+            .any(|w| engram_text::tokenize::is_stopword(w) || ACKNOWLEDGED_EN.contains(w))
+        && (after.is_empty() || after.starts_with([',', '.', '!', ';']))
+}
+
 /// "Let's do the SSD then": a choice concluded from what was weighed.
 fn is_concluded_choice(lower: &str) -> bool {
     starts_with_word(lower, "let's")
@@ -1335,11 +2038,24 @@ fn is_concluded_choice(lower: &str) -> bool {
 /// dependency gets an exact version": a lasting choice about how things
 /// are, not an ask of the assistant.
 fn is_lasting_choice(lower: &str) -> bool {
+    // "Going forward all infra changes go through Terraform", "keying
+    // everything by id from now on": how things go, not an ask ("please
+    // keep ... from now on").
+    let rest = LASTING_EN
+        .iter()
+        .find_map(|m| lower.strip_prefix(m))
+        .unwrap_or(lower)
+        .trim_start_matches([',', ' ']);
+    let how_things_go = words(rest).next().is_some_and(|w| {
+        (w.len() > 4 && w.ends_with("ing"))
+            || ["all", "every", "everything", "each", "any"].contains(&w)
+    }) && !any_at_word_start(lower, &["please", "you", "me", "my"]);
     let lasting = any_at_word_start(lower, LASTING_EN)
-        && has_word(
-            lower,
-            &["we", "we'll", "we're", "i'll", "should", "will", "shall"],
-        );
+        && (how_things_go
+            || has_word(
+                lower,
+                &["we", "we'll", "we're", "i'll", "should", "will", "shall"],
+            ));
     let every = ["every ", "each ", "all new ", "all future "]
         .iter()
         .any(|p| lower.starts_with(p))
@@ -1462,22 +2178,31 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
             || is_value_contrast(lower)
             || is_recalled(lower)
             || is_changed_value(sentence, lower)
-            || is_instead(sentence, lower))
+            || is_instead(sentence, lower)
+            || is_midway_correction(sentence, lower)
+            // "there won't be a series after all": a plan reversed.
+            || lower.trim_end_matches(['.', '!', ' ']).ends_with(" after all")
+            || lower.contains(" after all,"))
             && !is_standing_instruction(lower))
     {
         return Some(Kind::Correction);
     }
     // "Let's make that the rule": a standing rule, said as one.
-    if any_at_word_start(lower, RULE_EN) {
+    if any_at_word_start(lower, RULE_EN) || is_rule_over(lower) {
         return Some(Kind::Preference);
     }
     if any_at_word_start(lower, DECISION_EN)
         || is_we_will_change(lower)
+        || is_own_migration(lower)
         || DECISION_STARTS_EN
             .iter()
             .any(|p| starts_with_word(lower, p))
         || lower.trim_end_matches(['.', '!', ' ']).ends_with(" it is")
+        // "query_as! it is for the whole service".
+        || lower.contains(" it is for ")
+        || is_named_then(lower)
         || is_concluded_choice(lower)
+        || is_lets_choice(lower)
         || is_lasting_choice(lower)
     {
         // "I decided to just delete the branch": a choice for now.
@@ -1492,12 +2217,36 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, DURATION_EN) && has_word(lower, COPULAS_EN) {
         return Some(Kind::Fact);
     }
-    let transient = any_at_word_start(lower, TRANSIENT_EN) || any_at_word_start(lower, INCIDENT_EN);
-    if !of_the_moment && is_own_habit(lower) {
+    // "The player keeps clipping through walls": a problem going on.
+    let keeps_doing = after_word_start(lower, "keeps ")
+        .chain(after_word_start(lower, "keep "))
+        .any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing"))
+        });
+    // "against" is not "again".
+    // "staging is still on 13" says how things stand, not that a failure
+    // goes on.
+    let unagainst = [
+        "still on ",
+        "still in ",
+        "still at ",
+        "still uses ",
+        "still runs ",
+    ]
+    .iter()
+    .fold(lower.replace("against", "versus"), |text, s| {
+        text.replace(s, "on ")
+    });
+    let transient = any_at_word_start(&unagainst, TRANSIENT_EN)
+        || any_at_word_start(lower, INCIDENT_EN)
+        || keeps_doing;
+    if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
         return Some(Kind::Preference);
     }
     // "Jonas is the only one with prod access, so ask him": about a person.
-    if !transient && is_person_statement(sentence) {
+    if !transient && is_person_statement(without_fillers(sentence)) {
         return Some(Kind::Fact);
     }
     if !of_the_moment
@@ -1517,6 +2266,47 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
         return Some(Kind::Fact);
     }
+    // "The passport expires in May 2031": a date a thing lapses or renews.
+    if !transient
+        && has_word(
+            lower,
+            &["expires", "expire", "expiry", "renews", "renewal", "valid"],
+        )
+        && words(lower).any(|w| {
+            w.len() == 4
+                && (w.starts_with("19") || w.starts_with("20"))
+                && w.bytes().all(|b| b.is_ascii_digit())
+        })
+    {
+        return Some(Kind::Fact);
+    }
+    // "I'll be in Lisbon Oct 14-17": the speaker away, on dates.
+    if !transient && is_own_trip(sentence, lower) {
+        return Some(Kind::Fact);
+    }
+    // "I have two kids", "we have a dog": what the speaker lives with.
+    if !of_the_moment && !transient && is_own_household(lower) {
+        return Some(Kind::Fact);
+    }
+    // "I'm using beancount for my finances": the speaker's tools.
+    if !of_the_moment
+        && !transient
+        && ["i use ", "i'm using ", "i am using "]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        && !is_pointed(&lower[lower.find(" us").unwrap_or(0) + 4..])
+    {
+        return Some(Kind::Fact);
+    }
+    // "It's me, my wife Anna and our two kids", "I publish every other
+    // Sunday": the speaker's family and schedule.
+    if !of_the_moment
+        && !transient
+        && ((any_at_word_start(lower, FAMILY_EN) && has_specific_value(sentence, lower))
+            || is_own_schedule(lower))
+    {
+        return Some(Kind::Fact);
+    }
     if !of_the_moment && !transient && is_recurring_ask(lower) {
         return Some(Kind::Preference);
     }
@@ -1534,7 +2324,10 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
-    is_subject_value(sentence, lower).then_some(Kind::Fact)
+    (is_subject_value(sentence, lower)
+        || is_it_product(sentence)
+        || is_subject_has_product(sentence, lower))
+    .then_some(Kind::Fact)
 }
 
 /// "不是 README，支持列表在 docs 里", "用的是 Riverpod，不是 Bloc": a
@@ -1545,7 +2338,17 @@ fn is_contrast_correction_zh(sentence: &str) -> bool {
         .map(str::trim)
         .filter(|c| !c.is_empty())
         .collect();
-    clauses.len() >= 2 && clauses.iter().any(|c| c.starts_with("不是"))
+    // "比赛不是 4 月，我刚看了官网，是 3 月 23 号": a later clause says
+    // what is.
+    let denied_then_stated = clauses
+        .iter()
+        .position(|c| c.contains("不是"))
+        .is_some_and(|at| {
+            clauses[at + 1..]
+                .iter()
+                .any(|c| c.starts_with('是') && c.chars().any(|c| c.is_ascii_alphanumeric()))
+        });
+    clauses.len() >= 2 && (clauses.iter().any(|c| c.starts_with("不是")) || denied_then_stated)
 }
 
 fn classify_zh(sentence: &str) -> Option<Kind> {
@@ -1556,15 +2359,33 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
                 || sentence.contains("已经")
                 || sentence.contains("换成")
                 || sentence.contains("改成")));
+    // "半小时就搞定了": done, not decided.
+    let undone = sentence.replace("搞定", "");
+    // "我们定了用 FreeRTOS，不用 RT-Thread": the option ruled out is part
+    // of the decision, not a correction.
+    let decided = ["决定", "定了", "敲定", "选定", "拍板"]
+        .iter()
+        .any(|p| undone.contains(p));
     if contains(CORRECTION_ZH)
-        || corrected_value
-        || is_contrast_correction_zh(sentence)
-        || is_changed_value_zh(sentence)
+        || ((corrected_value
+            || is_contrast_correction_zh(sentence)
+            || is_changed_value_zh(sentence))
+            && !decided)
     {
         return Some(Kind::Correction);
     }
     let we = sentence.contains("我们");
-    if contains(DECISION_ZH)
+    // "那就分批写", "那就试一下": a next step; "那就 SQS 吧", "那就用 X": a
+    // choice.
+    let chosen_then = |p: &str| {
+        p != "那就"
+            || ["吧", "用", "定", "选", "按"]
+                .iter()
+                .any(|c| undone.contains(c))
+    };
+    if DECISION_ZH
+        .iter()
+        .any(|p| undone.contains(p) && chosen_then(p))
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
         || is_chosen_zh(sentence)
@@ -1588,11 +2409,100 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         } else {
             sentence.contains(p)
         }
-    });
-    if preference {
+    }) || (contains(WISH_ZH) && !contains(TRANSIENT_ZH) && !contains(MOMENT_ZH));
+    // "每周六早上帮我列一下买菜清单": an ask that recurs.
+    let periodic = [
+        "每周",
+        "每天",
+        "每月",
+        "每年",
+        "每晚",
+        "每个月",
+        "每个星期",
+        "每星期",
+    ]
+    .iter()
+    .any(|p| sentence.contains(p));
+    // ("帮我记一下" asks to keep what follows, not to do it again.)
+    let asked = ["帮我", "提醒我", "给我"]
+        .iter()
+        .any(|a| sentence.contains(a))
+        && !sentence.contains("帮我记");
+    if preference || (periodic && asked) || is_stop_ask_zh(sentence) {
         return Some(Kind::Preference);
     }
-    if (contains(FACT_ZH) || is_copula_value_zh(sentence)) && !contains(TRANSIENT_ZH) {
+    // "女儿每周二和周四下午四点半有钢琴课": what happens on a schedule, at
+    // a time of day or on a day.
+    let timed = sentence.contains('点')
+        || [
+            "周一", "周二", "周三", "周四", "周五", "周六", "周日", "周末", "星期",
+        ]
+        .iter()
+        .any(|d| sentence.contains(d));
+    if periodic
+        && timed
+        && !contains(TRANSIENT_ZH)
+        && !["请", "你", "吧"].iter().any(|a| sentence.contains(a))
+    {
+        return Some(Kind::Fact);
+    }
+    // "我有两个孩子", "我有东航的金卡": what the speaker lives with or holds.
+    let household = ["我有", "我们有", "家里有"].iter().any(|h| {
+        sentence.match_indices(h).any(|(at, _)| {
+            let rest: String = sentence[at + h.len()..].chars().take(12).collect();
+            [
+                "孩子",
+                "儿子",
+                "女儿",
+                "双胞胎",
+                "狗",
+                "猫",
+                "会员",
+                "金卡",
+                "银卡",
+                "白金卡",
+                "驾照",
+                "房贷",
+                "车贷",
+                "糖尿病",
+                "高血压",
+                "哮喘",
+                "老人",
+            ]
+            .iter()
+            .any(|n| rest.contains(n))
+        })
+    });
+    // "我只能早上跑": what the speaker can only do (not for now: "我只能先").
+    let only_can = sentence.contains("我只能") && !contains(MOMENT_ZH);
+    // "五一我们要去成都，4 月 30 号出发": a trip with its dates.
+    let trip = ["我要去", "我们要去", "出差", "出发", "飞去", "回国", "休假"]
+        .iter()
+        .any(|t| sentence.contains(t))
+        && sentence.match_indices(['月', '号', '日']).any(|(at, _)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+        });
+    // "孩子 6 岁": an age.
+    let age = sentence.match_indices('岁').any(|(at, _)| {
+        sentence[..at]
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+    });
+    if (contains(FACT_ZH)
+        || is_copula_value_zh(sentence)
+        || is_own_work_zh(sentence)
+        || age
+        || household
+        || only_can
+        || trip)
+        && !contains(TRANSIENT_ZH)
+    {
         return Some(Kind::Fact);
     }
     None
@@ -1608,7 +2518,9 @@ fn is_copula_value_zh(sentence: &str) -> bool {
         let joined = sentence[..at]
             .chars()
             .next_back()
-            .is_some_and(|c| "不还但可于总只就或真正算要若凡也倒像是".contains(c));
+            .is_some_and(|c| "不还但可于总只就或真正算要若凡也倒像是".contains(c))
+            // "依赖注入现在是手写的": how things stand now.
+            || ["现在", "目前"].iter().any(|n| sentence[..at].ends_with(n));
         let clause = sentence[at..]
             .split(['，', ',', '。', '；', ';', '！', '!'])
             .next()
@@ -1618,6 +2530,41 @@ fn is_copula_value_zh(sentence: &str) -> bool {
             && clause
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .any(|w| w.len() >= 2 || w.bytes().any(|b| b.is_ascii_digit()))
+    })
+}
+
+/// "失败告警别发邮件了": stop doing something, for good (not "你别管了",
+/// not 别人, 特别, 区别 ...).
+fn is_stop_ask_zh(sentence: &str) -> bool {
+    sentence
+        .split(['，', ',', '；', '。', '！'])
+        .map(str::trim)
+        .any(|clause| {
+            !clause.contains('你')
+                && clause.ends_with('了')
+                && clause.match_indices('别').any(|(at, _)| {
+                    let before = clause[..at].chars().next_back();
+                    let after = clause[at + '别'.len_utf8()..].chars().next();
+                    !before.is_some_and(|c| "特区分级类告识差个性派鉴辨".contains(c))
+                        && after.is_some_and(|c| is_cjk(c) && c != '人' && c != '的')
+                        && clause.chars().count() >= 5
+                })
+        })
+}
+
+/// "我在做一个记账 app", "我在写硕士论文": what the speaker is making.
+fn is_own_work_zh(sentence: &str) -> bool {
+    sentence.match_indices("我在").any(|(at, _)| {
+        let rest = &sentence[at + "我在".len()..];
+        ["做", "写", "开发", "训", "搞", "读", "学", "带"]
+            .iter()
+            .any(|v| rest.starts_with(v))
+            && [
+                "一个", "一篇", "一本", "一款", "一套", "论文", "综述", "项目", "课题", "博士",
+                "硕士", "大学",
+            ]
+            .iter()
+            .any(|o| rest.contains(o))
     })
 }
 
@@ -1648,6 +2595,9 @@ fn is_changed_value_zh(sentence: &str) -> bool {
             "提前到",
             "调整为",
             "调到",
+            "涨到",
+            "降到",
+            "升到",
         ]
         .iter()
         .any(|v| sentence.contains(v))
@@ -1663,12 +2613,27 @@ fn is_chosen_zh(sentence: &str) -> bool {
         .split(['，', ',', '。', '！', '!', '；'])
         .map(str::trim)
         .any(|c| {
-            c.ends_with('吧')
-                && c.contains('用')
-                && !["帮", "看", "先", "试", "不用"]
+            // "日志就用 Loki 吧", "默认语言定英文吧", "用 ECB 的汇率就行".
+            (c.ends_with('吧') && (c.contains('用') || c.contains('定'))
+                || (["就行", "就好", "就可以"].iter().any(|e| c.ends_with(e))
+                    && c.contains('用')
+                    && !c.contains('我')))
+                && !["帮", "看", "先", "试", "不用", "你"]
                     .iter()
                     .any(|m| c.contains(m))
         })
+}
+
+/// What follows a short lead-in ("For meal ideas: Leo has a nut
+/// allergy"): a topic of a few words and a colon.
+fn after_lead_in(sentence: &str) -> Option<&str> {
+    let at = sentence.find(": ")?;
+    let lead = &sentence[..at];
+    let rest = sentence[at + 2..].trim_start();
+    (lead.split_whitespace().count() <= 4
+        && lead.chars().all(|c| c.is_alphabetic() || c == ' ')
+        && rest.chars().count() >= SENTENCE_CHARS_MIN)
+        .then_some(rest)
 }
 
 /// A guess, an option weighed or a condition: not a memory.
@@ -1677,10 +2642,12 @@ fn is_hedged(sentence: &str, lower: &str) -> bool {
     any_at_word_start(lower, HEDGES_EN)
         || HEDGES_ZH.iter().any(|h| {
             sentence.match_indices(h).any(|(at, _)| {
-                *h != "大概"
-                    || !sentence[at + h.len()..]
-                        .trim_start()
-                        .starts_with(|c: char| c.is_ascii_digit())
+                // "以后不考虑了" rules an option out: no hedge.
+                (*h != "考虑" || !sentence[..at].ends_with('不'))
+                    && (*h != "大概"
+                        || !sentence[at + h.len()..]
+                            .trim_start()
+                            .starts_with(|c: char| c.is_ascii_digit()))
             })
         })
 }
@@ -1696,7 +2663,11 @@ fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
     let kind = if cjk * 4 >= sentence.chars().filter(|c| !c.is_whitespace()).count() {
         classify_zh(sentence).or_else(|| classify_en(sentence, lower))
     } else {
-        classify_en(sentence, lower).or_else(|| classify_zh(sentence))
+        classify_en(sentence, lower)
+            .or_else(|| classify_zh(sentence))
+            .or_else(|| {
+                after_lead_in(sentence).and_then(|rest| classify_en(rest, &normalized(rest)))
+            })
     };
     // Read last: most sentences are chatter, and a hedge makes any kind none.
     if (kind.is_some() || after_marker) && is_hedged(sentence, lower) {
@@ -1790,6 +2761,32 @@ fn without_fillers(sentence: &str) -> &str {
             _ => return rest,
         }
     }
+}
+
+/// The clauses of a Chinese sentence that says nothing as a whole, each
+/// with its kind when it is worth remembering on its own; none when the
+/// sentence is a question or hedged.
+fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
+    let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
+    if cjk * 4 < sentence.chars().filter(|c| !c.is_whitespace()).count()
+        || is_question(sentence, lower)
+        || is_hedged(sentence, lower)
+    {
+        return Vec::new();
+    }
+    let clauses: Vec<&str> = sentence
+        .split(['，', '；'])
+        .map(str::trim)
+        // "记住这个 PID": a clause pointing at the talk is about the moment.
+        .filter(|c| !c.is_empty() && !c.contains("这个") && !c.contains("那个"))
+        .collect();
+    if clauses.len() < 2 {
+        return Vec::new();
+    }
+    clauses
+        .into_iter()
+        .filter_map(|c| classify(c, &normalized(c), false).map(|k| (c, k)))
+        .collect()
 }
 
 /// The question of an assistant turn that offers options ("X, or Y?",
@@ -1895,6 +2892,16 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
                     sentence: without_fillers(sentence).to_owned(),
                     kind,
                 });
+            } else {
+                // "帮我制定一个跑步计划，我的目标是明年 4 月的马拉松": an ask
+                // beside a lasting clause; each clause read on its own.
+                for (clause, kind) in clauses_zh(sentence, &lower) {
+                    out.push(Proposal {
+                        seq,
+                        sentence: without_fillers(clause).to_owned(),
+                        kind,
+                    });
+                }
             }
             after_marker = false;
         }
@@ -2206,5 +3213,387 @@ mod tests {
                 Kind::Decision
             )]
         );
+    }
+
+    /// Sentences of my own: what the speaker wants of all things of a
+    /// kind, family and schedules, lead-ins, people after a filler, what a
+    /// thing is built on, and values put right midway.
+    #[test]
+    fn wanted_rules_family_schedules_and_midway_corrections() {
+        let preferences = [
+            "I want every endpoint to return JSON.",
+            "I'd like all config kept in one TOML file.",
+            "I want commit messages to follow Conventional Commits.",
+            "文档我希望都用英文写。",
+            "我一般晚上十点以后不看消息。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 5]);
+        let facts = [
+            "It's me, my husband and our two kids.",
+            "I swim every Saturday morning.",
+            "I do the school run on Mondays and Thursdays.",
+            "I bank with a small credit union.",
+            "For context: Marta owns the payments service.",
+            "btw Omar handles the on-call rota.",
+            "About the importer: it's a Flask 2.3 app.",
+            "我爸有高血压，不能吃太咸。",
+            "我在写一个浏览器插件，用 TypeScript。",
+            "我们的 wiki 跑在一台 NUC 上。",
+            "我乳糖不耐受，不能喝牛奶。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 11]);
+        let corrections = [
+            "The fee actually went up to 40 euros.",
+            "The repo isn't on GitLab anymore.",
+            "It's 12 services, not 10.",
+            "会议不是周二，我查了日历，是周三 3 点。",
+            "预算涨到 2000 了。",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 5]);
+        let decisions = [
+            "Let's use Caddy as the reverse proxy.",
+            "那就 Vue 吧，React 不考虑了。",
+            "默认时区定 UTC 吧。",
+            "日志格式用 JSON 就行。",
+            "我们以后不再用 Jenkins。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 5]);
+        let none = [
+            "I want to see the full log.",
+            "I want it to stop crashing.",
+            "I want the build to finish first.",
+            "Let's just restart it.",
+            "Let's look at the logs.",
+            "Let's run it again.",
+            "I did Mondays last month.",
+            "# TODO: prefer tabs once the linter is fixed",
+            "Can you check if my wife's laptop is on the VPN?",
+            "这周是小李值班，有事找他。",
+            "昨天半夜出了个告警，十分钟就搞定了。",
+            "依赖注入现在是手写的 ServiceLocator，太乱了。",
+            "这个怎么存你定吧。",
+            "以后回复我用中文就行。",
+        ];
+        let got = kinds(&none);
+        assert_eq!(got[..13], [None; 13]);
+        // A standing ask of the assistant, not a choice of the team.
+        assert_eq!(got[13], Some(Kind::Preference));
+    }
+
+    /// Sentences of my own: Chinese clauses read on their own beside an
+    /// ask, schedules and recurring asks in Chinese, what is supported,
+    /// "X then" and "X it is for", intensified likings, and the speaker's
+    /// tools.
+    #[test]
+    fn clauses_schedules_and_named_choices() {
+        let got = proposals(&[(
+            1,
+            Role::User,
+            "帮我订个餐厅，我对海鲜和花生都过敏，别选日料。",
+        )]);
+        assert_eq!(
+            got.iter()
+                .map(|p| (p.sentence.as_str(), p.kind))
+                .collect::<Vec<_>>(),
+            [("我对海鲜和花生都过敏", Kind::Fact)]
+        );
+        let facts = [
+            "儿子每周三下午五点有游泳课。",
+            "备份每天凌晨 2 点跑。",
+            "我们的小程序最低支持微信 8.0。",
+            "测试组一共有 5 台设备。",
+            "I'm using Obsidian for my notes.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let preferences = [
+            "每个月月底提醒我交房租。",
+            "I really dislike long meetings.",
+            "Please write commit messages in English, no emoji.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 3]);
+        let decisions = [
+            "Caddy then, with automatic HTTPS.",
+            "Redis it is for the cache.",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 2]);
+        let none = [
+            "每周大概跑 20 公里。",
+            "记住这个端口，等下要用。",
+            "帮我看看这个报错，今天又挂了。",
+            "OK then, go ahead.",
+            "Please fix the test, no rush.",
+            "I'm using it wrong, I guess.",
+            "如果你有空，帮我改一下这个函数，顺便加个测试。",
+        ];
+        assert_eq!(kinds(&none), [None; 7]);
+    }
+
+    /// Sentences of my own: what a thing is built on, "against" (no
+    /// "again"), a plan reversed, the speaker's own migration, ages, and
+    /// what is not up for discussion.
+    #[test]
+    fn products_migrations_reversals_and_ages() {
+        let facts = [
+            "It targets Python 3.12 only.",
+            "The tool compares staging against Postgres 16.2 nightly.",
+            "两个孩子，大的 9 岁，小的 4 岁。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 3]);
+        assert_eq!(
+            kinds(&["I'm switching my notes from Notion to Obsidian."]),
+            [Some(Kind::Decision)]
+        );
+        assert_eq!(
+            kinds(&["We're not doing a launch party after all."]),
+            [Some(Kind::Correction)]
+        );
+        assert_eq!(
+            kinds(&["Two reviewers per PR, that's non-negotiable."]),
+            [Some(Kind::Preference)]
+        );
+        let none = [
+            "I'm moving this file to src/ now.",
+            "After all that, the build still fails.",
+            "It's a mess, honestly.",
+            "The tests ran again against staging.",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own: how things go from now on, a date a thing
+    /// lapses, and a rule said as one clause of a sentence.
+    #[test]
+    fn lasting_ways_expiry_dates_and_rule_clauses() {
+        let decisions = [
+            "Going forward all releases go through the staging tag.",
+            "Naming every table in the singular from now on.",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 2]);
+        assert_eq!(
+            kinds(&["Please keep answers short from now on."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(
+            kinds(&["My driving licence expires in March 2029."]),
+            [Some(Kind::Fact)]
+        );
+        let preferences = [
+            "The client is picky, so tabs everywhere, they insist.",
+            "If you deploy anything, use the blue-green script, not a manual push.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        let none = [
+            "I guess the domain expires in 2027 or so.",
+            "It crashed again, always the same way.",
+            "It fails everywhere, I checked.",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: how a thing still stands, a name run into
+    /// "is", Chinese likings said mildly, and all of a kind changed.
+    #[test]
+    fn standing_values_names_and_mild_likings() {
+        let facts = [
+            "Production is still on Java 17.",
+            "Priya's a pharmacist at the county hospital.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 2]);
+        let preferences = [
+            "我不太喜欢吃香菜，能不放就不放。",
+            "我写脚本喜欢用 Python。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        assert_eq!(kinds(&["旧的时间戳全部转成 UTC。"]), [Some(Kind::Decision)]);
+        let none = [
+            "The deploy is still failing on step 3.",
+            "Here's the config I used.",
+            "There's a typo in the README.",
+            "That's a good point about caching.",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own for the broader lexicons: corrections, choices
+    /// made by the speaker or the team, likings, facts about a person, and
+    /// a standing "stop doing it" in Chinese.
+    #[test]
+    fn broader_lexicons_of_each_kind() {
+        let corrections = [
+            "Turns out the API limit is 100 requests a minute.",
+            "On second thought, the offsite is in Lisbon.",
+            "I misremembered the date, the launch is on the 9th.",
+            "We don't use Jira, it's Linear.",
+            "刚才口误，会议室在三楼。",
+            "我看错了，截止日期是周五。",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 6]);
+        let decisions = [
+            "We opted for Terraform Cloud over Atlantis.",
+            "I'll go with the standing desk from IKEA.",
+            "前端最终用 Svelte，不折腾 React 了。",
+            "日志格式统一成 JSON Lines。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+        let preferences = [
+            "I'm not into heavy frameworks for small scripts.",
+            "It annoys me when commit messages are vague.",
+            "别给我推荐付费课程，我只看免费的。",
+            "周报别抄送老板了。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 4]);
+        let facts = [
+            "I was born in Porto and grew up in Lyon.",
+            "I speak Portuguese and French at home.",
+            "Our dog needs his pills twice a day.",
+            "我老家在四川绵阳。",
+            "我们公司在深圳南山。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "Fix the typo in the README.",
+            "你别管了，我自己来。",
+            "这两个方案的区别不大了。",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: trips with their dates, what the speaker can
+    /// only do, and rules set by a school or a company.
+    #[test]
+    fn trips_constraints_and_rules_set_by_others() {
+        let facts = [
+            "I'll be in Berlin for a workshop, March 3-5.",
+            "I'm on leave from 12 to 19 August.",
+            "国庆我们要去西安，10 月 2 号出发。",
+            "我只能周末写代码，平时要上班。",
+            "公司规定代码必须两人评审才能合并。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "I'll be in a meeting until 3.",
+            "我只能先重启一下试试。",
+            "I'm flying through these tickets today.",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences of my own: a rule and what it rules out is a preference,
+    /// not a correction; a Chinese decision keeps the option it rules out.
+    #[test]
+    fn rules_over_values_and_decisions_that_rule_out() {
+        let preferences = [
+            "Invoices should always be in EUR, not the local currency.",
+            "Dates must be ISO 8601, not US format.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 2]);
+        assert_eq!(
+            kinds(&["The invoice is in EUR, not USD."]),
+            [Some(Kind::Correction)]
+        );
+        assert_eq!(
+            kinds(&["我们决定用 Rust，不用 Go。"]),
+            [Some(Kind::Decision)]
+        );
+        assert_eq!(
+            kinds(&["数据库用的是 Postgres，不用 MySQL。"]),
+            [Some(Kind::Correction)]
+        );
+    }
+
+    /// Sentences of my own: "那就" is a choice only with what is chosen, a
+    /// problem going on ("keeps crashing", 很慢) is no fact.
+    #[test]
+    fn next_steps_and_problems_going_on_are_not_memories() {
+        let none = [
+            "那就先拆成两个函数。",
+            "那就重跑一遍。",
+            "Our staging app keeps timing out on Fridays.",
+            "我们的官网首页加载特别慢，大概 6 秒。",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+        assert_eq!(
+            kinds(&["那就 Caddy 吧，配置简单。", "那就用 Caddy，配置简单。"]),
+            [Some(Kind::Decision); 2]
+        );
+    }
+
+    /// Chatter of my own that the signals above must leave alone: asks
+    /// with a deadline, steps of a task, acknowledgements before "then",
+    /// greetings from family, wishes about today.
+    #[test]
+    fn task_chatter_stays_unextracted() {
+        let none = [
+            "I want all the tests to pass before merging.",
+            "I want each of you to review this.",
+            "I'd like everything cleaned up by Friday.",
+            "Let's add a print statement and rerun.",
+            "Let's do a quick sanity check.",
+            "Let's keep going.",
+            "Let's make a branch for the fix.",
+            "My wife says hi.",
+            "帮我写一个脚本，我希望今天能跑完。",
+            "我一般不这样写，不过这次先这样。",
+            "Done then.",
+            "Good then, thanks.",
+            "Merge then.",
+            "Please run the script, no changes needed.",
+        ];
+        assert_eq!(kinds(&none), [None; 14]);
+        assert_eq!(
+            kinds(&["The venue is actually 12th to 14th, not the 11th."]),
+            [Some(Kind::Correction)]
+        );
+    }
+
+    /// Sentences of my own: what the speaker lives with or holds.
+    #[test]
+    fn households_and_what_the_speaker_holds() {
+        let facts = [
+            "I have two kids in primary school.",
+            "We have a very old cat who needs a quiet room.",
+            "I've got a peanut allergy, a mild one.",
+            "我有两个孩子，都在上小学。",
+            "我有国航的金卡，可以走快速通道。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 5]);
+        let none = [
+            "I have a question about the parser.",
+            "I have a meeting at 3, back soon.",
+            "We have a problem with the cache.",
+            "我有个问题想问一下。",
+        ];
+        assert_eq!(kinds(&none), [None; 4]);
+    }
+
+    /// Sentences of my own: a condition then an instruction is no
+    /// question; the speaker staying with what they use is a choice.
+    #[test]
+    fn conditions_before_rules_and_staying_with_a_choice() {
+        assert_eq!(
+            kinds(&["When you send me reports, use PDF, not Word."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(kinds(&["when is the next release"]), [None]);
+        assert_eq!(
+            kinds(&["I'll stay with Firefox for development."]),
+            [Some(Kind::Decision)]
+        );
+    }
+
+    /// Sentences of my own: a short subject that has a named product with
+    /// a model; a name alone, or a pronoun subject, is not one.
+    #[test]
+    fn subjects_that_have_a_named_product() {
+        let facts = [
+            "The build box has an AMD Ryzen 7950X and 64GB of RAM.",
+            "node3 has a Mellanox ConnectX-5 card.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 2]);
+        let none = [
+            "This has a GitHub Action attached.",
+            "It has a Dockerfile somewhere.",
+        ];
+        assert_eq!(kinds(&none), [None; 2]);
     }
 }
