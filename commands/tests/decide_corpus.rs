@@ -55,6 +55,19 @@
 //! `blind2` ([`BLIND2_FLOOR`]) sit just under the figures after; both
 //! splits are spent for measuring, and guard against losing ground.
 //!
+//! `blind3` (239 pairs, 39% Chinese; 240 written without sight of the
+//! rules or the other splits, one pair also in `dev` left out) was kept
+//! outside the repository and scored by its figures alone, rules only:
+//! before the fourth session's rules 106 misses (contradiction
+//! 0.909/0.615, discarded 1.000/0.575, new 0.405/0.971, reinforced
+//! 0.600/0.046); after them 92 misses (contradiction 0.896/0.662,
+//! discarded 1.000/0.775, new 0.438/0.971, reinforced 0.857/0.092). With
+//! MiniLM 91 misses (reinforced 0.875/0.108). The rules fit the splits
+//! they were tuned on (`blind2` 80 -> 22 misses) far better than new
+//! text: restatements in other words remain the gap. Committed with a
+//! floor ([`BLIND3_FLOOR`]) just under its lowest figure; the next round
+//! needs a fresh split.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -71,6 +84,9 @@ const BLIND_FLOOR: f64 = 0.75;
 /// The floor on `blind2`'s precision and recall of every outcome: just
 /// under its lowest figure (reinforced recall 0.700).
 const BLIND2_FLOOR: f64 = 0.68;
+/// The floor on `blind3`'s precision and recall of every outcome: just
+/// under its lowest figure when committed (reinforced recall 0.092).
+const BLIND3_FLOOR: f64 = 0.08;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
@@ -193,6 +209,11 @@ fn blind2_split_holds_its_ground() {
 }
 
 #[test]
+fn blind3_split_holds_its_ground() {
+    check("blind3", BLIND3_FLOOR);
+}
+
+#[test]
 fn the_splits_share_no_pair() {
     let dev: Vec<(String, String)> = rows("dev")
         .into_iter()
@@ -202,6 +223,7 @@ fn the_splits_share_no_pair() {
         .into_iter()
         .chain(rows("blind"))
         .chain(rows("blind2"))
+        .chain(rows("blind3"))
     {
         assert!(
             !dev.contains(&(row.existing.clone(), row.new.clone())),
