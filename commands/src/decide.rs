@@ -1273,7 +1273,7 @@ mod tests {
     }
 
     /// With a model's cosine at the restatement threshold, words that
-    /// differ say the same thing (sentences of my own); not when a name, a value or an
+    /// differ say the same thing (sentences written for this test); not when a name, a value or an
     /// identifier differs, whatever the model says.
     #[test]
     fn a_paraphrase_the_model_vouches_for_restates() {

@@ -3041,7 +3041,7 @@ mod tests {
             .collect()
     }
 
-    /// Sentences of my own, none from a corpus: a diet, an allergy, a
+    /// Sentences written for these tests, none from a corpus: a diet, an allergy, a
     /// home, what a project is on, and a rule said as a thing and how
     /// widely it holds. A sentence that starts with its subject and ends
     /// in "always" stays no rule.
@@ -3215,7 +3215,7 @@ mod tests {
         );
     }
 
-    /// Sentences of my own: what the speaker wants of all things of a
+    /// Sentences written for these tests: what the speaker wants of all things of a
     /// kind, family and schedules, lead-ins, people after a filler, what a
     /// thing is built on, and values put right midway.
     #[test]
@@ -3280,7 +3280,7 @@ mod tests {
         assert_eq!(got[13], Some(Kind::Preference));
     }
 
-    /// Sentences of my own: Chinese clauses read on their own beside an
+    /// Sentences written for these tests: Chinese clauses read on their own beside an
     /// ask, schedules and recurring asks in Chinese, what is supported,
     /// "X then" and "X it is for", intensified likings, and the speaker's
     /// tools.
@@ -3328,7 +3328,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 7]);
     }
 
-    /// Sentences of my own: what a thing is built on, "against" (no
+    /// Sentences written for these tests: what a thing is built on, "against" (no
     /// "again"), a plan reversed, the speaker's own migration, ages, and
     /// what is not up for discussion.
     #[test]
@@ -3360,7 +3360,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 4]);
     }
 
-    /// Sentences of my own: how things go from now on, a date a thing
+    /// Sentences written for these tests: how things go from now on, a date a thing
     /// lapses, and a rule said as one clause of a sentence.
     #[test]
     fn lasting_ways_expiry_dates_and_rule_clauses() {
@@ -3390,7 +3390,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 3]);
     }
 
-    /// Sentences of my own: how a thing still stands, a name run into
+    /// Sentences written for these tests: how a thing still stands, a name run into
     /// "is", Chinese likings said mildly, and all of a kind changed.
     #[test]
     fn standing_values_names_and_mild_likings() {
@@ -3414,7 +3414,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 4]);
     }
 
-    /// Sentences of my own for the broader lexicons: corrections, choices
+    /// Sentences written for these tests, for the broader lexicons: corrections, choices
     /// made by the speaker or the team, likings, facts about a person, and
     /// a standing "stop doing it" in Chinese.
     #[test]
@@ -3458,7 +3458,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 3]);
     }
 
-    /// Sentences of my own: trips with their dates, what the speaker can
+    /// Sentences written for these tests: trips with their dates, what the speaker can
     /// only do, and rules set by a school or a company.
     #[test]
     fn trips_constraints_and_rules_set_by_others() {
@@ -3478,7 +3478,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 3]);
     }
 
-    /// Sentences of my own: a rule and what it rules out is a preference,
+    /// Sentences written for these tests: a rule and what it rules out is a preference,
     /// not a correction; a Chinese decision keeps the option it rules out.
     #[test]
     fn rules_over_values_and_decisions_that_rule_out() {
@@ -3501,7 +3501,7 @@ mod tests {
         );
     }
 
-    /// Sentences of my own: "那就" is a choice only with what is chosen, a
+    /// Sentences written for these tests: "那就" is a choice only with what is chosen, a
     /// problem going on ("keeps crashing", 很慢) is no fact.
     #[test]
     fn next_steps_and_problems_going_on_are_not_memories() {
@@ -3546,7 +3546,7 @@ mod tests {
         );
     }
 
-    /// Sentences of my own: what the speaker lives with or holds.
+    /// Sentences written for these tests: what the speaker lives with or holds.
     #[test]
     fn households_and_what_the_speaker_holds() {
         let facts = [
@@ -3566,7 +3566,7 @@ mod tests {
         assert_eq!(kinds(&none), [None; 4]);
     }
 
-    /// Sentences of my own: a condition then an instruction is no
+    /// Sentences written for these tests: a condition then an instruction is no
     /// question; the speaker staying with what they use is a choice.
     #[test]
     fn conditions_before_rules_and_staying_with_a_choice() {
@@ -3581,7 +3581,7 @@ mod tests {
         );
     }
 
-    /// Sentences of my own: a short subject that has a named product with
+    /// Sentences written for these tests: a short subject that has a named product with
     /// a model; a name alone, or a pronoun subject, is not one.
     #[test]
     fn subjects_that_have_a_named_product() {
