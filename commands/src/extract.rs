@@ -3518,7 +3518,7 @@ mod tests {
         );
     }
 
-    /// Chatter of my own that the signals above must leave alone: asks
+    /// Chatter written for this test that the signals above must leave alone: asks
     /// with a deadline, steps of a task, acknowledgements before "then",
     /// greetings from family, wishes about today.
     #[test]
