@@ -539,17 +539,33 @@ const PREFIXED_BASE_MIN: usize = 5;
 /// slot: a listed pair (`OPPOSITES`), or a word and its negative prefix.
 #[must_use]
 pub fn opposite_words(a: &str, b: &str) -> bool {
-    let listed = OPPOSITES
-        .iter()
-        .any(|(x, y)| (*x == a && *y == b) || (*x == b && *y == a));
+    let listed = OPPOSITE_OF
+        .get(a)
+        .is_some_and(|opposites| opposites.contains(&b));
+    // `word` is `base` behind a negative prefix.
     let prefixed = |word: &str, base: &str| {
         base.len() >= PREFIXED_BASE_MIN
-            && NEGATIVE_PREFIXES
-                .iter()
-                .any(|p| word.strip_prefix(p) == Some(base))
+            && word.len() > base.len()
+            && word.ends_with(base)
+            && word
+                .get(..word.len() - base.len())
+                .is_some_and(|prefix| NEGATIVE_PREFIXES.contains(&prefix))
     };
     listed || prefixed(a, b) || prefixed(b, a)
 }
+
+/// [`OPPOSITES`] by word, each way: asked of every pair of words two texts
+/// hold apart.
+static OPPOSITE_OF: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, Vec<&'static str>>> =
+    std::sync::LazyLock::new(|| {
+        let mut of: rustc_hash::FxHashMap<&'static str, Vec<&'static str>> =
+            rustc_hash::FxHashMap::default();
+        for (x, y) in OPPOSITES {
+            of.entry(x).or_default().push(y);
+            of.entry(y).or_default().push(x);
+        }
+        of
+    });
 
 /// When each text has a salient term the other lacks, but pairs of those
 /// are opposites (`casual, informal` against `formal`) and once they are
@@ -571,33 +587,43 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
             return Some(reason);
         }
     }
-    let word = |p: &Profile, term: &String| -> String {
-        p.terms
-            .iter()
-            .position(|t| t == term)
-            .and_then(|at| p.words.get(at))
-            .cloned()
-            .unwrap_or_else(|| term.clone())
+    // Each term as its text gives it, looked up once.
+    let words = |p: &'_ Profile, only: &[String]| -> Vec<String> {
+        only.iter()
+            .map(|term| {
+                p.terms
+                    .iter()
+                    .position(|t| t == term)
+                    .and_then(|at| p.words.get(at))
+                    .unwrap_or(term)
+                    .clone()
+            })
+            .collect()
     };
-    let mut pairs = Vec::new();
-    for x in &only_mine {
-        for y in &only_theirs {
-            if opposite_words(&word(mine, x), &word(theirs, y)) {
-                pairs.push((x, y));
+    let (words_mine, words_theirs) = (words(mine, &only_mine), words(theirs, &only_theirs));
+    // (index in `only_mine`, index in `only_theirs`) of each opposite pair.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (i, x_word) in words_mine.iter().enumerate() {
+        for (j, y_word) in words_theirs.iter().enumerate() {
+            if opposite_words(x_word, y_word) {
+                pairs.push((i, j));
             }
         }
     }
-    let paired_mine = only_mine
-        .iter()
-        .filter(|x| pairs.iter().any(|(p, _)| p == x));
-    let paired_theirs = only_theirs
-        .iter()
-        .filter(|y| pairs.iter().any(|(_, q)| q == y));
-    let left_mine = only_mine.len() - paired_mine.count();
-    let left_theirs = only_theirs.len() - paired_theirs.count();
-    let (x, y) = pairs.first()?;
-    (left_mine == 0 || left_theirs == 0)
-        .then(|| format!("opposite values: {} vs {}", word(mine, x), word(theirs, y)))
+    let left_mine = (0..only_mine.len())
+        .filter(|i| !pairs.iter().any(|(p, _)| p == i))
+        .count();
+    let left_theirs = (0..only_theirs.len())
+        .filter(|j| !pairs.iter().any(|(_, q)| q == j))
+        .count();
+    let &(i, j) = pairs.first()?;
+    (left_mine == 0 || left_theirs == 0).then(|| {
+        format!(
+            "opposite values: {} vs {}",
+            words_mine.get(i).map_or("", String::as_str),
+            words_theirs.get(j).map_or("", String::as_str)
+        )
+    })
 }
 
 /// Nouns of a person by their tie to another ("the user's mother", `用户
@@ -1176,7 +1202,55 @@ mod tests {
         }
     }
 
+    /// [`opposite_words`] by its definition: a scan of the listed pairs,
+    /// and a word that is a negative prefix and the other.
+    fn opposite_by_scan(a: &str, b: &str) -> bool {
+        let listed = OPPOSITES
+            .iter()
+            .any(|(x, y)| (*x == a && *y == b) || (*x == b && *y == a));
+        let prefixed = |word: &str, base: &str| {
+            base.len() >= PREFIXED_BASE_MIN
+                && NEGATIVE_PREFIXES
+                    .iter()
+                    .any(|p| word.strip_prefix(p) == Some(base))
+        };
+        listed || prefixed(a, b) || prefixed(b, a)
+    }
+
+    fn opposite_candidates() -> Vec<String> {
+        let mut words: Vec<String> = OPPOSITES
+            .iter()
+            .flat_map(|(x, y)| [*x, *y])
+            .map(str::to_owned)
+            .collect();
+        for base in ["formal", "encrypted", "able", "secure", "é-long"] {
+            words.push(base.to_owned());
+            words.extend(NEGATIVE_PREFIXES.iter().map(|p| format!("{p}{base}")));
+        }
+        words
+    }
+
     proptest::proptest! {
+        /// The map and the suffix check answer what the scan answers.
+        #[test]
+        fn opposite_words_by_map_are_the_scan(
+            a in proptest::sample::select(opposite_candidates()),
+            b in proptest::sample::select(opposite_candidates()),
+            prefix in proptest::sample::select(NEGATIVE_PREFIXES.to_vec()),
+            base in proptest::sample::select(opposite_candidates()),
+        ) {
+            proptest::prop_assert_eq!(opposite_words(&a, &b), opposite_by_scan(&a, &b));
+            let prefixed = format!("{prefix}{base}");
+            proptest::prop_assert_eq!(
+                opposite_words(&prefixed, &base),
+                opposite_by_scan(&prefixed, &base)
+            );
+            proptest::prop_assert_eq!(
+                opposite_words(&base, &prefixed),
+                opposite_by_scan(&base, &prefixed)
+            );
+        }
+
         /// The one-clause shortcut gives what the character walk gives.
         #[test]
         fn clauses_by_the_shortcut_equal_the_sentence_split(
