@@ -2294,7 +2294,12 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         && ["i use ", "i'm using ", "i am using "]
             .iter()
             .any(|p| lower.starts_with(p))
-        && !is_pointed(&lower[lower.find(" us").unwrap_or(0) + 4..])
+        && !is_pointed(
+            lower
+                .find(" us")
+                .and_then(|at| lower.get(at + 4..))
+                .unwrap_or_default(),
+        )
     {
         return Some(Kind::Fact);
     }
