@@ -311,7 +311,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     let has = |p: &Profile, t: &String| p.sorted_terms.binary_search(t).is_ok();
     let shared_terms: Vec<&String> = mine.terms.iter().filter(|t| has(theirs, t)).collect();
     let new_words = salient_only_in(mine, theirs);
-    if !new_words.iter().all(|t| change.value.contains(t)) {
+    if !new_words.iter().all(|t| change.value.contains(*t)) {
         return None;
     }
     // A changed value of one kind (`改成了9090` against `8080`): each side
@@ -327,17 +327,17 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         .filter(|kind| {
             let mine_only = now_values
                 .iter()
-                .any(|(k, v)| k == kind && !theirs.values.contains(&(*k, v.clone())));
+                .any(|(k, v)| k == kind && !theirs.values_of(*kind).any(|x| x == v));
             let theirs_only = theirs
                 .values_of(*kind)
-                .any(|v| !now_values.contains(&(*kind, v.to_owned())));
+                .any(|v| !now_values.iter().any(|(k, x)| k == kind && x == v));
             mine_only && theirs_only
         })
         .count();
     if new_words.is_empty() && changed_values == 0 {
         return None;
     }
-    let mut replaced: BTreeSet<String> = salient_only_in(theirs, mine)
+    let mut replaced: BTreeSet<&str> = salient_only_in(theirs, mine)
         .into_iter()
         .filter(|t| !is_place_term(t))
         .collect();
@@ -346,7 +346,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
             .old
             .iter()
             .filter(|t| has(theirs, t) && !change.value.contains(*t))
-            .cloned(),
+            .map(String::as_str),
     );
     if replaced.is_empty() && changed_values == 0 {
         return None;
@@ -358,11 +358,11 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     let detail = if shared == 0 { 0 } else { UPDATE_DETAIL_MAX };
     // Counted in words: a Chinese bigram is half of one (a two-character
     // word is one bigram, a four-character phrase three).
-    let words = |terms: &mut dyn Iterator<Item = &String>| -> f64 {
+    let words = |terms: &mut dyn Iterator<Item = &str>| -> f64 {
         terms.map(|t| if t.is_ascii() { 1.0 } else { 0.5 }).sum()
     };
-    let new_size = words(&mut new_words.iter()).max(1.0) + changed_values as f64;
-    if words(&mut replaced.iter()) > new_size + detail as f64 {
+    let new_size = words(&mut new_words.iter().copied()).max(1.0) + changed_values as f64;
+    if words(&mut replaced.iter().copied()) > new_size + detail as f64 {
         return None;
     }
     let slot_stated = match change.kind {
@@ -391,13 +391,13 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         && mine.polarity == theirs.polarity
         && mine.negated == theirs.negated
         && new_size <= 1.0
-        && words(&mut replaced.iter()) <= new_size
+        && words(&mut replaced.iter().copied()) <= new_size
         && salient_only_in(theirs, mine).len() == replaced.len();
     // A switch that swaps one value for another no longer, the rest of
     // both texts alike ("后端组的负责人换成了刘洋" and "张伟是后端组的负责人").
     let swapped = matches!(change.kind, ChangeKind::Switch | ChangeKind::Move)
         && shared >= 2
-        && words(&mut replaced.iter()) <= new_size;
+        && words(&mut replaced.iter().copied()) <= new_size;
     let same_slot = slot_stated
         || old_named
         || swapped
@@ -408,17 +408,15 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         || (mine.states_use && theirs.states_use)
         || (changed_values > 0 && shared >= 1)
         || (mine.polarity != 0 && mine.polarity == theirs.polarity);
-    let show = |set: &mut dyn Iterator<Item = &String>| {
-        set.map(String::as_str).collect::<Vec<_>>().join(" ")
-    };
+    let show = |set: &mut dyn Iterator<Item = &str>| set.collect::<Vec<_>>().join(" ");
     same_slot.then(|| {
         if new_words.is_empty() {
             disagreement(mine, theirs).unwrap_or_else(|| "changed value".to_owned())
         } else {
             format!(
                 "changed: {} to {}",
-                show(&mut replaced.iter()),
-                show(&mut new_words.iter())
+                show(&mut replaced.iter().copied()),
+                show(&mut new_words.iter().copied())
             )
         }
     })
@@ -577,10 +575,10 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
     let only_mine = salient_only_in(mine, theirs);
     let only_theirs = salient_only_in(theirs, mine);
     if let Some(reason) = reversed_preference(mine, theirs) {
-        let ranked = |p: &Profile, only: &[String]| {
+        let ranked = |p: &Profile, only: &[&str]| {
             p.preference.as_ref().is_some_and(|pref| {
                 only.iter()
-                    .all(|t| pref.preferred.contains(t) || pref.other.contains(t))
+                    .all(|t| pref.preferred.contains(*t) || pref.other.contains(*t))
             })
         };
         if ranked(mine, &only_mine) && ranked(theirs, &only_theirs) {
@@ -588,18 +586,17 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
         }
     }
     // Each term as its text gives it, looked up once.
-    let words = |p: &'_ Profile, only: &[String]| -> Vec<String> {
+    fn words<'p>(p: &'p Profile, only: &[&'p str]) -> Vec<&'p str> {
         only.iter()
-            .map(|term| {
+            .map(|&term| {
                 p.terms
                     .iter()
                     .position(|t| t == term)
                     .and_then(|at| p.words.get(at))
-                    .unwrap_or(term)
-                    .clone()
+                    .map_or(term, String::as_str)
             })
             .collect()
-    };
+    }
     let (words_mine, words_theirs) = (words(mine, &only_mine), words(theirs, &only_theirs));
     // (index in `only_mine`, index in `only_theirs`) of each opposite pair.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
@@ -620,8 +617,8 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
     (left_mine == 0 || left_theirs == 0).then(|| {
         format!(
             "opposite values: {} vs {}",
-            words_mine.get(i).map_or("", String::as_str),
-            words_theirs.get(j).map_or("", String::as_str)
+            words_mine.get(i).copied().unwrap_or_default(),
+            words_theirs.get(j).copied().unwrap_or_default()
         )
     })
 }

@@ -2360,11 +2360,11 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 /// The salient terms of `a` that `b` lacks, seams against `b` left out
 /// (see [`is_seam`]).
 #[must_use]
-pub fn salient_only_in(a: &Profile, b: &Profile) -> Vec<String> {
+pub fn salient_only_in<'a>(a: &'a Profile, b: &Profile) -> Vec<&'a str> {
     a.sorted_terms
         .iter()
+        .map(String::as_str)
         .filter(|t| salient_and_missing(t, b))
-        .cloned()
         .collect()
 }
 
