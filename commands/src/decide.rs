@@ -836,29 +836,49 @@ pub fn decide(
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
     let entities = engram_text::entities::extract(text);
-    decide_profiled(
+    let mine = profile(text);
+    let candidate = Candidate {
         text,
-        &profile(text),
-        &entities,
+        profile: &mine,
+        entities: &entities,
         tags,
         room,
-        neighbours,
-        room_texts,
-    )
+        own_room: &|| crate::topic::room_name(text, &mine, &entities, tags),
+    };
+    decide_profiled(&candidate, neighbours, room_texts)
 }
 
-/// [`decide`] with `text`'s profile and entities computed by the caller (a
-/// batch keeps the profile for comparing later items).
+/// A text a save decides on, with what it yields by itself.
+pub struct Candidate<'a> {
+    pub text: &'a str,
+    pub profile: &'a Profile,
+    pub entities: &'a [engram_text::entities::Entity],
+    pub tags: &'a [String],
+    /// The caller's room, if any.
+    pub room: Option<&'a str>,
+    /// The room the text names by itself ([`crate::topic::room_name`]),
+    /// asked only when neither the caller nor a neighbour gives it one (a
+    /// batch works it out while preparing its items, off the thread that
+    /// decides them in order).
+    pub own_room: &'a dyn Fn() -> Option<String>,
+}
+
+/// [`decide`] with what the text yields by itself computed by the caller
+/// (a batch keeps the profile for comparing later items).
 #[must_use]
 pub fn decide_profiled(
-    text: &str,
-    mine: &Profile,
-    entities: &[engram_text::entities::Entity],
-    tags: &[String],
-    room: Option<&str>,
+    candidate: &Candidate<'_>,
     neighbours: &[Neighbour],
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
+    let &Candidate {
+        text,
+        profile: mine,
+        entities,
+        tags,
+        room,
+        own_room,
+    } = candidate;
     let mut scored: Vec<(f64, &Neighbour, std::sync::Arc<Profile>)> = neighbours
         .iter()
         .map(|n| {
@@ -900,7 +920,7 @@ pub fn decide_profiled(
             n.corridor.clone().into_owned(),
         ),
         (None, None) => {
-            let room = crate::topic::room_name(text, mine, entities, tags)
+            let room = own_room()
                 .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned());
             let corridor = crate::topic::corridor_for(text, &room, mine, entities, tags, &near);
             (room, corridor)
@@ -2132,7 +2152,18 @@ mod tests {
                 })
                 .collect();
             let decision =
-                decide_profiled(text, &mine, &[], &[], None, &neighbours, &|_| Vec::new());
+                decide_profiled(
+                &Candidate {
+                    text,
+                    profile: &mine,
+                    entities: &[],
+                    tags: &[],
+                    room: None,
+                    own_room: &|| crate::topic::room_name(text, &mine, &[], &[]),
+                },
+                &neighbours,
+                &|_| Vec::new(),
+            );
             if matches!(
                 decision.outcome,
                 Outcome::New | Outcome::Contradiction { .. }

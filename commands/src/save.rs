@@ -645,7 +645,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             Content::Text { text, session } => {
                 let (mut note, analysis) = match prepared.note {
                     Some(note) => note?,
-                    None => prepare_note(text, session.as_deref(), meta.summary.as_deref())?,
+                    None => prepare_note(text, session.as_deref(), &meta)?,
                 };
                 let session = note.session.clone();
                 let turn = match self.turns.get(&session) {
@@ -680,7 +680,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 let content_sha256 = seal::stored_content_sha256(self.store.reader(), reference)?;
                 let source = memory::source_text(&logged);
                 let text = what_it_says(&source, meta.summary.as_deref()).to_owned();
-                let analysis = Analysis::of(&text, meta.summary.as_deref());
+                let analysis = Analysis::of(&text, &meta);
                 (
                     text,
                     Words::Referenced {
@@ -697,6 +697,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             terms,
             profile: mine,
             entities,
+            own_room,
         } = analysis;
         // The vector, computed once, before the decision (it weighs how near
         // a paraphrase is) and recorded with the memory, so replay never
@@ -707,7 +708,18 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         };
         let terms = Terms::of(&terms);
         let (decision, pending_of) =
-            self.decide(&text, &terms, &mine, &entities, &meta, embedding.as_ref());
+            self.decide(
+                &decide::Candidate {
+                    text: &text,
+                    profile: &mine,
+                    entities: &entities,
+                    tags: &meta.tags,
+                    room: meta.room.as_deref(),
+                    own_room: &|| own_room.clone(),
+                },
+                &terms,
+                embedding.as_ref(),
+            );
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
@@ -899,13 +911,11 @@ impl<'a, S: CommandStore> Planner<'a, S> {
     /// batch's own memories among the neighbours, their stand-in ids.
     fn decide(
         &mut self,
-        text: &str,
+        candidate: &decide::Candidate<'_>,
         terms: &Terms<'_>,
-        mine: &decide::Profile,
-        entities: &[engram_text::entities::Entity],
-        meta: &MemoryMeta,
         embedding: Option<&Embedding>,
     ) -> (Decision, BTreeMap<MemoryId, usize>) {
+        let text = candidate.text;
         // A model's vectors of text it cannot read are noise (two unrelated
         // Chinese sentences under an English model can be a cosine of 1.0):
         // the decision then goes by words alone.
@@ -1038,15 +1048,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                 })
                 .unwrap_or_default()
         };
-        let decision = decide::decide_profiled(
-            text,
-            mine,
-            entities,
-            &meta.tags,
-            meta.room.as_deref(),
-            &neighbours,
-            &room_texts,
-        );
+        let decision = decide::decide_profiled(candidate, &neighbours, &room_texts);
         (decision, pending_of)
     }
 }
@@ -1067,16 +1069,27 @@ struct Analysis {
     terms: Vec<String>,
     profile: std::sync::Arc<decide::Profile>,
     entities: Vec<engram_text::entities::Entity>,
+    /// The room the text names by itself ([`crate::topic::room_name`]):
+    /// what the decision files it to when no neighbour gives it a room.
+    own_room: Option<String>,
 }
 
 impl Analysis {
-    fn of(text: &str, summary: Option<&str>) -> Self {
+    fn of(text: &str, meta: &MemoryMeta) -> Self {
         let mut terms = query_terms(text);
         terms.truncate(DECIDE_QUERY_TERMS_MAX);
+        let profile = decide::profile(text);
+        let entities = entities_of(text, meta.summary.as_deref());
+        // A caller's room is the room: the text's own is never asked.
+        let own_room = match meta.room {
+            Some(_) => None,
+            None => crate::topic::room_name(text, &profile, &entities, &meta.tags),
+        };
         Self {
             terms,
-            profile: std::sync::Arc::new(decide::profile(text)),
-            entities: entities_of(text, summary),
+            profile: std::sync::Arc::new(profile),
+            entities,
+            own_room,
         }
     }
 }
@@ -1086,22 +1099,20 @@ impl Analysis {
 fn prepare_note(
     text: &str,
     session: Option<&str>,
-    summary: Option<&str>,
+    meta: &MemoryMeta,
 ) -> Result<(SessionEvent, Analysis), InputError> {
     let session = memory::clean_name("session", session.unwrap_or(NOTES_SESSION))?;
     let note = note_event(&session, 0, text)?;
-    let analysis = Analysis::of(&note.content, summary);
+    let analysis = Analysis::of(&note.content, meta);
     Ok((note, analysis))
 }
 
 pub(crate) fn prepare(request: &Remember) -> Prepared {
     let meta = request.meta.cleaned();
     let note = match (&request.content, &meta) {
-        (Content::Text { text, session }, Ok(meta)) => Some(prepare_note(
-            text,
-            session.as_deref(),
-            meta.summary.as_deref(),
-        )),
+        (Content::Text { text, session }, Ok(meta)) => {
+            Some(prepare_note(text, session.as_deref(), meta))
+        }
         _ => None,
     };
     Prepared { meta, note }
