@@ -440,11 +440,15 @@ pub fn relate(mine: &Profile, theirs: &Profile) -> Relation {
     if let Some(reason) = update_of(mine, theirs) {
         return Relation::Disagrees(reason);
     }
-    if has_salient_only_in(mine, theirs) && has_salient_only_in(theirs, mine) {
-        return match opposed_only(mine, theirs) {
-            Some(reason) => Relation::Disagrees(reason),
-            None => Relation::Different,
-        };
+    let only_mine = salient_only_in(mine, theirs);
+    if !only_mine.is_empty() {
+        let only_theirs = salient_only_in(theirs, mine);
+        if !only_theirs.is_empty() {
+            return match opposed_only(mine, theirs, &only_mine, &only_theirs) {
+                Some(reason) => Relation::Disagrees(reason),
+                None => Relation::Different,
+            };
+        }
     }
     if names_a_relative(mine, theirs) || names_a_relative(theirs, mine) {
         return Relation::Different;
@@ -570,10 +574,14 @@ static OPPOSITE_OF: std::sync::LazyLock<rustc_hash::FxHashMap<&'static str, Vec<
 /// set aside one side has nothing of its own left: the texts say opposite
 /// values of one slot. A reversed ranking whose sides are all the two
 /// texts have of their own ("比起茶更喜欢咖啡" and "比起咖啡更喜欢茶") is
-/// the same.
-fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
-    let only_mine = salient_only_in(mine, theirs);
-    let only_theirs = salient_only_in(theirs, mine);
+/// the same. `only_mine` and `only_theirs` are what each has of its own
+/// ([`salient_only_in`]), neither empty.
+fn opposed_only(
+    mine: &Profile,
+    theirs: &Profile,
+    only_mine: &[&str],
+    only_theirs: &[&str],
+) -> Option<String> {
     if let Some(reason) = reversed_preference(mine, theirs) {
         let ranked = |p: &Profile, only: &[&str]| {
             p.preference.as_ref().is_some_and(|pref| {
@@ -581,7 +589,7 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
                     .all(|t| pref.preferred.contains(*t) || pref.other.contains(*t))
             })
         };
-        if ranked(mine, &only_mine) && ranked(theirs, &only_theirs) {
+        if ranked(mine, only_mine) && ranked(theirs, only_theirs) {
             return Some(reason);
         }
     }
@@ -597,7 +605,7 @@ fn opposed_only(mine: &Profile, theirs: &Profile) -> Option<String> {
             })
             .collect()
     }
-    let (words_mine, words_theirs) = (words(mine, &only_mine), words(theirs, &only_theirs));
+    let (words_mine, words_theirs) = (words(mine, only_mine), words(theirs, only_theirs));
     // (index in `only_mine`, index in `only_theirs`) of each opposite pair.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (i, x_word) in words_mine.iter().enumerate() {
