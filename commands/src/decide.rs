@@ -1105,7 +1105,7 @@ fn clauses(text: &str) -> Vec<&str> {
 /// may hold several. Most memories are one sentence, and this runs for
 /// every neighbour of every save: when no character before the last one
 /// is a character a clause can end at, the text is one clause.
-fn one_clause(text: &str) -> Option<&str> {
+pub(crate) fn one_clause(text: &str) -> Option<&str> {
     let trimmed = text.trim();
     let body = trimmed
         .char_indices()
@@ -1151,8 +1151,9 @@ fn clause_disagreement<'n>(
     if clauses(text).len() != 1 {
         return None;
     }
-    scored.iter().find_map(|(_, n, _)| {
-        if one_clause(&n.text).is_some() {
+    scored.iter().find_map(|(_, n, theirs)| {
+        debug_assert_eq!(theirs.may_say_several, one_clause(&n.text).is_none());
+        if !theirs.may_say_several {
             return None;
         }
         let clauses = clauses(&n.text);

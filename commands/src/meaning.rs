@@ -109,6 +109,10 @@ pub struct Profile {
     pub(crate) seam_ends: Vec<char>,
     /// The non-ASCII characters that start a term (the other half).
     pub(crate) seam_starts: Vec<char>,
+    /// Whether the text may say several things (a character a clause can
+    /// end at before its last one): asked of every neighbour of every
+    /// save, so answered once, with the profile.
+    pub(crate) may_say_several: bool,
     /// The values stated, by kind.
     pub values: BTreeSet<(ValueKind, String)>,
     pub negated: bool,
@@ -2271,6 +2275,7 @@ pub fn profile(text: &str) -> Profile {
     out.sorted_terms = seen.into_iter().collect();
     out.keyed_terms = keyed(&out.sorted_terms);
     (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
+    out.may_say_several = crate::decide::one_clause(text).is_none();
     out
 }
 
