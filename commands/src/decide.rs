@@ -852,6 +852,7 @@ pub fn decide(
         tags,
         room,
         own_room: &|| crate::topic::room_name(text, &mine, &entities, tags),
+        too_poor: low_entropy(text, &mine),
     };
     decide_profiled(&candidate, neighbours, room_texts)
 }
@@ -869,6 +870,8 @@ pub struct Candidate<'a> {
     /// batch works it out while preparing its items, off the thread that
     /// decides them in order).
     pub own_room: &'a dyn Fn() -> Option<String>,
+    /// Why the text is not worth a memory, if it is not ([`low_entropy`]).
+    pub too_poor: Option<String>,
 }
 
 /// [`decide`] with what the text yields by itself computed by the caller
@@ -879,14 +882,15 @@ pub fn decide_profiled(
     neighbours: &[Neighbour],
     room_texts: &dyn Fn(&str) -> Vec<String>,
 ) -> Decision {
-    let &Candidate {
+    let Candidate {
         text,
         profile: mine,
         entities,
         tags,
         room,
         own_room,
-    } = candidate;
+        ref too_poor,
+    } = *candidate;
     let mut scored: Vec<(f64, &Neighbour, std::sync::Arc<Profile>)> = neighbours
         .iter()
         .map(|n| {
@@ -974,8 +978,10 @@ pub fn decide_profiled(
             && ((restates(*s, n) && !states_more_values(mine, n, &scored))
                 || restates_values(mine, n, &scored))
     });
-    let outcome = if let Some(reason) = low_entropy(text, mine) {
-        Outcome::Discarded { reason }
+    let outcome = if let Some(reason) = too_poor {
+        Outcome::Discarded {
+            reason: reason.clone(),
+        }
     } else if let Some((_, n, _)) = restated {
         Outcome::Reinforced { memory: n.id }
     } else if let Some((n, reason)) = disagreement {
@@ -2169,6 +2175,7 @@ mod tests {
                     tags: &[],
                     room: None,
                     own_room: &|| crate::topic::room_name(text, &mine, &[], &[]),
+                    too_poor: low_entropy(text, &mine),
                 },
                 &neighbours,
                 &|_| Vec::new(),

@@ -698,11 +698,12 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             profile: mine,
             entities,
             own_room,
+            too_poor,
         } = analysis;
         // The vector, computed once, before the decision (it weighs how near
         // a paraphrase is) and recorded with the memory, so replay never
         // runs a model. A text too poor to keep is not embedded.
-        let embedding = match decide::low_entropy(&text, &mine) {
+        let embedding = match too_poor {
             Some(_) => None,
             None => self.store.embedding_of(&text),
         };
@@ -716,6 +717,7 @@ impl<'a, S: CommandStore> Planner<'a, S> {
                     tags: &meta.tags,
                     room: meta.room.as_deref(),
                     own_room: &|| own_room.clone(),
+                    too_poor,
                 },
                 &terms,
                 embedding.as_ref(),
@@ -1072,6 +1074,9 @@ struct Analysis {
     /// The room the text names by itself ([`crate::topic::room_name`]):
     /// what the decision files it to when no neighbour gives it a room.
     own_room: Option<String>,
+    /// Why the text is not worth a memory, if it is not
+    /// ([`decide::low_entropy`]): such a text is neither embedded nor kept.
+    too_poor: Option<String>,
 }
 
 impl Analysis {
@@ -1085,11 +1090,13 @@ impl Analysis {
             Some(_) => None,
             None => crate::topic::room_name(text, &profile, &entities, &meta.tags),
         };
+        let too_poor = decide::low_entropy(text, &profile);
         Self {
             terms,
             profile: std::sync::Arc::new(profile),
             entities,
             own_room,
+            too_poor,
         }
     }
 }
