@@ -109,6 +109,10 @@ pub struct Profile {
     pub(crate) seam_ends: Vec<char>,
     /// The non-ASCII characters that start a term (the other half).
     pub(crate) seam_starts: Vec<char>,
+    /// For each of `sorted_terms`, whether it is salient ([`is_salient`]):
+    /// asked of every term a neighbour lacks, for every neighbour of every
+    /// save.
+    pub(crate) salient: Vec<bool>,
     /// Whether the text may say several things (a character a clause can
     /// end at before its last one): asked of every neighbour of every
     /// save, so answered once, with the profile.
@@ -2274,6 +2278,7 @@ pub fn profile(text: &str) -> Profile {
     out.states_use = states(USE_WORDS);
     out.sorted_terms = seen.into_iter().collect();
     out.keyed_terms = keyed(&out.sorted_terms);
+    out.salient = out.sorted_terms.iter().map(|t| is_salient(t)).collect();
     (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
     out.may_say_several = crate::decide::one_clause(text).is_none();
     out
@@ -2366,20 +2371,56 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 /// (see [`is_seam`]).
 #[must_use]
 pub fn salient_only_in<'a>(a: &'a Profile, b: &Profile) -> Vec<&'a str> {
-    a.sorted_terms
-        .iter()
-        .map(String::as_str)
-        .filter(|t| salient_and_missing(t, b))
+    debug_assert!(a.keyed_terms.len() == a.sorted_terms.len() && a.salient.len() == a.sorted_terms.len());
+    debug_assert!(b.keyed_terms.len() == b.sorted_terms.len());
+    // One merge of the two texts' hashed terms (integers compared; a
+    // term's bytes only on equal hashes) finds the terms `b` lacks, by
+    // their index in `a.sorted_terms`.
+    let mut missing: Vec<u32> = Vec::new();
+    let (mut left, mut right) = (
+        a.keyed_terms.iter().peekable(),
+        b.keyed_terms.iter().peekable(),
+    );
+    while let Some(&&(hx, x)) = left.peek() {
+        let order = right.peek().map_or(std::cmp::Ordering::Less, |&&(hy, y)| {
+            hx.cmp(&hy).then_with(|| {
+                a.sorted_terms
+                    .get(x as usize)
+                    .cmp(&b.sorted_terms.get(y as usize))
+            })
+        });
+        match order {
+            std::cmp::Ordering::Less => {
+                missing.push(x);
+                left.next();
+            }
+            std::cmp::Ordering::Greater => {
+                right.next();
+            }
+            std::cmp::Ordering::Equal => {
+                left.next();
+                right.next();
+            }
+        }
+    }
+    // In the order of `a.sorted_terms`, as the terms are shown.
+    missing.sort_unstable();
+    missing
+        .into_iter()
+        .filter_map(|at| {
+            let term = a.sorted_terms.get(at as usize)?;
+            let salient = a.salient.get(at as usize).copied().unwrap_or(false);
+            (salient && !missing_term_is_seam(term, b)).then_some(term.as_str())
+        })
         .collect()
 }
 
-/// Whether `term` (of another text) is salient and `b` lacks it, a seam
-/// against `b` not counting: what [`salient_only_in`] keeps.
-fn salient_and_missing(term: &str, b: &Profile) -> bool {
+/// Whether `b` lacks `term` (of another text), a seam against `b` not
+/// counting.
+fn missing_not_seam(term: &str, b: &Profile) -> bool {
     b.sorted_terms
         .binary_search_by(|t| t.as_str().cmp(term))
         .is_err()
-        && is_salient(term)
         && !missing_term_is_seam(term, b)
 }
 
@@ -2495,7 +2536,11 @@ pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
 /// not empty (found without collecting them).
 #[must_use]
 pub(crate) fn has_salient_only_in(a: &Profile, b: &Profile) -> bool {
-    a.sorted_terms.iter().any(|t| salient_and_missing(t, b))
+    debug_assert_eq!(a.salient.len(), a.sorted_terms.len());
+    a.sorted_terms
+        .iter()
+        .zip(&a.salient)
+        .any(|(t, salient)| *salient && missing_not_seam(t, b))
 }
 
 #[cfg(test)]
@@ -2792,6 +2837,40 @@ mod tests {
             }
         }
     }
+
+    proptest::proptest! {
+        /// The merge finds exactly the salient terms of one text the other
+        /// lacks, seams left out, in the order of its sorted terms; and
+        /// `has_salient_only_in` says whether there are any.
+        #[test]
+        fn salient_only_in_is_the_definition(
+            x in proptest::collection::vec(proptest::sample::select(SALIENT_WORDS.to_vec()), 0..10),
+            y in proptest::collection::vec(proptest::sample::select(SALIENT_WORDS.to_vec()), 0..10),
+        ) {
+            let (a, b) = (profile(&x.join(" ")), profile(&y.join(" ")));
+            for (a, b) in [(&a, &b), (&b, &a)] {
+                let by_definition: Vec<&str> = a
+                    .sorted_terms
+                    .iter()
+                    .filter(|t| {
+                        b.sorted_terms.binary_search(t).is_err()
+                            && is_salient(t)
+                            && !missing_term_is_seam(t, b)
+                    })
+                    .map(String::as_str)
+                    .collect();
+                proptest::prop_assert_eq!(&salient_only_in(a, b), &by_definition);
+                proptest::prop_assert_eq!(has_salient_only_in(a, b), !by_definition.is_empty());
+            }
+        }
+    }
+
+    /// Content words, function words, numbers and Chinese (whose bigrams
+    /// make seams).
+    const SALIENT_WORDS: [&str; 16] = [
+        "the", "billing", "service", "port", "8080", "is", "on", "Alice", "likes", "tea",
+        "用户每天", "早上", "喝咖啡", "服务端口", "not", "Tuesday",
+    ];
 
     const SEAM_WORDS: [&str; 12] = [
         "用户", "每天", "早上", "喝", "咖啡", "都", "服务", "端口", "部署", "在", "周五", " tea ",
