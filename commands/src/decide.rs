@@ -932,8 +932,8 @@ pub fn decide_profiled(
             n.corridor.clone().into_owned(),
         ),
         (None, None) => {
-            let room = own_room()
-                .unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned());
+            let room =
+                own_room().unwrap_or_else(|| engram_projections::models::UNSORTED_ROOM.to_owned());
             let corridor = crate::topic::corridor_for(text, &room, mine, entities, tags, &near);
             (room, corridor)
         }
@@ -2166,8 +2166,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let decision =
-                decide_profiled(
+            let decision = decide_profiled(
                 &Candidate {
                     text,
                     profile: &mine,

@@ -708,20 +708,19 @@ impl<'a, S: CommandStore> Planner<'a, S> {
             None => self.store.embedding_of(&text),
         };
         let terms = Terms::of(&terms);
-        let (decision, pending_of) =
-            self.decide(
-                &decide::Candidate {
-                    text: &text,
-                    profile: &mine,
-                    entities: &entities,
-                    tags: &meta.tags,
-                    room: meta.room.as_deref(),
-                    own_room: &|| own_room.clone(),
-                    too_poor,
-                },
-                &terms,
-                embedding.as_ref(),
-            );
+        let (decision, pending_of) = self.decide(
+            &decide::Candidate {
+                text: &text,
+                profile: &mine,
+                entities: &entities,
+                tags: &meta.tags,
+                room: meta.room.as_deref(),
+                own_room: &|| own_room.clone(),
+                too_poor,
+            },
+            &terms,
+            embedding.as_ref(),
+        );
         let target = |id: MemoryId| match pending_of.get(&id) {
             Some(earlier) => Target::Pending(*earlier),
             None => Target::Existing(id),
