@@ -2371,7 +2371,9 @@ pub fn similarity(a: &Profile, b: &Profile) -> f64 {
 /// (see [`is_seam`]).
 #[must_use]
 pub fn salient_only_in<'a>(a: &'a Profile, b: &Profile) -> Vec<&'a str> {
-    debug_assert!(a.keyed_terms.len() == a.sorted_terms.len() && a.salient.len() == a.sorted_terms.len());
+    debug_assert!(
+        a.keyed_terms.len() == a.sorted_terms.len() && a.salient.len() == a.sorted_terms.len()
+    );
     debug_assert!(b.keyed_terms.len() == b.sorted_terms.len());
     // One merge of the two texts' hashed terms (integers compared; a
     // term's bytes only on equal hashes) finds the terms `b` lacks, by
@@ -2490,36 +2492,46 @@ pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
     if a.seam_ends.is_empty() || b.seam_ends.is_empty() {
         return similarity(a, b);
     }
-    // One merge of the sorted terms: the shared ones, and each side's
-    // unmatched ones asked whether they are seams against the other.
+    // One merge of the hashed terms (integers compared; a term's bytes
+    // only on equal hashes): the shared ones, and each side's unmatched
+    // ones asked whether they are seams against the other. Which terms are
+    // unmatched does not depend on the order merged in.
+    debug_assert!(
+        a.keyed_terms.len() == a.sorted_terms.len() && b.keyed_terms.len() == b.sorted_terms.len()
+    );
+    fn term(p: &Profile, at: u32) -> &str {
+        p.sorted_terms.get(at as usize).map_or("", String::as_str)
+    }
     let (mut left, mut right) = (
-        a.sorted_terms.iter().peekable(),
-        b.sorted_terms.iter().peekable(),
+        a.keyed_terms.iter().peekable(),
+        b.keyed_terms.iter().peekable(),
     );
     let (mut shared, mut seams) = (0_usize, 0_usize);
     loop {
         match (left.peek(), right.peek()) {
-            (Some(x), Some(y)) => match x.cmp(y) {
-                std::cmp::Ordering::Equal => {
-                    shared += 1;
-                    left.next();
-                    right.next();
+            (Some(&&(hx, x)), Some(&&(hy, y))) => {
+                match hx.cmp(&hy).then_with(|| term(a, x).cmp(term(b, y))) {
+                    std::cmp::Ordering::Equal => {
+                        shared += 1;
+                        left.next();
+                        right.next();
+                    }
+                    std::cmp::Ordering::Less => {
+                        seams += usize::from(missing_term_is_seam(term(a, x), b));
+                        left.next();
+                    }
+                    std::cmp::Ordering::Greater => {
+                        seams += usize::from(missing_term_is_seam(term(b, y), a));
+                        right.next();
+                    }
                 }
-                std::cmp::Ordering::Less => {
-                    seams += usize::from(missing_term_is_seam(x, b));
-                    left.next();
-                }
-                std::cmp::Ordering::Greater => {
-                    seams += usize::from(missing_term_is_seam(y, a));
-                    right.next();
-                }
-            },
-            (Some(x), None) => {
-                seams += usize::from(missing_term_is_seam(x, b));
+            }
+            (Some(&&(_, x)), None) => {
+                seams += usize::from(missing_term_is_seam(term(a, x), b));
                 left.next();
             }
-            (None, Some(y)) => {
-                seams += usize::from(missing_term_is_seam(y, a));
+            (None, Some(&&(_, y))) => {
+                seams += usize::from(missing_term_is_seam(term(b, y), a));
                 right.next();
             }
             (None, None) => break,
@@ -2868,8 +2880,22 @@ mod tests {
     /// Content words, function words, numbers and Chinese (whose bigrams
     /// make seams).
     const SALIENT_WORDS: [&str; 16] = [
-        "the", "billing", "service", "port", "8080", "is", "on", "Alice", "likes", "tea",
-        "用户每天", "早上", "喝咖啡", "服务端口", "not", "Tuesday",
+        "the",
+        "billing",
+        "service",
+        "port",
+        "8080",
+        "is",
+        "on",
+        "Alice",
+        "likes",
+        "tea",
+        "用户每天",
+        "早上",
+        "喝咖啡",
+        "服务端口",
+        "not",
+        "Tuesday",
     ];
 
     const SEAM_WORDS: [&str; 12] = [
