@@ -10,8 +10,18 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+/// mimalloc, so that a large batch save (`remember --items`, a batch over
+/// MCP, HTTP or the owner's socket) prepares its items on one core while
+/// it decides them on another: glibc's malloc made that overlap slower
+/// (its arenas contend when the deciding thread frees what the preparing
+/// one allocated), mimalloc makes it faster. It costs about 0.2 ms of CPU
+/// at start-up, which every command line call pays.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
+    engram::set_prepare_while_planning(true);
     let args = cli::Args::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -14,6 +14,10 @@
 //!   'porter unicode61')`, WAL, `synchronous=FULL`, every text inserted in
 //!   one transaction (one fsync), then the connection closed.
 //!
+//! The process runs as the `engram` binary does: mimalloc as its
+//! allocator, and a large batch prepares its items on one core while it
+//! decides them on the other (`engram::set_prepare_while_planning`).
+//!
 //! The texts are the recall benchmark's synthetic memories
 //! (`engram_benches::recall::memory_texts`): short sentences over an
 //! English and Chinese vocabulary. Creating the empty store is not timed.
@@ -46,6 +50,11 @@ use engram::engine::Engram;
 use engram::log::Durability;
 use engram::store::{Store, StoreOptions};
 use engram_benches::recall::{Vocabulary, memory_texts};
+
+/// The `engram` binary's allocator, so that a figure here is what
+/// `engram remember --items` does (src/main.rs says why it is mimalloc).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const BENCH_ITEMS: usize = 100_000;
 const SMOKE_ITEMS: usize = 2_000;
@@ -249,6 +258,8 @@ fn save_batch(c: &mut Criterion) {
 }
 
 fn main() {
+    // As the `engram` binary runs a batch (see its allocator above).
+    engram::set_prepare_while_planning(true);
     let mut criterion = Criterion::default().configure_from_args();
     save_batch(&mut criterion);
     save_into_store(&mut criterion);
