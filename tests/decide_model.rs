@@ -8,7 +8,10 @@
 //! With `ENGRAM_DECIDE_HELDOUT` naming a held-out file, its figures are
 //! printed too (never its rows): `ENGRAM_TEST_MINILM_DIR=DIR
 //! ENGRAM_DECIDE_HELDOUT=FILE cargo test --test tests decide_model --
-//! --nocapture`.
+//! --nocapture`. With `ENGRAM_DECIDE_COSINES=1` it also prints where the
+//! model puts each expected outcome, per split and language and pooled
+//! over the tuning splits ([`print_cosines`]): quartiles, and pairs per
+//! cosine bin with how many the save got right.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,6 +34,7 @@ const BLIND2_FLOOR: f64 = 0.68;
 const BLIND3_FLOOR: f64 = 0.08;
 
 struct Pair {
+    lang: String,
     existing: String,
     new: String,
     expected: String,
@@ -44,6 +48,7 @@ fn pairs(path: &Path) -> Vec<Pair> {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             let field = |name: &str| v[name].as_str().unwrap().to_owned();
             Pair {
+                lang: field("lang"),
                 existing: field("existing"),
                 new: field("new"),
                 expected: field("expected"),
@@ -67,13 +72,26 @@ fn label(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// Per outcome (precision, recall), and the misses.
+/// What one pair was decided with: its language and expected outcome, its
+/// cosine (`None` where the model does not read the text) and the outcome
+/// the save took.
+#[derive(Clone)]
+struct Scored {
+    lang: String,
+    expected: &'static str,
+    cosine: Option<f32>,
+    got: &'static str,
+}
+
+/// Per outcome (precision, recall), the misses, and each pair's cosine and
+/// outcome.
 fn measure(
     model: &dyn Embedder,
     pairs: &[Pair],
-) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
+) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>, Vec<Scored>) {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
+    let mut scored = Vec::new();
     for pair in pairs {
         let vectors = model
             .embed(&[pair.existing.as_str(), pair.new.as_str()])
@@ -97,6 +115,12 @@ fn measure(
             .find(|o| **o == pair.expected)
             .copied()
             .unwrap();
+        scored.push(Scored {
+            lang: pair.lang.clone(),
+            expected,
+            cosine: semantic,
+            got,
+        });
         counts.entry(got).or_default().1 += 1;
         counts.entry(expected).or_default().2 += 1;
         if got == expected {
@@ -116,13 +140,68 @@ fn measure(
             (*o, (ratio(tp, predicted), ratio(tp, actual)))
         })
         .collect();
-    (figures, misses)
+    (figures, misses, scored)
 }
 
 fn print(name: &str, n: usize, figures: &BTreeMap<&str, (f64, f64)>, misses: usize) {
     println!("decide with MiniLM, {name} ({n} pairs, {misses} misses):");
     for (outcome, (precision, recall)) in figures {
         println!("  {outcome:<14} precision {precision:.3}  recall {recall:.3}");
+    }
+}
+
+/// Lower edges of the cosine bins [`print_cosines`] counts pairs in; the
+/// last bin runs to 1.
+const COSINE_BINS: [f32; 9] = [0.0, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9];
+
+/// Where the model puts each expected outcome, per language: how many
+/// pairs, how many it does not read (no cosine: they go by rules alone),
+/// the quartiles of the rest, and a count per [`COSINE_BINS`] bin, with
+/// how many of those the save decided as expected (`hits/pairs`). Never
+/// printed for a held-out file: only the figures leave it.
+fn print_cosines(split: &str, scored: &[Scored]) {
+    println!("cosines, {split} (bins from {COSINE_BINS:?}; hits/pairs):");
+    let mut groups: BTreeMap<(&str, &str), Vec<&Scored>> = BTreeMap::new();
+    for s in scored {
+        groups
+            .entry((s.expected, s.lang.as_str()))
+            .or_default()
+            .push(s);
+    }
+    for ((expected, lang), group) in groups {
+        let mut cosines: Vec<f32> = group.iter().filter_map(|s| s.cosine).collect();
+        cosines.sort_by(f32::total_cmp);
+        let unread = group.len() - cosines.len();
+        let quantile = |q: f64| -> String {
+            if cosines.is_empty() {
+                return "-".to_owned();
+            }
+            let at = ((cosines.len() - 1) as f64 * q).round() as usize;
+            format!("{:.2}", cosines[at])
+        };
+        let bins: Vec<String> = COSINE_BINS
+            .iter()
+            .enumerate()
+            .map(|(i, low)| {
+                let high = COSINE_BINS.get(i + 1).copied().unwrap_or(f32::INFINITY);
+                let in_bin: Vec<_> = group
+                    .iter()
+                    .filter(|s| s.cosine.is_some_and(|c| c >= *low && c < high))
+                    .collect();
+                let hits = in_bin.iter().filter(|s| s.got == expected).count();
+                format!("{hits}/{}", in_bin.len())
+            })
+            .collect();
+        println!(
+            "  {expected:<14} {lang} n={:<3} unread={unread:<3} min {} q1 {} median {} q3 {} max {}  bins {}",
+            group.len(),
+            quantile(0.0),
+            quantile(0.25),
+            quantile(0.5),
+            quantile(0.75),
+            quantile(1.0),
+            bins.join(" ")
+        );
     }
 }
 
@@ -137,6 +216,11 @@ fn decide_corpus_with_the_sentence_model() {
     };
     let model = BertEmbedder::load(Path::new(&dir)).unwrap();
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/tests/corpus/decide");
+    let print_distribution =
+        std::env::var_os("ENGRAM_DECIDE_COSINES").is_some_and(|v| !v.is_empty());
+    // The splits the thresholds were chosen on, pooled: `test` is left
+    // out, to check them.
+    let mut tuning: Vec<Scored> = Vec::new();
     for (split, floor) in [
         ("dev", FLOOR),
         ("test", FLOOR),
@@ -145,7 +229,13 @@ fn decide_corpus_with_the_sentence_model() {
         ("blind3", BLIND3_FLOOR),
     ] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
-        let (figures, misses) = measure(&model, &pairs);
+        let (figures, misses, scored) = measure(&model, &pairs);
+        if print_distribution {
+            print_cosines(split, &scored);
+        }
+        if split != "test" {
+            tuning.extend(scored);
+        }
         print(split, pairs.len(), &figures, misses.len());
         for miss in &misses {
             println!("  miss: {miss}");
@@ -157,9 +247,12 @@ fn decide_corpus_with_the_sentence_model() {
             );
         }
     }
+    if print_distribution {
+        print_cosines("dev, blind, blind2 and blind3 pooled", &tuning);
+    }
     if let Some(path) = std::env::var_os("ENGRAM_DECIDE_HELDOUT").filter(|p| !p.is_empty()) {
         let pairs = pairs(Path::new(&path));
-        let (figures, misses) = measure(&model, &pairs);
+        let (figures, misses, _) = measure(&model, &pairs);
         print("held-out", pairs.len(), &figures, misses.len());
     }
 }
