@@ -12,6 +12,48 @@
 //! model puts each expected outcome, per split and language and pooled
 //! over the tuning splits ([`print_cosines`]): quartiles, and pairs per
 //! cosine bin with how many the save got right.
+//!
+//! The model reads English only (`model_reads`): Chinese pairs (31-39% of
+//! each split) carry no cosine and go by the rules alone. On the English
+//! pairs of the tuning splits (dev, blind, blind2, blind3; `test` checks),
+//! restatements sit at cosine first quartile 0.76, median 0.86;
+//! contradictions at 0.77 and 0.86, where restatements are; new facts at
+//! median 0.55, third quartile 0.71; discarded pairs under 0.21 (one at
+//! 0.61). Restatements sit lower the later the split was written: median
+//! 0.96 in dev, 0.89 in blind, 0.85 in blind2, 0.76 in blind3.
+//!
+//! Before, a cosine counted from 0.8 (near) and 0.92 (restatement), above
+//! 70% of the restatements, and the model changed one pair of blind3.
+//! Now ([`engram_commands::decide`]'s module doc) a pair restates from
+//! 0.75 when the rules find nothing that makes the two texts two facts (a
+//! paraphrase), is near from 0.75, and one sentence with one slot after
+//! its subject filled two ways contradicts from 0.8. Precision/recall with
+//! the model, before and after:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | dev, before | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | dev, after | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | test, before | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | test, after | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | blind, before | 16 | 0.932/0.911 | 0.979/1.000 | 0.786/0.957 | 1.000/0.778 |
+//! | blind, after | 14 | 0.932/0.911 | 0.979/1.000 | 0.815/0.957 | 1.000/0.822 |
+//! | blind2, before | 22 | 0.982/0.933 | 1.000/1.000 | 0.741/1.000 | 1.000/0.700 |
+//! | blind2, after | 19 | 0.982/0.933 | 1.000/1.000 | 0.776/0.983 | 0.979/0.767 |
+//! | blind3, before | 91 | 0.896/0.662 | 1.000/0.775 | 0.441/0.971 | 0.875/0.108 |
+//! | blind3, after | 78 | 0.909/0.769 | 1.000/0.775 | 0.482/0.971 | 0.929/0.200 |
+//!
+//! `test` does not tell the change apart: its restatements sit at 0.84 or
+//! more and its close new facts differ by an identifier. Of blind3's 39
+//! English restatements 11 reinforce now (5 before); the 26 Chinese ones
+//! are the rules' (2 reinforce). What the model still misses, the
+//! rules decide against it: a restatement with a negation on one side only
+//! ("Carol doesn't eat meat" after "Carol is vegetarian", which reads as
+//! a contradiction would), a value written in two ways the reading does
+//! not join ("5k" and "5 km", "half past nine" and "9:30"), more than
+//! two words of its own (three would reinforce 6 more here, and also
+//! "Hotfix deploys skip staging but still need two reviewers" after
+//! "Deploys to production need two reviewers"), or under 0.75.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,14 +66,14 @@ use crate::support::skip_unless_required;
 
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 /// A model attached must keep every outcome at the rules' floor on the dev
-/// and test splits (`decide_corpus.rs`'s `FLOOR`) ...
+/// and test splits (`decide_corpus.rs`'s `FLOOR`, the target) ...
 const FLOOR: f64 = 0.9;
-/// ... and `blind` and `blind2` at their floors (`BLIND_FLOOR` and
-/// `BLIND2_FLOOR` there).
-const BLIND_FLOOR: f64 = 0.75;
-const BLIND2_FLOOR: f64 = 0.68;
-/// `blind3`'s floor, as in `decide_corpus.rs`.
-const BLIND3_FLOOR: f64 = 0.08;
+/// ... and `blind`, `blind2` and `blind3` just under their lowest figures
+/// with the model (new precision 0.815, reinforced recall 0.767 and
+/// 0.200), above the rules' floors there.
+const BLIND_FLOOR: f64 = 0.8;
+const BLIND2_FLOOR: f64 = 0.75;
+const BLIND3_FLOOR: f64 = 0.19;
 
 struct Pair {
     lang: String,
