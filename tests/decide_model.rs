@@ -8,7 +8,52 @@
 //! With `ENGRAM_DECIDE_HELDOUT` naming a held-out file, its figures are
 //! printed too (never its rows): `ENGRAM_TEST_MINILM_DIR=DIR
 //! ENGRAM_DECIDE_HELDOUT=FILE cargo test --test tests decide_model --
-//! --nocapture`.
+//! --nocapture`. With `ENGRAM_DECIDE_COSINES=1` it also prints where the
+//! model puts each expected outcome, per split and language and pooled
+//! over the tuning splits ([`print_cosines`]): quartiles, and pairs per
+//! cosine bin with how many the save got right.
+//!
+//! The model reads English only (`model_reads`): Chinese pairs (31-39% of
+//! each split) carry no cosine and go by the rules alone. On the English
+//! pairs of the tuning splits (dev, blind, blind2, blind3; `test` checks),
+//! restatements sit at cosine first quartile 0.76, median 0.86;
+//! contradictions at 0.77 and 0.86, where restatements are; new facts at
+//! median 0.55, third quartile 0.71; discarded pairs under 0.21 (one at
+//! 0.61). Restatements sit lower the later the split was written: median
+//! 0.96 in dev, 0.89 in blind, 0.85 in blind2, 0.76 in blind3.
+//!
+//! Before, a cosine counted from 0.8 (near) and 0.92 (restatement), above
+//! 70% of the restatements, and the model changed one pair of blind3.
+//! Now ([`engram_commands::decide`]'s module doc) a pair restates from
+//! 0.75 when the rules find nothing that makes the two texts two facts (a
+//! paraphrase), is near from 0.75, and one sentence with one slot after
+//! its subject filled two ways contradicts from 0.8. Precision/recall with
+//! the model, before and after:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | dev, before | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | dev, after | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | test, before | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | test, after | 0 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 | 1.000/1.000 |
+//! | blind, before | 16 | 0.932/0.911 | 0.979/1.000 | 0.786/0.957 | 1.000/0.778 |
+//! | blind, after | 14 | 0.932/0.911 | 0.979/1.000 | 0.815/0.957 | 1.000/0.822 |
+//! | blind2, before | 22 | 0.982/0.933 | 1.000/1.000 | 0.741/1.000 | 1.000/0.700 |
+//! | blind2, after | 19 | 0.982/0.933 | 1.000/1.000 | 0.776/0.983 | 0.979/0.767 |
+//! | blind3, before | 91 | 0.896/0.662 | 1.000/0.775 | 0.441/0.971 | 0.875/0.108 |
+//! | blind3, after | 78 | 0.909/0.769 | 1.000/0.775 | 0.482/0.971 | 0.929/0.200 |
+//!
+//! `test` does not tell the change apart: its restatements sit at 0.84 or
+//! more and its close new facts differ by an identifier. Of blind3's 39
+//! English restatements 11 reinforce now (5 before); the 26 Chinese ones
+//! are the rules' (2 reinforce). What the model still misses, the
+//! rules decide against it: a restatement with a negation on one side only
+//! ("Carol doesn't eat meat" after "Carol is vegetarian", which reads as
+//! a contradiction would), a value written in two ways the reading does
+//! not join ("5k" and "5 km", "half past nine" and "9:30"), more than
+//! two words of its own (three would reinforce 6 more here, and also
+//! "Hotfix deploys skip staging but still need two reviewers" after
+//! "Deploys to production need two reviewers"), or under 0.75.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,16 +66,17 @@ use crate::support::skip_unless_required;
 
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 /// A model attached must keep every outcome at the rules' floor on the dev
-/// and test splits (`decide_corpus.rs`'s `FLOOR`) ...
+/// and test splits (`decide_corpus.rs`'s `FLOOR`, the target) ...
 const FLOOR: f64 = 0.9;
-/// ... and `blind` and `blind2` at their floors (`BLIND_FLOOR` and
-/// `BLIND2_FLOOR` there).
-const BLIND_FLOOR: f64 = 0.75;
-const BLIND2_FLOOR: f64 = 0.68;
-/// `blind3`'s floor, as in `decide_corpus.rs`.
-const BLIND3_FLOOR: f64 = 0.08;
+/// ... and `blind`, `blind2` and `blind3` just under their lowest figures
+/// with the model (new precision 0.815, reinforced recall 0.767 and
+/// 0.200), above the rules' floors there.
+const BLIND_FLOOR: f64 = 0.8;
+const BLIND2_FLOOR: f64 = 0.75;
+const BLIND3_FLOOR: f64 = 0.19;
 
 struct Pair {
+    lang: String,
     existing: String,
     new: String,
     expected: String,
@@ -44,6 +90,7 @@ fn pairs(path: &Path) -> Vec<Pair> {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             let field = |name: &str| v[name].as_str().unwrap().to_owned();
             Pair {
+                lang: field("lang"),
                 existing: field("existing"),
                 new: field("new"),
                 expected: field("expected"),
@@ -67,13 +114,26 @@ fn label(outcome: &Outcome) -> &'static str {
     }
 }
 
-/// Per outcome (precision, recall), and the misses.
+/// What one pair was decided with: its language and expected outcome, its
+/// cosine (`None` where the model does not read the text) and the outcome
+/// the save took.
+#[derive(Clone)]
+struct Scored {
+    lang: String,
+    expected: &'static str,
+    cosine: Option<f32>,
+    got: &'static str,
+}
+
+/// Per outcome (precision, recall), the misses, and each pair's cosine and
+/// outcome.
 fn measure(
     model: &dyn Embedder,
     pairs: &[Pair],
-) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
+) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>, Vec<Scored>) {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
+    let mut scored = Vec::new();
     for pair in pairs {
         let vectors = model
             .embed(&[pair.existing.as_str(), pair.new.as_str()])
@@ -97,6 +157,12 @@ fn measure(
             .find(|o| **o == pair.expected)
             .copied()
             .unwrap();
+        scored.push(Scored {
+            lang: pair.lang.clone(),
+            expected,
+            cosine: semantic,
+            got,
+        });
         counts.entry(got).or_default().1 += 1;
         counts.entry(expected).or_default().2 += 1;
         if got == expected {
@@ -116,13 +182,68 @@ fn measure(
             (*o, (ratio(tp, predicted), ratio(tp, actual)))
         })
         .collect();
-    (figures, misses)
+    (figures, misses, scored)
 }
 
 fn print(name: &str, n: usize, figures: &BTreeMap<&str, (f64, f64)>, misses: usize) {
     println!("decide with MiniLM, {name} ({n} pairs, {misses} misses):");
     for (outcome, (precision, recall)) in figures {
         println!("  {outcome:<14} precision {precision:.3}  recall {recall:.3}");
+    }
+}
+
+/// Lower edges of the cosine bins [`print_cosines`] counts pairs in; the
+/// last bin runs to 1.
+const COSINE_BINS: [f32; 9] = [0.0, 0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9];
+
+/// Where the model puts each expected outcome, per language: how many
+/// pairs, how many it does not read (no cosine: they go by rules alone),
+/// the quartiles of the rest, and a count per [`COSINE_BINS`] bin, with
+/// how many of those the save decided as expected (`hits/pairs`). Never
+/// printed for a held-out file: only the figures leave it.
+fn print_cosines(split: &str, scored: &[Scored]) {
+    println!("cosines, {split} (bins from {COSINE_BINS:?}; hits/pairs):");
+    let mut groups: BTreeMap<(&str, &str), Vec<&Scored>> = BTreeMap::new();
+    for s in scored {
+        groups
+            .entry((s.expected, s.lang.as_str()))
+            .or_default()
+            .push(s);
+    }
+    for ((expected, lang), group) in groups {
+        let mut cosines: Vec<f32> = group.iter().filter_map(|s| s.cosine).collect();
+        cosines.sort_by(f32::total_cmp);
+        let unread = group.len() - cosines.len();
+        let quantile = |q: f64| -> String {
+            if cosines.is_empty() {
+                return "-".to_owned();
+            }
+            let at = ((cosines.len() - 1) as f64 * q).round() as usize;
+            format!("{:.2}", cosines[at])
+        };
+        let bins: Vec<String> = COSINE_BINS
+            .iter()
+            .enumerate()
+            .map(|(i, low)| {
+                let high = COSINE_BINS.get(i + 1).copied().unwrap_or(f32::INFINITY);
+                let in_bin: Vec<_> = group
+                    .iter()
+                    .filter(|s| s.cosine.is_some_and(|c| c >= *low && c < high))
+                    .collect();
+                let hits = in_bin.iter().filter(|s| s.got == expected).count();
+                format!("{hits}/{}", in_bin.len())
+            })
+            .collect();
+        println!(
+            "  {expected:<14} {lang} n={:<3} unread={unread:<3} min {} q1 {} median {} q3 {} max {}  bins {}",
+            group.len(),
+            quantile(0.0),
+            quantile(0.25),
+            quantile(0.5),
+            quantile(0.75),
+            quantile(1.0),
+            bins.join(" ")
+        );
     }
 }
 
@@ -137,6 +258,11 @@ fn decide_corpus_with_the_sentence_model() {
     };
     let model = BertEmbedder::load(Path::new(&dir)).unwrap();
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("commands/tests/corpus/decide");
+    let print_distribution =
+        std::env::var_os("ENGRAM_DECIDE_COSINES").is_some_and(|v| !v.is_empty());
+    // The splits the thresholds were chosen on, pooled: `test` is left
+    // out, to check them.
+    let mut tuning: Vec<Scored> = Vec::new();
     for (split, floor) in [
         ("dev", FLOOR),
         ("test", FLOOR),
@@ -145,7 +271,13 @@ fn decide_corpus_with_the_sentence_model() {
         ("blind3", BLIND3_FLOOR),
     ] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
-        let (figures, misses) = measure(&model, &pairs);
+        let (figures, misses, scored) = measure(&model, &pairs);
+        if print_distribution {
+            print_cosines(split, &scored);
+        }
+        if split != "test" {
+            tuning.extend(scored);
+        }
         print(split, pairs.len(), &figures, misses.len());
         for miss in &misses {
             println!("  miss: {miss}");
@@ -157,9 +289,12 @@ fn decide_corpus_with_the_sentence_model() {
             );
         }
     }
+    if print_distribution {
+        print_cosines("dev, blind, blind2 and blind3 pooled", &tuning);
+    }
     if let Some(path) = std::env::var_os("ENGRAM_DECIDE_HELDOUT").filter(|p| !p.is_empty()) {
         let pairs = pairs(Path::new(&path));
-        let (figures, misses) = measure(&model, &pairs);
+        let (figures, misses, _) = measure(&model, &pairs);
         print("held-out", pairs.len(), &figures, misses.len());
     }
 }
