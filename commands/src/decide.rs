@@ -787,6 +787,9 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if crate::phatic::is_phatic(trimmed) {
         return Some(format!("conversation: {lower:?}"));
     }
+    if only_asks(trimmed) {
+        return Some("a question: it states nothing".to_owned());
+    }
     // A value counts (`Deploys happen on Fridays`), but not alone; so
     // does a verb of change, which is no content term (`Moved to Lisbon`),
     // and a verb of liking, use or place (`Hates running`, `Uses vim`,
@@ -805,6 +808,20 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
         ));
     }
     None
+}
+
+/// Whether every sentence of `text` is a question ("Can you remind me what
+/// we decided?", `这个怎么弄？`): it asks, and states nothing to remember. A
+/// question after a statement ("We moved staging to Frankfurt. Should prod
+/// follow?") keeps the statement.
+fn only_asks(text: &str) -> bool {
+    let sentences = crate::extract::sentences(text, &CLAUSE_ENDS);
+    !sentences.is_empty()
+        && sentences.iter().all(|sentence| {
+            sentence
+                .trim_end_matches(['"', '\'', ')', '”', '’', '）', '」'])
+                .ends_with(['?', '？'])
+        })
 }
 
 /// Whether a text names the user as its subject ("The user is vegan",
@@ -1432,6 +1449,32 @@ mod tests {
                     .is_some_and(|r| r.starts_with("too short") || r.starts_with("boilerplate")),
                 "{short}: {reason:?}"
             );
+        }
+    }
+
+    /// A text that only asks is discarded; a question after a statement
+    /// keeps the statement.
+    #[test]
+    fn a_question_alone_states_nothing() {
+        for question in [
+            "Which region does the staging cluster run in?",
+            "Could we move the retro to Thursday? Or is Friday better?",
+            "周五的会议还开吗？",
+            "Did you say \"version 3\"?",
+        ] {
+            let reason = low_entropy(question, &profile(question));
+            assert!(
+                reason.as_deref().is_some_and(|r| r.starts_with("a question")),
+                "{question}: {reason:?}"
+            );
+        }
+        for statement in [
+            "We moved staging to Frankfurt. Should prod follow?",
+            "The retro moved to Thursday afternoons.",
+            "Use the ? operator instead of unwrap in the parser.",
+            "订单服务的超时时间改成了五秒，对吧？没错，就是五秒。",
+        ] {
+            assert_eq!(low_entropy(statement, &profile(statement)), None, "{statement}");
         }
     }
 
