@@ -1464,7 +1464,9 @@ mod tests {
         ] {
             let reason = low_entropy(question, &profile(question));
             assert!(
-                reason.as_deref().is_some_and(|r| r.starts_with("a question")),
+                reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("a question")),
                 "{question}: {reason:?}"
             );
         }
@@ -1474,7 +1476,11 @@ mod tests {
             "Use the ? operator instead of unwrap in the parser.",
             "订单服务的超时时间改成了五秒，对吧？没错，就是五秒。",
         ] {
-            assert_eq!(low_entropy(statement, &profile(statement)), None, "{statement}");
+            assert_eq!(
+                low_entropy(statement, &profile(statement)),
+                None,
+                "{statement}"
+            );
         }
     }
 
