@@ -42,6 +42,17 @@
 //! | blind2, after | 19 | 0.982/0.933 | 1.000/1.000 | 0.776/0.983 | 0.979/0.767 |
 //! | blind3, before | 91 | 0.896/0.662 | 1.000/0.775 | 0.441/0.971 | 0.875/0.108 |
 //! | blind3, after | 78 | 0.909/0.769 | 1.000/0.775 | 0.482/0.971 | 0.929/0.200 |
+//! | blind3, and questions discarded | 73 | 0.926/0.769 | 1.000/0.900 | 0.496/0.971 | 0.929/0.200 |
+//! | blind4, before | 106 | 0.808/0.350 | 0.930/0.667 | 0.378/0.983 | 0.933/0.233 |
+//! | blind4, after | 103 | 0.815/0.367 | 0.930/0.667 | 0.386/0.983 | 0.941/0.267 |
+//! | blind4, and questions discarded | 97 | 0.846/0.367 | 0.939/0.767 | 0.396/0.983 | 1.000/0.267 |
+//!
+//! `blind4` was written after the thresholds were chosen and kept outside
+//! the repository, scored by its figures alone (the rules alone: 106
+//! misses before, 100 after): the measure of this change on unseen text.
+//! The model reads few more of its pairs right: most of its restatements
+//! and updates the rules set against it, or the text index never hands
+//! the save as a neighbour.
 //!
 //! `test` does not tell the change apart: its restatements sit at 0.84 or
 //! more and its close new facts differ by an identifier. Of blind3's 39
@@ -74,6 +85,10 @@ const FLOOR: f64 = 0.9;
 const BLIND_FLOOR: f64 = 0.8;
 const BLIND2_FLOOR: f64 = 0.75;
 const BLIND3_FLOOR: f64 = 0.19;
+/// `blind4`, written after those thresholds were chosen and scored by its
+/// figures alone until committed: just under its lowest figure with the
+/// model (reinforced recall 0.267).
+const BLIND4_FLOOR: f64 = 0.25;
 
 struct Pair {
     lang: String,
@@ -127,10 +142,9 @@ struct Scored {
 
 /// Per outcome (precision, recall), the misses, and each pair's cosine and
 /// outcome.
-fn measure(
-    model: &dyn Embedder,
-    pairs: &[Pair],
-) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>, Vec<Scored>) {
+type Measured = (BTreeMap<&'static str, (f64, f64)>, Vec<String>, Vec<Scored>);
+
+fn measure(model: &dyn Embedder, pairs: &[Pair]) -> Measured {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut misses = Vec::new();
     let mut scored = Vec::new();
@@ -269,13 +283,14 @@ fn decide_corpus_with_the_sentence_model() {
         ("blind", BLIND_FLOOR),
         ("blind2", BLIND2_FLOOR),
         ("blind3", BLIND3_FLOOR),
+        ("blind4", BLIND4_FLOOR),
     ] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
         let (figures, misses, scored) = measure(&model, &pairs);
         if print_distribution {
             print_cosines(split, &scored);
         }
-        if split != "test" {
+        if !matches!(split, "test" | "blind4") {
             tuning.extend(scored);
         }
         print(split, pairs.len(), &figures, misses.len());

@@ -62,11 +62,27 @@
 //! 0.909/0.615, discarded 1.000/0.575, new 0.405/0.971, reinforced
 //! 0.600/0.046); after them 92 misses (contradiction 0.896/0.662,
 //! discarded 1.000/0.775, new 0.438/0.971, reinforced 0.857/0.092). With
-//! MiniLM 91 misses (reinforced 0.875/0.108). The rules fit the splits
+//! MiniLM 91 misses (reinforced 0.875/0.108); 78 once the model's cosine
+//! was read in the band where restatements live, and 73 with questions
+//! discarded (rules alone 87; `tests/decide_model.rs`). The rules fit the splits
 //! they were tuned on (`blind2` 80 -> 22 misses) far better than new
 //! text: restatements in other words remain the gap. Committed with a
 //! floor ([`BLIND3_FLOOR`]) just under its lowest figure; the next round
 //! needs a fresh split.
+//!
+//! `blind4` (240 pairs, 60 per outcome, 38% Chinese) was written the same
+//! way on 2026-12-05 and kept outside the repository while that session
+//! changed the decisions (the model's cosine read in the band where
+//! restatements live; a text whose every sentence is a question
+//! discarded, a family found among `blind3`'s misses). Scored by its
+//! figures alone, rules only: before 106 misses (contradiction
+//! 0.808/0.350, discarded 0.930/0.667, new 0.378/0.983, reinforced
+//! 0.933/0.233), after 100 (contradiction 0.840/0.350, discarded
+//! 0.939/0.767, new 0.388/0.983, reinforced 1.000/0.233). With MiniLM 106
+//! before, 97 after (`tests/decide_model.rs`). Still far under the 0.9
+//! target: updates and restatements in words the rules do not pair are
+//! read as new facts. Committed with a floor ([`BLIND4_FLOOR`]) just
+//! under its lowest figure; the next round needs a fresh split.
 //!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
@@ -87,6 +103,9 @@ const BLIND2_FLOOR: f64 = 0.68;
 /// The floor on `blind3`'s precision and recall of every outcome: just
 /// under its lowest figure when committed (reinforced recall 0.092).
 const BLIND3_FLOOR: f64 = 0.08;
+/// The floor on `blind4`'s precision and recall of every outcome: just
+/// under its lowest figure when committed (reinforced recall 0.233).
+const BLIND4_FLOOR: f64 = 0.22;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
@@ -214,6 +233,11 @@ fn blind3_split_holds_its_ground() {
 }
 
 #[test]
+fn blind4_split_holds_its_ground() {
+    check("blind4", BLIND4_FLOOR);
+}
+
+#[test]
 fn the_splits_share_no_pair() {
     let dev: Vec<(String, String)> = rows("dev")
         .into_iter()
@@ -224,6 +248,7 @@ fn the_splits_share_no_pair() {
         .chain(rows("blind"))
         .chain(rows("blind2"))
         .chain(rows("blind3"))
+        .chain(rows("blind4"))
     {
         assert!(
             !dev.contains(&(row.existing.clone(), row.new.clone())),

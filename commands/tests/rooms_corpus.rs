@@ -46,6 +46,12 @@
 //! save-decision changes and 60/100, 50/86 (0.581) after them (the rooms
 //! rules did not change). Committed with floors just under that scoring.
 //!
+//! `blind4` (100 texts, 40 Chinese, every one with a corridor; written
+//! the same way on 2026-12-05, kept outside the repository and scored by
+//! its figures alone) scored rooms 55/100 (0.550) and corridors 43/100
+//! (0.430) before and after that session's changes (the rooms rules did
+//! not change). Committed with floors just under that scoring.
+//!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -64,6 +70,10 @@ const BLIND2_CORRIDOR_FLOOR: f64 = 0.63;
 /// when committed (rooms 0.600, corridors 0.581).
 const BLIND3_ROOM_FLOOR: f64 = 0.57;
 const BLIND3_CORRIDOR_FLOOR: f64 = 0.55;
+/// Room and corridor accuracy floors on `blind4`: just under its scoring
+/// when committed (rooms 0.550, corridors 0.430).
+const BLIND4_ROOM_FLOOR: f64 = 0.53;
+const BLIND4_CORRIDOR_FLOOR: f64 = 0.41;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
@@ -278,6 +288,7 @@ fn check(split: &str) {
         "test" => (TEST_ROOM_FLOOR, TEST_CORRIDOR_FLOOR),
         "blind2" => (BLIND2_ROOM_FLOOR, BLIND2_CORRIDOR_FLOOR),
         "blind3" => (BLIND3_ROOM_FLOOR, BLIND3_CORRIDOR_FLOOR),
+        "blind4" => (BLIND4_ROOM_FLOOR, BLIND4_CORRIDOR_FLOOR),
         _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
@@ -311,6 +322,11 @@ fn blind3_split_meets_the_floor() {
 }
 
 #[test]
+fn blind4_split_meets_the_floor() {
+    check("blind4");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
@@ -320,6 +336,7 @@ fn the_splits_share_no_case() {
         .into_iter()
         .chain(cases("blind2"))
         .chain(cases("blind3"))
+        .chain(cases("blind4"))
     {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
