@@ -973,6 +973,50 @@ fn a_batch_remember_and_an_ingest_piped_carry_no_progress_noise() {
 }
 
 #[test]
+fn a_batch_says_why_an_item_was_refused_or_discarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let batch = dir.path().join("batch.json");
+    std::fs::write(
+        &batch,
+        serde_json::json!({"items": [
+            {"content": "The billing service listens on port 8080."},
+            {"content": "   "},
+            {"content": "Can you check whether staging is up?"},
+            {"content": "The billing service listens on port 9090."},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = engram(
+        &store,
+        &[
+            "--in-process",
+            "remember",
+            "--items",
+            batch.to_str().unwrap(),
+        ],
+    );
+    // An item refused: exit 2, the others answered.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines[0].starts_with("item 1: new "), "{lines:?}");
+    assert!(
+        lines[1].starts_with("item 2: error: ") && lines[1].contains("empty"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2].starts_with("item 3: discarded: a question"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[3].starts_with("item 4: contradiction ") && lines[3].contains("8080"),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn review_and_maintain_take_a_past_offset_as_their_help_says() {
     let dir = tempfile::tempdir().unwrap();
     store_with_a_memory(dir.path());

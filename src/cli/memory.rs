@@ -236,12 +236,7 @@ fn remember_items(
         println!("{}", serde_json::json!({ "results": results }));
     } else {
         for (i, r) in results.iter().enumerate() {
-            println!(
-                "item {}: {} {}",
-                i + 1,
-                r["outcome"].as_str().unwrap_or_default(),
-                r["id"].as_str().unwrap_or_default()
-            );
+            println!("item {}: {}", i + 1, batch_item_line(r));
         }
     }
     Ok(if failed == 0 {
@@ -249,6 +244,26 @@ fn remember_items(
     } else {
         ExitCode::from(super::EXIT_ERROR)
     })
+}
+
+/// One item of a batch's answer, for people: its outcome and id, and why
+/// when it was refused, discarded or contradicts a memory (an item's
+/// answer without its reason left `item 2: error` unexplained).
+fn batch_item_line(result: &Value) -> String {
+    let field = |name: &str| result[name].as_str().unwrap_or_default();
+    let outcome = field("outcome");
+    let line = match outcome {
+        "error" => format!("error: {}", field("message")),
+        "discarded" => format!("discarded: {}", field("reason")),
+        "contradiction" => format!(
+            "contradiction {}; it contradicts memory {} ({})",
+            field("id"),
+            field("related"),
+            field("reason")
+        ),
+        _ => format!("{outcome} {}", field("id")),
+    };
+    engram_text::display::neutralize(&line).into_owned()
 }
 
 pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> {
