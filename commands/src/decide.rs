@@ -1484,6 +1484,31 @@ mod tests {
         }
     }
 
+    /// A question beside a statement asks and states nothing: the save
+    /// decides on the statement, so an update followed by a question
+    /// still contradicts what it updates, and a memory followed by one is
+    /// still the memory.
+    #[test]
+    fn a_question_beside_a_statement_does_not_change_what_it_states() {
+        let existing = "The billing service listens on port 8080.";
+        for text in [
+            "Billing moved to port 9090. Should search follow?",
+            "The billing service listens on port 9090 now. Is the runbook updated?",
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        let restated = "The billing service listens on port 8080. Did search move too?";
+        assert!(
+            matches!(outcome(restated, existing), Outcome::Reinforced { .. }),
+            "{:?}",
+            outcome(restated, existing)
+        );
+    }
+
     /// Talk that keeps a conversation going is discarded whatever the
     /// memory next to it; a fact said with it is not.
     #[test]

@@ -2198,9 +2198,35 @@ fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
     Some(format!("{}{counted}", amount.checked_mul(*times)?))
 }
 
-/// The profile of `text`.
+/// The profile of `text`: of its statements when it also asks questions
+/// ("Billing moved to port 9090. Should search follow?" says what the
+/// first sentence says), of all of it when it only asks.
 #[must_use]
 pub fn profile(text: &str) -> Profile {
+    match statements(text) {
+        Some(statements) => profile_of(&statements, text),
+        None => profile_of(text, text),
+    }
+}
+
+/// The sentences of `text` that are not questions, joined, when some are
+/// questions and some not.
+fn statements(text: &str) -> Option<String> {
+    if !text.contains(['?', '？']) {
+        return None;
+    }
+    let sentences = crate::extract::sentences(text, &[]);
+    let asks = |s: &&str| {
+        s.trim_end_matches(['"', '\'', ')', '”', '’', '）', '」'])
+            .ends_with(['?', '？'])
+    };
+    let kept: Vec<&str> = sentences.iter().filter(|s| !asks(s)).copied().collect();
+    (!kept.is_empty() && kept.len() < sentences.len()).then(|| kept.join(" "))
+}
+
+/// The profile of `text`, `whole` being the text it was taken from (whether
+/// that may say several things).
+fn profile_of(text: &str, whole: &str) -> Profile {
     let (rewritten, cjk_values) = rewrite_cjk(&rewrite_phrases(text));
     // Case is kept for the words that need it ("May"); the rewrite changes
     // no ASCII, so spans of the rewritten text index it.
@@ -2280,7 +2306,7 @@ pub fn profile(text: &str) -> Profile {
     out.keyed_terms = keyed(&out.sorted_terms);
     out.salient = out.sorted_terms.iter().map(|t| is_salient(t)).collect();
     (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
-    out.may_say_several = crate::decide::one_clause(text).is_none();
+    out.may_say_several = crate::decide::one_clause(whole).is_none();
     out
 }
 
