@@ -816,13 +816,47 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
 /// follow?") keeps the statement.
 fn only_asks(text: &str) -> bool {
     let sentences = crate::extract::sentences(text, &CLAUSE_ENDS);
-    !sentences.is_empty()
-        && sentences.iter().all(|sentence| {
-            sentence
-                .trim_end_matches(['"', '\'', ')', '”', '’', '）', '」'])
-                .ends_with(['?', '？'])
-        })
+    !sentences.is_empty() && sentences.iter().all(|sentence| stated(sentence).is_none())
 }
+
+/// What `sentence` states: nothing when it is a question (it ends in `?`
+/// or `？`); the statement alone when it only asks to be confirmed ("The
+/// deploy window is Tuesday, right?" states "The deploy window is
+/// Tuesday", `超时改成五秒了，对吧？` states `超时改成五秒了`); else all of it.
+pub(crate) fn stated(sentence: &str) -> Option<&str> {
+    let body = sentence.trim_end_matches(['"', '\'', ')', '”', '’', '）', '」']);
+    let Some(body) = body.strip_suffix('?').or_else(|| body.strip_suffix('？')) else {
+        return Some(sentence);
+    };
+    let (statement, tag) = body.rsplit_once([',', '，'])?;
+    CONFIRMATION_TAGS
+        .contains(&tag.trim().to_lowercase().as_str())
+        .then_some(statement)
+}
+
+/// What a statement ends with when it only asks to be confirmed.
+const CONFIRMATION_TAGS: &[&str] = &[
+    "right",
+    "correct",
+    "yes",
+    "yeah",
+    "no",
+    "ok",
+    "okay",
+    "isn't it",
+    "aren't they",
+    "don't we",
+    "doesn't it",
+    "didn't we",
+    "对吧",
+    "是吧",
+    "对不对",
+    "是不是",
+    "对吗",
+    "是吗",
+    "没错吧",
+    "好吗",
+];
 
 /// Whether a text names the user as its subject ("The user is vegan",
 /// "User quit smoking"): with one content word, a fact about them.
@@ -1461,6 +1495,7 @@ mod tests {
             "Could we move the retro to Thursday? Or is Friday better?",
             "周五的会议还开吗？",
             "Did you say \"version 3\"?",
+            "Is the deploy window Tuesday, or Wednesday?",
         ] {
             let reason = low_entropy(question, &profile(question));
             assert!(
@@ -1475,6 +1510,8 @@ mod tests {
             "The retro moved to Thursday afternoons.",
             "Use the ? operator instead of unwrap in the parser.",
             "订单服务的超时时间改成了五秒，对吧？没错，就是五秒。",
+            "The deploy window is Tuesday afternoons, right?",
+            "超时时间改成五秒了，对吧？",
         ] {
             assert_eq!(
                 low_entropy(statement, &profile(statement)),
@@ -1501,6 +1538,13 @@ mod tests {
                 outcome(text, existing)
             );
         }
+        // A statement that asks to be confirmed states what it asks about.
+        let confirmed = "Billing moved to port 9090, right? Should search follow?";
+        assert!(
+            matches!(outcome(confirmed, existing), Outcome::Contradiction { .. }),
+            "{:?}",
+            outcome(confirmed, existing)
+        );
         let restated = "The billing service listens on port 8080. Did search move too?";
         assert!(
             matches!(outcome(restated, existing), Outcome::Reinforced { .. }),

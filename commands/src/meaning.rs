@@ -2209,19 +2209,20 @@ pub fn profile(text: &str) -> Profile {
     }
 }
 
-/// The sentences of `text` that are not questions, joined, when some are
-/// questions and some not.
+/// What the sentences of `text` state ([`crate::decide::stated`]: a
+/// question nothing, one that asks to be confirmed its statement),
+/// joined, when that differs from the text and is not nothing.
 fn statements(text: &str) -> Option<String> {
     if !text.contains(['?', '？']) {
         return None;
     }
     let sentences = crate::extract::sentences(text, &[]);
-    let asks = |s: &&str| {
-        s.trim_end_matches(['"', '\'', ')', '”', '’', '）', '」'])
-            .ends_with(['?', '？'])
-    };
-    let kept: Vec<&str> = sentences.iter().filter(|s| !asks(s)).copied().collect();
-    (!kept.is_empty() && kept.len() < sentences.len()).then(|| kept.join(" "))
+    let kept: Vec<&str> = sentences
+        .iter()
+        .filter_map(|s| crate::decide::stated(s))
+        .collect();
+    let changed = kept.len() < sentences.len() || kept.iter().zip(&sentences).any(|(k, s)| k != s);
+    (!kept.is_empty() && changed).then(|| kept.join(" "))
 }
 
 /// The profile of `text`, `whole` being the text it was taken from (whether
