@@ -1377,12 +1377,12 @@ fn opposed_words(mine: &Profile, theirs: &Profile) -> bool {
         .any(|x| words_theirs.iter().any(|y| opposite_words(x, y)))
 }
 
+/// Where a clause ends besides a sentence's end.
+pub(crate) const CLAUSE_ENDS: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
+
 /// The clauses of a memory that says several things ("My phone is ...;
 /// the deploy window is Tuesday"): its sentences, also split at `;` and
 /// at the line breaks a sentence does not otherwise end at.
-/// Where a clause ends besides a sentence's end.
-const CLAUSE_ENDS: [char; 5] = [';', '；', '\r', '\u{2028}', '\u{2029}'];
-
 fn clauses(text: &str) -> Vec<&str> {
     match one_clause(text) {
         Some("") => Vec::new(),
@@ -1531,6 +1531,7 @@ mod tests {
         for text in [
             "Billing moved to port 9090. Should search follow?",
             "The billing service listens on port 9090 now. Is the runbook updated?",
+            "Billing moved to port 9090; should search follow?",
         ] {
             assert!(
                 matches!(outcome(text, existing), Outcome::Contradiction { .. }),

@@ -2216,7 +2216,9 @@ fn statements(text: &str) -> Option<String> {
     if !text.contains(['?', '？']) {
         return None;
     }
-    let sentences = crate::extract::sentences(text, &[]);
+    // Clauses as `only_asks` reads them: "moved to 9090; should search
+    // follow?" states the first.
+    let sentences = crate::extract::sentences(text, &crate::decide::CLAUSE_ENDS);
     let kept: Vec<&str> = sentences
         .iter()
         .filter_map(|s| crate::decide::stated(s))
