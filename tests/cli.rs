@@ -976,18 +976,15 @@ fn a_batch_remember_and_an_ingest_piped_carry_no_progress_noise() {
 fn a_batch_says_why_an_item_was_refused_or_discarded() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let batch = dir.path().join("batch.json");
-    std::fs::write(
-        &batch,
-        serde_json::json!({"items": [
+    let batch = crate::support::batch_file(
+        dir.path(),
+        serde_json::json!([
             {"content": "The billing service listens on port 8080."},
             {"content": "   "},
             {"content": "Can you check whether staging is up?"},
             {"content": "The billing service listens on port 9090."},
-        ]})
-        .to_string(),
-    )
-    .unwrap();
+        ]),
+    );
     let out = engram(
         &store,
         &[

@@ -606,19 +606,16 @@ fn entities_are_extracted_resolved_and_listed_with_their_memories() {
 fn a_batch_save_reports_one_outcome_per_item() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    let batch = dir.path().join("batch.json");
-    std::fs::write(
-        &batch,
-        serde_json::json!({"items": [
+    let batch = crate::support::batch_file(
+        dir.path(),
+        serde_json::json!([
             {"content": "The user prefers green tea in the morning."},
             {"content": "User prefers green tea in the morning"},
             {"content": "The user does not like green tea in the morning."},
             {"content": "ok"},
             {"content": "Kofi owns the billing service.", "room": "people", "tags": ["team"]},
-        ]})
-        .to_string(),
-    )
-    .unwrap();
+        ]),
+    );
     let out = crate::support::engram(
         &store,
         &["remember", "--items", batch.to_str().unwrap(), "--json"],

@@ -139,6 +139,14 @@ pub fn dir_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// Writes `items` as a `remember --items` file (`{"items": [...]}`) named
+/// `batch.json` in `dir`, and returns its path.
+pub fn batch_file(dir: &std::path::Path, items: serde_json::Value) -> std::path::PathBuf {
+    let path = dir.join("batch.json");
+    std::fs::write(&path, serde_json::json!({ "items": items }).to_string()).unwrap();
+    path
+}
+
 /// Runs the `engram` binary on store `store` with `args`, with no key or home
 /// from the environment.
 pub fn engram(store: &std::path::Path, args: &[&str]) -> std::process::Output {
