@@ -250,9 +250,11 @@ fn remember_items(
 /// when it was refused, discarded or contradicts a memory (an item's
 /// answer without its reason left `item 2: error` unexplained).
 fn batch_item_line(result: &Value) -> String {
-    let field = |name: &str| result[name].as_str().unwrap_or_default();
-    let outcome = field("outcome");
-    let line = match outcome {
+    // Each field on the line as `remember` shows it: stored words can
+    // break neither the line nor the terminal.
+    let field =
+        |name: &str| neutralize_line(result[name].as_str().unwrap_or_default()).into_owned();
+    match result["outcome"].as_str().unwrap_or_default() {
         "error" => format!("error: {}", field("message")),
         "discarded" => format!("discarded: {}", field("reason")),
         "contradiction" => format!(
@@ -261,9 +263,8 @@ fn batch_item_line(result: &Value) -> String {
             field("related"),
             field("reason")
         ),
-        _ => format!("{outcome} {}", field("id")),
-    };
-    engram_text::display::neutralize(&line).into_owned()
+        _ => format!("{} {}", field("outcome"), field("id")),
+    }
 }
 
 pub fn remember(ctx: &Context, args: &RememberArgs) -> anyhow::Result<ExitCode> {
