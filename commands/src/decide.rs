@@ -1744,18 +1744,17 @@ mod tests {
     /// identifier differs, whatever the model says.
     #[test]
     fn a_paraphrase_the_model_vouches_for_restates() {
-        let with_cosine = outcome_at;
-        let allergy = ("Maya commutes by bus.", "Maya rides the bus to her office.");
+        let commute = ("Maya commutes by bus.", "Maya rides the bus to her office.");
         assert_eq!(
-            with_cosine(allergy.0, allergy.1, Some(0.95)),
+            outcome_at(commute.0, commute.1, Some(0.95)),
             Outcome::Reinforced { memory: 7 }
         );
         assert_eq!(
-            with_cosine(allergy.0, allergy.1, Some(0.85)),
+            outcome_at(commute.0, commute.1, Some(0.85)),
             Outcome::Reinforced { memory: 7 }
         );
-        assert_eq!(with_cosine(allergy.0, allergy.1, Some(0.6)), Outcome::New);
-        assert_eq!(with_cosine(allergy.0, allergy.1, None), Outcome::New);
+        assert_eq!(outcome_at(commute.0, commute.1, Some(0.6)), Outcome::New);
+        assert_eq!(outcome_at(commute.0, commute.1, None), Outcome::New);
         for (text, existing) in [
             ("Omar commutes by bus.", "Maya rides the bus to her office."),
             (
@@ -1764,7 +1763,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                with_cosine(text, existing, Some(0.97)),
+                outcome_at(text, existing, Some(0.97)),
                 Outcome::New,
                 "{text}"
             );
