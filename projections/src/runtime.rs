@@ -36,8 +36,12 @@ use redb::{Database, ReadableDatabase as _};
 use crate::error::ViewError;
 use crate::view::{Fingerprint, Meta, View, fingerprint, read_meta, write_meta};
 
-/// In-memory views persist (durably) at least every this many events.
+/// In-memory views persist (durably) after this many events, at the first
+/// lull: when no more events wait for the projector.
 pub const CHECKPOINT_EVENTS: u64 = 65_536;
+/// In-memory views persist (durably) at least every this many events, lull
+/// or not: what a view replays at most when its store opens after a crash.
+pub const CHECKPOINT_EVENTS_MAX: u64 = 4 * CHECKPOINT_EVENTS;
 /// The feeder reads and sends at most this many events per batch.
 pub const FEED_BATCH_EVENTS: u64 = 4096;
 /// An as-of replay commits its in-memory views every this many events.
@@ -433,6 +437,17 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// no view persists until reaching `catch_up_to` makes it durable once. After that, views
 /// read from disk commit every batch (durably at checkpoints) and in-memory
 /// views persist at checkpoints and on close.
+/// Whether a projector that folded `since` events since its view last
+/// persisted writes a checkpoint now, `more_waiting` telling whether more
+/// events already wait for it. A checkpoint writes the whole state of a
+/// view kept in memory, so its cost grows with the view: taken while a
+/// large batch is still being folded it delays every reader waiting for
+/// that batch, and the next lull serves as well. `CHECKPOINT_EVENTS_MAX`
+/// bounds how long it waits.
+fn checkpoint_due(since: u64, more_waiting: bool) -> bool {
+    since >= CHECKPOINT_EVENTS_MAX || (since >= CHECKPOINT_EVENTS && !more_waiting)
+}
+
 fn project(
     view: SharedView,
     db: Arc<Database>,
@@ -480,7 +495,7 @@ fn project(
                 let catching_up = start < catch_up_to;
                 let caught_up = catching_up && applied >= catch_up_to;
                 let checkpoint =
-                    caught_up || (!catching_up && since_checkpoint >= CHECKPOINT_EVENTS);
+                    caught_up || (!catching_up && checkpoint_due(since_checkpoint, !rx.is_empty()));
                 // While catching up nobody reads the view (open waits), so
                 // even views read from disk persist once, at the end: one
                 // sorted insert instead of a copy-on-write of the tree per batch.
@@ -919,5 +934,22 @@ impl AsOfViews {
         memory: engram_log::MemoryId,
     ) -> Result<Vec<crate::AuditRecord>, ViewError> {
         crate::AuditView::memory_history(&self.db, &self.reader, memory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view checkpoints at the first lull after `CHECKPOINT_EVENTS`, and
+    /// never lets more than `CHECKPOINT_EVENTS_MAX` events go unpersisted.
+    #[test]
+    fn a_checkpoint_waits_for_a_lull_and_no_longer_than_the_bound() {
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS - 1, false));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS, false));
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS, true));
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS_MAX - 1, true));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX, true));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX + 1, false));
     }
 }
