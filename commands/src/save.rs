@@ -306,9 +306,13 @@ pub fn remember_batch<S: CommandStore>(
         // A large batch: the items are prepared on other threads, a chunk
         // at a time and in order, while the planner decides the ones
         // already prepared (the planner is serial; preparing them all
-        // first kept every core but one idle while it ran).
+        // first kept every core but one idle while it ran). One preparing
+        // thread per core: preparing an item costs about twice what
+        // deciding it does, so with one thread fewer the planner waited
+        // for it half the time; a thread that gets far enough ahead
+        // blocks and leaves its core to the planner.
         std::thread::scope(|scope| {
-            let chunks = prepare_ahead(scope, items, threads - 1);
+            let chunks = prepare_ahead(scope, items, threads);
             let writer = store.write_lock();
             let mut planner = Planner::new(store);
             let mut next = items.iter();
@@ -1164,10 +1168,9 @@ static PREPARE_WHILE_PLANNING: std::sync::atomic::AtomicBool =
 /// allocator that does that cheaply gains: with mimalloc as the global
 /// allocator, a batch of 100,000 saves about 30% faster on two cores; with
 /// glibc's malloc its arenas contend and the same batch saves about 20%
-/// slower, so it is off unless asked for. (The `engram` binary keeps
-/// glibc's: mimalloc's start-up added about 0.35 ms to every command line
-/// call.) The allocator is the process's, and so is this switch. The
-/// results are the same either way.
+/// slower, so it is off unless asked for. (The `engram` binary runs on
+/// mimalloc and turns it on.) The allocator is the process's, and so is
+/// this switch. The results are the same either way.
 pub fn set_prepare_while_planning(on: bool) {
     PREPARE_WHILE_PLANNING.store(on, std::sync::atomic::Ordering::Relaxed);
 }
