@@ -437,15 +437,20 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// no view persists until reaching `catch_up_to` makes it durable once. After that, views
 /// read from disk commit every batch (durably at checkpoints) and in-memory
 /// views persist at checkpoints and on close.
-/// Whether a projector that folded `since` events since its view last
-/// persisted writes a checkpoint now, `more_waiting` telling whether more
-/// events already wait for it. A checkpoint writes the whole state of a
-/// view kept in memory, so its cost grows with the view: taken while a
-/// large batch is still being folded it delays every reader waiting for
-/// that batch, and the next lull serves as well. `CHECKPOINT_EVENTS_MAX`
-/// bounds how long it waits.
-fn checkpoint_due(since: u64, more_waiting: bool) -> bool {
-    since >= CHECKPOINT_EVENTS_MAX || (since >= CHECKPOINT_EVENTS && !more_waiting)
+/// Whether a projector that folded `since` events since its view's last
+/// checkpoint, taken when the view held `held` events, writes one now,
+/// `more_waiting` telling whether more events already wait for it.
+///
+/// A checkpoint writes the whole state of a view kept in memory, so it
+/// costs in proportion to the view. The interval grows with it, from
+/// `CHECKPOINT_EVENTS` up to `CHECKPOINT_EVENTS_MAX` (what a view replays
+/// at most when its store opens after a crash), so checkpoints cost a
+/// bounded share of folding. A checkpoint waits for a lull: taken while a
+/// large batch is still being folded, it delays every reader waiting for
+/// that batch. At `CHECKPOINT_EVENTS_MAX` it waits for nothing.
+fn checkpoint_due(since: u64, held: u64, more_waiting: bool) -> bool {
+    let interval = held.clamp(CHECKPOINT_EVENTS, CHECKPOINT_EVENTS_MAX);
+    since >= CHECKPOINT_EVENTS_MAX || (since >= interval && !more_waiting)
 }
 
 fn project(
@@ -458,6 +463,8 @@ fn project(
     catch_up_to: u64,
 ) {
     let mut since_checkpoint = 0u64;
+    // The seq of the view's last checkpoint (where it opened, at first).
+    let mut checkpointed_at = applied;
     let mut persisted = applied;
     let persist = |view: &mut dyn View,
                    applied: u64,
@@ -494,8 +501,9 @@ fn project(
                 }
                 let catching_up = start < catch_up_to;
                 let caught_up = catching_up && applied >= catch_up_to;
-                let checkpoint =
-                    caught_up || (!catching_up && checkpoint_due(since_checkpoint, !rx.is_empty()));
+                let checkpoint = caught_up
+                    || (!catching_up
+                        && checkpoint_due(since_checkpoint, checkpointed_at, !rx.is_empty()));
                 // While catching up nobody reads the view (open waits), so
                 // even views read from disk persist once, at the end: one
                 // sorted insert instead of a copy-on-write of the tree per batch.
@@ -504,6 +512,7 @@ fn project(
                     persisted = applied;
                     if checkpoint {
                         since_checkpoint = 0;
+                        checkpointed_at = applied;
                     }
                 }
                 Ok(())
@@ -941,15 +950,23 @@ impl AsOfViews {
 mod tests {
     use super::*;
 
-    /// A view checkpoints at the first lull after `CHECKPOINT_EVENTS`, and
-    /// never lets more than `CHECKPOINT_EVENTS_MAX` events go unpersisted.
+    /// A view checkpoints at the first lull once the interval has passed,
+    /// the interval grows with the view up to `CHECKPOINT_EVENTS_MAX`, and
+    /// no more than that many events ever go unpersisted.
     #[test]
     fn a_checkpoint_waits_for_a_lull_and_no_longer_than_the_bound() {
-        assert!(!checkpoint_due(CHECKPOINT_EVENTS - 1, false));
-        assert!(checkpoint_due(CHECKPOINT_EVENTS, false));
-        assert!(!checkpoint_due(CHECKPOINT_EVENTS, true));
-        assert!(!checkpoint_due(CHECKPOINT_EVENTS_MAX - 1, true));
-        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX, true));
-        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX + 1, false));
+        let small = 0;
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS - 1, small, false));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS, small, false));
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS, small, true));
+        // A view twice the interval waits twice as long.
+        let grown = 2 * CHECKPOINT_EVENTS;
+        assert!(!checkpoint_due(grown - 1, grown, false));
+        assert!(checkpoint_due(grown, grown, false));
+        // However large the view, the bound holds, lull or not.
+        let huge = 100 * CHECKPOINT_EVENTS_MAX;
+        assert!(!checkpoint_due(CHECKPOINT_EVENTS_MAX - 1, huge, true));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX, huge, true));
+        assert!(checkpoint_due(CHECKPOINT_EVENTS_MAX, huge, false));
     }
 }
