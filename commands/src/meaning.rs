@@ -1393,13 +1393,19 @@ fn starts_with_digit(term: &str) -> bool {
 }
 
 fn is_function(term: &str) -> bool {
-    FUNCTION_WORD_SET.contains(term) || is_stopword(term)
+    FUNCTION_WORD_SET.contains(term)
 }
 
-/// [`FUNCTION_WORDS`] as a set: asked of every word of every text, up to
-/// three times (the word, its stem, its synonym).
+/// [`FUNCTION_WORDS`] and the English stopwords as one set: asked of every
+/// word of every text, up to three times (the word, its stem, its synonym).
 static FUNCTION_WORD_SET: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
-    std::sync::LazyLock::new(|| FUNCTION_WORDS.iter().copied().collect());
+    std::sync::LazyLock::new(|| {
+        FUNCTION_WORDS
+            .iter()
+            .chain(engram_text::tokenize::STOPWORDS)
+            .copied()
+            .collect()
+    });
 
 /// Whether `term` takes part in telling two subjects apart: a content term
 /// that is not a function word.

@@ -298,9 +298,15 @@ thread_local! {
 /// ```
 #[must_use]
 pub fn is_stopword(word: &str, latin: Language) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    STOPWORD_SET.contains(word)
         || (latin != Language::English && function_words(latin).contains(&word))
 }
+
+/// [`STOPWORDS`] as a set: asked of every word of every text saved or
+/// searched, several times over, where a binary search over the list cost
+/// a tenth of preparing a save.
+static STOPWORD_SET: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+    std::sync::LazyLock::new(|| STOPWORDS.iter().copied().collect());
 
 #[cfg(test)]
 mod tests {
