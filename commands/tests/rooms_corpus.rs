@@ -52,6 +52,26 @@
 //! (0.430) before and after that session's changes (the rooms rules did
 //! not change). Committed with floors just under that scoring.
 //!
+//! Later the same day every corridor's topic words were widened (about
+//! 400 everyday words, English and Chinese, written from the topics
+//! themselves, a few of them after reading `blind4`'s misses, a spent
+//! split; nine that made dev's rooms or corridors worse were left out:
+//! attributes such as 超时 and `timeout`, festivals, a body part). Rooms
+//! and corridors, before and after:
+//!
+//! | split | rooms | corridors |
+//! | --- | --- | --- |
+//! | dev | 128/144, 128/144 | 99/102, 99/102 |
+//! | test | 39/79, 41/79 | 38/53, 42/53 |
+//! | blind2 | 55/100, 58/100 | 41/62, 47/62 |
+//! | blind3 | 60/100, 62/100 | 50/86, 61/86 |
+//! | blind4 | 55/100, 59/100 | 43/100, 67/100 |
+//!
+//! A fresh split of 100 texts, written the same way and kept outside the
+//! repository (scored by its figures alone), went from rooms 50/100 and
+//! corridors 46/100 to rooms 52/100 and corridors 67/100. The floors of
+//! the committed splits now sit just under the figures after.
+//!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -60,20 +80,20 @@ mod support;
 use engram_commands::decide::{Decision, Neighbour, decide};
 
 const DEV_ROOM_FLOOR: f64 = 0.88;
-const TEST_ROOM_FLOOR: f64 = 0.48;
-const TEST_CORRIDOR_FLOOR: f64 = 0.7;
+const TEST_ROOM_FLOOR: f64 = 0.5;
+const TEST_CORRIDOR_FLOOR: f64 = 0.77;
 /// Room and corridor accuracy floors on `blind2`: just under its scoring
 /// (rooms 0.530 then 0.550, corridors 0.661).
-const BLIND2_ROOM_FLOOR: f64 = 0.5;
-const BLIND2_CORRIDOR_FLOOR: f64 = 0.63;
+const BLIND2_ROOM_FLOOR: f64 = 0.56;
+const BLIND2_CORRIDOR_FLOOR: f64 = 0.73;
 /// Room and corridor accuracy floors on `blind3`: just under its scoring
 /// when committed (rooms 0.600, corridors 0.581).
-const BLIND3_ROOM_FLOOR: f64 = 0.57;
-const BLIND3_CORRIDOR_FLOOR: f64 = 0.55;
+const BLIND3_ROOM_FLOOR: f64 = 0.6;
+const BLIND3_CORRIDOR_FLOOR: f64 = 0.68;
 /// Room and corridor accuracy floors on `blind4`: just under its scoring
 /// when committed (rooms 0.550, corridors 0.430).
-const BLIND4_ROOM_FLOOR: f64 = 0.53;
-const BLIND4_CORRIDOR_FLOOR: f64 = 0.41;
+const BLIND4_ROOM_FLOOR: f64 = 0.57;
+const BLIND4_CORRIDOR_FLOOR: f64 = 0.65;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
