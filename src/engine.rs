@@ -639,11 +639,12 @@ impl Engram {
         &self,
         first_seq: u64,
         events: &[Event],
+        sealed: &std::collections::BTreeMap<usize, Vec<u8>>,
         viewed: bool,
     ) -> Result<engram_commands::save::Expecting, EngineError> {
         use engram_commands::save::Expecting;
         let appended = match &self.replication {
-            None => match self.log.append_expecting(first_seq, events) {
+            None => match self.log.append_expecting_sealed(first_seq, events, sealed) {
                 Err(AppendError::SeqMismatch { expected, .. }) => {
                     return Ok(Expecting::Moved { next_seq: expected });
                 }

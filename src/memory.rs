@@ -15,6 +15,8 @@
 //! Reads record what they did (`Recalled`, `Expanded`) without waiting for
 //! an fsync: see [`Engram::recall`].
 
+use std::collections::BTreeMap;
+
 use engram_commands::gate::{Action, Object, Subject};
 use engram_commands::memory::{self, InputError, clean_subject};
 use engram_commands::record::{self, RecordError, Turn};
@@ -492,7 +494,7 @@ impl CommandStore for Engram {
     }
 
     fn append_expecting(&self, first_seq: u64, events: &[Event]) -> Result<Expecting, EngineError> {
-        Engram::append_expecting(self, first_seq, events, true)
+        Engram::append_expecting(self, first_seq, events, &BTreeMap::new(), true)
     }
 
     fn append_expecting_unviewed(
@@ -500,7 +502,16 @@ impl CommandStore for Engram {
         first_seq: u64,
         events: &[Event],
     ) -> Result<Expecting, EngineError> {
-        Engram::append_expecting(self, first_seq, events, false)
+        Engram::append_expecting(self, first_seq, events, &BTreeMap::new(), false)
+    }
+
+    fn append_expecting_unviewed_sealed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+        sealed: &BTreeMap<usize, Vec<u8>>,
+    ) -> Result<Expecting, EngineError> {
+        Engram::append_expecting(self, first_seq, events, sealed, false)
     }
 
     fn wait_for_views(&self, seq: u64) -> Result<(), EngineError> {
@@ -520,6 +531,21 @@ impl CommandStore for Engram {
         Ok(engram_log::seal::content_sha256_of_records([
             record.as_slice()
         ]))
+    }
+
+    fn record_at(
+        &self,
+        seq: u64,
+        event: &Event,
+    ) -> Result<(engram_log::Digest, Option<Vec<u8>>), EngineError> {
+        // A shared log's writer seals what it is sent: only this store's
+        // own sealed log takes a record back.
+        if self.shared_log().is_some() || !self.log().is_sealed() {
+            return Ok((self.content_sha256_at(seq, event)?, None));
+        }
+        let record = self.log().record_bytes(seq, event)?;
+        let digest = engram_log::seal::content_sha256_of_records([record.as_slice()]);
+        Ok((digest, Some(record)))
     }
 
     fn embedding_of(&self, text: &str) -> Option<engram_log::Embedding> {

@@ -108,6 +108,27 @@ pub trait CommandStore {
     /// hold it at `seq`: a sealed store seals per seq, and the hash covers
     /// what the log holds, so it is known only once the seq is.
     fn content_sha256_at(&self, seq: u64, event: &Event) -> Result<Digest, Self::Error>;
+    /// [`CommandStore::content_sha256_at`], and the record it was computed
+    /// over when the store can take it back sealed
+    /// ([`CommandStore::append_expecting_unviewed_sealed`]), so that a note
+    /// is sealed once, not once to hash it and again to write it. The
+    /// default hands no record.
+    fn record_at(&self, seq: u64, event: &Event) -> Result<(Digest, Option<Vec<u8>>), Self::Error> {
+        Ok((self.content_sha256_at(seq, event)?, None))
+    }
+    /// [`CommandStore::append_expecting_unviewed`] for a batch some of whose
+    /// events were sealed already: `sealed` maps an event's index to the
+    /// record [`CommandStore::record_at`] gave for the seq it lands on. The
+    /// default seals every event again.
+    fn append_expecting_unviewed_sealed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+        sealed: &BTreeMap<usize, Vec<u8>>,
+    ) -> Result<Expecting, Self::Error> {
+        let _ = sealed;
+        self.append_expecting_unviewed(first_seq, events)
+    }
     /// The vector of a memory's words, when a model is configured.
     fn embedding_of(&self, text: &str) -> Option<Embedding>;
     /// The wall clock in unix milliseconds (a time to live starts there).
@@ -1321,7 +1342,7 @@ fn append_part<S: CommandStore>(
     for _ in 0..APPEND_TRIES_MAX {
         let built = build(store, first_seq, part, made).map_err(SaveError::Store)?;
         match store
-            .append_expecting_unviewed(first_seq, &built.events)
+            .append_expecting_unviewed_sealed(first_seq, &built.events, &built.sealed)
             .map_err(SaveError::Store)?
         {
             Expecting::Appended(appended) => {
@@ -1344,6 +1365,9 @@ fn append_part<S: CommandStore>(
 /// A part's events for one first seq, and the ids and references they give.
 pub(crate) struct Built {
     pub(crate) events: Vec<Event>,
+    /// The records of the events sealed while building (the notes, hashed
+    /// as the log will hold them), by event index.
+    pub(crate) sealed: BTreeMap<usize, Vec<u8>>,
     pub(crate) made: BTreeMap<usize, MemoryId>,
     pub(crate) references: BTreeMap<usize, MemoryRef>,
 }
@@ -1357,6 +1381,7 @@ pub(crate) fn build<S: CommandStore>(
     let key = store.key();
     let now_ms = store.now_ms();
     let mut events = Vec::new();
+    let mut sealed = BTreeMap::new();
     let mut made = BTreeMap::new();
     let mut references = BTreeMap::new();
     let next = |events: &Vec<Event>| first_seq + events.len() as u64;
@@ -1369,11 +1394,16 @@ pub(crate) fn build<S: CommandStore>(
     };
     for (index, plan) in part {
         // The words' reference: a note takes the next seq.
-        let words_of = |events: &mut Vec<Event>, words: &Words| match words {
+        let words_of = |events: &mut Vec<Event>,
+                        sealed: &mut BTreeMap<usize, Vec<u8>>,
+                        words: &Words| match words {
             Words::Note { note } => {
                 let seq = next(events);
                 let event = Event::Session(note.clone());
-                let content_sha256 = store.content_sha256_at(seq, &event)?;
+                let (content_sha256, record) = store.record_at(seq, &event)?;
+                if let Some(record) = record {
+                    sealed.insert(events.len(), record);
+                }
                 events.push(event);
                 Ok((
                     MemoryRef {
@@ -1404,7 +1434,7 @@ pub(crate) fn build<S: CommandStore>(
                 source,
                 promotion,
             } => {
-                let (reference, _) = words_of(&mut events, words)?;
+                let (reference, _) = words_of(&mut events, &mut sealed, words)?;
                 let memory = resolve(&made, *memory);
                 events.push(Event::Reinforced(Reinforced {
                     memory,
@@ -1424,7 +1454,7 @@ pub(crate) fn build<S: CommandStore>(
                 contradiction,
                 placement,
             } => {
-                let (reference, content_sha256) = words_of(&mut events, words)?;
+                let (reference, content_sha256) = words_of(&mut events, &mut sealed, words)?;
                 let id = next(&events);
                 let mut remembered = (**remembered).clone();
                 memory::seal_at(&mut remembered, key, reference.clone(), content_sha256);
@@ -1460,6 +1490,7 @@ pub(crate) fn build<S: CommandStore>(
     }
     Ok(Built {
         events,
+        sealed,
         made,
         references,
     })

@@ -216,6 +216,42 @@ impl EncodedBatch {
         Self::encode_with(events, true, |event, out| record::split(event, key, out))
     }
 
+    /// [`EncodedBatch::encode_unsealed`] for a batch some of whose events
+    /// are sealed already: `sealed` maps an event's index to its record as
+    /// [`Log::record_bytes`] gave it for the seq the event lands on,
+    /// written as it is; the writer seals the others. A command that hashed
+    /// a record before appending it (a memory's content hash is over the
+    /// record as the log holds it) hands the writer what it sealed instead
+    /// of having it sealed twice. A batch that lands elsewhere than the
+    /// seqs its records were sealed for is refused as a whole
+    /// ([`Log::append_expecting_sealed`]).
+    pub fn encode_partly_sealed(
+        events: &[Event],
+        sealed: &BTreeMap<usize, Vec<u8>>,
+        key: &HmacKey,
+    ) -> Result<Self, AppendError> {
+        let items: Vec<(&Event, Option<&[u8]>)> = events
+            .iter()
+            .enumerate()
+            .map(|(index, event)| (event, sealed.get(&index).map(Vec::as_slice)))
+            .collect();
+        Self::encode_with(&items, true, |&(event, record), out| match record {
+            None => record::split(event, key, out),
+            Some(bytes) if record::is_sealed(bytes) => {
+                debug_assert!(
+                    record::same_skeleton(bytes, event, key),
+                    "a sealed record handed with another event"
+                );
+                out.push(record::PRESEALED);
+                out.extend_from_slice(bytes.get(1..).unwrap_or_default());
+                Ok(out.len())
+            }
+            Some(_) => Err(codec::CodecError(
+                "a record handed sealed holds no sealed words".to_owned(),
+            )),
+        })
+    }
+
     fn encode_with<T>(
         events: &[T],
         sealed: bool,
@@ -873,6 +909,36 @@ impl Log {
         )
     }
 
+    /// [`Log::append_expecting`] for a batch some of whose events were
+    /// sealed already by [`Log::record_bytes`] at the seqs they land on
+    /// (see [`EncodedBatch::encode_partly_sealed`]); a log without a key
+    /// store encodes every event as it does for
+    /// [`Log::append_expecting`]. Refused as a whole, nothing written, when
+    /// another append took `first_seq` first, so a record is never written
+    /// at a seq it was not sealed for.
+    pub fn append_expecting_sealed(
+        &self,
+        first_seq: u64,
+        events: &[Event],
+        sealed: &BTreeMap<usize, Vec<u8>>,
+    ) -> Result<Appended, AppendError> {
+        let batch = if self.is_sealed() && !sealed.is_empty() {
+            if matches!(self.reader.shared.keys, Some(Keys::Remote(_))) {
+                return Err(AppendError::Replica);
+            }
+            EncodedBatch::encode_partly_sealed(events, sealed, self.key())?
+        } else {
+            self.encode(events)?
+        };
+        self.send_batch(
+            batch,
+            Some(writer::Stamp {
+                first_seq,
+                ts_ms: None,
+            }),
+        )
+    }
+
     /// Queues `events` for the next commit group and returns without
     /// waiting for it: for events a read records (a recall's evidence, an
     /// expand), which become durable with the next group commit. The writer
@@ -1295,6 +1361,69 @@ mod tests {
             index_len < 2000 / 10,
             "index not sparse: {index_len} entries for 2000 frames"
         );
+    }
+
+    /// A batch handed partly sealed (`append_expecting_sealed`, the
+    /// records from `record_bytes`) holds exactly those records: the
+    /// content hash computed before the append is the one over what the
+    /// log holds, and every event reads back as it was. Landing elsewhere
+    /// is refused, nothing written.
+    #[test]
+    fn a_batch_handed_partly_sealed_holds_the_records_it_was_hashed_over() {
+        let (log, _) = log_of_frames(&[2], Some(MasterKey::from_bytes([8; 32])));
+        let events = [turn(10), turn(11), turn(12)];
+        let first_seq = log.last_seq() + 1;
+        let sealed: BTreeMap<usize, Vec<u8>> = [0usize, 2]
+            .into_iter()
+            .map(|at| {
+                let record = log
+                    .record_bytes(first_seq + at as u64, &events[at])
+                    .unwrap();
+                (at, record)
+            })
+            .collect();
+        let late = log.append_expecting_sealed(first_seq + 1, &events, &sealed);
+        assert!(
+            matches!(late, Err(AppendError::SeqMismatch { .. })),
+            "{late:?}"
+        );
+        assert_eq!(log.last_seq(), first_seq - 1);
+
+        log.append_expecting_sealed(first_seq, &events, &sealed)
+            .unwrap();
+        let read: Vec<Event> = log
+            .read(first_seq..=first_seq + 2)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.event)
+            .collect();
+        assert_eq!(read, events);
+        for (&at, record) in &sealed {
+            let seq = first_seq + at as u64;
+            let reference = MemoryRef {
+                session: "t".into(),
+                first_seq: seq,
+                last_seq: seq,
+            };
+            assert_eq!(
+                seal::stored_content_sha256(log.reader(), &reference).unwrap(),
+                seal::content_sha256_of_records([record.as_slice()]),
+                "seq {seq}"
+            );
+        }
+    }
+
+    /// A record handed with an event it is not the record of is a bug of
+    /// the caller, caught in debug builds.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a sealed record handed with another event")]
+    fn a_record_handed_with_another_event_is_caught() {
+        let (log, _) = log_of_frames(&[1], Some(MasterKey::from_bytes([8; 32])));
+        let first_seq = log.last_seq() + 1;
+        let record = log.record_bytes(first_seq, &turn(20)).unwrap();
+        let sealed = BTreeMap::from([(0usize, record)]);
+        let _ = log.append_expecting_sealed(first_seq, &[turn(21)], &sealed);
     }
 
     /// A log of `batches` frames of turns (each batch one frame), sealed

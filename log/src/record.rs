@@ -166,6 +166,20 @@ pub(crate) fn skeleton(record: &[u8]) -> Result<Event, RecordError> {
     }
 }
 
+/// Whether the sealed `record` holds the skeleton `event` splits into
+/// under `key`: a check that a record handed with an event
+/// ([`crate::EncodedBatch::encode_partly_sealed`]) is that event's.
+pub(crate) fn same_skeleton(record: &[u8], event: &Event, key: &HmacKey) -> bool {
+    let mut unsealed = Vec::new();
+    if split(event, key, &mut unsealed).is_err() {
+        return false;
+    }
+    match (parts(record), parts(&unsealed)) {
+        (Ok((held, _)), Ok((split_off, _))) => held == split_off,
+        _ => false,
+    }
+}
+
 /// Whether `record` holds sealed words (so opening it needs its key).
 pub(crate) fn is_sealed(record: &[u8]) -> bool {
     record.first() == Some(&SEALED)
