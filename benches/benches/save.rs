@@ -15,8 +15,10 @@
 //!   one transaction (one fsync), then the connection closed.
 //!
 //! The process runs as the `engram` binary does: mimalloc as its
-//! allocator, and a large batch prepares its items on one core while it
-//! decides them on the other (`engram::set_prepare_while_planning`).
+//! allocator, and a large batch prepares its items on a thread per core
+//! while it decides them (`engram::set_prepare_while_planning`).
+//! `ENGRAM_BENCH_PREPARE_FIRST=1` runs it the library's default way
+//! instead, every item prepared before the first is decided, to compare.
 //!
 //! The texts are the recall benchmark's synthetic memories
 //! (`engram_benches::recall::memory_texts`): short sentences over an
@@ -258,8 +260,10 @@ fn save_batch(c: &mut Criterion) {
 }
 
 fn main() {
-    // As the `engram` binary runs a batch (see its allocator above).
-    engram::set_prepare_while_planning(true);
+    // As the `engram` binary runs a batch (see its allocator above),
+    // unless asked to compare with the library's default.
+    let prepare_first = std::env::var_os("ENGRAM_BENCH_PREPARE_FIRST").is_some_and(|v| v == "1");
+    engram::set_prepare_while_planning(!prepare_first);
     let mut criterion = Criterion::default().configure_from_args();
     save_batch(&mut criterion);
     save_into_store(&mut criterion);
