@@ -1659,6 +1659,48 @@ pub fn room_name(
     topic_of_text(text, profile, entities)
 }
 
+/// Particles and prepositions a verb's `-ing` form is followed by ("trying
+/// to", "mixing up", "visiting from"), where a noun's rarely is.
+const AFTER_A_VERB: &[&str] = &[
+    "to", "up", "from", "with", "on", "out", "for", "about", "into", "back", "down", "off", "over",
+    "through", "around", "at",
+];
+
+/// Words of `text` that its shape shows are verbs, lowercased: an `-ing`
+/// form followed by a particle or preposition and not a topic word of a
+/// corridor ("trying to", but "meeting with"), and a third-person `-s`
+/// form right after a name of `names` or a pronoun ("Leo turns 8").
+fn verbs_in(text: &str, names: &[&str]) -> std::collections::BTreeSet<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut verbs = std::collections::BTreeSet::new();
+    for (at, word) in words.iter().enumerate() {
+        let lower = word.to_ascii_lowercase();
+        let next = words.get(at + 1).map(|w| w.to_ascii_lowercase());
+        let before = at
+            .checked_sub(1)
+            .and_then(|i| words.get(i))
+            .map(|w| w.to_ascii_lowercase());
+        let gerund = lower.len() > 5
+            && lower.ends_with("ing")
+            && next.as_deref().is_some_and(|n| AFTER_A_VERB.contains(&n))
+            && corridor_of_word(&lower).is_none();
+        let after_subject = lower.len() > 3
+            && lower.ends_with('s')
+            && !lower.ends_with("ss")
+            && before
+                .as_deref()
+                .is_some_and(|b| names.contains(&b) || matches!(b, "he" | "she" | "it"));
+        if gerund || after_subject {
+            verbs.insert(stem(&lower));
+            verbs.insert(lower);
+        }
+    }
+    verbs
+}
+
 /// [`room_name`] of a text without tags.
 fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<String> {
     let named = |categories: &[&str]| {
@@ -1676,13 +1718,14 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
         .filter(|e| matches!(e.category, "person" | "place"))
         .flat_map(|e| e.key.split(' '))
         .collect();
+    let verbs = verbs_in(text, &name_words);
     let english = profile
         .words
         .iter()
         .find_map(|t| {
             let noun = nominalised(t);
             let t = noun.unwrap_or(t);
-            (english_topic(t) && !name_words.contains(&t)).then(|| {
+            (english_topic(t) && !name_words.contains(&t) && !verbs.contains(t)).then(|| {
                 if noun.is_some() {
                     t.to_owned()
                 } else {
@@ -1804,6 +1847,29 @@ mod tests {
             &engram_text::entities::extract(text),
             &[],
         )
+    }
+
+    /// A verb by its shape is not a room: an `-ing` form before a particle
+    /// or preposition, a third-person form after a name or a pronoun. A
+    /// topic word in the same shape ("meeting with") still is.
+    #[test]
+    fn a_verb_by_its_shape_is_not_a_room() {
+        for (text, not) in [
+            ("Struggling with the violin vibrato lately.", "struggling"),
+            ("Thinking about switching the blog to Hugo.", "thinking"),
+            ("Every spring he repaints the fence.", "repaint"),
+            ("She collects vintage fountain pens.", "collect"),
+        ] {
+            let name = room(text);
+            assert!(
+                name.as_deref().is_some_and(|n| !n.starts_with(not)),
+                "{text}: {name:?}"
+            );
+        }
+        assert_eq!(
+            room("Meeting with the landlord about the lease.").as_deref(),
+            Some("meeting")
+        );
     }
 
     /// Issue 17: rooms were named after adverbs, verbs and bigrams across
