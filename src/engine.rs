@@ -448,7 +448,14 @@ pub struct Engram {
     /// Serializes the engine's read-decide-append commands (a note's turn
     /// number, a forget's check), so two threads never decide on the same state.
     writer: parking_lot::Mutex<()>,
+    /// What reads recorded while a save appends (`hold_reads`), in the
+    /// order they came: `None` when nothing is held.
+    held_reads: parking_lot::Mutex<Option<Vec<Event>>>,
 }
+
+/// Held reads' records appended at a time (see [`Engram::hold_reads`]):
+/// well inside a batch's limits of events and bytes.
+const HELD_READS_PER_APPEND: usize = 1024;
 
 impl std::fmt::Debug for Engram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -570,6 +577,7 @@ impl Engram {
             last_recall_mode: parking_lot::Mutex::new(engram_queries::RecallMode::Keyword),
             embed_cache: parking_lot::Mutex::default(),
             writer: parking_lot::Mutex::new(()),
+            held_reads: parking_lot::Mutex::new(None),
         })
     }
 
@@ -685,13 +693,48 @@ impl Engram {
     /// or `close` returns only once they are written. With a shared log
     /// they are sent there and the call returns once it committed, without
     /// waiting for this store's copy.
+    ///
+    /// While a save appends (`hold_reads`), the events wait beside the log
+    /// and are appended when it is done: a read's append could take the
+    /// seqs the save's next part was built for.
     pub(crate) fn record_read(&self, event: Event) -> Result<(), EngineError> {
+        // Queued under the lock, so that once reads are held no read is
+        // still on its way to the log.
+        let mut held = self.held_reads.lock();
+        if let Some(held) = held.as_mut() {
+            held.push(event);
+            return Ok(());
+        }
+        self.append_reads(std::slice::from_ref(&event))
+    }
+
+    fn append_reads(&self, events: &[Event]) -> Result<(), EngineError> {
         match &self.replication {
-            None => self.log.append_queued(std::slice::from_ref(&event))?,
+            None => self.log.append_queued(events)?,
             Some(replication) => {
                 replication.check()?;
-                replication.shared.append(std::slice::from_ref(&event))?;
+                replication.shared.append(events)?;
             }
+        }
+        Ok(())
+    }
+
+    /// Holds what reads record from now on (see [`Engram::record_read`]),
+    /// or appends what was held and stops holding.
+    pub(crate) fn hold_reads(&self, hold: bool) -> Result<(), EngineError> {
+        let mut held = self.held_reads.lock();
+        if hold {
+            held.get_or_insert_with(Vec::new);
+            return Ok(());
+        }
+        // In batches a log takes whatever reads recorded: a read's record
+        // is at most a few kilobytes (its query is a note's size at most).
+        for events in held
+            .take()
+            .unwrap_or_default()
+            .chunks(HELD_READS_PER_APPEND)
+        {
+            self.append_reads(events)?;
         }
         Ok(())
     }

@@ -485,6 +485,10 @@ impl CommandStore for Engram {
         Engram::write_lock(self)
     }
 
+    fn hold_reads(&self, hold: bool) -> Result<(), EngineError> {
+        Engram::hold_reads(self, hold)
+    }
+
     fn next_seq(&self) -> u64 {
         self.log().last_seq() + 1
     }

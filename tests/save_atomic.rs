@@ -498,3 +498,67 @@ fn a_batch_prepared_while_planning_decides_as_one_prepared_first() {
     );
     assert_eq!(overlapped, upfront);
 }
+
+/// A batch appended in several parts while another client recalls in a
+/// tight loop: every read records its evidence (an append of its own), and
+/// each part is built for the seq the log is expected to give it, so reads
+/// landing first used to move the part again and again until the batch
+/// gave up (`Contended`). The batch saves every item; the reads all answer.
+#[test]
+fn a_batch_in_parts_saves_while_another_client_recalls_in_a_loop() {
+    let items: Vec<Remember> = (0..24_000)
+        .map(|i| {
+            text(&format!(
+                "Service s{i} of team t{} listens on port {}",
+                i % 97,
+                10_000 + i
+            ))
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let engram = Engram::open(
+        Store::at(dir.path()),
+        &engram::store::StoreOptions::default(),
+    )
+    .unwrap();
+    engram
+        .remember_batch(&[text("Service s0 of team t0 listens on port 10000")])
+        .unwrap();
+    let saving = std::sync::atomic::AtomicBool::new(true);
+    let (results, reads) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut reads = 0usize;
+            while saving.load(std::sync::atomic::Ordering::Relaxed) {
+                engram
+                    .recall(&engram::RecallQuery::new("which port does service s0 use"))
+                    .unwrap();
+                reads += 1;
+            }
+            reads
+        });
+        let results = engram.remember_batch(&items);
+        saving.store(false, std::sync::atomic::Ordering::Relaxed);
+        (results, reader.join().unwrap())
+    });
+    let results = results.unwrap();
+    let failed: Vec<String> = results
+        .iter()
+        .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed, first: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    // Every read's evidence reached the log: held while the parts were
+    // appended, then appended.
+    engram.settle().unwrap();
+    let recalled = replay_all(engram.log().reader())
+        .iter()
+        .filter(|e| matches!(e.event, Event::Recalled(_)))
+        .count();
+    assert!(reads > 0);
+    assert_eq!(recalled, reads);
+    engram.close().unwrap();
+}

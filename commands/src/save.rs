@@ -84,6 +84,17 @@ pub trait CommandStore {
     fn gates(&self) -> &GateChain;
     /// Serializes read-decide-append commands.
     fn write_lock(&self) -> parking_lot::MutexGuard<'_, ()>;
+    /// Holds (`true`) what reads record (a recall's or an expand's
+    /// evidence) beside the log instead of appending it, or appends what
+    /// was held and stops holding (`false`). A save holds them while it
+    /// appends: each part of a batch is built for the seq the log is
+    /// expected to give it, and a client reading in a tight loop would
+    /// otherwise take those seqs first, part after part. The default holds
+    /// nothing.
+    fn hold_reads(&self, hold: bool) -> Result<(), Self::Error> {
+        let _ = hold;
+        Ok(())
+    }
     /// The seq the next append takes unless another comes first.
     fn next_seq(&self) -> u64;
     /// Appends `events` and returns once every view applied them.
@@ -358,6 +369,9 @@ pub fn remember_batch<S: CommandStore>(
     // items) is freed on another thread while the parts are built and
     // appended (on this one when no thread can be started).
     let kept = planner.into_kept();
+    // Reads recorded while the parts are appended wait until they all are
+    // (`CommandStore::hold_reads`); released however the loop ends.
+    let held = HeldReads::hold(store).map_err(SaveError::Store)?;
     let appends = std::thread::scope(|scope| {
         let _freeing = std::thread::Builder::new()
             .name("engram-save-free".to_owned())
@@ -382,6 +396,7 @@ pub fn remember_batch<S: CommandStore>(
         }
         Ok::<_, SaveError<S::Error>>((appended_through, waited_through, None))
     });
+    drop(held);
     let (appended_through, waited_through, failed) = appends?;
     if let Some(last) = appended_through
         && waited_through != Some(last)
@@ -1303,6 +1318,26 @@ fn entities_of(text: &str, summary: Option<&str>) -> Vec<engram_text::entities::
         }
     }
     found
+}
+
+/// Reads held ([`CommandStore::hold_reads`]) while it lives.
+struct HeldReads<'a, S: CommandStore>(&'a S);
+
+impl<'a, S: CommandStore> HeldReads<'a, S> {
+    fn hold(store: &'a S) -> Result<Self, S::Error> {
+        store.hold_reads(true)?;
+        Ok(Self(store))
+    }
+}
+
+impl<S: CommandStore> Drop for HeldReads<'_, S> {
+    fn drop(&mut self) {
+        // What reads recorded is their evidence, which may be lost in a
+        // crash before the next commit anyway; a log that cannot take it
+        // now refuses the next write too, and that write reports it. The
+        // save itself is durable already.
+        let _ = self.0.hold_reads(false);
+    }
 }
 
 /// Splits the plans into parts that each fit one append.
