@@ -32,9 +32,11 @@
 //!   verb of choice ("let's do LXC on pve2"), an option and "then"
 //!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
 //!   B"), the speaker taking on something that recurs ("I'll log it every
-//!   morning"), an amount settled on ("let's say $800 a month"), the
+//!   morning"), a change the team has planned for a next sprint or week,
+//!   an amount settled on ("let's say $800 a month"), the
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
+//!   a date the speakers concluded on ("那我们 12 号走"),
 //!   or the user naming one of the options the assistant just offered
 //!   ("threaded loading." after "... or threaded loading?");
 //! - a preference: a standing instruction ("never print secrets", "use X
@@ -45,7 +47,9 @@
 //!   "我希望都用中文写"), a rule over a value ("X should ..., not Y"), an
 //!   ask that recurs ("remind me every year", "每周六帮我列清单"), a liking
 //!   said for the household or by a named person ("we hate layovers",
-//!   "Priya prefers ..."), what the speaker wants on a kind of day or a
+//!   "Priya prefers ..."), one thing rather than another whatever the
+//!   moment ("I'd rather X than Y right now"), what the speaker wants on a
+//!   kind of day or a
 //!   limit there ("two coffees max on weekdays"), how the speaker's writing
 //!   is styled ("cite with footnotes, not links", "... in my notes"), what
 //!   the speaker does not eat ("我不吃香菜"), how early to be reminded;
@@ -58,7 +62,8 @@
 //!   "target is 60fps", "样式我们是 Tailwind"); what holds for the
 //!   speaker's family ("my wife works nights"), an age, a role taken on, a
 //!   time served ("turns 40", "will take over as", "been with them six
-//!   years"), days named for what the speaker does, a flight out on a date;
+//!   years"), days named for what the speaker does, a flight out on a date,
+//!   what the team is on even "right now";
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
 //!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
@@ -2304,6 +2309,39 @@ fn is_committed_habit(lower: &str) -> bool {
         })
 }
 
+/// "We're bumping the pool to 50 and adding rate limiting next sprint":
+/// a change the team has planned, with when.
+fn is_planned_change(lower: &str) -> bool {
+    const NOT_CHANGES: &[&str] = &[
+        "going",
+        "being",
+        "having",
+        "seeing",
+        "getting",
+        "trying",
+        "thinking",
+        "hoping",
+        "waiting",
+        "looking",
+        "talking",
+        "wondering",
+        "planning",
+    ];
+    ["we're ", "we are "]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))
+        .is_some_and(|rest| {
+            words(rest)
+                .next()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing") && !NOT_CHANGES.contains(&w))
+        })
+        && after_word_start(lower, "next ").any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| PERIODS_EN.contains(&w) || w == "release")
+        })
+}
+
 /// "Cite with author-year style, not numbers", "use 'we' sparingly in my
 /// writing": how the speaker's writing or code is to be done, said as a
 /// style or over what it rules out.
@@ -2385,6 +2423,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         || is_lets_choice(lower)
         || is_lasting_choice(lower)
         || is_committed_habit(lower)
+        || is_planned_change(lower)
     {
         // "I decided to just delete the branch": a choice for now.
         let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
@@ -2435,6 +2474,13 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         // "Aisha prefers written updates": what a person likes is a preference.
         let liking = has_word(lower, &["prefers", "likes", "loves", "hates"]);
         return Some(if liking { Kind::Preference } else { Kind::Fact });
+    }
+    // "I'd rather pay off the loan than invest right now": one thing over
+    // another, whatever the moment.
+    let rather_than =
+        any_at_word_start(lower, &["i'd rather ", "i would rather "]) && lower.contains(" than ");
+    if rather_than {
+        return Some(Kind::Preference);
     }
     if !of_the_moment
         && PREFERENCE_EN.iter().any(|p| {
@@ -2504,6 +2550,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     if !of_the_moment && !transient && is_recurring_ask(lower) {
         return Some(Kind::Preference);
+    }
+    // "We're on Jenkins right now": what the team runs, at present.
+    let on_product = ["We're on ", "We are on ", "we're on ", "we are on "]
+        .iter()
+        .find_map(|p| without_fillers(sentence).strip_prefix(p))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_uppercase()));
+    if on_product && !any_at_word_start(lower, INCIDENT_EN) {
+        return Some(Kind::Fact);
     }
     if transient {
         return None;
@@ -2598,6 +2652,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
         || is_chosen_zh(sentence)
+        || is_concluded_plan_zh(sentence)
     {
         // "我决定先去吃个饭": my choice for now.
         let for_now = sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
@@ -2899,6 +2954,20 @@ fn is_changed_value_zh(sentence: &str) -> bool {
             && !sentence.contains('我')
             && !sentence.contains('吧')
             && !sentence.contains('帮'))
+}
+
+/// "那我们 5 号出发": what the speakers will do on a date, concluded from
+/// what was said ("那").
+fn is_concluded_plan_zh(sentence: &str) -> bool {
+    sentence.starts_with('那')
+        && sentence.contains("我们")
+        && sentence.match_indices(['号', '日']).any(|(at, _)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+        })
 }
 
 /// "email 用 citext 吧": a clause choosing what to use.
@@ -4144,11 +4213,12 @@ mod tests {
         assert_eq!(kinds(&preferences), [Some(Kind::Preference); 4]);
         let decisions = [
             "我们坐地铁去，不坐出租车。",
+            "那我们 12 号晚上走，住两晚。",
             "那就 3 个副本。",
             "就周五和周六吧。",
             "年会定在十二月二十号。",
         ];
-        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 5]);
         let facts = [
             "阿强不吃羊肉和牛肉。",
             "儿子周三下午五点上画画课。",
@@ -4189,8 +4259,17 @@ mod tests {
             "I'll review the budget every Sunday.",
             "Let's say €200 a month for groceries.",
             "Let's move the retro to Thursdays.",
+            "We're doubling the cache today and adding a CDN next quarter.",
         ];
-        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 3]);
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+        assert_eq!(
+            kinds(&["Honestly I'd rather rent than buy right now."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(
+            kinds(&["We're on Bitbucket right now, sadly."]),
+            [Some(Kind::Fact)]
+        );
         let corrections = [
             "Make that Friday at noon.",
             "Wait, actually we fly home on the 9th.",
