@@ -16,7 +16,8 @@
 //! and sentences shorter than [`SENTENCE_CHARS_MIN`] are never proposed;
 //! then
 //!
-//! - a correction: a marker ("actually", "no wait", "其实是"), an admission
+//! - a correction: a marker ("actually", "no wait", "make that", "其实是"),
+//!   also after an interjection ("wait, actually ..."), an admission
 //!   ("I mixed them up"), a denial then what is so ("it isn't X, it's Y",
 //!   "X, not Y", "not X but Y", "不是 X，是 Y", "姓刘，不姓柳"), what was
 //!   said before named beside a denial ("like I said", "you wrote"), a
@@ -30,25 +31,52 @@
 //!   version", "going forward all changes go through ..."), "let's" and a
 //!   verb of choice ("let's do LXC on pve2"), an option and "then"
 //!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
-//!   B"), or the user naming one of the options the assistant just
-//!   offered ("threaded loading." after "... or threaded loading?");
+//!   B"), the speaker taking on something that recurs ("I'll log it every
+//!   morning"), a change the team has planned for a next sprint or week,
+//!   an amount settled on ("let's say $800 a month"), the
+//!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
+//!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
+//!   a date the speakers concluded on ("那我们 12 号走"),
+//!   or the user naming one of the options the assistant just offered
+//!   ("threaded loading." after "... or threaded loading?");
 //! - a preference: a standing instruction ("never print secrets", "use X
 //!   instead of Y", "..., always", "keep them short and always ..."), a
 //!   rule named as one, a liking, what the speaker does or will not do ("I
 //!   don't do X", "I'd like the output to stay plain"), what the speaker
 //!   wants of all things of a kind ("I want every handler to ...",
 //!   "我希望都用中文写"), a rule over a value ("X should ..., not Y"), an
-//!   ask that recurs ("remind me every year", "每周六帮我列清单");
+//!   ask that recurs ("remind me every year", "每周六帮我列清单"), a liking
+//!   said for the household or by a named person ("we hate layovers",
+//!   "Priya prefers ..."), one thing rather than another whatever the
+//!   moment ("I'd rather X than Y right now"), what the speaker wants on a
+//!   kind of day or a
+//!   limit there ("two coffees max on weekdays"), how the speaker's writing
+//!   is styled ("cite with footnotes, not links", "... in my notes"), what
+//!   the speaker does not eat ("我不吃香菜"), how early to be reminded;
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
 //!   trips with dates, money, what they are making, what they live with:
 //!   "I have two kids"), what a thing is built on ("it's a Django 4.2
 //!   app", "pve2 has an Intel Arc A380"), or a short subject with a copula and a
 //!   specific value (a number, version, port, day, time, name, path:
-//!   "target is 60fps", "样式我们是 Tailwind").
+//!   "target is 60fps", "样式我们是 Tailwind"); what holds for the
+//!   speaker's family ("my wife works nights"), an age, a role taken on, a
+//!   time served ("turns 40", "will take over as", "been with them six
+//!   years"), days named for what the speaker does, a flight out on a date,
+//!   what the team is on even "right now";
+//!   in Chinese what someone does not eat, a family member's weekday, an
+//!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
+//!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
+//!
+//! A user's reply to an assistant's question that gives an amount ("About
+//! 40 pipelines." after "how many pipelines do you have?") is a fact.
 //!
 //! A Chinese sentence that says nothing as a whole (an ask beside a
-//! lasting clause) is read clause by clause.
+//! lasting clause) is read clause by clause, and so is an English one at
+//! "so", "because" and "but" (a reason or a consequence beside chatter); a
+//! rule a clause leads to stays with it ("we're on 15, so don't use ..."),
+//! and an English sentence whose clauses are of two kinds gives each. A
+//! Chinese semicolon parts two statements.
 //!
 //! A choice for now ("I decided to just ..."), a rule about *this* thing
 //! ("don't change that file") and the words of the moment ("today", "this
@@ -130,6 +158,7 @@ const OPENERS_EN: &[&str] = &[
 
 /// A sentence that starts with one of these corrects something said before.
 const CORRECTION_STARTS_EN: &[&str] = &[
+    "make that",
     "actually",
     "correction",
     "scratch that",
@@ -376,6 +405,12 @@ const PREFERENCE_EN: &[&str] = &[
     "i really prefer",
     "i'd rather",
     "i would rather",
+    "we prefer",
+    "we'd rather",
+    "we love",
+    "we hate",
+    "we can't stand",
+    "we don't like",
     "i like",
     "i really like",
     "i love",
@@ -598,6 +633,9 @@ const FAMILY_EN: &[&str] = &[
     "our daughter",
     "our two kids",
     "our three kids",
+    "my youngest",
+    "my oldest",
+    "my eldest",
 ];
 
 /// A sentence about the project or team opens with one of these.
@@ -741,6 +779,7 @@ const LASTING_EN: &[&str] = &[
 const RULE_EN: &[&str] = &[
     "the rule",
     "a rule",
+    "one rule",
     "as a rule",
     "house rule",
     "rule of thumb",
@@ -830,6 +869,7 @@ const DECISION_ZH: &[&str] = &[
     "那就",
     "就用",
     "就定",
+    "定在",
     "定成",
     "定为",
     "定下来",
@@ -882,6 +922,9 @@ const PREFERENCE_ZH: &[&str] = &[
     "我倾向",
     "我不喜欢",
     "我讨厌",
+    "我不吃",
+    "我不爱",
+    "不爱吃",
     "我习惯",
     "受不了",
     "以后",
@@ -917,6 +960,8 @@ const FACT_ZH: &[&str] = &[
     // Health and diet, and where home is: lasting facts about a person.
     "过敏",
     "吃素",
+    "晕机",
+    "晕车",
     "不耐受",
     "老毛病",
     "旧伤",
@@ -1637,6 +1682,11 @@ fn is_own_trip(sentence: &str, lower: &str) -> bool {
         "we're traveling",
         "we'll be in ",
         "we'll be away",
+        "flying out",
+        "i fly out",
+        "we fly out",
+        "i leave for",
+        "we leave for",
     ];
     const MONTHS: &[&str] = &[
         "jan",
@@ -1748,7 +1798,12 @@ fn is_own_schedule(lower: &str) -> bool {
             engram_text::calendar::WEEKDAYS.contains(&d) || ["weekend", "weekday"].contains(&d)
         })
     });
+    // "I run Tuesday, Thursday and Sunday": two days or more named.
+    let days = words(lower)
+        .filter(|w| engram_text::calendar::WEEKDAYS.contains(w))
+        .count();
     plural_day
+        || days >= 2
         || after_word_start(lower, "every ").any(|after| {
             words(after)
                 .find(|w| *w != "other" && *w != "single")
@@ -1948,21 +2003,30 @@ fn is_lets_choice(lower: &str) -> bool {
         "switch",
         "standardize",
         "standardise",
+        "move",
     ];
     // What a task is made of: a step, a check, a try, not a choice.
     const TASK_WORDS: &[&str] = &[
         "quick", "check", "rerun", "retry", "try", "test", "debug", "debugger", "step", "look",
         "see", "fix", "print", "going", "again", "now", "today", "sanity", "branch", "ahead",
     ];
-    lower.strip_prefix("let's ").is_some_and(|rest| {
-        words(rest)
+    // "let's say $800 a month": an amount settled on (not "let's say we
+    // ...", a supposition).
+    let said_amount = lower.strip_prefix("let's say ").is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_digit() || c == '$' || c == '€' || c == '£')
+    });
+    said_amount
+        || lower.strip_prefix("let's ").is_some_and(|rest| {
+            words(rest)
             .next()
             .is_some_and(|v| CHOICE_VERBS.contains(&v))
+            // ("let's move on" is no choice.)
+            && !rest.starts_with("move on")
             && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
             && !any_at_word_start(lower, MOMENT_DECISION_EN)
             && !any_at_word_start(lower, TRANSIENT_EN)
             && !has_word(lower, TASK_WORDS)
-    })
+        })
 }
 
 /// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
@@ -2165,13 +2229,167 @@ fn is_we_habit(lower: &str) -> bool {
     })
 }
 
+/// "My husband doesn't eat pork", "my partner walks with a cane": someone
+/// of the speaker's family and what holds for them, a verb in the present
+/// (not what they think, say or want).
+fn is_family_statement(lower: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "is", "isn't", "has", "doesn't", "does", "can't", "cannot", "won't", "can", "needs",
+        "uses", "works", "lives", "walks", "eats", "drinks", "takes", "gets", "plays",
+    ];
+    const NOT_VERBS: &[&str] = &[
+        "thinks", "says", "wants", "asks", "wonders", "hopes", "believes", "guess", "thanks",
+    ];
+    FAMILY_EN.iter().any(|f| {
+        after_word_start(lower, f).any(|after| {
+            after.starts_with(' ')
+                && words(after).next().is_some_and(|w| {
+                    VERBS.contains(&w)
+                        || (w.len() > 4
+                            && w.ends_with('s')
+                            && !w.ends_with("ss")
+                            && !NOT_VERBS.contains(&w))
+                })
+        })
+    })
+}
+
+/// "he turns 8 on September 20", "Aisha will take over as lead", "she's
+/// been on the team three years": an age, a role taken on, a time served.
+fn is_age_or_tenure(lower: &str) -> bool {
+    let number = |w: &str| {
+        w.bytes().all(|b| b.is_ascii_digit())
+            || crate::meaning::NUMBER_WORDS.contains(&w)
+            || LARGER_NUMBER_WORDS_EN.contains(&w)
+    };
+    let turns =
+        after_word_start(lower, "turns ").any(|after| words(after).next().is_some_and(number));
+    let takes_over = any_at_word_start(
+        lower,
+        &["take over as ", "takes over as ", "taking over as "],
+    );
+    let served = after_word_start(lower, "been ").any(|after| {
+        let head: Vec<&str> = words(after).take(8).collect();
+        head.windows(2)
+            .any(|p| number(p[0]) && ["years", "months"].contains(&p[1]))
+    });
+    turns || takes_over || served
+}
+
+/// "On weeknights I want meals under 30 minutes", "30 minutes max on
+/// weekdays": what the speaker wants, or a limit, on a kind of day.
+fn is_wanted_on_days(lower: &str) -> bool {
+    const DAYS: &[&str] = &[
+        "weeknights",
+        "weekdays",
+        "weekends",
+        "mornings",
+        "evenings",
+        "nights",
+        "workdays",
+    ];
+    let wanted = any_at_word_start(
+        lower,
+        &["i want ", "i like ", "i need ", "i prefer ", "i'd like "],
+    ) || has_word(lower, &["max", "maximum", "tops"])
+        || any_at_word_start(lower, &["at most ", "no more than "]);
+    wanted && has_word(lower, DAYS) && !is_pointed(lower)
+}
+
+/// "I'll log it every morning", "we'll review the budget every quarter":
+/// the speaker's commitment to something that recurs.
+fn is_committed_habit(lower: &str) -> bool {
+    ["i'll ", "i will ", "we'll ", "we will "]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        && after_word_start(lower, "every ").any(|after| {
+            words(after).next().is_some_and(|w| {
+                PERIODS_EN.contains(&w) || engram_text::calendar::WEEKDAYS.contains(&w)
+            })
+        })
+}
+
+/// "We're bumping the pool to 50 and adding rate limiting next sprint":
+/// a change the team has planned, with when.
+fn is_planned_change(lower: &str) -> bool {
+    const NOT_CHANGES: &[&str] = &[
+        "going",
+        "being",
+        "having",
+        "seeing",
+        "getting",
+        "trying",
+        "thinking",
+        "hoping",
+        "waiting",
+        "looking",
+        "talking",
+        "wondering",
+        "planning",
+    ];
+    ["we're ", "we are "]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p))
+        .is_some_and(|rest| {
+            words(rest)
+                .next()
+                .is_some_and(|w| w.len() > 4 && w.ends_with("ing") && !NOT_CHANGES.contains(&w))
+        })
+        && after_word_start(lower, "next ").any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| PERIODS_EN.contains(&w) || w == "release")
+        })
+}
+
+/// "Cite with author-year style, not numbers", "use 'we' sparingly in my
+/// writing": how the speaker's writing or code is to be done, said as a
+/// style or over what it rules out.
+fn is_style_instruction(lower: &str) -> bool {
+    const STYLE_VERBS: &[&str] = &[
+        "cite", "format", "write", "name", "sort", "spell", "date", "quote", "indent", "number",
+        "use", "address", "sign",
+    ];
+    const OUTPUTS: &[&str] = &[
+        "writing", "code", "emails", "docs", "messages", "answers", "replies", "commits", "prose",
+        "reports", "notes",
+    ];
+    let styled = words(lower)
+        .next()
+        .is_some_and(|w| STYLE_VERBS.contains(&w));
+    let scoped = [
+        "in my ",
+        "in all my ",
+        "everything you write",
+        "anything you write",
+    ]
+    .iter()
+    .any(|s| {
+        after_word_start(lower, s).any(|after| {
+            s.starts_with("every")
+                || s.starts_with("any")
+                || words(after).next().is_some_and(|w| OUTPUTS.contains(&w))
+        })
+    });
+    styled
+        && (scoped
+            || (lower.contains(", not ")
+                && !STYLE_VERBS[11..].iter().any(|v| lower.starts_with(v))))
+        && !is_pointed(lower.split_once(' ').map_or("", |(_, rest)| rest))
+}
+
 fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if DISMISS_EN.iter().any(|p| starts_with_word(lower, p)) {
         return None;
     }
+    // "Wait, actually we run four": a marker after an interjection.
+    let after_interjection = ["wait", "oh wait", "sorry", "um", "uh"]
+        .iter()
+        .find_map(|i| lower.strip_prefix(i)?.strip_prefix(", "))
+        .unwrap_or(lower);
     if CORRECTION_STARTS_EN
         .iter()
-        .any(|p| starts_with_word(lower, p))
+        .any(|p| starts_with_word(lower, p) || starts_with_word(after_interjection, p))
         || any_at_word_start(lower, CORRECTION_ANYWHERE_EN)
         || is_opened_correction(lower)
         || ((is_contrast_correction(lower)
@@ -2204,13 +2422,19 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         || is_concluded_choice(lower)
         || is_lets_choice(lower)
         || is_lasting_choice(lower)
+        || is_committed_habit(lower)
+        || is_planned_change(lower)
     {
         // "I decided to just delete the branch": a choice for now.
         let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
         return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
-    if !of_the_moment && is_standing_instruction(lower) {
+    if !of_the_moment
+        && (is_standing_instruction(lower)
+            || is_style_instruction(lower)
+            || is_wanted_on_days(lower))
+    {
         return Some(Kind::Preference);
     }
     // "TestRefundWebhook has been flaky for months": lasting, whatever it says.
@@ -2247,7 +2471,16 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     // "Jonas is the only one with prod access, so ask him": about a person.
     if !transient && is_person_statement(without_fillers(sentence)) {
-        return Some(Kind::Fact);
+        // "Aisha prefers written updates": what a person likes is a preference.
+        let liking = has_word(lower, &["prefers", "likes", "loves", "hates"]);
+        return Some(if liking { Kind::Preference } else { Kind::Fact });
+    }
+    // "I'd rather pay off the loan than invest right now": one thing over
+    // another, whatever the moment.
+    let rather_than =
+        any_at_word_start(lower, &["i'd rather ", "i would rather "]) && lower.contains(" than ");
+    if rather_than {
+        return Some(Kind::Preference);
     }
     if !of_the_moment
         && PREFERENCE_EN.iter().any(|p| {
@@ -2264,6 +2497,9 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return Some(Kind::Preference);
     }
     if any_at_word_start(lower, REMEMBER_EN) || any_at_word_start(lower, SELF_FACT_EN) {
+        return Some(Kind::Fact);
+    }
+    if !transient && (is_family_statement(lower) || is_age_or_tenure(lower)) {
         return Some(Kind::Fact);
     }
     // "The passport expires in May 2031": a date a thing lapses or renews.
@@ -2314,6 +2550,14 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     if !of_the_moment && !transient && is_recurring_ask(lower) {
         return Some(Kind::Preference);
+    }
+    // "We're on Jenkins right now": what the team runs, at present.
+    let on_product = ["We're on ", "We are on ", "we're on ", "we are on "]
+        .iter()
+        .find_map(|p| without_fillers(sentence).strip_prefix(p))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_uppercase()));
+    if on_product && !any_at_word_start(lower, INCIDENT_EN) {
+        return Some(Kind::Fact);
     }
     if transient {
         return None;
@@ -2366,11 +2610,21 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
                 || sentence.contains("改成")));
     // "半小时就搞定了": done, not decided.
     let undone = sentence.replace("搞定", "");
+    let we = sentence.contains("我们");
     // "我们定了用 FreeRTOS，不用 RT-Thread": the option ruled out is part
     // of the decision, not a correction.
     let decided = ["决定", "定了", "敲定", "选定", "拍板"]
         .iter()
         .any(|p| undone.contains(p));
+    // "我们坐高铁过去，不坐飞机": the speakers' way, and the one they
+    // rule out: a choice, unless a marker says it puts something right.
+    // ("我们组长姓王，不姓汪" puts a name right.)
+    if !contains(CORRECTION_ZH)
+        && we
+        && denied_verb_zh(sentence).is_some_and(|v| !"姓叫是在有".contains(v))
+    {
+        return Some(Kind::Decision);
+    }
     if contains(CORRECTION_ZH)
         || ((corrected_value
             || is_contrast_correction_zh(sentence)
@@ -2379,14 +2633,18 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Correction);
     }
-    let we = sentence.contains("我们");
     // "那就分批写", "那就试一下": a next step; "那就 SQS 吧", "那就用 X": a
     // choice.
+    // "那就 70%": a value named after "那就" is chosen too.
     let chosen_then = |p: &str| {
         p != "那就"
             || ["吧", "用", "定", "选", "按"]
                 .iter()
                 .any(|c| undone.contains(c))
+            || undone.split("那就").nth(1).is_some_and(|rest| {
+                rest.trim_start()
+                    .starts_with(|c: char| c.is_ascii_alphanumeric())
+            })
     };
     if DECISION_ZH
         .iter()
@@ -2394,6 +2652,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || (we && (contains(CHANGE_VERBS_ZH) || contains(PLAN_ZH)))
         || sentence.starts_with("同意")
         || is_chosen_zh(sentence)
+        || is_concluded_plan_zh(sentence)
     {
         // "我决定先去吃个饭": my choice for now.
         let for_now = sentence.contains('我') && !sentence.contains("我们") && contains(MOMENT_ZH);
@@ -2433,7 +2692,14 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         .iter()
         .any(|a| sentence.contains(a))
         && !sentence.contains("帮我记");
-    if preference || (periodic && asked) || is_stop_ask_zh(sentence) {
+    // "提前一小时提醒我就行": how early to be reminded, for every reminder.
+    // ("提前一周提醒我" beside a birthday asks once.)
+    let lead_time = sentence.contains("提前")
+        && sentence.contains("提醒我")
+        && ["就行", "就好", "就可以", "都"]
+            .iter()
+            .any(|m| sentence.contains(m));
+    if preference || (periodic && asked) || lead_time || is_stop_ask_zh(sentence) {
         return Some(Kind::Preference);
     }
     // "女儿每周二和周四下午四点半有钢琴课": what happens on a schedule, at
@@ -2444,8 +2710,33 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         ]
         .iter()
         .any(|d| sentence.contains(d));
-    if periodic
-        && timed
+    // "每个月定投 2000 块": an amount that recurs.
+    let money = sentence.match_indices(['块', '元', '万']).any(|(at, _)| {
+        sentence[..at]
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit() || "两三四五六七八九十百千".contains(c))
+    });
+    // "女儿周二晚上游泳，七点到八点": someone of the family on a weekday,
+    // at a time of day (not this week's or next week's one-off).
+    let family_day = [
+        "女儿", "儿子", "孩子", "老大", "老二", "老公", "老婆", "我妈", "我爸",
+    ]
+    .iter()
+    .any(|f| sentence.starts_with(f))
+        && [
+            "周一", "周二", "周三", "周四", "周五", "周六", "周日", "星期",
+        ]
+        .iter()
+        .any(|d| sentence.contains(d))
+        && ["上午", "下午", "晚上", "早上", "中午", "点"]
+            .iter()
+            .any(|t| sentence.contains(t))
+        && !["这周", "下周", "本周", "这个周", "下个周", "上周"]
+            .iter()
+            .any(|o| sentence.contains(o));
+    if ((periodic && (timed || money)) || family_day)
         && !contains(TRANSIENT_ZH)
         && !["请", "你", "吧"].iter().any(|a| sentence.contains(a))
     {
@@ -2499,7 +2790,48 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
             .next_back()
             .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
     });
+    // "3月31日必须上线": a date that cannot move.
+    let fixed_date = ["必须", "之前", "截止"]
+        .iter()
+        .any(|m| sentence.contains(m))
+        && sentence.match_indices(['号', '日']).any(|(at, _)| {
+            sentence[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit())
+        });
+    // "项目叫“青鸟”": a thing and its name.
+    let named = sentence.match_indices('叫').any(|(at, _)| {
+        let rest = sentence[at + '叫'.len_utf8()..].trim_start();
+        at > 0 && rest.starts_with(['“', '"', '《', '「'])
+            || rest.starts_with(|c: char| c.is_ascii_uppercase())
+    });
+    // "生词我用 Anki", "服务监听 8080": the speaker's tool, a port.
+    let tool = sentence.match_indices("我用").any(|(at, _)| {
+        sentence[at + "我用".len()..]
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_alphabetic())
+    }) && !["吧", "了", "帮", "试"]
+        .iter()
+        .any(|m| sentence.contains(m));
+    // "小王不吃猪肉", "老李不能吃辣": what someone does not eat (not "有时候
+    // 不吃", a meal skipped).
+    let diet = ["不吃", "不能吃", "吃不了"].iter().any(|d| {
+        sentence.match_indices(d).any(|(at, _)| {
+            sentence[at + d.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| is_cjk(c) && c != '了')
+        })
+    });
+    let port = ["监听", "端口"].iter().any(|p| sentence.contains(p))
+        && sentence.chars().filter(char::is_ascii_digit).count() >= 2;
     if (contains(FACT_ZH)
+        || fixed_date
+        || named
+        || tool
+        || diet
+        || port
         || is_copula_value_zh(sentence)
         || is_own_work_zh(sentence)
         || age
@@ -2530,11 +2862,13 @@ fn is_copula_value_zh(sentence: &str) -> bool {
             .split(['，', ',', '。', '；', ';', '！', '!'])
             .next()
             .unwrap_or_default();
+        // ("用的是《新标准日本语》": a title is a name too.)
         !joined
             && at > 0
-            && clause
+            && (clause
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .any(|w| w.len() >= 2 || w.bytes().any(|b| b.is_ascii_digit()))
+                || clause.contains(['《', '“']))
     })
 }
 
@@ -2561,12 +2895,14 @@ fn is_stop_ask_zh(sentence: &str) -> bool {
 fn is_own_work_zh(sentence: &str) -> bool {
     sentence.match_indices("我在").any(|(at, _)| {
         let rest = &sentence[at + "我在".len()..];
-        ["做", "写", "开发", "训", "搞", "读", "学", "带"]
-            .iter()
-            .any(|v| rest.starts_with(v))
+        [
+            "做", "写", "开发", "训", "搞", "读", "学", "带", "准备", "备考",
+        ]
+        .iter()
+        .any(|v| rest.starts_with(v))
             && [
                 "一个", "一篇", "一本", "一款", "一套", "论文", "综述", "项目", "课题", "博士",
-                "硕士", "大学",
+                "硕士", "大学", "考",
             ]
             .iter()
             .any(|o| rest.contains(o))
@@ -2575,15 +2911,23 @@ fn is_own_work_zh(sentence: &str) -> bool {
 
 /// "钢琴老师姓刘，不姓柳": a clause denies with the verb of the one before.
 fn is_repeated_denial_zh(sentence: &str) -> bool {
+    denied_verb_zh(sentence).is_some()
+}
+
+/// The verb a clause denies after the clause before used it ("姓" in
+/// "钢琴老师姓刘，不姓柳").
+fn denied_verb_zh(sentence: &str) -> Option<char> {
     let clauses: Vec<&str> = sentence
         .split(['，', ',', '；', ';'])
         .map(str::trim)
         .collect();
-    clauses.windows(2).any(|pair| {
+    clauses.windows(2).find_map(|pair| {
+        // ("我喜欢民宿，不喜欢酒店" likes one thing over another: a
+        // preference.)
         pair[1]
             .strip_prefix('不')
             .and_then(|rest| rest.chars().next())
-            .is_some_and(|verb| is_cjk(verb) && verb != '要' && pair[0].contains(verb))
+            .filter(|verb| is_cjk(*verb) && !"要喜爱".contains(*verb) && pair[0].contains(*verb))
     })
 }
 
@@ -2612,14 +2956,29 @@ fn is_changed_value_zh(sentence: &str) -> bool {
             && !sentence.contains('帮'))
 }
 
+/// "那我们 5 号出发": what the speakers will do on a date, concluded from
+/// what was said ("那").
+fn is_concluded_plan_zh(sentence: &str) -> bool {
+    sentence.starts_with('那')
+        && sentence.contains("我们")
+        && sentence.match_indices(['号', '日']).any(|(at, _)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+        })
+}
+
 /// "email 用 citext 吧": a clause choosing what to use.
 fn is_chosen_zh(sentence: &str) -> bool {
     sentence
         .split(['，', ',', '。', '！', '!', '；'])
         .map(str::trim)
         .any(|c| {
-            // "日志就用 Loki 吧", "默认语言定英文吧", "用 ECB 的汇率就行".
-            (c.ends_with('吧') && (c.contains('用') || c.contains('定'))
+            // "日志就用 Loki 吧", "默认语言定英文吧", "用 ECB 的汇率就行",
+            // "就昆明和大理吧".
+            (c.ends_with('吧') && (c.contains('用') || c.contains('定') || c.starts_with('就'))
                 || (["就行", "就好", "就可以"].iter().any(|e| c.ends_with(e))
                     && c.contains('用')
                     && !c.contains('我')))
@@ -2635,7 +2994,7 @@ fn after_lead_in(sentence: &str) -> Option<&str> {
     let at = sentence.find(": ")?;
     let lead = &sentence[..at];
     let rest = sentence[at + 2..].trim_start();
-    (lead.split_whitespace().count() <= 4
+    (lead.split_whitespace().count() <= 6
         && lead.chars().all(|c| c.is_alphabetic() || c == ' ')
         && rest.chars().count() >= SENTENCE_CHARS_MIN)
         .then_some(rest)
@@ -2794,6 +3153,55 @@ fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
         .collect()
 }
 
+/// The clauses of an English sentence that says nothing as a whole,
+/// each with its kind when it is worth remembering on its own: a reason
+/// or a consequence joined to an ask or to chatter ("I'm useless after
+/// 3pm, so never put focus time in the afternoon", "we'll need runners
+/// because the tests hit the DB on port 5433"). None when the sentence
+/// is a question or hedged.
+fn clauses_en<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
+    const JOINS: &[&str] = &[", so ", " because ", ", but ", " but ", "; ", ", since "];
+    if sentence.chars().any(is_cjk) || is_question(sentence, lower) || is_hedged(sentence, lower) {
+        return Vec::new();
+    }
+    let mut cuts: Vec<(usize, usize)> = JOINS
+        .iter()
+        .flat_map(|j| sentence.match_indices(j).map(|(at, j)| (at, at + j.len())))
+        .collect();
+    if cuts.is_empty() {
+        return Vec::new();
+    }
+    cuts.sort_unstable();
+    let mut clauses = Vec::new();
+    let mut start = 0;
+    for (at, end) in cuts {
+        if at >= start {
+            clauses.push(&sentence[start..at]);
+            start = end;
+        }
+    }
+    clauses.push(&sentence[start..]);
+    let mut read: Vec<(&str, Kind)> = Vec::new();
+    for clause in clauses.into_iter().map(str::trim) {
+        let Some(kind) = classify(clause, &normalized(clause), false) else {
+            continue;
+        };
+        // "we're on 15, so don't use anything newer": the rule a fact or a
+        // choice leads to stays with it, to the end of the sentence.
+        if let Some(last) = read.last_mut()
+            && last.1 != Kind::Preference
+            && kind == Kind::Preference
+        {
+            if let Some(start) = sentence.find(last.0) {
+                last.0 = sentence[start..].trim_end();
+            }
+            break;
+        }
+        read.push((clause, kind));
+    }
+    read
+}
+
 /// The question of an assistant turn that offers options ("X, or Y?",
 /// "你更喜欢 A 还是 B？"): its last sentence.
 fn offered_choice(content: &str) -> Option<&str> {
@@ -2823,6 +3231,75 @@ fn is_pick(sentence: &str, question: &str) -> bool {
         && words(&lower).count() <= 8
         && !is_question(sentence, &lower)
         && !is_hedged(sentence, &lower)
+        && classify(sentence, &lower, false).is_none()
+}
+
+/// The question an assistant turn ends on, when it asks the user for
+/// something to know ("How long will you stay?", "现在是什么水平？"), not
+/// for a go-ahead ("Want me to draft it?") or between options.
+fn asked_question(content: &str) -> Option<&str> {
+    let last = prose_lines(content)
+        .flat_map(|line| sentences(line, &[]))
+        .last()?;
+    if !last.ends_with(['?', '？']) || offered_choice(content).is_some() {
+        return None;
+    }
+    let lower = last.to_lowercase();
+    let go_ahead = [
+        "want me",
+        "should i",
+        "shall i",
+        "do you want",
+        "would you like",
+        "need me",
+        "要我",
+        "需要我",
+    ]
+    .iter()
+    .any(|a| lower.contains(a));
+    (!go_ahead).then_some(last)
+}
+
+/// A number in `sentence`: a digit, an English number word, or a Chinese
+/// numeral.
+fn has_number(sentence: &str, lower: &str) -> bool {
+    sentence.chars().any(|c| {
+        // (Not 一: "出一版", "看一下" count nothing.)
+        c.is_ascii_digit() || "二两三四五六七八九十百千万半".contains(c)
+    }) || has_word(lower, crate::meaning::NUMBER_WORDS)
+        || has_word(lower, LARGER_NUMBER_WORDS_EN)
+}
+
+/// Whether `sentence`, the first of a user's reply to an assistant's
+/// question, answers it with an amount, a date or a time ("About 40
+/// pipelines.", "Ten days.", "去年十二月考过了 N3，分数 142"): a short
+/// statement with a number that no rule reads. A rough amount is still an
+/// answer ("probably $500"), so a short one is not taken for a hedge.
+fn is_numbered_answer(sentence: &str) -> bool {
+    let lower = normalized(sentence);
+    let n_words = words(&lower).count();
+    let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
+    // "你先按常规的出一版吧", "loss 突然变成 NaN 了，log 如下：": an ask,
+    // an event, a lead-in; not an answer.
+    let ask_or_event = cjk > 0
+        && (["你", "吧", "如下", "了，", "了。"]
+            .iter()
+            .any(|a| sentence.contains(a))
+            || sentence.ends_with(['了', ':', '：']));
+    let short = if cjk > 0 {
+        sentence.chars().count() <= 40
+    } else {
+        n_words <= 8
+    };
+    short
+        && !ask_or_event
+        && sentence.chars().count() >= SENTENCE_CHARS_MIN
+        && has_number(sentence, &lower)
+        && !is_question(sentence, &lower)
+        && ((cjk == 0 && n_words <= 5) || !is_hedged(sentence, &lower))
+        && !["thanks", "thank", "谢谢"]
+            .iter()
+            .any(|t| lower.contains(t))
         && classify(sentence, &lower, false).is_none()
 }
 
@@ -2856,6 +3333,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
     let mut out = Vec::new();
     let mut delegated = false;
     let mut offered: Option<&str> = None;
+    let mut asked = false;
     for &(seq, role, content) in turns {
         if role != Role::User {
             if std::mem::take(&mut delegated)
@@ -2868,9 +3346,24 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
                 });
             }
             offered = offered_choice(content);
+            asked = asked_question(content).is_some();
             continue;
         }
         delegated = false;
+        // "About 40 pipelines." after "how many pipelines do you have?":
+        // the user answers with an amount.
+        let mut answered = None;
+        if std::mem::take(&mut asked)
+            && let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
+            && is_numbered_answer(first)
+        {
+            answered = Some(first);
+            out.push(Proposal {
+                seq,
+                sentence: without_fillers(first).to_owned(),
+                kind: Kind::Fact,
+            });
+        }
         // "Threaded loading." after "preloads, or threaded loading?": the
         // user picks one of the options the assistant offered.
         if let Some(question) = offered.take()
@@ -2884,14 +3377,31 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             });
         }
         let mut after_marker = false;
-        for sentence in prose_lines(content).flat_map(|line| sentences(line, &[])) {
+        // "小王不吃猪肉；Emily 是 vegan": a semicolon parts two statements.
+        for sentence in prose_lines(content).flat_map(|line| sentences(line, &['；'])) {
             let lower = normalized(sentence);
             delegated = delegated || is_delegation(sentence, &lower);
             if is_bare_marker(&lower, sentence) {
                 after_marker = true;
                 continue;
             }
-            if let Some(kind) = classify(sentence, &lower, after_marker) {
+            if answered.is_some_and(|a| std::ptr::eq(a, sentence)) {
+                continue;
+            }
+            // "Aisha prefers written updates, so let's move the call to
+            // Slack": clauses of different kinds are two memories. (A fact
+            // or a choice and the rule it leads to, "we're on 15, so don't
+            // use anything newer", stay one.)
+            let parts = clauses_en(sentence, &lower);
+            if parts.len() >= 2 && parts.iter().any(|(_, k)| *k != parts[0].1) && !after_marker {
+                for (clause, kind) in parts {
+                    out.push(Proposal {
+                        seq,
+                        sentence: without_fillers(clause).to_owned(),
+                        kind,
+                    });
+                }
+            } else if let Some(kind) = classify(sentence, &lower, after_marker) {
                 out.push(Proposal {
                     seq,
                     sentence: without_fillers(sentence).to_owned(),
@@ -2900,7 +3410,10 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             } else {
                 // "帮我制定一个跑步计划，我的目标是明年 4 月的马拉松": an ask
                 // beside a lasting clause; each clause read on its own.
-                for (clause, kind) in clauses_zh(sentence, &lower) {
+                for (clause, kind) in clauses_zh(sentence, &lower)
+                    .into_iter()
+                    .chain(clauses_en(sentence, &lower))
+                {
                     out.push(Proposal {
                         seq,
                         sentence: without_fillers(clause).to_owned(),
@@ -3600,5 +4113,184 @@ mod tests {
             "It has a Dockerfile somewhere.",
         ];
         assert_eq!(kinds(&none), [None; 2]);
+    }
+
+    /// Sentences written for these tests: a reply with an amount to what
+    /// the assistant asked is a fact; a reply to an offer to act, a reply
+    /// without a number, an ask, and an amount nobody asked for are not.
+    #[test]
+    fn amounts_given_as_answers() {
+        let turns = [
+            (
+                1,
+                Role::Assistant,
+                "Sounds good. How many services do you run?",
+            ),
+            (2, Role::User, "Around 30 services."),
+            (3, Role::Assistant, "了解。你们一周发几次版？"),
+            (4, Role::User, "两次，周二和周四。"),
+            (5, Role::Assistant, "Want me to write the migration?"),
+            (6, Role::User, "Yes, all 3 of them."),
+            (7, Role::Assistant, "How did the rollout go?"),
+            (8, Role::User, "Thanks, all good now."),
+            (9, Role::Assistant, "需要多长时间？"),
+            (10, Role::User, "你先按三天估吧。"),
+            (11, Role::Assistant, "Done, the report is attached."),
+            (12, Role::User, "About 40 minutes."),
+            (13, Role::Assistant, "什么时候要？"),
+            (14, Role::User, "一点都不急，慢慢来。"),
+        ];
+        assert_eq!(
+            got(&turns),
+            [
+                (2, "Around 30 services.".to_owned(), Kind::Fact),
+                (4, "两次，周二和周四。".to_owned(), Kind::Fact),
+            ]
+        );
+    }
+
+    /// Sentences written for these tests: a reason or a consequence beside
+    /// chatter is read as a clause; clauses of two kinds are two memories;
+    /// a rule a fact leads to stays with the fact.
+    #[test]
+    fn clauses_of_english_sentences() {
+        let turns = [
+            (
+                1,
+                Role::User,
+                "I get migraines from bright screens, so never suggest a light theme.",
+            ),
+            (
+                2,
+                Role::User,
+                "Marta prefers async reviews, so let's move the weekly sync to a doc.",
+            ),
+            (
+                3,
+                Role::User,
+                "sure thing. the billing box runs Debian 11 but my laptop is still on 12, so don't pin anything to 12 only.",
+            ),
+        ];
+        assert_eq!(
+            got(&turns),
+            [
+                (1, "never suggest a light theme.".to_owned(), Kind::Preference),
+                (2, "Marta prefers async reviews".to_owned(), Kind::Preference),
+                (2, "let's move the weekly sync to a doc.".to_owned(), Kind::Decision),
+                (
+                    3,
+                    "the billing box runs Debian 11 but my laptop is still on 12, so don't pin anything to 12 only.".to_owned(),
+                    Kind::Fact
+                ),
+            ]
+        );
+    }
+
+    /// Sentences written for these tests: a semicolon parts two statements.
+    #[test]
+    fn semicolons_part_chinese_statements() {
+        let turns = [(1, Role::User, "阿强对芒果过敏；小美是 vegan。")];
+        assert_eq!(
+            got(&turns),
+            [
+                (1, "阿强对芒果过敏；".to_owned(), Kind::Fact),
+                (1, "小美是 vegan。".to_owned(), Kind::Fact),
+            ]
+        );
+    }
+
+    /// Sentences written for these tests: Chinese likings, diets, choices
+    /// and the facts of a family's week, a budget, a deadline, a name, a
+    /// tool and a port.
+    #[test]
+    fn chinese_likings_choices_and_facts() {
+        let preferences = [
+            "我比较喜欢靠窗的位子，不喜欢过道。",
+            "我不吃香菜和芹菜。",
+            "我不爱喝冰的饮料。",
+            "提前半小时提醒我就行。",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 4]);
+        let decisions = [
+            "我们坐地铁去，不坐出租车。",
+            "那我们 12 号晚上走，住两晚。",
+            "那就 3 个副本。",
+            "就周五和周六吧。",
+            "年会定在十二月二十号。",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 5]);
+        let facts = [
+            "阿强不吃羊肉和牛肉。",
+            "儿子周三下午五点上画画课。",
+            "每个月给爸妈转 3000 块。",
+            "6月15日之前必须交稿。",
+            "公司内部的工单系统叫“飞鸽”。",
+            "记笔记我用 Obsidian。",
+            "网关监听 9443。",
+            "课本用的是《标准韩国语》第一册。",
+            "我在准备雅思，十月份考。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 9]);
+        let none = [
+            "有时候晚上不吃。",
+            "明天提醒我交电费。",
+            "下周三下午三点开会。",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
+    }
+
+    /// Sentences written for these tests: English likings said for a team
+    /// or a person, rules on kinds of days and on how writing is styled,
+    /// commitments, amounts settled on, corrections after an interjection,
+    /// and facts about family, ages, roles, tenures, schedules and trips.
+    #[test]
+    fn english_likings_choices_and_facts() {
+        let preferences = [
+            "We hate long layovers.",
+            "One rule for every script you write for me: no global variables.",
+            "On weekdays I want lunches I can make in ten minutes.",
+            "Two coffees max on weekdays.",
+            "Cite sources with footnotes, not inline links.",
+            "Write dates as ISO 8601 in my notes.",
+            "Priya prefers morning meetings.",
+        ];
+        assert_eq!(kinds(&preferences), [Some(Kind::Preference); 7]);
+        let decisions = [
+            "I'll review the budget every Sunday.",
+            "Let's say €200 a month for groceries.",
+            "Let's move the retro to Thursdays.",
+            "We're doubling the cache today and adding a CDN next quarter.",
+        ];
+        assert_eq!(kinds(&decisions), [Some(Kind::Decision); 4]);
+        assert_eq!(
+            kinds(&["Honestly I'd rather rent than buy right now."]),
+            [Some(Kind::Preference)]
+        );
+        assert_eq!(
+            kinds(&["We're on Bitbucket right now, sadly."]),
+            [Some(Kind::Fact)]
+        );
+        let corrections = [
+            "Make that Friday at noon.",
+            "Wait, actually we fly home on the 9th.",
+        ];
+        assert_eq!(kinds(&corrections), [Some(Kind::Correction); 2]);
+        let facts = [
+            "My wife works night shifts at the hospital.",
+            "My youngest can't have dairy.",
+            "Dev turns 40 in June.",
+            "Lena will take over as release manager.",
+            "She's been with the company six years.",
+            "I swim Monday, Wednesday and Friday.",
+            "Flying out June 3 for the conference.",
+            "Some news about the whole team: Ravi leads the data group.",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 8]);
+        let none = [
+            "My husband thinks the cache is fine.",
+            "Let's move on.",
+            "Let's say we had ten users.",
+        ];
+        assert_eq!(kinds(&none), [None; 3]);
     }
 }

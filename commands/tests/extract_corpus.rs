@@ -36,6 +36,24 @@
 //!   only: memory precision 1.000, recall 0.461, unchanged by that
 //!   session (see [`BLIND4_FLOORS`]), then committed as a guard.
 //!
+//! - `blind3` and `blind4` are now tuning splits too: their misses were
+//!   read (2026-12-05, second session) for families of statements the
+//!   rules missed (amounts given in answer to the assistant's questions,
+//!   a reason or a consequence beside chatter, likings said for a
+//!   household or by a named person, rules on kinds of days and on how
+//!   writing is styled, a family's diets, ages, roles and weekly
+//!   schedules, plans with a next sprint or a date, Chinese choices said
+//!   with "那就", "就 ... 吧", "定在" or "we X, not Y"), each written as a general rule and tested on
+//!   sentences of its own. `blind3`: memory precision/recall 0.886 / 0.534
+//!   -> 0.903 / 0.767; `blind4`: 1.000 / 0.461 -> 0.989 / 0.774 (by kind
+//!   in [`BLIND3_FLOORS`] and [`BLIND4_FLOORS`]). The other splits in the
+//!   same session: `dev` 0.981 / 0.942 -> 0.981 / 0.945, `test` 0.989 /
+//!   0.870 -> 0.979 / 0.870, `blind2` 0.973 / 0.923 -> 0.956 / 0.923: an
+//!   amount given as an answer is sometimes only the state of the moment
+//!   ("现在每周大概 30 公里"). From here on their figures too are an upper
+//!   bound; a fresh held-out split measures the rules
+//!   ([`held_out_figures`]).
+//!
 //! To see whether a change generalises inside `dev`, the figures are also
 //! printed for its two halves: blocks of [`HALF_BLOCK_TURNS`] turns taken
 //! in turn (so a conversation mostly stays in one half: the lines carry no
@@ -110,19 +128,24 @@ const BLIND2_FLOORS: Floors = Floors {
 /// correction 0.750/0.667, decision 0.600/0.333, fact 0.750/0.324,
 /// preference 0.889/0.444); 0.886 / 0.534 after them (correction
 /// 0.800/0.889, decision 0.667/0.444, fact 0.789/0.405, preference
-/// 0.889/0.444). The floors sit just below these.
+/// 0.889/0.444). Read as a tuning split (2026-12-05, second session):
+/// 0.903 / 0.767; by kind correction 1.000/1.000, decision 0.750/0.667,
+/// fact 0.815/0.595, preference 0.944/0.944. The floors sit just below
+/// these.
 const BLIND3_FLOORS: Floors = Floors {
-    memory: 0.52,
-    kind: 0.4,
+    memory: 0.75,
+    kind: 0.58,
 };
 
 /// The same on `blind4` (242 turns; scored by its figures only): memory
 /// precision 1.000, recall 0.461 (by kind correction 0.800/0.800,
-/// decision 0.800/0.348, fact 0.833/0.308, preference 1.000/0.529). The
-/// floors sit just below these.
+/// decision 0.800/0.348, fact 0.833/0.308, preference 1.000/0.529). Read
+/// as a tuning split (2026-12-05, second session): 0.989 / 0.774; by kind
+/// correction 0.900/0.900, decision 0.875/0.609, fact 0.920/0.708,
+/// preference 1.000/0.824. The floors sit just below these.
 const BLIND4_FLOORS: Floors = Floors {
-    memory: 0.44,
-    kind: 0.29,
+    memory: 0.76,
+    kind: 0.59,
 };
 
 /// The halves of `dev` are blocks of this many turns, taken in turn.
