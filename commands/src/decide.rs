@@ -798,17 +798,29 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
         || profile.states_use
         || profile.states_place
         || names_the_user(trimmed);
-    let said = profile.terms.len()
-        + profile.values.len()
-        + usize::from(profile.change.is_some())
-        + usize::from(stance);
-    if profile.terms.is_empty() || said < CONTENT_TERMS_MIN {
+    // An interjection ("ugh", "aww", "wow") says how the moment feels,
+    // not what is so: "ugh, planning again" has one content word.
+    let terms = profile
+        .words
+        .iter()
+        .filter(|w| !INTERJECTIONS.contains(&w.as_str()))
+        .count();
+    let said =
+        terms + profile.values.len() + usize::from(profile.change.is_some()) + usize::from(stance);
+    if terms == 0 || said < CONTENT_TERMS_MIN {
         return Some(format!(
             "too little content: under {CONTENT_TERMS_MIN} distinct terms"
         ));
     }
     None
 }
+
+/// Words that voice a feeling and name nothing (`ugh`, `aww`, `wow`):
+/// no content of a text, wherever they stand.
+const INTERJECTIONS: &[&str] = &[
+    "ugh", "argh", "aww", "aw", "meh", "yay", "phew", "whoa", "wow", "oh", "ah", "huh", "hmm",
+    "haha", "hehe", "lol", "omg", "geez", "jeez", "sigh", "oops", "yikes", "唉", "哎", "哇",
+];
 
 /// Whether every sentence of `text` is a question ("Can you remind me what
 /// we decided?", `这个怎么弄？`): it asks, and states nothing to remember. A
@@ -2802,5 +2814,22 @@ mod tests {
             })
             .collect();
         assert_all_new(&texts);
+    }
+
+    /// An interjection voices a feeling and names nothing: with one word
+    /// of content besides, a reaction is discarded; with more, the fact
+    /// stays.
+    #[test]
+    fn an_interjection_is_no_content() {
+        for reaction in ["Argh, meetings again...", "aww, puppies", "哎，作业"] {
+            let reason = low_entropy(reaction, &profile(reaction));
+            assert!(reason.is_some(), "{reaction}");
+        }
+        for fact in [
+            "Ugh, the build server crashed twice",
+            "Wow, Ana moved to Lisbon",
+        ] {
+            assert_eq!(low_entropy(fact, &profile(fact)), None, "{fact}");
+        }
     }
 }
