@@ -249,6 +249,10 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         (ValueKind::Weekday, "dates"),
         (ValueKind::Month, "dates"),
     ] {
+        // "three read replicas" and "version 15.4": amounts of two things.
+        if kind == ValueKind::Number && (counts_apart(a, b) || counts_apart(b, a)) {
+            continue;
+        }
         let only = |x: &Profile, y: &Profile| -> Vec<String> {
             x.values_of(kind)
                 .filter(|v| !y.values.contains(&(kind, (*v).to_owned())))
@@ -265,6 +269,15 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `a` counts something `b` does not name ("three read replicas"
+/// against "the cluster runs version 15.4"): their amounts are of two
+/// things, not two values of one.
+fn counts_apart(a: &Profile, b: &Profile) -> bool {
+    a.counted
+        .iter()
+        .any(|t| b.sorted_terms.binary_search(t).is_err())
 }
 
 /// A text's negation and liking, a negated liking read as a dislike
@@ -362,8 +375,13 @@ pub const UPDATE_DETAIL_MAX: usize = 2;
 /// coffee"). "Ana moved to Lisbon" does not update "Ana likes coffee".
 #[must_use]
 pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
-    // "No longer X" ends X and starts nothing: the negation rule's.
-    let change = mine.change.as_ref().filter(|_| !mine.negated)?;
+    // "No longer X" ends X and starts nothing: the negation rule's. A
+    // switch or a move names what starts ("不用 Kafka 了，改用 RocketMQ",
+    // "dropped French, doing Italian instead"): its negation is of the
+    // old value.
+    let change = mine.change.as_ref().filter(|change| {
+        !mine.negated || matches!(change.kind, ChangeKind::Switch | ChangeKind::Move)
+    })?;
     let has = |p: &Profile, t: &String| p.sorted_terms.binary_search(t).is_ok();
     let shared_terms: Vec<&String> = mine.terms.iter().filter(|t| has(theirs, t)).collect();
     let new_words = salient_only_in(mine, theirs);
@@ -476,6 +494,27 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
             )
         }
     })
+}
+
+/// Why `mine`, a text saying something holds no longer ("I'm not
+/// vegetarian anymore", "no longer on call", `不再喝咖啡`), ends what
+/// `theirs` states, if it does: every salient word and value of `theirs`
+/// is in `mine`, which says it with a change word and a negation the
+/// memory lacks (or the opposite liking). The reason for it ("started
+/// eating fish again") is words of its own, which keep the two texts
+/// apart by similarity; the memory is all there, ended.
+#[must_use]
+pub fn ending_of(mine: &Profile, theirs: &Profile) -> Option<String> {
+    if mine.change.is_none()
+        || !mine.negated
+        || theirs.negated
+        || !theirs.values.is_subset(&mine.values)
+        || !theirs.salient.iter().any(|s| *s)
+        || has_salient_only_in(theirs, mine)
+    {
+        return None;
+    }
+    disagreement(mine, theirs).map(|reason| format!("no longer: {reason}"))
 }
 
 /// How a new text stands to an existing memory it is near.
@@ -1077,7 +1116,9 @@ pub fn decide_profiled(
         .filter(|((s, n, _), _)| near(*s, n))
         .map(|((s, n, theirs), relation)| {
             let relation = match relation.get_or_init(|| relate(mine, theirs)) {
-                Relation::Different => match value_swap(text, mine, n, theirs) {
+                Relation::Different => match value_swap(text, mine, n, theirs)
+                    .or_else(|| copula_swap(text, mine, n, theirs))
+                {
                     Some(reason) => Relation::Disagrees(reason),
                     None if paraphrases(text, mine, n, theirs) => Relation::Agrees,
                     None => Relation::Different,
@@ -1096,9 +1137,11 @@ pub fn decide_profiled(
             _ => None,
         })
         .or_else(|| {
-            scored
-                .iter()
-                .find_map(|(_, n, theirs)| update_of(mine, theirs).map(|r| (*n, r)))
+            scored.iter().find_map(|(_, n, theirs)| {
+                update_of(mine, theirs)
+                    .or_else(|| ending_of(mine, theirs))
+                    .map(|r| (*n, r))
+            })
         });
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
@@ -1366,6 +1409,60 @@ fn value_swap(
             mine_slot.join(" ")
         )
     })
+}
+
+/// Verbs after which one word is the value of the slot the words before
+/// name: a copula ("the default branch is main"), a verb of use or of
+/// choice ("use Fahrenheit", "I prefer aisle seats").
+const SLOT_VERBS: &[&str] = &[
+    "is", "are", "was", "were", "use", "uses", "prefer", "prefers", "choose", "chose",
+];
+
+/// Why `mine` changes the value `neighbour` states, without a model: one
+/// sentence with one word filled two ways right after a copula or a verb
+/// of use or choice ("The default branch is master" and "... is main",
+/// "Use Celsius for temperatures" and "Use Fahrenheit ..."), the words
+/// before it naming the slot (not a determiner alone: "The billing
+/// service" and "The search service" are two subjects, their slot the
+/// subject). Not when the word holds a digit, names a relative, or one
+/// side adds ("also"), negates or states other values.
+fn copula_swap(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> Option<String> {
+    if mine.values != theirs.values
+        || mine.negated != theirs.negated
+        || adds(text)
+        || adds(&neighbour.text)
+    {
+        return None;
+    }
+    let (mine_slot, theirs_slot, before) = slot_swap(text, &neighbour.text)?;
+    let ([mine_word], [theirs_word]) = (mine_slot.as_slice(), theirs_slot.as_slice()) else {
+        return None;
+    };
+    let verb = words_of(text).nth(before.checked_sub(1)?)?;
+    if !SLOT_VERBS.iter().any(|v| verb.eq_ignore_ascii_case(v)) {
+        return None;
+    }
+    let slot_named = words_of(text)
+        .take(before - 1)
+        .all(|w| DETERMINERS.iter().any(|d| w.eq_ignore_ascii_case(d)));
+    // An imperative ("Use Celsius") has no subject, and its slot is what
+    // follows the value ("for temperatures").
+    if slot_named && before > 1 {
+        return None;
+    }
+    let value = |word: &str| {
+        let lower = word.to_lowercase();
+        word.chars().all(char::is_alphabetic)
+            && is_salient(&lower)
+            && !RELATIVES.contains(&lower.as_str())
+    };
+    (value(mine_word) && value(theirs_word))
+        .then(|| format!("changed value: {theirs_word} to {mine_word}"))
 }
 
 /// Whether a word only `mine` holds and one only `theirs` holds say
@@ -2816,6 +2913,14 @@ mod tests {
         assert_all_new(&texts);
     }
 
+    fn is_reinforced(text: &str, existing: &str) -> bool {
+        outcome(text, existing) == Outcome::Reinforced { memory: 7 }
+    }
+
+    fn is_contradiction(text: &str, existing: &str) -> bool {
+        matches!(outcome(text, existing), Outcome::Contradiction { .. })
+    }
+
     /// An interjection voices a feeling and names nothing: with one word
     /// of content besides, a reaction is discarded; with more, the fact
     /// stays.
@@ -2831,5 +2936,195 @@ mod tests {
         ] {
             assert_eq!(low_entropy(fact, &profile(fact)), None, "{fact}");
         }
+    }
+
+    /// An amount written with its unit glued or spaced, an age in years
+    /// or as a bare number, a range or two days, a date as `month/day` or
+    /// in words: one value each, so a restatement in the other notation
+    /// restates.
+    #[test]
+    fn a_value_written_two_ways_restates() {
+        for (existing, text) in [
+            (
+                "The dog gets 5 mg of melatonin at bedtime.",
+                "Dog gets 5mg melatonin at bedtime.",
+            ),
+            ("Ava, our youngest, is 4 years old.", "Ava is four."),
+            (
+                "The clinic is closed on July 3 and 4.",
+                "Clinic closed July 3-4.",
+            ),
+            ("The lease ends on September 30.", "The lease ends on 9/30."),
+            ("Mom was born on 9 May.", "My mother's birthday is May 9."),
+            (
+                "Workshops last 3 hours.",
+                "The workshop length is three hours.",
+            ),
+        ] {
+            assert!(
+                is_reinforced(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// An amount of something the other text does not name is no other
+    /// value of its amounts ("five shards" and "version 7.2"); amounts of
+    /// the same thing still disagree.
+    #[test]
+    fn amounts_of_two_things_do_not_disagree() {
+        let existing = "The Redis cluster runs version 7.2.";
+        assert_eq!(
+            outcome("The Redis cluster has five shards.", existing),
+            Outcome::New
+        );
+        assert!(is_contradiction(
+            "The Redis cluster has six shards.",
+            "The Redis cluster has five shards."
+        ));
+    }
+
+    /// Updates said with other verbs and markers: a bump, "went up", a
+    /// cancellation, "can't ... anymore", a freeze as a prohibition, and
+    /// in Chinese `调成`, `涨到`, `取消`.
+    #[test]
+    fn an_update_in_other_words_contradicts() {
+        for (existing, text) in [
+            (
+                "The worker pool size is 8.",
+                "Bumped the worker pool size to 16.",
+            ),
+            (
+                "The gym fee is $45 a month.",
+                "The gym fee went up to $60 a month.",
+            ),
+            (
+                "The dentist appointment is on June 4.",
+                "We cancelled the dentist appointment.",
+            ),
+            ("I love jazz.", "I can't stand jazz anymore."),
+            ("服务副本数是 3。", "服务副本数调成 6 了。"),
+            ("房租每月 4500 元。", "房租每月涨到 5000 元了。"),
+            ("周五晚上部门聚餐。", "周五的部门聚餐取消了。"),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        // A freeze forbids, as "no" does: the two agree.
+        assert!(is_reinforced(
+            "No merging after noon on Fridays.",
+            "Merging freezes at noon on Fridays."
+        ));
+    }
+
+    /// "No longer", "anymore", `不再` with the memory's every word: the
+    /// memory ended, whatever reason the text adds in words of its own.
+    #[test]
+    fn a_text_saying_a_memory_holds_no_longer_contradicts_it() {
+        for (existing, text) in [
+            (
+                "Sam is vegan.",
+                "Sam had blood tests that showed low iron, so he is not vegan anymore.",
+            ),
+            (
+                "Ravi smokes.",
+                "Ravi's doctor warned him about his lungs after a bad winter cough, so he no longer smokes.",
+            ),
+        ] {
+            // Too unlike to be near: the ending alone finds it.
+            assert!(similarity(&profile(text), &profile(existing)) < NEAR_DUPLICATE_MIN);
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        // A memory with a value the text does not state is not all there.
+        assert_eq!(
+            ending_of(
+                &profile("Lea no longer plays the cello on Sundays."),
+                &profile("Lea plays the cello on Mondays.")
+            ),
+            None
+        );
+    }
+
+    /// "X is now the R" says who holds R, as "the R is now X" does; a
+    /// move "last month" or "上个月" moves to the place, not the month.
+    #[test]
+    fn a_role_or_place_taken_now_contradicts_the_old() {
+        for (existing, text) in [
+            (
+                "Omar is the release manager for the mobile app.",
+                "Lena is now the release manager for the mobile app.",
+            ),
+            (
+                "My grandfather lives in Bilbao.",
+                "Grandpa moved to Valencia last year.",
+            ),
+            ("我们公司位于滨江。", "我们公司上个月搬到余杭了。"),
+            (
+                "Recycling is collected on Mondays.",
+                "Recycling collection day changed to Wednesday.",
+            ),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// Without a model, one word filled two ways right after a copula or
+    /// a verb of use or choice changes the value of the slot the words
+    /// before it name; a subject filled two ways, or a word after a
+    /// preposition (a second allergy), is another fact.
+    #[test]
+    fn one_word_after_a_copula_filled_two_ways_contradicts() {
+        for (existing, text) in [
+            ("The house wine is merlot.", "The house wine is malbec."),
+            (
+                "Use metric units for distances.",
+                "Use imperial units for distances.",
+            ),
+            (
+                "Noor prefers morning flights.",
+                "Noor prefers evening flights.",
+            ),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "The billing service is slow.",
+                "The search service is slow.",
+            ),
+            (
+                "Alice is allergic to peanuts.",
+                "Alice is allergic to shellfish.",
+            ),
+            ("The wiki is also in German.", "The wiki is also in French."),
+        ] {
+            assert_eq!(outcome(text, existing), Outcome::New, "{text}");
+        }
+    }
+
+    /// A switch whose text negates the old value ("不用 Jira 了，改用
+    /// Linear") still names what starts: an update, not an ending.
+    #[test]
+    fn a_negated_old_value_beside_a_switch_is_an_update() {
+        assert!(is_contradiction(
+            "我们不用 Jira 了，改用 Linear。",
+            "我们用 Jira 管理任务。"
+        ));
     }
 }

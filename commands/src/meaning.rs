@@ -134,6 +134,10 @@ pub struct Profile {
     /// Whether the text says what someone uses or runs (`uses`, `runs`,
     /// `使用`): the slot a switch changes.
     pub states_use: bool,
+    /// The content terms right after an amount, what it counts ("three
+    /// read replicas", "12 worker nodes"): an amount of something the
+    /// other text does not name is no other value of its amounts.
+    pub counted: BTreeSet<String>,
 }
 
 /// What kind of change a text states, by its verb: a move changes where,
@@ -209,6 +213,20 @@ pub const NEGATIONS: &[&str] = &[
     "isn",
     "wasn",
     "aren",
+    "couldn",
+    "shouldn",
+    "wouldn",
+    "hasn",
+    "haven",
+    "hadn",
+    "weren",
+    "couldn't",
+    "shouldn't",
+    "wouldn't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "weren't",
     // A prohibition says "not" of what it forbids ("force pushes are
     // forbidden", "never force-push"), and ending a habit says it of the
     // habit ("stopped squashing", "quit coffee").
@@ -219,6 +237,10 @@ pub const NEGATIONS: &[&str] = &[
     "stopped",
     "quit",
     "ceased",
+    // A cancellation says "not" of what it cancels ("cancelled the hotel
+    // booking" against "the hotel is booked").
+    "cancelled",
+    "canceled",
 ];
 /// Words that permit: light verbs, as `use` is ("deploys are allowed on
 /// Fridays" says "deploys happen on Fridays"). Their negation is a
@@ -234,7 +256,14 @@ const PERMISSIONS: &[&str] = &[
 ];
 /// A state that forbids what it is said of when it is the predicate
 /// ("deploys are frozen"), not when it qualifies a noun ("frozen pizza").
-const PREDICATE_NEGATIONS: &[&str] = &["frozen", "paused", "suspended", "disabled"];
+const PREDICATE_NEGATIONS: &[&str] = &[
+    "frozen",
+    "paused",
+    "suspended",
+    "disabled",
+    "freezes",
+    "pauses",
+];
 /// Words stating a liking.
 pub const LIKES: &[&str] = &[
     "like",
@@ -293,6 +322,7 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("decreased", ChangeKind::Other),
     ("extended", ChangeKind::Other),
     ("shortened", ChangeKind::Other),
+    ("bumped", ChangeKind::Other),
     ("moving", ChangeKind::Move),
     ("relocating", ChangeKind::Move),
     ("switching", ChangeKind::Switch),
@@ -344,6 +374,10 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("brief", "short"),
     ("concise", "short"),
     ("reside", "live"),
+    // A birth date is a birthday ("born on 3 May", "birthday is May 3"),
+    // a payment said in either tense one word.
+    ("born", "birthday"),
+    ("paid", "pay"),
     // An adjective of a condition is its noun (`allergic to peanuts`, `a
     // peanut allergy`), as a room is named.
     ("allergic", "allergy"),
@@ -424,6 +458,9 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("km", "kilometer"),
     ("kilometre", "kilometer"),
     ("kg", "kilogram"),
+    ("mg", "milligram"),
+    ("ml", "milliliter"),
+    ("millilitre", "milliliter"),
     ("lb", "pound"),
     ("lbs", "pound"),
     ("char", "character"),
@@ -431,6 +468,12 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("pic", "picture"),
     ("photo", "picture"),
     ("tz", "timezone"),
+    // Family words said the familiar way.
+    ("dad", "father"),
+    ("mom", "mother"),
+    ("mum", "mother"),
+    ("grandma", "grandmother"),
+    ("grandpa", "grandfather"),
     ("bday", "birthday"),
     ("ppl", "people"),
     ("ci/cd", "ci"),
@@ -478,6 +521,8 @@ const UNIT_SUFFIXES: &[(&str, &str)] = &[
     ("tb", "terabyte"),
     ("km", "kilometer"),
     ("kg", "kilogram"),
+    ("mg", "milligram"),
+    ("ml", "milliliter"),
     ("lb", "pound"),
     ("lbs", "pound"),
 ];
@@ -522,6 +567,16 @@ const PHRASES: &[(&str, &str)] = &[
     ("rolled out", "deployed"),
     ("roll out", "deploy"),
     ("kicks off", "starts"),
+    // Contractions the tokenizer would split into a verb and a `t`.
+    ("can't", "cannot"),
+    ("won't", "wont"),
+    ("went up", "increased"),
+    ("gone up", "increased"),
+    ("went down", "decreased"),
+    ("gone down", "decreased"),
+    ("took over", "replaced"),
+    ("taken over", "replaced"),
+    ("called off", "cancelled"),
     ("kicked off", "started"),
     ("kick off", "start"),
     ("sets up", "configures"),
@@ -664,6 +719,12 @@ const PERIODS: &[(&str, &str)] = &[
     ("year", "yearly"),
     ("hour", "hourly"),
 ];
+/// Forms of "to be" before `now` ("is now", "are now").
+const COPULAS: &[&str] = &["is", "are", "was", "were", "'s"];
+/// Words that make a period after them a time relative to now ("last
+/// month", "next week", "this year"), which says when a fact holds or
+/// changed, not what it is about.
+const RELATIVE_TIMES: &[&str] = &["last", "next", "this", "coming", "past"];
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
     "live",
@@ -859,6 +920,8 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "setting",
     "time",
     "city",
+    "day",
+    "date",
     "length",
     "duration",
 ];
@@ -934,6 +997,12 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("更正", " correction "),
     // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
     ("从来", " ever "),
+    // When, relative to now: no subject (see `RELATIVE_TIMES`).
+    ("上个月", " last month "),
+    ("下个月", " next month "),
+    ("去年", " last year "),
+    ("今年", " this year "),
+    ("明年", " next year "),
     ("从", " from "),
     // `把 A 换成 B`, A changed to B: what `把` puts first is what was (or
     // the slot that changed), as after `from`.
@@ -945,6 +1014,22 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("调整到", " changed to "),
     ("调整为", " changed to "),
     ("推迟到", " postponed to "),
+    ("改期到", " postponed to "),
+    ("改期", " rescheduled "),
+    ("调成", " changed to "),
+    ("加到", " increased to "),
+    ("增加到", " increased to "),
+    ("提高到", " increased to "),
+    ("涨到", " increased to "),
+    ("减到", " reduced to "),
+    ("减少到", " reduced to "),
+    ("降低到", " reduced to "),
+    ("降到", " reduced to "),
+    ("改名为", " renamed to "),
+    ("改名成", " renamed to "),
+    ("交给", " changed to "),
+    // A cancellation, read as the English verb (see `NEGATIONS`).
+    ("取消", " cancelled "),
     ("延期到", " postponed to "),
     ("提前到", " changed to "),
     ("升级到", " upgraded to "),
@@ -993,6 +1078,10 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // Adverbs and modal verbs, read as the English function words they
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
+    ("全部", " all "),
+    ("整体", " all "),
+    ("一共", " all "),
+    ("总共", " all "),
     ("一直", " always "),
     ("通常", " usually "),
     ("一般", " usually "),
@@ -1010,7 +1099,7 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("而非", " over "),
     ("胜过", " over "),
     ("比起", " compared "),
-    ("不再", " not "),
+    ("不再", " no longer "),
     ("更喜欢", " prefers "),
     ("喜欢", " prefers "),
     ("偏好", " prefers "),
@@ -1167,6 +1256,8 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
             if *unit == "月" {
                 // `3月` is the month March, as `三月` is.
+                // `3 月`, spaced as `3月` is.
+                out.truncate(out.trim_end().len());
                 let digits_at = out.trim_end_matches(|c: char| c.is_ascii_digit()).len();
                 if let Ok(month) = out[digits_at..].parse::<u64>()
                     && (1..=12).contains(&month)
@@ -1528,6 +1619,21 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             });
             continue;
         }
+        // `4/15`, `15/4`: a month and a day (see `number_values`).
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some("/")
+            && unit.class == Class::Value
+            && digits(&unit.term)
+            && unit.term.len() <= 2
+        {
+            last.term.push('/');
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
         // `2:30 PM`.
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
@@ -1602,6 +1708,38 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
             (ValueKind::Month, m.to_string()),
             (ValueKind::Number, d.to_string()),
         ];
+    }
+    // `24-25`, a range: both its ends (`24 and 25`).
+    if let [from, to] = parts[..]
+        && digits(from)
+        && digits(to)
+    {
+        return vec![
+            (ValueKind::Number, from.to_owned()),
+            (ValueKind::Number, to.to_owned()),
+        ];
+    }
+    // `4/15` and `15/4` are April 15 when one side can be a month and
+    // the other only a day; `3/4` could be either, and stays two numbers.
+    if let Some((a, b)) = term.split_once('/')
+        && digits(a)
+        && digits(b)
+        && let (Ok(x), Ok(y)) = (a.parse::<u32>(), b.parse::<u32>())
+    {
+        let month_day = |month: u32, day: u32| {
+            vec![
+                (ValueKind::Month, month.to_string()),
+                (ValueKind::Number, day.to_string()),
+            ]
+        };
+        return match (x, y) {
+            (1..=12, 13..=31) => month_day(x, y),
+            (13..=31, 1..=12) => month_day(y, x),
+            _ => vec![
+                (ValueKind::Number, x.to_string()),
+                (ValueKind::Number, y.to_string()),
+            ],
+        };
     }
     if let Some(number) = term.strip_suffix('k')
         && let Some(n) = scaled(number, 1000)
@@ -1722,7 +1860,14 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             continue;
         }
         let class = if starts_with_digit(term) {
-            if is_hex_code(term) || previous.is_some_and(|p| ID_NOUNS.contains(&p)) {
+            // "order 40213" names an order; "jobs 3 times" counts, a
+            // plural before the number.
+            let named = previous.is_some_and(|p| ID_NOUNS.contains(&p))
+                && units
+                    .last()
+                    .and_then(|u| rewritten.get(u.start..u.end))
+                    .is_some_and(|w| !w.ends_with(['s', 'S']));
+            if is_hex_code(term) || named {
                 Class::Content
             } else {
                 Class::Value
@@ -2120,6 +2265,17 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     } else {
         change.value = content(&clause);
     }
+    // "Tobias is now the product owner": after a copula, `now` says the
+    // subject before it is what holds now, as "the product owner is now
+    // Tobias" does.
+    if change.adverb
+        && at
+            .checked_sub(1)
+            .and_then(|k| units.get(k))
+            .is_some_and(|u| COPULAS.contains(&u.term.as_str()))
+    {
+        change.value.extend(subject_before(units, text, at));
+    }
     if !stated_after && !whole_text {
         // "Ana lives in Lisbon now": the new value is what comes before
         // (not when a value follows: "the standup moved to 1 PM").
@@ -2177,14 +2333,18 @@ fn subject_before(units: &[Unit], text: &str, at: usize) -> BTreeSet<String> {
 /// The span of time `unit` says with the unit before it, as seconds or
 /// months (`30 days` is `2592000s`, `one year` and `12 months` are `12mo`,
 /// `every quarter` is `3mo`): an amount, `one`, `every` or `each` and a
-/// unit of time. `a` and `per` make a rate (`$1,800 a month`), whose unit
-/// stays a word.
-fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
+/// unit of time. `a`, `per` and a slash make a rate (`$1,800 a month`,
+/// `$95/hr`), whose unit stays a word.
+fn span_of(unit: &Unit, before: Option<&Unit>, text: &str) -> Option<String> {
     // Asked of every word: the cheap test first.
     let before = before.filter(|b| {
         b.class == Class::Value || matches!(b.term.as_str(), "one" | "every" | "each")
     })?;
-    if before.end > unit.start {
+    if before.end > unit.start
+        || text
+            .get(before.end..unit.start)
+            .is_some_and(|between| between.contains('/'))
+    {
         return None;
     }
     // By the word, not its key: `monthly` (`every month`) has the key of
@@ -2193,7 +2353,11 @@ fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
         .iter()
         .find(|(short, _)| *short == unit.word())
         .map_or(unit.word(), |(_, full)| full);
-    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| *w == word)?;
+    // A function word (`day`, a slot noun) keeps its plural.
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    let (_, times, counted) = DURATIONS
+        .iter()
+        .find(|(w, _, _)| *w == word || *w == singular)?;
     let amount = match before.term.as_str() {
         // "one second" and "a second reviewer": an ordinal as often.
         "one" if *times == 1 && counted == &"s" => return None,
@@ -2250,20 +2414,48 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     let spanned: Vec<bool> = (0..units.len())
         .map(|at| {
             units.get(at + 1).is_some_and(|next| {
-                units[at].class == Class::Value && span_of(next, Some(&units[at])).is_some()
+                units[at].class == Class::Value
+                    && span_of(next, Some(&units[at]), &rewritten).is_some()
             })
         })
         .collect();
+    // The `old` of an age (`7 years old`): the age says it.
+    let mut aged = false;
     for (at, unit) in units.iter().enumerate() {
-        if spanned[at] {
+        if spanned[at] || std::mem::take(&mut aged) {
             continue;
         }
         match unit.class {
             Class::Content | Class::Function => {
-                // A span of time is a value, its unit word part of it.
+                // A span of time is a value, its unit word part of it; a
+                // person's age is its amount alone (`7 years old` says what
+                // `seven` and `7岁` say; `30 days old` stays a span).
                 let before = at.checked_sub(1).and_then(|i| units.get(i));
-                if let Some(span) = span_of(unit, before) {
-                    out.values.insert((ValueKind::Number, span));
+                if let Some(span) = span_of(unit, before, &rewritten) {
+                    aged = units.get(at + 1).is_some_and(|next| next.word() == "old")
+                        && matches!(unit.word(), "year" | "years" | "yr" | "yrs")
+                        && before.is_some_and(|b| b.class == Class::Value);
+                    match before.filter(|_| aged) {
+                        Some(amount) => out.values.extend(unit_values(amount, &rewritten)),
+                        None => {
+                            out.values.insert((ValueKind::Number, span));
+                        }
+                    }
+                    continue;
+                }
+                // "last month", "next week": when, not what about.
+                let period = |u: &Unit| PERIODS.iter().any(|(p, _)| *p == u.word());
+                let relative = (before.is_some_and(|b| RELATIVE_TIMES.contains(&b.word()))
+                    && period(unit))
+                    || (RELATIVE_TIMES.contains(&unit.word())
+                        && units.get(at + 1).is_some_and(period));
+                // "Sprints last 2 weeks": the verb of a duration, light as
+                // `is`.
+                let lasts = matches!(unit.word(), "last" | "lasts" | "lasted")
+                    && units
+                        .get(at + 1)
+                        .is_some_and(|u| u.class == Class::Value && starts_with_digit(&u.term));
+                if relative || lasts {
                     continue;
                 }
                 if unit.class == Class::Content && seen.insert(unit.term.clone()) {
@@ -2293,6 +2485,23 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     } else {
         0
     };
+    // What each amount counts: the content words right after it.
+    for (at, unit) in units.iter().enumerate() {
+        if unit.class != Class::Value || spanned[at] {
+            continue;
+        }
+        let mut edge = unit.end;
+        for next in &units[at + 1..] {
+            let spaced = rewritten
+                .get(edge..next.start)
+                .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace));
+            if next.class != Class::Content || !spaced {
+                break;
+            }
+            out.counted.insert(next.term.clone());
+            edge = next.end;
+        }
+    }
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
@@ -3158,5 +3367,64 @@ mod tests {
             assert_eq!(stem(word), stemmed);
             assert_eq!(stem(&stem(word)), stemmed);
         }
+    }
+
+    /// A rate's unit after a slash stays a word (`$12/day` is no span of
+    /// twelve days); a span of days called old stays a span, an age in
+    /// years is its amount; a month after a spaced number is a month; an
+    /// ambiguous `3/4` is two numbers.
+    #[test]
+    fn rates_ages_and_dates_read_as_written() {
+        let values = |text: &str| profile(text).values;
+        assert!(values("Parking costs $12/day").contains(&(ValueKind::Number, "12".to_owned())));
+        assert!(
+            values("Logs are deleted once 14 days old")
+                .contains(&(ValueKind::Number, "1209600s".to_owned()))
+        );
+        assert!(values("Noah is 9 years old").contains(&(ValueKind::Number, "9".to_owned())));
+        assert!(values("会议在 6 月 3 日").contains(&(ValueKind::Month, "6".to_owned())));
+        let ambiguous = values("Mix 3/4 of the flour");
+        assert!(ambiguous.contains(&(ValueKind::Number, "3".to_owned())));
+        assert!(ambiguous.contains(&(ValueKind::Number, "4".to_owned())));
+        assert!(values("Due 15/4").contains(&(ValueKind::Month, "4".to_owned())));
+    }
+
+    /// Verbs and markers of change beyond the past forms: "went up",
+    /// "bumped", `调成`, `涨到`; a time relative to now names no subject.
+    #[test]
+    fn changes_said_other_ways_are_changes() {
+        for text in [
+            "The gym fee went up to $60",
+            "Bumped the pool size to 16",
+            "副本数调成 6 了",
+            "房租涨到 5000 元",
+        ] {
+            assert!(profile(text).change.is_some(), "{text}");
+        }
+        assert_eq!(
+            profile("Ana moved to Oslo last month").terms,
+            ["ana", "oslo"]
+        );
+    }
+
+    /// A number after a plural counts ("jobs 3 times"); after a singular
+    /// noun of a thing with numbers it names one ("job 3").
+    #[test]
+    fn a_number_after_a_plural_counts() {
+        assert!(
+            profile("Retry failed uploads 4 times")
+                .values
+                .contains(&(ValueKind::Number, "4".to_owned()))
+        );
+        assert!(
+            profile("Retry failed jobs 4 times")
+                .values
+                .contains(&(ValueKind::Number, "4".to_owned()))
+        );
+        assert!(
+            profile("Look at job 4417")
+                .terms
+                .contains(&"4417".to_owned())
+        );
     }
 }
