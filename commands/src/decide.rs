@@ -3127,4 +3127,34 @@ mod tests {
             "我们用 Jira 管理任务。"
         ));
     }
+
+    /// A currency is the unit of its amount however it is written, `有`
+    /// (has) and `共有` join no word, kin said the familiar way is kin:
+    /// restatements.
+    #[test]
+    fn currencies_light_words_and_familiar_kin_restate() {
+        for (existing, text) in [
+            (
+                "The plumber charged $350.",
+                "The plumber charged 350 dollars.",
+            ),
+            (
+                "The tour costs 80 EUR per person.",
+                "The tour costs 80 euros per person.",
+            ),
+            (
+                "The mobile codebase is written in Kotlin.",
+                "The mobile code is written in Kotlin.",
+            ),
+            ("仓库有 12 个分支。", "仓库共有 12 个分支。"),
+            ("爸爸住在苏州。", "我爸住在苏州。"),
+            ("女儿每个月学费 3000 元。", "闺女每月学费 3000 元。"),
+        ] {
+            assert!(
+                is_reinforced(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
 }

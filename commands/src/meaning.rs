@@ -403,6 +403,7 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("maximum", "limit"),
     ("cap", "limit"),
     ("annual", "yearly"),
+    ("codebase", "code"),
 ];
 /// Abbreviations, short forms and other spellings of common technical and
 /// everyday words, each read as the word it stands for (`DB` is
@@ -920,6 +921,19 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "setting",
     "time",
     "city",
+    // Currencies: the unit of an amount, however written (`$1,800`,
+    // `1800 dollars`, `25 EUR`, `25 euros`).
+    "dollar",
+    "usd",
+    "euro",
+    "eur",
+    "gbp",
+    "yuan",
+    "rmb",
+    "cny",
+    "yen",
+    "jpy",
+    "bucks",
     "day",
     "date",
     "length",
@@ -1079,6 +1093,28 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
     ("全部", " all "),
+    // `有`, has, is a particle (`集群有 5 个 broker`); not in the words
+    // it is part of.
+    ("共有", " all "),
+    ("所有", " all "),
+    ("没有", " not "),
+    ("只有", " only "),
+    ("有时", " sometimes "),
+    ("有些", " some "),
+    ("有限", "有限"),
+    ("有效", "有效"),
+    ("有关", "有关"),
+    ("有用", "有用"),
+    ("拥有", "拥有"),
+    ("具有", "具有"),
+    ("含有", "含有"),
+    // Kin said the familiar way, and `每个月` as `每月`.
+    ("我妈", "妈妈"),
+    ("我爸", "爸爸"),
+    ("老妈", "妈妈"),
+    ("老爸", "爸爸"),
+    ("闺女", "女儿"),
+    ("每个月", "每月"),
     ("整体", " all "),
     ("一共", " all "),
     ("总共", " all "),
@@ -1117,7 +1153,7 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("莫", " not "),
 ];
 /// Chinese particles that end a word: a space in their place.
-const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过";
+const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过有";
 const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
