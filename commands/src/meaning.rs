@@ -1691,7 +1691,57 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         {
             unit.term = number.to_owned();
         }
+        // "half past nine", "ten past eight", "quarter to nine": a clock
+        // time said in words.
+        // `one` is no amount alone (a pronoun as often), but an hour here.
+        let hour = match unit.term.as_str() {
+            "one" => Some(1),
+            term if unit.class == Class::Value => term.parse::<u32>().ok(),
+            _ => None,
+        };
+        if let Some(hour) = hour
+            && (1..=12).contains(&hour)
+            && let [.., minutes, link] = out.as_slice()
+            && spaced(minutes.end, link.start)
+            && spaced(link.end, unit.start)
+            && let Some(time) = clock_in_words(minutes, link.word(), hour)
+        {
+            let start = minutes.start;
+            out.truncate(out.len() - 2);
+            unit.term = time;
+            unit.class = Class::Value;
+            unit.start = start;
+        }
         out.push(unit);
+    }
+    // "7 in the evening", "11 at night": the part of the day says which
+    // half of the clock.
+    for at in 0..out.len() {
+        let half = match (out.get(at + 1), out.get(at + 2), out.get(at + 3)) {
+            (Some(a), Some(b), Some(c)) if a.word() == "in" && b.word() == "the" => {
+                match c.word() {
+                    "morning" => Some("am"),
+                    "afternoon" | "evening" => Some("pm"),
+                    _ => None,
+                }
+            }
+            (Some(a), Some(b), _) if a.word() == "at" && b.word() == "night" => Some("pm"),
+            _ => None,
+        };
+        if let Some(half) = half
+            && let Some(unit) = out.get_mut(at)
+            && unit.class == Class::Value
+            && !unit.term.ends_with('m')
+            && unit
+                .term
+                .split(':')
+                .next()
+                .and_then(|h| h.parse::<u32>().ok())
+                .is_some_and(|h| (1..=12).contains(&h))
+            && unit.term.bytes().all(|b| b.is_ascii_digit() || b == b':')
+        {
+            unit.term.push_str(half);
+        }
     }
     for unit in &mut out {
         if unit.class == Class::Value
@@ -1701,6 +1751,30 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// The time "`minutes` `link` `hour`" says (`half past 9`, `10 past 8`,
+/// `quarter to 9`), as `H:MM`.
+fn clock_in_words(minutes: &Unit, link: &str, hour: u32) -> Option<String> {
+    let amount = match minutes.word() {
+        "half" => 30,
+        "quarter" => 15,
+        _ if minutes.class == Class::Value => minutes
+            .term
+            .parse::<u32>()
+            .ok()
+            .filter(|m| (1..60).contains(m))?,
+        _ => return None,
+    };
+    match link {
+        "past" => Some(format!("{hour}:{amount:02}")),
+        // "to" joins amounts as often ("5 to 9 people"): a quarter only.
+        "to" if minutes.word() == "quarter" => {
+            let before = if hour == 1 { 12 } else { hour - 1 };
+            Some(format!("{before}:{:02}", 60 - amount))
+        }
+        _ => None,
+    }
 }
 
 /// `number` times `times`, when `number` is a plain or decimal number and
@@ -2385,8 +2459,10 @@ fn span_of(unit: &Unit, before: Option<&Unit>, text: &str) -> Option<String> {
     }
     // By the word, not its key: `monthly` (`every month`) has the key of
     // `month` but is no amount.
+    // `300 s`, `24 h`: a unit's one-letter form after an amount.
     let word = ABBREVIATIONS
         .iter()
+        .chain(UNIT_SUFFIXES)
         .find(|(short, _)| *short == unit.word())
         .map_or(unit.word(), |(_, full)| full);
     // A function word (`day`, a slot noun) keeps its plural.
@@ -2504,7 +2580,14 @@ fn profile_of(text: &str, whole: &str) -> Profile {
             Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
-            Class::Connector | Class::Stop => {}
+            Class::Stop => {
+                // `300 s`: a unit's letter, a stopword alone.
+                let before = at.checked_sub(1).and_then(|i| units.get(i));
+                if let Some(span) = span_of(unit, before, &rewritten) {
+                    out.values.insert((ValueKind::Number, span));
+                }
+            }
+            Class::Connector => {}
         }
     }
     for part in parts {
@@ -3462,5 +3545,23 @@ mod tests {
                 .terms
                 .contains(&"4417".to_owned())
         );
+    }
+
+    /// A clock time said in words is the time in digits ("half past
+    /// nine", "ten past eight", "quarter to nine", "7 in the evening"),
+    /// and a unit's letter after an amount a span (`300 s`); "5 to 9"
+    /// stays two amounts.
+    #[test]
+    fn clock_times_in_words_and_unit_letters_are_values() {
+        let values = |text: &str| profile(text).values;
+        let time = |t: &str| (ValueKind::Number, t.to_owned());
+        assert!(values("The bakery opens at half past six").contains(&time("06:30")));
+        assert!(values("Pickup is at twenty past three").contains(&time("03:20")));
+        assert!(values("The ferry leaves at quarter to one").contains(&time("12:45")));
+        assert!(values("Dinner is at 8 in the evening").contains(&time("20:00")));
+        assert!(values("The alarm rings at 6 in the morning").contains(&time("06:00")));
+        assert!(values("Polls every 90 s").contains(&time("90s")));
+        let amounts = values("Groups of 5 to 9 people");
+        assert!(amounts.contains(&time("5")) && amounts.contains(&time("9")));
     }
 }
