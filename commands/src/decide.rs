@@ -3157,4 +3157,40 @@ mod tests {
             );
         }
     }
+
+    /// Common synonyms and short forms restate ("deadline" and "due",
+    /// "departs" and "leaves", "led by" and "leads", `req`, "continuous
+    /// integration" and CI); a technical word said in Chinese reads as
+    /// the English one a mixed text uses (`前端` and `frontend`).
+    #[test]
+    fn synonyms_and_technical_words_restate() {
+        for (existing, text) in [
+            (
+                "The passport renewal deadline is June 30.",
+                "The passport renewal is due on June 30.",
+            ),
+            ("The ferry departs at 6:40.", "The ferry leaves at 6:40."),
+            (
+                "The last train is at 23:10.",
+                "The final train is at 23:10.",
+            ),
+            ("We release on Wednesdays.", "We deploy on Wednesdays."),
+            ("The data team is led by Ama.", "Ama leads the data team."),
+            (
+                "The API allows 50 requests per second.",
+                "The API allows 50 req per second.",
+            ),
+            (
+                "Our continuous integration runs on Jenkins.",
+                "Our CI runs on Jenkins.",
+            ),
+            ("The frontend uses Svelte.", "前端用 Svelte。"),
+        ] {
+            assert!(
+                is_reinforced(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
 }

@@ -404,6 +404,12 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("cap", "limit"),
     ("annual", "yearly"),
     ("codebase", "code"),
+    ("deadline", "due"),
+    ("depart", "leave"),
+    ("departure", "leave"),
+    ("marry", "wedding"),
+    ("final", "last"),
+    ("release", "deploy"),
 ];
 /// Abbreviations, short forms and other spellings of common technical and
 /// everyday words, each read as the word it stands for (`DB` is
@@ -469,6 +475,10 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("pic", "picture"),
     ("photo", "picture"),
     ("tz", "timezone"),
+    ("req", "request"),
+    ("reqs", "request"),
+    // An irregular past read as its verb.
+    ("led", "lead"),
     // Family words said the familiar way.
     ("dad", "father"),
     ("mom", "mother"),
@@ -551,6 +561,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("pull request", "pr"),
     ("merge requests", "pr"),
     ("merge request", "pr"),
+    ("continuous integration", "ci"),
     ("time zones", "timezone"),
     ("time zone", "timezone"),
     ("web site", "website"),
@@ -1074,6 +1085,19 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("他们", " they "),
     ("她们", " they "),
     ("它们", " they "),
+    // Technical words said in Chinese, read as the English words a
+    // mixed text uses for them (`数据库` and `database`, `前端` and
+    // `frontend`).
+    ("数据库", " database "),
+    ("前端", " frontend "),
+    ("后端", " backend "),
+    ("代码评审", " code review "),
+    ("代码审查", " code review "),
+    ("服务器", " server "),
+    ("端口", " port "),
+    ("超时", " timeout "),
+    ("时区", " timezone "),
+    ("仓库", " repository "),
     // Synonyms, read as one word.
     ("保存", "保留"),
     ("回答", "回复"),
@@ -1093,6 +1117,8 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
     ("全部", " all "),
+    ("而且", " also "),
+    ("挺", " quite "),
     // `有`, has, is a particle (`集群有 5 个 broker`); not in the words
     // it is part of.
     ("共有", " all "),
@@ -1151,6 +1177,16 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("未", " not "),
     ("勿", " not "),
     ("莫", " not "),
+    // Singular pronouns, last (after the plurals, `我妈` and the words
+    // they are part of: `其他`, other; `自我`, self): a word of their own,
+    // which joins no bigram with the words beside them (`我儿子` holds
+    // `儿子`, not `我儿`) and still names who.
+    ("其他", "其他"),
+    ("自我", "自我"),
+    ("我", " 我 "),
+    ("你", " 你 "),
+    ("他", " 他 "),
+    ("她", " 她 "),
 ];
 /// Chinese particles that end a word: a space in their place.
 const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过有";
@@ -3563,5 +3599,18 @@ mod tests {
         assert!(values("Polls every 90 s").contains(&time("90s")));
         let amounts = values("Groups of 5 to 9 people");
         assert!(amounts.contains(&time("5")) && amounts.contains(&time("9")));
+    }
+
+    /// A Chinese pronoun is a word of its own: it joins no bigram with the
+    /// words beside it, and `我妈` is still `妈妈`.
+    #[test]
+    fn a_chinese_pronoun_joins_no_bigram() {
+        let terms = profile("周六上午我儿子去上课").terms;
+        assert!(terms.contains(&"儿子".to_owned()), "{terms:?}");
+        assert!(
+            !terms.iter().any(|t| t == "我儿" || t == "午我"),
+            "{terms:?}"
+        );
+        assert!(profile("我妈住在杭州").terms.contains(&"妈妈".to_owned()));
     }
 }
