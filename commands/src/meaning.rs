@@ -582,6 +582,14 @@ const PHRASES: &[(&str, &str)] = &[
     // Contractions the tokenizer would split into a verb and a `t`.
     ("can't", "cannot"),
     ("won't", "wont"),
+    // A present verb of change before `to` states the change as the past
+    // one does ("standup moves to 10:00"); alone it is as often a noun.
+    ("moves to", "moved to"),
+    ("switches to", "switched to"),
+    ("changes to", "changed to"),
+    // "From now on" says what holds now, as `now` does.
+    ("from now on", "now"),
+    ("going forward", "now"),
     ("went up", "increased"),
     ("gone up", "increased"),
     ("went down", "decreased"),
@@ -1022,6 +1030,11 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("更正", " correction "),
     // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
     ("从来", " ever "),
+    // "From now on", as `现在` is `now`.
+    ("从今以后", " now "),
+    ("从现在起", " now "),
+    ("从现在开始", " now "),
+    ("今后", " now "),
     // When, relative to now: no subject (see `RELATIVE_TIMES`).
     ("上个月", " last month "),
     ("下个月", " next month "),
@@ -3612,5 +3625,24 @@ mod tests {
             "{terms:?}"
         );
         assert!(profile("我妈住在杭州").terms.contains(&"妈妈".to_owned()));
+    }
+
+    /// A present verb of change before `to`, and "from now on" (`今后`),
+    /// state a change; the verb alone does not ("the moves list").
+    #[test]
+    fn present_changes_and_from_now_on_are_changes() {
+        for text in [
+            "Yoga class moves to 7:30",
+            "The default shell switches to zsh",
+            "From now on, reviews need two approvals",
+            "今后用英文回复",
+        ] {
+            assert!(profile(text).change.is_some(), "{text}");
+        }
+        assert!(
+            profile("The chess club keeps a list of opening moves")
+                .change
+                .is_none()
+        );
     }
 }
