@@ -795,14 +795,22 @@ const RELATIVES: &[&str] = &[
 ];
 
 /// Whether `a` has, of its own, a word naming a relative ("the user's
-/// sister lives in Berlin" against "the user lives in Berlin").
+/// sister lives in Berlin" against "the user lives in Berlin"), not one
+/// that says who a name both texts hold is ("our son Leo" and "Leo").
 fn names_a_relative(a: &Profile, b: &Profile) -> bool {
     salient_only_in(a, b).iter().any(|term| {
-        a.terms
+        let relative = a
+            .terms
             .iter()
             .position(|t| t == term)
             .and_then(|at| a.words.get(at))
-            .is_some_and(|word| RELATIVES.contains(&word.as_str()))
+            .is_some_and(|word| RELATIVES.contains(&word.as_str()));
+        // "Our son Leo" against "Leo": the relative says who Leo is.
+        let says_who = a
+            .apposed
+            .iter()
+            .any(|(noun, name)| noun == term && b.sorted_terms.binary_search(name).is_ok());
+        relative && !says_who
     })
 }
 
@@ -3192,5 +3200,20 @@ mod tests {
                 outcome(text, existing)
             );
         }
+    }
+
+    /// A relative word right before a name says who the name is ("my
+    /// niece Nora"), not someone else; before another word it still does
+    /// ("Nora's mother").
+    #[test]
+    fn a_relative_naming_who_a_name_is_is_no_other_person() {
+        assert!(is_reinforced(
+            "Nora is nine.",
+            "My niece Nora is 9 years old."
+        ));
+        assert_eq!(
+            outcome("Nora's mother lives in Oslo.", "Nora lives in Oslo."),
+            Outcome::New
+        );
     }
 }

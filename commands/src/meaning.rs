@@ -138,6 +138,10 @@ pub struct Profile {
     /// read replicas", "12 worker nodes"): an amount of something the
     /// other text does not name is no other value of its amounts.
     pub counted: BTreeSet<String>,
+    /// Each content term directly followed by a name (a capitalized
+    /// content word), with the name's term: "our son Leo", "my sister
+    /// Ana", where the noun says who the name is, not someone else.
+    pub apposed: Vec<(String, String)>,
 }
 
 /// What kind of change a text states, by its verb: a move changes where,
@@ -2668,6 +2672,18 @@ fn profile_of(text: &str, whole: &str) -> Profile {
             }
             out.counted.insert(next.term.clone());
             edge = next.end;
+        }
+    }
+    for pair in units.windows(2) {
+        let [noun, name] = pair else { continue };
+        let capitalized = rewritten
+            .get(name.start..name.end)
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()));
+        let spaced = rewritten
+            .get(noun.end..name.start)
+            .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace));
+        if noun.class == Class::Content && name.class == Class::Content && capitalized && spaced {
+            out.apposed.push((noun.term.clone(), name.term.clone()));
         }
     }
     out.preference = preference_of(&units, &rewritten);
