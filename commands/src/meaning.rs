@@ -1708,6 +1708,19 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             });
             continue;
         }
+        // `Sept '25`: a year in two digits after an apostrophe, next to a
+        // month, is the year in four (`2025`).
+        if unit.class == Class::Value
+            && unit.term.len() == 2
+            && digits(&unit.term)
+            && unit.start > 0
+            && matches!(rewritten.get(unit.start - 1..unit.start), Some("'" | "’"))
+            && out.last().is_some_and(|m| {
+                value_of_word(&m.term, None).is_some_and(|(k, _)| k == ValueKind::Month)
+            })
+        {
+            unit.term.insert_str(0, "20");
+        }
         // `4/15`, `15/4`: a month and a day (see `number_values`).
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
@@ -3659,6 +3672,22 @@ mod tests {
             profile("The chess club keeps a list of opening moves")
                 .change
                 .is_none()
+        );
+    }
+
+    /// A year in two digits after an apostrophe, next to a month, is the
+    /// year in four; without the month it stays as written.
+    #[test]
+    fn a_short_year_after_a_month_is_the_full_year() {
+        let values = profile("The lease starts Oct '26").values;
+        assert!(
+            values.contains(&(ValueKind::Number, "2026".to_owned())),
+            "{values:?}"
+        );
+        assert!(
+            profile("Rock 'n' roll since '99")
+                .values
+                .contains(&(ValueKind::Number, "99".to_owned()))
         );
     }
 }
