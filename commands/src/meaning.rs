@@ -18,10 +18,10 @@
 //! | --- | --- | --- |
 //! | value | `8080`, `3.5`, `2024-03-01`, `5pm`, `three`, `Fridays`, `March`, `周五`, `九十天` | no |
 //! | identifier | `3fa9c2`, `0x1f`, `4936514` (7 digits or more), `host-17`, `ENG-101`, the number after `order`, `ticket`, `build`, ... | yes |
-//! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
+//! | negation | `not`, `never`, `no`, `don't`, `can't`, `cancelled`, `不`, `没`, `取消` | no |
 //! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
-//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
+//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `bumped`, `postponed`, "moves to", "went up", "took over", `now`, "from now on", `currently`, `no longer`, `搬到`, `换成`, `改成`, `调成`, `涨到`, `推迟到`, `现在`, `今后`, `不再` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
 //! | content | everything else, English words compared by their key: an abbreviation spelled out (`DB`, `k8s`, `min`), then the Snowball stem (`cached`, `caches`, `cache`), a common synonym read as one word (`begins` -> `start`, `studying` -> `learn`, `保存` -> `保留`) | yes |
 //!
@@ -39,8 +39,14 @@
 //! `midnight` and `noon` their clock times. A span of time is one value,
 //! counted in seconds up to a week and in months from a month (`30 days`,
 //! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
-//! months`), its amount and unit word part of it; a unit glued to an amount is a word
-//! (`45s`, `25MB`, `24h`). An amount in
+//! months`, `300 s`), its amount and unit word part of it, but a person's
+//! age in years is its amount (`7 years old`, `seven`); a unit glued to
+//! an amount is a word (`45s`, `25MB`, `24h`, `10mg`), and one after a
+//! slash a rate's (`$95/hr`). A clock time in words is its digits ("half
+//! past nine", "quarter to one", "7 in the evening"); a range is both its
+//! ends (`3-4`); `4/15` is a month and a day when only one side can be a
+//! month; `'25` after a month is 2025. The content words right after an
+//! amount are what it counts (`Profile::counted`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
