@@ -419,7 +419,6 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("departure", "leave"),
     ("marry", "wedding"),
     ("final", "last"),
-    ("release", "deploy"),
 ];
 /// Abbreviations, short forms and other spellings of common technical and
 /// everyday words, each read as the word it stands for (`DB` is
@@ -963,6 +962,13 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "yen",
     "jpy",
     "bucks",
+    // A dose's unit (`10 mg`, `10mg`): what it measures is the drug.
+    "mg",
+    "ml",
+    "milligram",
+    "milligrams",
+    "milliliter",
+    "milliliters",
     "day",
     "date",
     "length",
@@ -1108,19 +1114,6 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("他们", " they "),
     ("她们", " they "),
     ("它们", " they "),
-    // Technical words said in Chinese, read as the English words a
-    // mixed text uses for them (`数据库` and `database`, `前端` and
-    // `frontend`).
-    ("数据库", " database "),
-    ("前端", " frontend "),
-    ("后端", " backend "),
-    ("代码评审", " code review "),
-    ("代码审查", " code review "),
-    ("服务器", " server "),
-    ("端口", " port "),
-    ("超时", " timeout "),
-    ("时区", " timezone "),
-    ("仓库", " repository "),
     // Synonyms, read as one word.
     ("保存", "保留"),
     ("回答", "回复"),
@@ -2035,7 +2028,11 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             units.push(Unit {
                 term: key(unit_word),
                 word: unit_word.to_owned(),
-                class: Class::Content,
+                class: if is_function(unit_word) {
+                    Class::Function
+                } else {
+                    Class::Content
+                },
                 start: start + number.len(),
                 end,
             });

@@ -92,14 +92,14 @@
 //! `'25`, currencies; amounts of two things; updates said with other
 //! verbs, cancellations, "no longer" with the memory's every word, "X is
 //! now the R", one word after a copula filled two ways; synonyms, Chinese
-//! pronouns and technical words). Rules only, before and after:
+//! pronouns). Rules only, before and after:
 //!
 //! | split | misses | contradiction | discarded | new | reinforced |
 //! | --- | --- | --- | --- | --- | --- |
 //! | blind3, before | 87 | 0.915/0.662 | 1.000/0.900 | 0.450/0.971 | 0.857/0.092 |
-//! | blind3, after | 63 | 0.915/0.831 | 1.000/1.000 | 0.540/0.986 | 1.000/0.215 |
+//! | blind3, after | 63 | 0.931/0.831 | 1.000/1.000 | 0.535/0.986 | 1.000/0.215 |
 //! | blind4, before | 100 | 0.840/0.350 | 0.939/0.767 | 0.388/0.983 | 1.000/0.233 |
-//! | blind4, after | 62 | 1.000/0.550 | 0.952/0.983 | 0.504/1.000 | 1.000/0.433 |
+//! | blind4, after | 63 | 1.000/0.567 | 0.952/0.983 | 0.500/1.000 | 1.000/0.400 |
 //!
 //! `dev` and `test` stay at 0 misses, `blind` went from 16 to 9 and
 //! `blind2` from 22 to 19. Restatements in other words remain the gap:
@@ -128,8 +128,8 @@ const BLIND2_FLOOR: f64 = 0.72;
 /// under its lowest figure (reinforced recall 0.215).
 const BLIND3_FLOOR: f64 = 0.2;
 /// The floor on `blind4`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.433).
-const BLIND4_FLOOR: f64 = 0.42;
+/// under its lowest figure (reinforced recall 0.400).
+const BLIND4_FLOOR: f64 = 0.38;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
