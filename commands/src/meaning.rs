@@ -18,10 +18,10 @@
 //! | --- | --- | --- |
 //! | value | `8080`, `3.5`, `2024-03-01`, `5pm`, `three`, `Fridays`, `March`, `周五`, `九十天` | no |
 //! | identifier | `3fa9c2`, `0x1f`, `4936514` (7 digits or more), `host-17`, `ENG-101`, the number after `order`, `ticket`, `build`, ... | yes |
-//! | negation | `not`, `never`, `no`, `don't`, `不`, `没` | no |
+//! | negation | `not`, `never`, `no`, `don't`, `can't`, `cancelled`, `不`, `没`, `取消` | no |
 //! | liking / dislike | `prefers`, `likes`, `hates`, `喜欢`, `讨厌` | no |
 //! | connector | `over`, `than`, `rather`, `instead`, `compared` | no |
-//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `postponed`, `now`, `currently`, `no longer`, `搬到`, `换成`, `改成`, `推迟到`, `现在` | no |
+//! | change | `moved`, `switched`, `replaced`, `changed`, `raised`, `bumped`, `postponed`, "moves to", "went up", "took over", `now`, "from now on", `currently`, `no longer`, `搬到`, `换成`, `改成`, `调成`, `涨到`, `推迟到`, `现在`, `今后`, `不再` | no |
 //! | function word | stopwords, pronouns, light verbs (`use`, `runs`, `happens`), adverbs (`always`) | no |
 //! | content | everything else, English words compared by their key: an abbreviation spelled out (`DB`, `k8s`, `min`), then the Snowball stem (`cached`, `caches`, `cache`), a common synonym read as one word (`begins` -> `start`, `studying` -> `learn`, `保存` -> `保留`) | yes |
 //!
@@ -39,8 +39,14 @@
 //! `midnight` and `noon` their clock times. A span of time is one value,
 //! counted in seconds up to a week and in months from a month (`30 days`,
 //! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
-//! months`), its amount and unit word part of it; a unit glued to an amount is a word
-//! (`45s`, `25MB`, `24h`). An amount in
+//! months`, `300 s`), its amount and unit word part of it, but a person's
+//! age in years is its amount (`7 years old`, `seven`); a unit glued to
+//! an amount is a word (`45s`, `25MB`, `24h`, `10mg`), and one after a
+//! slash a rate's (`$95/hr`). A clock time in words is its digits ("half
+//! past nine", "quarter to one", "7 in the evening"); a range is both its
+//! ends (`3-4`); `4/15` is a month and a day when only one side can be a
+//! month; `'25` after a month is 2025. The content words right after an
+//! amount are what it counts (`Profile::counted`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value.
 //!
@@ -134,6 +140,14 @@ pub struct Profile {
     /// Whether the text says what someone uses or runs (`uses`, `runs`,
     /// `使用`): the slot a switch changes.
     pub states_use: bool,
+    /// The content terms right after an amount, what it counts ("three
+    /// read replicas", "12 worker nodes"): an amount of something the
+    /// other text does not name is no other value of its amounts.
+    pub counted: BTreeSet<String>,
+    /// Each content term directly followed by a name (a capitalized
+    /// content word), with the name's term: "our son Leo", "my sister
+    /// Ana", where the noun says who the name is, not someone else.
+    pub apposed: Vec<(String, String)>,
 }
 
 /// What kind of change a text states, by its verb: a move changes where,
@@ -209,6 +223,20 @@ pub const NEGATIONS: &[&str] = &[
     "isn",
     "wasn",
     "aren",
+    "couldn",
+    "shouldn",
+    "wouldn",
+    "hasn",
+    "haven",
+    "hadn",
+    "weren",
+    "couldn't",
+    "shouldn't",
+    "wouldn't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+    "weren't",
     // A prohibition says "not" of what it forbids ("force pushes are
     // forbidden", "never force-push"), and ending a habit says it of the
     // habit ("stopped squashing", "quit coffee").
@@ -219,6 +247,10 @@ pub const NEGATIONS: &[&str] = &[
     "stopped",
     "quit",
     "ceased",
+    // A cancellation says "not" of what it cancels ("cancelled the hotel
+    // booking" against "the hotel is booked").
+    "cancelled",
+    "canceled",
 ];
 /// Words that permit: light verbs, as `use` is ("deploys are allowed on
 /// Fridays" says "deploys happen on Fridays"). Their negation is a
@@ -234,7 +266,14 @@ const PERMISSIONS: &[&str] = &[
 ];
 /// A state that forbids what it is said of when it is the predicate
 /// ("deploys are frozen"), not when it qualifies a noun ("frozen pizza").
-const PREDICATE_NEGATIONS: &[&str] = &["frozen", "paused", "suspended", "disabled"];
+const PREDICATE_NEGATIONS: &[&str] = &[
+    "frozen",
+    "paused",
+    "suspended",
+    "disabled",
+    "freezes",
+    "pauses",
+];
 /// Words stating a liking.
 pub const LIKES: &[&str] = &[
     "like",
@@ -293,6 +332,7 @@ const CHANGES: &[(&str, ChangeKind)] = &[
     ("decreased", ChangeKind::Other),
     ("extended", ChangeKind::Other),
     ("shortened", ChangeKind::Other),
+    ("bumped", ChangeKind::Other),
     ("moving", ChangeKind::Move),
     ("relocating", ChangeKind::Move),
     ("switching", ChangeKind::Switch),
@@ -344,6 +384,10 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("brief", "short"),
     ("concise", "short"),
     ("reside", "live"),
+    // A birth date is a birthday ("born on 3 May", "birthday is May 3"),
+    // a payment said in either tense one word.
+    ("born", "birthday"),
+    ("paid", "pay"),
     // An adjective of a condition is its noun (`allergic to peanuts`, `a
     // peanut allergy`), as a room is named.
     ("allergic", "allergy"),
@@ -369,6 +413,12 @@ const SYNONYMS: &[(&str, &str)] = &[
     ("maximum", "limit"),
     ("cap", "limit"),
     ("annual", "yearly"),
+    ("codebase", "code"),
+    ("deadline", "due"),
+    ("depart", "leave"),
+    ("departure", "leave"),
+    ("marry", "wedding"),
+    ("final", "last"),
 ];
 /// Abbreviations, short forms and other spellings of common technical and
 /// everyday words, each read as the word it stands for (`DB` is
@@ -424,6 +474,9 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("km", "kilometer"),
     ("kilometre", "kilometer"),
     ("kg", "kilogram"),
+    ("mg", "milligram"),
+    ("ml", "milliliter"),
+    ("millilitre", "milliliter"),
     ("lb", "pound"),
     ("lbs", "pound"),
     ("char", "character"),
@@ -431,6 +484,16 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("pic", "picture"),
     ("photo", "picture"),
     ("tz", "timezone"),
+    ("req", "request"),
+    ("reqs", "request"),
+    // An irregular past read as its verb.
+    ("led", "lead"),
+    // Family words said the familiar way.
+    ("dad", "father"),
+    ("mom", "mother"),
+    ("mum", "mother"),
+    ("grandma", "grandmother"),
+    ("grandpa", "grandfather"),
     ("bday", "birthday"),
     ("ppl", "people"),
     ("ci/cd", "ci"),
@@ -478,6 +541,8 @@ const UNIT_SUFFIXES: &[(&str, &str)] = &[
     ("tb", "terabyte"),
     ("km", "kilometer"),
     ("kg", "kilogram"),
+    ("mg", "milligram"),
+    ("ml", "milliliter"),
     ("lb", "pound"),
     ("lbs", "pound"),
 ];
@@ -505,6 +570,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("pull request", "pr"),
     ("merge requests", "pr"),
     ("merge request", "pr"),
+    ("continuous integration", "ci"),
     ("time zones", "timezone"),
     ("time zone", "timezone"),
     ("web site", "website"),
@@ -522,6 +588,24 @@ const PHRASES: &[(&str, &str)] = &[
     ("rolled out", "deployed"),
     ("roll out", "deploy"),
     ("kicks off", "starts"),
+    // Contractions the tokenizer would split into a verb and a `t`.
+    ("can't", "cannot"),
+    ("won't", "wont"),
+    // A present verb of change before `to` states the change as the past
+    // one does ("standup moves to 10:00"); alone it is as often a noun.
+    ("moves to", "moved to"),
+    ("switches to", "switched to"),
+    ("changes to", "changed to"),
+    // "From now on" says what holds now, as `now` does.
+    ("from now on", "now"),
+    ("going forward", "now"),
+    ("went up", "increased"),
+    ("gone up", "increased"),
+    ("went down", "decreased"),
+    ("gone down", "decreased"),
+    ("took over", "replaced"),
+    ("taken over", "replaced"),
+    ("called off", "cancelled"),
     ("kicked off", "started"),
     ("kick off", "start"),
     ("sets up", "configures"),
@@ -664,6 +748,12 @@ const PERIODS: &[(&str, &str)] = &[
     ("year", "yearly"),
     ("hour", "hourly"),
 ];
+/// Forms of "to be" before `now` ("is now", "are now").
+const COPULAS: &[&str] = &["is", "are", "was", "were", "'s"];
+/// Words that make a period after them a time relative to now ("last
+/// month", "next week", "this year"), which says when a fact holds or
+/// changed, not what it is about.
+const RELATIVE_TIMES: &[&str] = &["last", "next", "this", "coming", "past"];
 /// Words saying where someone or something is (English stems and Chinese).
 pub const PLACE_WORDS: &[&str] = &[
     "live",
@@ -859,6 +949,28 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "setting",
     "time",
     "city",
+    // Currencies: the unit of an amount, however written (`$1,800`,
+    // `1800 dollars`, `25 EUR`, `25 euros`).
+    "dollar",
+    "usd",
+    "euro",
+    "eur",
+    "gbp",
+    "yuan",
+    "rmb",
+    "cny",
+    "yen",
+    "jpy",
+    "bucks",
+    // A dose's unit (`10 mg`, `10mg`): what it measures is the drug.
+    "mg",
+    "ml",
+    "milligram",
+    "milligrams",
+    "milliliter",
+    "milliliters",
+    "day",
+    "date",
     "length",
     "duration",
 ];
@@ -934,6 +1046,17 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("更正", " correction "),
     // `从 A 到 B`, from A to B (`从来`, ever, is no origin).
     ("从来", " ever "),
+    // "From now on", as `现在` is `now`.
+    ("从今以后", " now "),
+    ("从现在起", " now "),
+    ("从现在开始", " now "),
+    ("今后", " now "),
+    // When, relative to now: no subject (see `RELATIVE_TIMES`).
+    ("上个月", " last month "),
+    ("下个月", " next month "),
+    ("去年", " last year "),
+    ("今年", " this year "),
+    ("明年", " next year "),
     ("从", " from "),
     // `把 A 换成 B`, A changed to B: what `把` puts first is what was (or
     // the slot that changed), as after `from`.
@@ -945,6 +1068,22 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("调整到", " changed to "),
     ("调整为", " changed to "),
     ("推迟到", " postponed to "),
+    ("改期到", " postponed to "),
+    ("改期", " rescheduled "),
+    ("调成", " changed to "),
+    ("加到", " increased to "),
+    ("增加到", " increased to "),
+    ("提高到", " increased to "),
+    ("涨到", " increased to "),
+    ("减到", " reduced to "),
+    ("减少到", " reduced to "),
+    ("降低到", " reduced to "),
+    ("降到", " reduced to "),
+    ("改名为", " renamed to "),
+    ("改名成", " renamed to "),
+    ("交给", " changed to "),
+    // A cancellation, read as the English verb (see `NEGATIONS`).
+    ("取消", " cancelled "),
     ("延期到", " postponed to "),
     ("提前到", " changed to "),
     ("升级到", " upgraded to "),
@@ -993,6 +1132,34 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     // Adverbs and modal verbs, read as the English function words they
     // are: they say how sure or how often, not what about.
     ("总是", " always "),
+    ("全部", " all "),
+    ("而且", " also "),
+    ("挺", " quite "),
+    // `有`, has, is a particle (`集群有 5 个 broker`); not in the words
+    // it is part of.
+    ("共有", " all "),
+    ("所有", " all "),
+    ("没有", " not "),
+    ("只有", " only "),
+    ("有时", " sometimes "),
+    ("有些", " some "),
+    ("有限", "有限"),
+    ("有效", "有效"),
+    ("有关", "有关"),
+    ("有用", "有用"),
+    ("拥有", "拥有"),
+    ("具有", "具有"),
+    ("含有", "含有"),
+    // Kin said the familiar way, and `每个月` as `每月`.
+    ("我妈", "妈妈"),
+    ("我爸", "爸爸"),
+    ("老妈", "妈妈"),
+    ("老爸", "爸爸"),
+    ("闺女", "女儿"),
+    ("每个月", "每月"),
+    ("整体", " all "),
+    ("一共", " all "),
+    ("总共", " all "),
     ("一直", " always "),
     ("通常", " usually "),
     ("一般", " usually "),
@@ -1010,7 +1177,7 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("而非", " over "),
     ("胜过", " over "),
     ("比起", " compared "),
-    ("不再", " not "),
+    ("不再", " no longer "),
     ("更喜欢", " prefers "),
     ("喜欢", " prefers "),
     ("偏好", " prefers "),
@@ -1026,9 +1193,19 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("未", " not "),
     ("勿", " not "),
     ("莫", " not "),
+    // Singular pronouns, last (after the plurals, `我妈` and the words
+    // they are part of: `其他`, other; `自我`, self): a word of their own,
+    // which joins no bigram with the words beside them (`我儿子` holds
+    // `儿子`, not `我儿`) and still names who.
+    ("其他", "其他"),
+    ("自我", "自我"),
+    ("我", " 我 "),
+    ("你", " 你 "),
+    ("他", " 他 "),
+    ("她", " 她 "),
 ];
 /// Chinese particles that end a word: a space in their place.
-const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过";
+const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过有";
 const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 /// Units after a number (Chinese numerals or ASCII digits).
 const CJK_UNITS: &[&str] = &[
@@ -1167,6 +1344,8 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
             if *unit == "月" {
                 // `3月` is the month March, as `三月` is.
+                // `3 月`, spaced as `3月` is.
+                out.truncate(out.trim_end().len());
                 let digits_at = out.trim_end_matches(|c: char| c.is_ascii_digit()).len();
                 if let Ok(month) = out[digits_at..].parse::<u64>()
                     && (1..=12).contains(&month)
@@ -1528,6 +1707,34 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             });
             continue;
         }
+        // `Sept '25`: a year in two digits after an apostrophe, next to a
+        // month, is the year in four (`2025`).
+        if unit.class == Class::Value
+            && unit.term.len() == 2
+            && digits(&unit.term)
+            && unit.start > 0
+            && matches!(rewritten.get(unit.start - 1..unit.start), Some("'" | "’"))
+            && out.last().is_some_and(|m| {
+                value_of_word(&m.term, None).is_some_and(|(k, _)| k == ValueKind::Month)
+            })
+        {
+            unit.term.insert_str(0, "20");
+        }
+        // `4/15`, `15/4`: a month and a day (see `number_values`).
+        if let Some(last) = out.last_mut()
+            && last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some("/")
+            && unit.class == Class::Value
+            && digits(&unit.term)
+            && unit.term.len() <= 2
+        {
+            last.term.push('/');
+            last.term.push_str(&unit.term);
+            last.end = unit.end;
+            continue;
+        }
         // `2:30 PM`.
         if let Some(last) = out.last_mut()
             && last.class == Class::Value
@@ -1549,7 +1756,57 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         {
             unit.term = number.to_owned();
         }
+        // "half past nine", "ten past eight", "quarter to nine": a clock
+        // time said in words.
+        // `one` is no amount alone (a pronoun as often), but an hour here.
+        let hour = match unit.term.as_str() {
+            "one" => Some(1),
+            term if unit.class == Class::Value => term.parse::<u32>().ok(),
+            _ => None,
+        };
+        if let Some(hour) = hour
+            && (1..=12).contains(&hour)
+            && let [.., minutes, link] = out.as_slice()
+            && spaced(minutes.end, link.start)
+            && spaced(link.end, unit.start)
+            && let Some(time) = clock_in_words(minutes, link.word(), hour)
+        {
+            let start = minutes.start;
+            out.truncate(out.len() - 2);
+            unit.term = time;
+            unit.class = Class::Value;
+            unit.start = start;
+        }
         out.push(unit);
+    }
+    // "7 in the evening", "11 at night": the part of the day says which
+    // half of the clock.
+    for at in 0..out.len() {
+        let half = match (out.get(at + 1), out.get(at + 2), out.get(at + 3)) {
+            (Some(a), Some(b), Some(c)) if a.word() == "in" && b.word() == "the" => {
+                match c.word() {
+                    "morning" => Some("am"),
+                    "afternoon" | "evening" => Some("pm"),
+                    _ => None,
+                }
+            }
+            (Some(a), Some(b), _) if a.word() == "at" && b.word() == "night" => Some("pm"),
+            _ => None,
+        };
+        if let Some(half) = half
+            && let Some(unit) = out.get_mut(at)
+            && unit.class == Class::Value
+            && !unit.term.ends_with('m')
+            && unit
+                .term
+                .split(':')
+                .next()
+                .and_then(|h| h.parse::<u32>().ok())
+                .is_some_and(|h| (1..=12).contains(&h))
+            && unit.term.bytes().all(|b| b.is_ascii_digit() || b == b':')
+        {
+            unit.term.push_str(half);
+        }
     }
     for unit in &mut out {
         if unit.class == Class::Value
@@ -1559,6 +1816,30 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// The time "`minutes` `link` `hour`" says (`half past 9`, `10 past 8`,
+/// `quarter to 9`), as `H:MM`.
+fn clock_in_words(minutes: &Unit, link: &str, hour: u32) -> Option<String> {
+    let amount = match minutes.word() {
+        "half" => 30,
+        "quarter" => 15,
+        _ if minutes.class == Class::Value => minutes
+            .term
+            .parse::<u32>()
+            .ok()
+            .filter(|m| (1..60).contains(m))?,
+        _ => return None,
+    };
+    match link {
+        "past" => Some(format!("{hour}:{amount:02}")),
+        // "to" joins amounts as often ("5 to 9 people"): a quarter only.
+        "to" if minutes.word() == "quarter" => {
+            let before = if hour == 1 { 12 } else { hour - 1 };
+            Some(format!("{before}:{:02}", 60 - amount))
+        }
+        _ => None,
+    }
 }
 
 /// `number` times `times`, when `number` is a plain or decimal number and
@@ -1602,6 +1883,38 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
             (ValueKind::Month, m.to_string()),
             (ValueKind::Number, d.to_string()),
         ];
+    }
+    // `24-25`, a range: both its ends (`24 and 25`).
+    if let [from, to] = parts[..]
+        && digits(from)
+        && digits(to)
+    {
+        return vec![
+            (ValueKind::Number, from.to_owned()),
+            (ValueKind::Number, to.to_owned()),
+        ];
+    }
+    // `4/15` and `15/4` are April 15 when one side can be a month and
+    // the other only a day; `3/4` could be either, and stays two numbers.
+    if let Some((a, b)) = term.split_once('/')
+        && digits(a)
+        && digits(b)
+        && let (Ok(x), Ok(y)) = (a.parse::<u32>(), b.parse::<u32>())
+    {
+        let month_day = |month: u32, day: u32| {
+            vec![
+                (ValueKind::Month, month.to_string()),
+                (ValueKind::Number, day.to_string()),
+            ]
+        };
+        return match (x, y) {
+            (1..=12, 13..=31) => month_day(x, y),
+            (13..=31, 1..=12) => month_day(y, x),
+            _ => vec![
+                (ValueKind::Number, x.to_string()),
+                (ValueKind::Number, y.to_string()),
+            ],
+        };
     }
     if let Some(number) = term.strip_suffix('k')
         && let Some(n) = scaled(number, 1000)
@@ -1715,14 +2028,25 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             units.push(Unit {
                 term: key(unit_word),
                 word: unit_word.to_owned(),
-                class: Class::Content,
+                class: if is_function(unit_word) {
+                    Class::Function
+                } else {
+                    Class::Content
+                },
                 start: start + number.len(),
                 end,
             });
             continue;
         }
         let class = if starts_with_digit(term) {
-            if is_hex_code(term) || previous.is_some_and(|p| ID_NOUNS.contains(&p)) {
+            // "order 40213" names an order; "jobs 3 times" counts, a
+            // plural before the number.
+            let named = previous.is_some_and(|p| ID_NOUNS.contains(&p))
+                && units
+                    .last()
+                    .and_then(|u| rewritten.get(u.start..u.end))
+                    .is_some_and(|w| !w.ends_with(['s', 'S']));
+            if is_hex_code(term) || named {
                 Class::Content
             } else {
                 Class::Value
@@ -2120,6 +2444,17 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
     } else {
         change.value = content(&clause);
     }
+    // "Tobias is now the product owner": after a copula, `now` says the
+    // subject before it is what holds now, as "the product owner is now
+    // Tobias" does.
+    if change.adverb
+        && at
+            .checked_sub(1)
+            .and_then(|k| units.get(k))
+            .is_some_and(|u| COPULAS.contains(&u.term.as_str()))
+    {
+        change.value.extend(subject_before(units, text, at));
+    }
     if !stated_after && !whole_text {
         // "Ana lives in Lisbon now": the new value is what comes before
         // (not when a value follows: "the standup moved to 1 PM").
@@ -2177,23 +2512,33 @@ fn subject_before(units: &[Unit], text: &str, at: usize) -> BTreeSet<String> {
 /// The span of time `unit` says with the unit before it, as seconds or
 /// months (`30 days` is `2592000s`, `one year` and `12 months` are `12mo`,
 /// `every quarter` is `3mo`): an amount, `one`, `every` or `each` and a
-/// unit of time. `a` and `per` make a rate (`$1,800 a month`), whose unit
-/// stays a word.
-fn span_of(unit: &Unit, before: Option<&Unit>) -> Option<String> {
+/// unit of time. `a`, `per` and a slash make a rate (`$1,800 a month`,
+/// `$95/hr`), whose unit stays a word.
+fn span_of(unit: &Unit, before: Option<&Unit>, text: &str) -> Option<String> {
     // Asked of every word: the cheap test first.
     let before = before.filter(|b| {
         b.class == Class::Value || matches!(b.term.as_str(), "one" | "every" | "each")
     })?;
-    if before.end > unit.start {
+    if before.end > unit.start
+        || text
+            .get(before.end..unit.start)
+            .is_some_and(|between| between.contains('/'))
+    {
         return None;
     }
     // By the word, not its key: `monthly` (`every month`) has the key of
     // `month` but is no amount.
+    // `300 s`, `24 h`: a unit's one-letter form after an amount.
     let word = ABBREVIATIONS
         .iter()
+        .chain(UNIT_SUFFIXES)
         .find(|(short, _)| *short == unit.word())
         .map_or(unit.word(), |(_, full)| full);
-    let (_, times, counted) = DURATIONS.iter().find(|(w, _, _)| *w == word)?;
+    // A function word (`day`, a slot noun) keeps its plural.
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    let (_, times, counted) = DURATIONS
+        .iter()
+        .find(|(w, _, _)| *w == word || *w == singular)?;
     let amount = match before.term.as_str() {
         // "one second" and "a second reviewer": an ordinal as often.
         "one" if *times == 1 && counted == &"s" => return None,
@@ -2250,20 +2595,48 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     let spanned: Vec<bool> = (0..units.len())
         .map(|at| {
             units.get(at + 1).is_some_and(|next| {
-                units[at].class == Class::Value && span_of(next, Some(&units[at])).is_some()
+                units[at].class == Class::Value
+                    && span_of(next, Some(&units[at]), &rewritten).is_some()
             })
         })
         .collect();
+    // The `old` of an age (`7 years old`): the age says it.
+    let mut aged = false;
     for (at, unit) in units.iter().enumerate() {
-        if spanned[at] {
+        if spanned[at] || std::mem::take(&mut aged) {
             continue;
         }
         match unit.class {
             Class::Content | Class::Function => {
-                // A span of time is a value, its unit word part of it.
+                // A span of time is a value, its unit word part of it; a
+                // person's age is its amount alone (`7 years old` says what
+                // `seven` and `7岁` say; `30 days old` stays a span).
                 let before = at.checked_sub(1).and_then(|i| units.get(i));
-                if let Some(span) = span_of(unit, before) {
-                    out.values.insert((ValueKind::Number, span));
+                if let Some(span) = span_of(unit, before, &rewritten) {
+                    aged = units.get(at + 1).is_some_and(|next| next.word() == "old")
+                        && matches!(unit.word(), "year" | "years" | "yr" | "yrs")
+                        && before.is_some_and(|b| b.class == Class::Value);
+                    match before.filter(|_| aged) {
+                        Some(amount) => out.values.extend(unit_values(amount, &rewritten)),
+                        None => {
+                            out.values.insert((ValueKind::Number, span));
+                        }
+                    }
+                    continue;
+                }
+                // "last month", "next week": when, not what about.
+                let period = |u: &Unit| PERIODS.iter().any(|(p, _)| *p == u.word());
+                let relative = (before.is_some_and(|b| RELATIVE_TIMES.contains(&b.word()))
+                    && period(unit))
+                    || (RELATIVE_TIMES.contains(&unit.word())
+                        && units.get(at + 1).is_some_and(period));
+                // "Sprints last 2 weeks": the verb of a duration, light as
+                // `is`.
+                let lasts = matches!(unit.word(), "last" | "lasts" | "lasted")
+                    && units
+                        .get(at + 1)
+                        .is_some_and(|u| u.class == Class::Value && starts_with_digit(&u.term));
+                if relative || lasts {
                     continue;
                 }
                 if unit.class == Class::Content && seen.insert(unit.term.clone()) {
@@ -2276,7 +2649,14 @@ fn profile_of(text: &str, whole: &str) -> Profile {
             Class::Change => {}
             Class::Like => likes = true,
             Class::Dislike => dislikes = true,
-            Class::Connector | Class::Stop => {}
+            Class::Stop => {
+                // `300 s`: a unit's letter, a stopword alone.
+                let before = at.checked_sub(1).and_then(|i| units.get(i));
+                if let Some(span) = span_of(unit, before, &rewritten) {
+                    out.values.insert((ValueKind::Number, span));
+                }
+            }
+            Class::Connector => {}
         }
     }
     for part in parts {
@@ -2293,6 +2673,35 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     } else {
         0
     };
+    // What each amount counts: the content words right after it.
+    for (at, unit) in units.iter().enumerate() {
+        if unit.class != Class::Value || spanned[at] {
+            continue;
+        }
+        let mut edge = unit.end;
+        for next in &units[at + 1..] {
+            let spaced = rewritten
+                .get(edge..next.start)
+                .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace));
+            if next.class != Class::Content || !spaced {
+                break;
+            }
+            out.counted.insert(next.term.clone());
+            edge = next.end;
+        }
+    }
+    for pair in units.windows(2) {
+        let [noun, name] = pair else { continue };
+        let capitalized = rewritten
+            .get(name.start..name.end)
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()));
+        let spaced = rewritten
+            .get(noun.end..name.start)
+            .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace));
+        if noun.class == Class::Content && name.class == Class::Content && capitalized && spaced {
+            out.apposed.push((noun.term.clone(), name.term.clone()));
+        }
+    }
     out.preference = preference_of(&units, &rewritten);
     out.change = change_of(&units, &rewritten);
     let states = |words: &[&str]| {
@@ -3158,5 +3567,130 @@ mod tests {
             assert_eq!(stem(word), stemmed);
             assert_eq!(stem(&stem(word)), stemmed);
         }
+    }
+
+    /// A rate's unit after a slash stays a word (`$12/day` is no span of
+    /// twelve days); a span of days called old stays a span, an age in
+    /// years is its amount; a month after a spaced number is a month; an
+    /// ambiguous `3/4` is two numbers.
+    #[test]
+    fn rates_ages_and_dates_read_as_written() {
+        let values = |text: &str| profile(text).values;
+        assert!(values("Parking costs $12/day").contains(&(ValueKind::Number, "12".to_owned())));
+        assert!(
+            values("Logs are deleted once 14 days old")
+                .contains(&(ValueKind::Number, "1209600s".to_owned()))
+        );
+        assert!(values("Noah is 9 years old").contains(&(ValueKind::Number, "9".to_owned())));
+        assert!(values("会议在 6 月 3 日").contains(&(ValueKind::Month, "6".to_owned())));
+        let ambiguous = values("Mix 3/4 of the flour");
+        assert!(ambiguous.contains(&(ValueKind::Number, "3".to_owned())));
+        assert!(ambiguous.contains(&(ValueKind::Number, "4".to_owned())));
+        assert!(values("Due 15/4").contains(&(ValueKind::Month, "4".to_owned())));
+    }
+
+    /// Verbs and markers of change beyond the past forms: "went up",
+    /// "bumped", `调成`, `涨到`; a time relative to now names no subject.
+    #[test]
+    fn changes_said_other_ways_are_changes() {
+        for text in [
+            "The gym fee went up to $60",
+            "Bumped the pool size to 16",
+            "副本数调成 6 了",
+            "房租涨到 5000 元",
+        ] {
+            assert!(profile(text).change.is_some(), "{text}");
+        }
+        assert_eq!(
+            profile("Ana moved to Oslo last month").terms,
+            ["ana", "oslo"]
+        );
+    }
+
+    /// A number after a plural counts ("jobs 3 times"); after a singular
+    /// noun of a thing with numbers it names one ("job 3").
+    #[test]
+    fn a_number_after_a_plural_counts() {
+        assert!(
+            profile("Retry failed uploads 4 times")
+                .values
+                .contains(&(ValueKind::Number, "4".to_owned()))
+        );
+        assert!(
+            profile("Retry failed jobs 4 times")
+                .values
+                .contains(&(ValueKind::Number, "4".to_owned()))
+        );
+        assert!(
+            profile("Look at job 4417")
+                .terms
+                .contains(&"4417".to_owned())
+        );
+    }
+
+    /// A clock time said in words is the time in digits ("half past
+    /// nine", "ten past eight", "quarter to nine", "7 in the evening"),
+    /// and a unit's letter after an amount a span (`300 s`); "5 to 9"
+    /// stays two amounts.
+    #[test]
+    fn clock_times_in_words_and_unit_letters_are_values() {
+        let values = |text: &str| profile(text).values;
+        let time = |t: &str| (ValueKind::Number, t.to_owned());
+        assert!(values("The bakery opens at half past six").contains(&time("06:30")));
+        assert!(values("Pickup is at twenty past three").contains(&time("03:20")));
+        assert!(values("The ferry leaves at quarter to one").contains(&time("12:45")));
+        assert!(values("Dinner is at 8 in the evening").contains(&time("20:00")));
+        assert!(values("The alarm rings at 6 in the morning").contains(&time("06:00")));
+        assert!(values("Polls every 90 s").contains(&time("90s")));
+        let amounts = values("Groups of 5 to 9 people");
+        assert!(amounts.contains(&time("5")) && amounts.contains(&time("9")));
+    }
+
+    /// A Chinese pronoun is a word of its own: it joins no bigram with the
+    /// words beside it, and `我妈` is still `妈妈`.
+    #[test]
+    fn a_chinese_pronoun_joins_no_bigram() {
+        let terms = profile("周六上午我儿子去上课").terms;
+        assert!(terms.contains(&"儿子".to_owned()), "{terms:?}");
+        assert!(
+            !terms.iter().any(|t| t == "我儿" || t == "午我"),
+            "{terms:?}"
+        );
+        assert!(profile("我妈住在杭州").terms.contains(&"妈妈".to_owned()));
+    }
+
+    /// A present verb of change before `to`, and "from now on" (`今后`),
+    /// state a change; the verb alone does not ("the moves list").
+    #[test]
+    fn present_changes_and_from_now_on_are_changes() {
+        for text in [
+            "Yoga class moves to 7:30",
+            "The default shell switches to zsh",
+            "From now on, reviews need two approvals",
+            "今后用英文回复",
+        ] {
+            assert!(profile(text).change.is_some(), "{text}");
+        }
+        assert!(
+            profile("The chess club keeps a list of opening moves")
+                .change
+                .is_none()
+        );
+    }
+
+    /// A year in two digits after an apostrophe, next to a month, is the
+    /// year in four; without the month it stays as written.
+    #[test]
+    fn a_short_year_after_a_month_is_the_full_year() {
+        let values = profile("The lease starts Oct '26").values;
+        assert!(
+            values.contains(&(ValueKind::Number, "2026".to_owned())),
+            "{values:?}"
+        );
+        assert!(
+            profile("Rock 'n' roll since '99")
+                .values
+                .contains(&(ValueKind::Number, "99".to_owned()))
+        );
     }
 }

@@ -84,6 +84,30 @@
 //! read as new facts. Committed with a floor ([`BLIND4_FLOOR`]) just
 //! under its lowest figure; the next round needs a fresh split.
 //!
+//! In the next round (2026-12-05) `blind3` and `blind4` became tuning
+//! splits: their misses were read for families of errors, and each family
+//! got a general rule with sentences of its own in the unit tests
+//! (reactions and interjections with nothing to keep; values written two
+//! ways: glued units, ages, ranges, `4/15`, rates, clock times in words,
+//! `'25`, currencies; amounts of two things; updates said with other
+//! verbs, cancellations, "no longer" with the memory's every word, "X is
+//! now the R", one word after a copula filled two ways; synonyms, Chinese
+//! pronouns). Rules only, before and after:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | blind3, before | 87 | 0.915/0.662 | 1.000/0.900 | 0.450/0.971 | 0.857/0.092 |
+//! | blind3, after | 63 | 0.931/0.831 | 1.000/1.000 | 0.535/0.986 | 1.000/0.215 |
+//! | blind4, before | 100 | 0.840/0.350 | 0.939/0.767 | 0.388/0.983 | 1.000/0.233 |
+//! | blind4, after | 63 | 1.000/0.567 | 0.952/0.983 | 0.500/1.000 | 1.000/0.400 |
+//!
+//! `dev` and `test` stay at 0 misses, `blind` went from 16 to 9 and
+//! `blind2` from 22 to 19. Restatements in other words remain the gap:
+//! most of the misses left are pairs whose words differ both ways
+//! ("cardiologist" and "heart doctor"), which the rules read as two
+//! subjects. All four splits are spent; the floors sit just under their
+//! figures after, and a fresh split measures the round.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -95,17 +119,17 @@ use engram_commands::decide::{Neighbour, Outcome, decide};
 
 const FLOOR: f64 = 0.9;
 /// The floor on `blind`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.778).
-const BLIND_FLOOR: f64 = 0.75;
+/// under its lowest figure (new precision 0.865).
+const BLIND_FLOOR: f64 = 0.85;
 /// The floor on `blind2`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.700).
-const BLIND2_FLOOR: f64 = 0.68;
+/// under its lowest figure (reinforced recall 0.733).
+const BLIND2_FLOOR: f64 = 0.72;
 /// The floor on `blind3`'s precision and recall of every outcome: just
-/// under its lowest figure when committed (reinforced recall 0.092).
-const BLIND3_FLOOR: f64 = 0.08;
+/// under its lowest figure (reinforced recall 0.215).
+const BLIND3_FLOOR: f64 = 0.2;
 /// The floor on `blind4`'s precision and recall of every outcome: just
-/// under its lowest figure when committed (reinforced recall 0.233).
-const BLIND4_FLOOR: f64 = 0.22;
+/// under its lowest figure (reinforced recall 0.400).
+const BLIND4_FLOOR: f64 = 0.38;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
