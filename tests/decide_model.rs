@@ -54,6 +54,19 @@
 //! and updates the rules set against it, or the text index never hands
 //! the save as a neighbour.
 //!
+//! In the next round (2026-12-05, second session) the rules learned the
+//! families `blind3` and `blind4` showed (see `decide_corpus.rs`), and a
+//! fresh split, `blind5`, measured it; with the model, before and after:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | blind, after | 9 | 0.977/0.933 | 0.979/1.000 | 0.865/0.978 | 1.000/0.889 |
+//! | blind2, after | 18 | 0.983/0.950 | 1.000/1.000 | 0.787/0.983 | 0.979/0.767 |
+//! | blind3, after | 57 | 0.934/0.877 | 1.000/1.000 | 0.562/0.986 | 1.000/0.262 |
+//! | blind4, after | 61 | 1.000/0.567 | 0.952/0.983 | 0.508/1.000 | 1.000/0.433 |
+//! | blind5, before | 85 | 0.879/0.483 | 0.977/0.717 | 0.428/0.983 | 0.960/0.400 |
+//! | blind5, after | 78 | 0.970/0.533 | 0.977/0.717 | 0.440/0.983 | 0.966/0.467 |
+//!
 //! `test` does not tell the change apart: its restatements sit at 0.84 or
 //! more and its close new facts differ by an identifier. Of blind3's 39
 //! English restatements 11 reinforce now (5 before); the 26 Chinese ones
@@ -80,15 +93,18 @@ const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 /// and test splits (`decide_corpus.rs`'s `FLOOR`, the target) ...
 const FLOOR: f64 = 0.9;
 /// ... and `blind`, `blind2` and `blind3` just under their lowest figures
-/// with the model (new precision 0.815, reinforced recall 0.767 and
-/// 0.200), above the rules' floors there.
-const BLIND_FLOOR: f64 = 0.8;
+/// with the model (new precision 0.865, reinforced recall 0.767 and
+/// 0.262), above the rules' floors there.
+const BLIND_FLOOR: f64 = 0.85;
 const BLIND2_FLOOR: f64 = 0.75;
-const BLIND3_FLOOR: f64 = 0.19;
+const BLIND3_FLOOR: f64 = 0.25;
 /// `blind4`, written after those thresholds were chosen and scored by its
 /// figures alone until committed: just under its lowest figure with the
-/// model (reinforced recall 0.267).
-const BLIND4_FLOOR: f64 = 0.25;
+/// model (reinforced recall 0.433).
+const BLIND4_FLOOR: f64 = 0.41;
+/// `blind5`, the same way a round later: just under its lowest figure
+/// with the model (new precision 0.440).
+const BLIND5_FLOOR: f64 = 0.42;
 
 struct Pair {
     lang: String,
@@ -284,13 +300,14 @@ fn decide_corpus_with_the_sentence_model() {
         ("blind2", BLIND2_FLOOR),
         ("blind3", BLIND3_FLOOR),
         ("blind4", BLIND4_FLOOR),
+        ("blind5", BLIND5_FLOOR),
     ] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
         let (figures, misses, scored) = measure(&model, &pairs);
         if print_distribution {
             print_cosines(split, &scored);
         }
-        if !matches!(split, "test" | "blind4") {
+        if !matches!(split, "test" | "blind4" | "blind5") {
             tuning.extend(scored);
         }
         print(split, pairs.len(), &figures, misses.len());

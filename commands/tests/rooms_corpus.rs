@@ -70,12 +70,14 @@
 //! Then a verb by its shape stopped naming a room (an `-ing` form before a
 //! particle, "trying to"; a third-person form after a name or pronoun,
 //! "Leo turns 8"): blind3 rooms 62 to 63, blind4 59 to 60, the others and
-//! the fresh split below unchanged.
+//! `blind5` below unchanged.
 //!
-//! A fresh split of 100 texts, written the same way and kept outside the
-//! repository (scored by its figures alone), went from rooms 50/100 and
-//! corridors 46/100 to rooms 52/100 and corridors 67/100. The floors of
-//! the committed splits now sit just under the figures after.
+//! `blind5` (100 texts, 40 Chinese, every one with a corridor), written
+//! the same way and kept outside the repository (scored by its figures
+//! alone), went from rooms 50/100 and corridors 46/100 to rooms 52/100
+//! and corridors 67/100. The floors of the committed splits now sit just
+//! under the figures after; `blind5` is committed with floors the same
+//! way, and spent.
 //!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
@@ -99,6 +101,10 @@ const BLIND3_CORRIDOR_FLOOR: f64 = 0.68;
 /// when committed (rooms 0.550, corridors 0.430).
 const BLIND4_ROOM_FLOOR: f64 = 0.57;
 const BLIND4_CORRIDOR_FLOOR: f64 = 0.65;
+/// Room and corridor accuracy floors on `blind5`: just under its scoring
+/// when committed (rooms 0.520, corridors 0.670).
+const BLIND5_ROOM_FLOOR: f64 = 0.5;
+const BLIND5_CORRIDOR_FLOOR: f64 = 0.65;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
@@ -314,6 +320,7 @@ fn check(split: &str) {
         "blind2" => (BLIND2_ROOM_FLOOR, BLIND2_CORRIDOR_FLOOR),
         "blind3" => (BLIND3_ROOM_FLOOR, BLIND3_CORRIDOR_FLOOR),
         "blind4" => (BLIND4_ROOM_FLOOR, BLIND4_CORRIDOR_FLOOR),
+        "blind5" => (BLIND5_ROOM_FLOOR, BLIND5_CORRIDOR_FLOOR),
         _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
@@ -352,6 +359,11 @@ fn blind4_split_meets_the_floor() {
 }
 
 #[test]
+fn blind5_split_meets_the_floor() {
+    check("blind5");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
@@ -362,6 +374,7 @@ fn the_splits_share_no_case() {
         .chain(cases("blind2"))
         .chain(cases("blind3"))
         .chain(cases("blind4"))
+        .chain(cases("blind5"))
     {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
