@@ -1202,9 +1202,10 @@ static PREPARE_WHILE_PLANNING: std::sync::atomic::AtomicBool =
 /// leaving every core but the planner's idle while it runs. The planner
 /// then frees what those threads allocate while they go on allocating. An
 /// allocator that does that cheaply gains: with mimalloc as the global
-/// allocator, a batch of 100,000 saves about 30% faster on two cores; with
-/// glibc's malloc its arenas contend and the same batch saves about 20%
-/// slower, so it is off unless asked for. (The `engram` binary runs on
+/// allocator, a batch of 100,000 saves about 10% faster on two cores
+/// (`benches/runs/2026-12-05b/prepare-first.txt`); with glibc's malloc its
+/// arenas contended and the same batch saved about 20% slower when this
+/// was measured, so it is off unless asked for. (The `engram` binary runs on
 /// mimalloc and turns it on.) The allocator is the process's, and so is
 /// this switch. The results are the same either way.
 pub fn set_prepare_while_planning(on: bool) {
