@@ -698,12 +698,19 @@ impl Engram {
     /// and are appended when it is done: a read's append could take the
     /// seqs the save's next part was built for.
     pub(crate) fn record_read(&self, event: Event) -> Result<(), EngineError> {
-        // Queued under the lock, so that once reads are held no read is
-        // still on its way to the log.
-        let mut held = self.held_reads.lock();
-        if let Some(held) = held.as_mut() {
-            held.push(event);
-            return Ok(());
+        {
+            let mut held = self.held_reads.lock();
+            if let Some(held) = held.as_mut() {
+                held.push(event);
+                return Ok(());
+            }
+            // Queued under the lock (it only queues), so that once reads
+            // are held no read is still on its way to the log. A shared
+            // log's append waits for its database: not under the lock.
+            if self.replication.is_none() {
+                self.log.append_queued(std::slice::from_ref(&event))?;
+                return Ok(());
+            }
         }
         self.append_reads(std::slice::from_ref(&event))
     }
@@ -727,13 +734,15 @@ impl Engram {
             held.get_or_insert_with(Vec::new);
             return Ok(());
         }
+        let events = held.take().unwrap_or_default();
+        // Queued under the lock, ahead of any read after it; a shared
+        // log's appends wait for its database, so not under the lock.
+        if self.replication.is_some() {
+            drop(held);
+        }
         // In batches a log takes whatever reads recorded: a read's record
         // is at most a few kilobytes (its query is a note's size at most).
-        for events in held
-            .take()
-            .unwrap_or_default()
-            .chunks(HELD_READS_PER_APPEND)
-        {
+        for events in events.chunks(HELD_READS_PER_APPEND) {
             self.append_reads(events)?;
         }
         Ok(())

@@ -433,10 +433,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panicked".to_owned())
 }
 
-/// One projector thread's loop. Until `catch_up_to` it only catches up:
-/// no view persists until reaching `catch_up_to` makes it durable once. After that, views
-/// read from disk commit every batch (durably at checkpoints) and in-memory
-/// views persist at checkpoints and on close.
 /// Whether a projector that folded `since` events since its view's last
 /// checkpoint, taken when the view held `held` events, writes one now,
 /// `more_waiting` telling whether more events already wait for it.
@@ -453,6 +449,10 @@ fn checkpoint_due(since: u64, held: u64, more_waiting: bool) -> bool {
     since >= CHECKPOINT_EVENTS_MAX || (since >= interval && !more_waiting)
 }
 
+/// One projector thread's loop. Until `catch_up_to` it only catches up:
+/// no view persists until reaching `catch_up_to` makes it durable once. After that, views
+/// read from disk commit every batch (durably at checkpoints) and in-memory
+/// views persist at checkpoints and on close.
 fn project(
     view: SharedView,
     db: Arc<Database>,
