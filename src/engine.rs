@@ -698,19 +698,16 @@ impl Engram {
     /// and are appended when it is done: a read's append could take the
     /// seqs the save's next part was built for.
     pub(crate) fn record_read(&self, event: Event) -> Result<(), EngineError> {
-        {
-            let mut held = self.held_reads.lock();
-            if let Some(held) = held.as_mut() {
-                held.push(event);
-                return Ok(());
-            }
-            // Queued under the lock (it only queues), so that once reads
-            // are held no read is still on its way to the log. A shared
-            // log's append waits for its database: not under the lock.
-            if self.replication.is_none() {
-                self.log.append_queued(std::slice::from_ref(&event))?;
-                return Ok(());
-            }
+        let mut held = self.held_reads.lock();
+        if let Some(held) = held.as_mut() {
+            held.push(event);
+            return Ok(());
+        }
+        // Queued under the lock (it only queues), so that once reads are
+        // held no read is still on its way to the log. A shared log's
+        // append waits for its database: not under the lock.
+        if self.replication.is_some() {
+            drop(held);
         }
         self.append_reads(std::slice::from_ref(&event))
     }

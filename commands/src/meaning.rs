@@ -1609,6 +1609,15 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             .get(from..to)
             .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
     };
+    // A number of one or two digits, `separator`, then a value: the first
+    // half of a clock time (`9:30`) or of a date (`4/15`).
+    let short_number_then = |last: &Unit, separator: &str, unit: &Unit| {
+        last.class == Class::Value
+            && digits(&last.term)
+            && last.term.len() <= 2
+            && rewritten.get(last.end..unit.start) == Some(separator)
+            && unit.class == Class::Value
+    };
     let mut out: Vec<Unit> = Vec::with_capacity(units.len());
     for mut unit in units {
         // A number word is its digits (`thirty` is `30`), so the two
@@ -1659,9 +1668,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
                 && unit.class == Class::Value
                 && unit.term.len() == 3
                 && digits(&unit.term);
-            let meridiem = (unit.term == "am" || unit.term == "pm")
-                && !between.is_empty()
-                && between.chars().all(char::is_whitespace);
+            let meridiem = (unit.term == "am" || unit.term == "pm") && spaced(last.end, unit.start);
             if thousands || meridiem {
                 last.term.push_str(&unit.term);
                 last.end = unit.end;
@@ -1670,11 +1677,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
         // `9:30`, `14:00`, `2:30pm`: the tokenizer splits at the colon.
         if let Some(last) = out.last_mut()
-            && last.class == Class::Value
-            && digits(&last.term)
-            && last.term.len() <= 2
-            && rewritten.get(last.end..unit.start) == Some(":")
-            && unit.class == Class::Value
+            && short_number_then(last, ":", &unit)
             && is_minutes(&unit.term)
         {
             last.term.push(':');
@@ -1685,11 +1688,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         // `14:00-16:00`: the tokenizer joins the first time's minutes and
         // the second's hour (`00-16`); each time is its own value.
         if let Some(last) = out.last_mut()
-            && last.class == Class::Value
-            && digits(&last.term)
-            && last.term.len() <= 2
-            && rewritten.get(last.end..unit.start) == Some(":")
-            && unit.class == Class::Value
+            && short_number_then(last, ":", &unit)
             && let Some((minutes, hour)) = unit.term.split_once('-')
             && is_minutes(minutes)
             && digits(hour)
@@ -1722,11 +1721,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         }
         // `4/15`, `15/4`: a month and a day (see `number_values`).
         if let Some(last) = out.last_mut()
-            && last.class == Class::Value
-            && digits(&last.term)
-            && last.term.len() <= 2
-            && rewritten.get(last.end..unit.start) == Some("/")
-            && unit.class == Class::Value
+            && short_number_then(last, "/", &unit)
             && digits(&unit.term)
             && unit.term.len() <= 2
         {
@@ -1740,9 +1735,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             && last.class == Class::Value
             && last.term.contains(':')
             && (unit.term == "am" || unit.term == "pm")
-            && rewritten
-                .get(last.end..unit.start)
-                .is_some_and(|b| !b.is_empty() && b.chars().all(char::is_whitespace))
+            && spaced(last.end, unit.start)
         {
             last.term.push_str(&unit.term);
             last.end = unit.end;

@@ -900,13 +900,7 @@ impl Log {
         first_seq: u64,
         events: &[Event],
     ) -> Result<Appended, AppendError> {
-        self.send_batch(
-            self.encode(events)?,
-            Some(writer::Stamp {
-                first_seq,
-                ts_ms: None,
-            }),
-        )
+        self.append_expecting_sealed(first_seq, events, &BTreeMap::new())
     }
 
     /// [`Log::append_expecting`] for a batch some of whose events were
