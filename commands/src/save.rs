@@ -962,9 +962,10 @@ impl<'a, S: CommandStore> Planner<'a, S> {
         // the decision then goes by words alone.
         let embedding = embedding.filter(|e| model_reads(&e.model, text));
         let views = self.store.views();
+        // In the views' lock order (`engram_projections::CoreViews`).
         let table = views.memory_table.read();
-        let vectors = views.vectors.read();
         let index = views.text_index.read();
+        let vectors = views.vectors.read();
         let palace = views.palace.read();
         // The topic and corridor of a memory's room.
         let place_of = |id: MemoryId| {

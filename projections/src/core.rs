@@ -17,6 +17,13 @@ use crate::vector_index::VectorIndex;
 use crate::view::Snapshot;
 
 /// Typed handles to the core views, plus the list the runtime drives.
+///
+/// **Lock order.** Code that holds several views' read locks at once takes
+/// them in this order: `memory_table`, `text_index`, `vectors`, `verdicts`,
+/// `palace`, `trust`. A projector waiting to write a view blocks new
+/// readers of it, so two readers taking two views in opposite orders
+/// deadlock with the two projectors between them (a save deciding while a
+/// recall ran did).
 #[derive(Clone)]
 pub struct CoreViews {
     pub memory_table: Arc<RwLock<Snapshot<MemoryTable>>>,

@@ -421,6 +421,9 @@ pub fn recall_fused(
 ) -> Result<(Vec<Hit>, RecallMode), ViewError> {
     let terms = query_terms(&query.text);
     let limit = query.limit.min(RECALL_LIMIT_MAX);
+    // In the views' lock order (`engram_projections::CoreViews`).
+    let table = core.memory_table.read();
+    let index = core.text_index.read();
     let vectors = core.vectors.read();
     let vector = vector.filter(|v| {
         vectors.state.dimension(&v.model) == Some(v.values.len())
@@ -435,8 +438,6 @@ pub fn recall_fused(
     if terms.is_empty() && vector.is_none() {
         return Ok((Vec::new(), mode));
     }
-    let table = core.memory_table.read();
-    let index = core.text_index.read();
     let verdicts = core.verdicts.read();
     let palace = core.palace.read();
     // A memory a verdict overruled leaves recall (it is not forgotten).
