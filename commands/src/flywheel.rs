@@ -361,9 +361,10 @@ pub fn maintain<S: CommandStore>(
     let _writer = store.write_lock();
     let facts: Vec<MemoryFacts> = {
         let views = store.views();
+        // In the views' lock order (`engram_projections::CoreViews`).
         let table = views.memory_table.read();
-        let lru = views.lru.read();
         let trust = views.trust.read();
+        let lru = views.lru.read();
         let review = views.review.read();
         lru.state
             .eviction_order()

@@ -20,7 +20,7 @@ use crate::view::Snapshot;
 ///
 /// **Lock order.** Code that holds several views' read locks at once takes
 /// them in this order: `memory_table`, `text_index`, `vectors`, `verdicts`,
-/// `palace`, `trust`. A projector waiting to write a view blocks new
+/// `palace`, `trust`, `lru`, `review`. A projector waiting to write a view blocks new
 /// readers of it, so two readers taking two views in opposite orders
 /// deadlock with the two projectors between them (a save deciding while a
 /// recall ran did).

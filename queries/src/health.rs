@@ -43,10 +43,11 @@ fn permille(x: f64) -> u16 {
 /// The health of the store the views hold, with reviews due at `at_ms`.
 #[must_use]
 pub fn health(core: &CoreViews, at_ms: u64) -> Health {
+    // In the views' lock order (`engram_projections::CoreViews`).
     let table = core.memory_table.read();
+    let verdicts = core.verdicts.read();
     let trust = core.trust.read();
     let review = core.review.read();
-    let verdicts = core.verdicts.read();
     health_of(
         &table.state,
         &trust.state,

@@ -111,11 +111,12 @@ pub fn l0(core: &CoreViews) -> L0 {
     // (trust, id, is profile, entry), most trusted first, older first.
     let mut candidates: Vec<(u16, MemoryId, bool, L0Entry)> = Vec::new();
     {
+        // In the views' lock order (`engram_projections::CoreViews`).
         let table = core.memory_table.read();
         let index = core.text_index.read();
-        let trust = core.trust.read();
         let verdicts = core.verdicts.read();
         let palace = core.palace.read();
+        let trust = core.trust.read();
         for entry in table.state.iter() {
             let profile = entry.tags.iter().any(|t| t == PROFILE_TAG);
             let tier_ok = matches!(entry.tier, Tier::L1 | Tier::L3) || profile;

@@ -114,10 +114,11 @@ pub fn status_of(entry: &MemoryEntry, overruled: bool) -> ListStatus {
 /// `query.limit`.
 #[must_use]
 pub fn list(core: &CoreViews, query: &ListQuery) -> Vec<Listed> {
+    // In the views' lock order (`engram_projections::CoreViews`).
     let table = core.memory_table.read();
+    let index = core.text_index.read();
     let verdicts = core.verdicts.read();
     let palace = core.palace.read();
-    let index = core.text_index.read();
     let trust = core.trust.read();
     let mut out = Vec::new();
     for entry in table.state.iter().rev() {
