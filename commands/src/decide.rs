@@ -849,6 +849,15 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if only_asks(trimmed) {
         return Some("a question: it states nothing".to_owned());
     }
+    // "so hungry right now", `房贷压力好大啊`: how the moment feels. A
+    // value, a change or a liking is something to keep, said however.
+    if profile.values.is_empty()
+        && profile.change.as_ref().is_none_or(|c| c.adverb)
+        && profile.polarity == 0
+        && crate::phatic::is_reaction(trimmed)
+    {
+        return Some("a reaction: it states nothing to keep".to_owned());
+    }
     // A value counts (`Deploys happen on Fridays`), but not alone; so
     // does a verb of change, which is no content term (`Moved to Lisbon`),
     // and a verb of liking, use or place (`Hates running`, `Uses vim`,
@@ -1160,22 +1169,32 @@ pub fn decide_profiled(
             scored.iter().find_map(|(_, n, theirs)| {
                 update_of(mine, theirs)
                     .or_else(|| ending_of(mine, theirs))
+                    .or_else(|| value_update(text, mine, n, theirs))
                     .map(|r| (*n, r))
             })
         });
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
-    let restated = related.iter().find(|(s, n, theirs, r)| {
-        *r == Relation::Agrees
-            && ((restates(*s, n, theirs) && !states_more_values(mine, n, &scored))
-                || restates_values(mine, n, &scored))
-    });
+    let restated = related
+        .iter()
+        .find(|(s, n, theirs, r)| {
+            *r == Relation::Agrees
+                && ((restates(*s, n, theirs) && !states_more_values(mine, n, &scored))
+                    || restates_values(mine, n, &scored))
+        })
+        .map(|(_, n, _, _)| *n)
+        .or_else(|| {
+            scored
+                .iter()
+                .find(|(_, n, theirs)| restates_by_values(text, mine, n, theirs))
+                .map(|(_, n, _)| *n)
+        });
     let outcome = if let Some(reason) = too_poor {
         Outcome::Discarded {
             reason: reason.clone(),
         }
-    } else if let Some((_, n, _, _)) = restated {
+    } else if let Some(n) = restated {
         Outcome::Reinforced { memory: n.id }
     } else if let Some((n, reason)) = disagreement {
         Outcome::Contradiction {
@@ -1237,6 +1256,229 @@ fn restates_values(
         && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
 }
 
+/// Why `mine` updates a value `neighbour` states though much of their
+/// wording differs: it says a change ("rebooked for March 16", "was
+/// increased to 20 mg", `推迟到10月12日`), states a value of a kind where
+/// the memory states another (a date, an amount), and is about the same
+/// thing: a salient word in common, every name the memory gives
+/// mentioned, and nothing that makes them two facts (another relative,
+/// another thing of one kind, an amount of something else, "also").
+fn value_update(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> Option<String> {
+    if mine.change.is_none() || theirs.change.is_some() || adds(text) {
+        return None;
+    }
+    // A time is no other value of an amount: "$45" and "6am" are two
+    // slots, "4am" and "2:30am" one.
+    let shape = |value: &str| (value.contains(':'), value.contains('.'));
+    let changed = mine.values.iter().find(|(kind, value)| {
+        !theirs.values.contains(&(*kind, value.clone()))
+            && theirs.values.iter().any(|(k, v)| {
+                k == kind && shape(v) == shape(value) && !mine.values.contains(&(*k, v.clone()))
+            })
+    })?;
+    let digits = |terms: Vec<&str>| {
+        terms
+            .iter()
+            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
+    };
+    let apart = !shares_salient(mine, theirs)
+        || counts_apart(mine, theirs)
+        || counts_apart(theirs, mine)
+        || digits(salient_only_in(mine, theirs))
+        || digits(salient_only_in(theirs, mine))
+        || names_a_relative(mine, theirs)
+        || names_a_relative(theirs, mine)
+        || modifier_swap(text, &neighbour.text)
+        || !names_mentioned_by(&neighbour.text, text)
+        || !capitals_mentioned_by(&neighbour.text, text);
+    (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
+}
+
+/// Whether `mine` says again what `neighbour` says in other words, anchored
+/// by its values: both state the same values (one or more: a port, a
+/// date, an amount, written either way), share a salient word (what the
+/// values are of), and nothing makes them two facts (see
+/// [`two_facts`]). A terse note ("Kyoto hotel: Gion area, checking in 2
+/// April") restates a sentence ("Our hotel in Kyoto is near Gion,
+/// check-in April 2") though half their words differ: the values pin the
+/// slot, and a different subject would be a word or a name the checks
+/// find.
+fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
+    !mine.values.is_empty()
+        && mine.values == theirs.values
+        && mine.change.is_none()
+        && shares_salient(mine, theirs)
+        && disagreement(mine, theirs).is_none()
+        && !two_facts(text, mine, &neighbour.text, theirs)
+}
+
+/// Whether the two texts share a salient term that is no value (a time or
+/// a day shared by two facts about two things is no anchor: "the bank
+/// shuts at 3pm on Fridays" and "the cafeteria closes at 3pm on Fridays").
+fn shares_salient(mine: &Profile, theirs: &Profile) -> bool {
+    let only_mine = salient_only_in(mine, theirs);
+    let value_words: BTreeSet<String> = mine
+        .values
+        .iter()
+        .filter(|(kind, _)| *kind != ValueKind::Number)
+        .flat_map(|(kind, value)| weekday_or_month_words(*kind, value))
+        .collect();
+    mine.sorted_terms
+        .iter()
+        .zip(&mine.salient)
+        .any(|(term, salient)| {
+            *salient
+                && !only_mine.contains(&term.as_str())
+                && !term.chars().any(|c| c.is_ascii_digit())
+                && !value_words.iter().any(|w| term.starts_with(w.as_str()))
+        })
+}
+
+/// The stems a weekday or a month value is written with in English
+/// (`fri` for Friday), which a profile keeps as terms too.
+fn weekday_or_month_words(kind: ValueKind, value: &str) -> Vec<String> {
+    const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let index = value.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
+    let name = match kind {
+        ValueKind::Weekday => index.and_then(|i| WEEKDAYS.get(i)),
+        ValueKind::Month => index.and_then(|i| MONTHS.get(i)),
+        ValueKind::Number => None,
+    };
+    name.map(|n| vec![(*n).to_owned()]).unwrap_or_default()
+}
+
+/// Whether each text has a word of its own right before a word both hold,
+/// the one thing modifying it named two ways: "the cache cluster" and "the
+/// queue cluster", "the backup job" and "the cleanup job", "chess club"
+/// and "book club". Two subjects of one kind, however alike the rest.
+fn modifier_swap(text: &str, other: &str) -> bool {
+    let lower = |t: &str| -> Vec<String> { words_of(t).map(str::to_lowercase).collect() };
+    let (mine, theirs) = (lower(text), lower(other));
+    let own_before = |words: &[String], others: &[String]| -> BTreeSet<String> {
+        words
+            .windows(2)
+            .filter(|pair| {
+                let (modifier, head) = (&pair[0], &pair[1]);
+                modifier.len() >= 3
+                    && modifier.chars().all(|c| c.is_ascii_alphabetic())
+                    && is_salient(modifier)
+                    && !others.contains(modifier)
+                    && others.contains(head)
+                    && is_salient(head)
+                    && head.chars().all(|c| c.is_ascii_alphabetic())
+            })
+            .map(|pair| pair[1].clone())
+            .collect()
+    };
+    !own_before(&mine, &theirs).is_disjoint(&own_before(&theirs, &mine))
+}
+
+/// What makes two alike texts two facts whatever their words: an
+/// identifier only one holds (commit 9c1d2e4 and 88417), a relative only
+/// one names, words opposite to the other's, one sentence with one slot
+/// filled two ways ([`slot_swap`]: another subject or value), a fact said
+/// to be added ("also") or a change or a ranking on one side only, or a
+/// person, place, project or tool one names and the other does not
+/// mention.
+fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool {
+    let digits = |terms: Vec<&str>| {
+        terms
+            .iter()
+            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
+    };
+    digits(salient_only_in(mine, theirs))
+        || digits(salient_only_in(theirs, mine))
+        || names_a_relative(mine, theirs)
+        || names_a_relative(theirs, mine)
+        || opposed_words(mine, theirs)
+        || slot_swap(text, other).is_some()
+        || modifier_swap(text, other)
+        || adds(text) != adds(other)
+        || mine.change.is_some() != theirs.change.is_some()
+        || mine.preference.is_some() != theirs.preference.is_some()
+        || !names_mentioned(text, other)
+}
+
+/// Whether every person, place, project, tool or organisation each text
+/// names is mentioned by the other, however it is written there ("Dr
+/// Patel" and "Dr. Patel", "Mongo" and "MongoDB": each of its words is one
+/// of the other's, or one begins the other). One the other does not
+/// mention names another subject, or a detail the other lacks.
+fn names_mentioned(text: &str, other: &str) -> bool {
+    let names = |text: &str| -> Vec<String> {
+        engram_text::entities::extract(text)
+            .into_iter()
+            .filter(|e| {
+                matches!(
+                    e.category,
+                    "person" | "place" | "project" | "tool" | "organisation"
+                )
+            })
+            .map(|e| e.key)
+            .collect()
+    };
+    let words = |text: &str| -> Vec<String> { words_of(text).map(str::to_lowercase).collect() };
+    let same_word = |a: &str, b: &str| {
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
+    };
+    let mentions_all = |names: Vec<String>, other: &[String]| {
+        names
+            .iter()
+            .all(|name| words_of(name).all(|w| other.iter().any(|o| same_word(w, o))))
+    };
+    mentions_all(names(text), &words(other)) && mentions_all(names(other), &words(text))
+}
+
+/// Whether every capitalized content word of `text` ("Ana" of "Ana's
+/// salary", "Netflix") is one of `other`'s words, case aside: a name the
+/// entity reader does not know is still a subject an update must keep.
+fn capitals_mentioned_by(text: &str, other: &str) -> bool {
+    let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
+    words_of(text)
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(str::to_lowercase)
+        .filter(|w| is_salient(w))
+        .all(|w| words.contains(&w))
+}
+
+/// Whether every person, place, project, tool or organisation `text` names
+/// is mentioned by `other` (one way of [`names_mentioned`]: an update may
+/// name a new value the memory lacks, not leave its subject).
+fn names_mentioned_by(text: &str, other: &str) -> bool {
+    names_mentioned(text, other) || {
+        let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
+        engram_text::entities::extract(text)
+            .into_iter()
+            .filter(|e| {
+                matches!(
+                    e.category,
+                    "person" | "place" | "project" | "tool" | "organisation"
+                )
+            })
+            .all(|e| {
+                words_of(&e.key).all(|w| {
+                    words.iter().any(|o| {
+                        let (short, long) = if w.len() <= o.len() {
+                            (w, o.as_str())
+                        } else {
+                            (o.as_str(), w)
+                        };
+                        short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
+                    })
+                })
+            })
+    }
+}
+
 /// Whether a text whose words differ from a neighbour's says the same as
 /// it by meaning ("Bob has a peanut allergy" and "Bob is allergic to
 /// peanuts", "search-svc is a Rust codebase" and "The search service is
@@ -1279,47 +1521,10 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
     }
     // Someone else ("the user's sister"), the other value of a slot
     // ("formal", "informal"), a second fact of a kind ("Dan also takes
-    // vitamin D"), or a new value said as one ("moved to the data team",
-    // "on Netlify instead of Vercel"): close vectors, another fact.
-    if names_a_relative(mine, theirs)
-        || names_a_relative(theirs, mine)
-        || opposed_words(mine, theirs)
-        || slot_swap(text, &neighbour.text).is_some()
-        || adds(text) != adds(&neighbour.text)
-        || mine.change.is_some() != theirs.change.is_some()
-        || mine.preference.is_some() != theirs.preference.is_some()
-    {
-        return false;
-    }
-    let names = |text: &str| -> Vec<String> {
-        engram_text::entities::extract(text)
-            .into_iter()
-            .filter(|e| {
-                matches!(
-                    e.category,
-                    "person" | "place" | "project" | "tool" | "organisation"
-                )
-            })
-            .map(|e| e.key)
-            .collect()
-    };
-    // A name the other text mentions, however it is written there ("Dr
-    // Patel" and "Dr. Patel", "Mongo" and "MongoDB": each of its words is
-    // one of the other's, or one begins the other), is shared; one the
-    // other does not mention names another subject, or a detail the other
-    // lacks.
-    let words = |text: &str| -> Vec<String> { words_of(text).map(str::to_lowercase).collect() };
-    let same_word = |a: &str, b: &str| {
-        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
-    };
-    let mentions_all = |names: Vec<String>, other: &[String]| {
-        names
-            .iter()
-            .all(|name| words_of(name).all(|w| other.iter().any(|o| same_word(w, o))))
-    };
-    mentions_all(names(text), &words(&neighbour.text))
-        && mentions_all(names(&neighbour.text), &words(text))
+    // vitamin D"), a new value said as one ("moved to the data team", "on
+    // Netlify instead of Vercel"), or a name the other does not mention:
+    // close vectors, another fact.
+    !two_facts(text, mine, &neighbour.text, theirs)
 }
 
 /// Letters a name's word must have to be mentioned by a longer word it
@@ -1327,13 +1532,14 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
 const NAME_PREFIX_MIN: usize = 4;
 
 /// Words that say a text adds a fact to another ("Alice is also allergic
-/// to shellfish", "Dan takes vitamin D too"): a second fact of the same
-/// kind, which reads much like the first.
+/// to shellfish", "Dan takes vitamin D too", and "as well"): a second fact
+/// of the same kind, which reads much like the first.
 const ADDITIVE_WORDS: &[&str] = &["also", "too", "additionally"];
 
 /// Whether `text` says it adds to something said before ([`ADDITIVE_WORDS`]).
 fn adds(text: &str) -> bool {
     words_of(text).any(|w| ADDITIVE_WORDS.iter().any(|a| w.eq_ignore_ascii_case(a)))
+        || text.to_lowercase().contains("as well")
 }
 
 /// A text's words for [`slot_swap`]: runs of letters and digits, each CJK
@@ -1837,6 +2043,127 @@ mod tests {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
     }
 
+    /// A change said in other words than the memory's, of a value of the
+    /// same kind, about the same thing, contradicts it; the same change of
+    /// another thing of one kind (the cleanup job, not the backup job), of
+    /// a relative, or of a value of another shape (a time, not an amount),
+    /// does not.
+    #[test]
+    fn a_changed_value_said_in_other_words_contradicts() {
+        for (existing, text) in [
+            (
+                "The nightly backup job starts at 2:30am.",
+                "We moved the backup window so it now kicks off at 4am.",
+            ),
+            (
+                "My gym membership costs $45 a month.",
+                "They increased the gym fee, I'm paying $52 since January.",
+            ),
+            ("周会在每周二下午开。", "周会改到周四下午了。"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "The nightly backup job starts at 2:30am.",
+                "The nightly cleanup job now starts at 4am.",
+            ),
+            (
+                "My gym membership costs $45 a month.",
+                "My sister's gym membership increased to $52 a month.",
+            ),
+            (
+                "My gym membership costs $45 a month.",
+                "My gym's pool reopened, I now swim there at 6am.",
+            ),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// How the moment feels, with nothing to keep, is discarded; a liking,
+    /// a value or a change said with the same marks is kept.
+    #[test]
+    fn a_reaction_states_nothing_to_keep() {
+        for text in [
+            "so sleepy right now lol",
+            "ugh, traffic is the worst",
+            "thanks, that was really helpful!",
+            "hope the weather holds haha",
+            "这周真累啊",
+            "祝你周末愉快！",
+        ] {
+            let reason = low_entropy(text, &profile(text));
+            assert!(
+                reason
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("a reaction") || r.starts_with("conversation")),
+                "{text}: {reason:?}"
+            );
+        }
+        for text in [
+            "I love spicy ramen!",
+            "so the flight now leaves at 7am",
+            "Rent went up to $2,100 ugh",
+            "The kids start swimming lessons on Saturday!",
+            "我女儿下周一开学，好紧张",
+        ] {
+            assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
+        }
+    }
+
+    /// A terse note or a reworded sentence stating the same values as a
+    /// memory, about the same thing, restates it however many words
+    /// differ; the same values about another subject, or added with "as
+    /// well", are another fact.
+    #[test]
+    fn the_same_values_about_the_same_thing_restate() {
+        for (existing, text) in [
+            (
+                "The nightly backup job starts at 2:30am.",
+                "Backups: nightly, kicking off 02:30.",
+            ),
+            (
+                "Our dentist appointment is on May 9 at 10am.",
+                "Dentist booked: 9 May, 10:00.",
+            ),
+            (
+                "Gym membership costs $45 a month.",
+                "Monthly gym fee: 45 dollars.",
+            ),
+            ("我们的周会在每周二下午三点。", "周会：每周二 15:00。"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "The nightly backup job starts at 2:30am.",
+                "The nightly cleanup job starts at 2:30am as well.",
+            ),
+            (
+                "Ana's dentist appointment is on May 9 at 10am.",
+                "Ben's dentist appointment is on May 9 at 10am.",
+            ),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{text}"
+            );
+        }
+    }
+
     /// A text a live memory already says reinforces it, though it also
     /// disagrees with another: a transcript told twice contradicts nothing
     /// new (the first telling flagged it).
@@ -1906,26 +2233,33 @@ mod tests {
     /// the rules see two texts about different things.
     #[test]
     fn a_paraphrase_at_a_restatement_cosine_reinforces() {
-        for (text, existing) in [
-            (
-                "Every night Nadia walks the pup.",
-                "Nadia walks her dog every evening.",
-            ),
-            (
-                "On Fridays the canteen shuts at 3pm.",
-                "The cafeteria closes at 3pm on Fridays.",
-            ),
-        ] {
+        let (text, existing) = (
+            "Every night Nadia walks the pup.",
+            "Nadia walks her dog every evening.",
+        );
+        assert_eq!(
+            outcome_at(text, existing, Some(0.8)),
+            Outcome::Reinforced { memory: 7 },
+            "{text}"
+        );
+        assert_eq!(outcome_at(text, existing, None), Outcome::New, "{text}");
+        assert_eq!(
+            outcome_at(text, existing, Some(0.7)),
+            Outcome::New,
+            "{text}"
+        );
+        // With the same values (a day and a time) and a word in common
+        // ("shuts" is "closes"), the rules see the restatement by
+        // themselves, whatever the cosine.
+        let (text, existing) = (
+            "On Fridays the canteen shuts at 3pm.",
+            "The cafeteria closes at 3pm on Fridays.",
+        );
+        for cosine in [Some(0.8), Some(0.7), None] {
             assert_eq!(
-                outcome_at(text, existing, Some(0.8)),
+                outcome_at(text, existing, cosine),
                 Outcome::Reinforced { memory: 7 },
-                "{text}"
-            );
-            assert_eq!(outcome_at(text, existing, None), Outcome::New, "{text}");
-            assert_eq!(
-                outcome_at(text, existing, Some(0.7)),
-                Outcome::New,
-                "{text}"
+                "{text} at {cosine:?}"
             );
         }
     }

@@ -882,6 +882,7 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "same",
     "set",
     "she",
+    "since",
     "so",
     "some",
     "something",

@@ -511,6 +511,287 @@ pub fn is_phatic(text: &str) -> bool {
     words > 0
 }
 
+/// English words that say how something feels or strikes the speaker
+/// now, not what is so: tiredness, hunger, moods, and the praise or
+/// complaint of a reaction ("so tired", "the worst", "going to be
+/// amazing"). With a mark of a reaction around them (see [`is_reaction`])
+/// they make a text a reaction.
+const FEELING_WORDS: &[&str] = &[
+    "tired",
+    "exhausted",
+    "sleepy",
+    "hungry",
+    "starving",
+    "thirsty",
+    "bored",
+    "stressed",
+    "nervous",
+    "anxious",
+    "worried",
+    "scared",
+    "excited",
+    "sad",
+    "happy",
+    "glad",
+    "upset",
+    "annoyed",
+    "annoying",
+    "frustrated",
+    "frustrating",
+    "overwhelmed",
+    "sick",
+    "sore",
+    "cold",
+    "hot",
+    "amazing",
+    "awesome",
+    "great",
+    "fun",
+    "funny",
+    "cute",
+    "lovely",
+    "terrible",
+    "awful",
+    "horrible",
+    "worst",
+    "best",
+    "crazy",
+    "insane",
+    "wild",
+    "expensive",
+    "pricey",
+    "cheap",
+    "hard",
+    "tough",
+    "rough",
+    "boring",
+    "exciting",
+    "delicious",
+    "yummy",
+    "tasty",
+    "poor",
+    "lucky",
+    "luck",
+    "proud",
+    "jealous",
+    "miss",
+    "nice",
+    "beautiful",
+    "busy",
+    "long",
+    "late",
+    "early",
+    "weird",
+    "strange",
+    "painful",
+    "hurts",
+    "ugh",
+];
+
+/// Intensifiers, which mark a reaction before a feeling ("so tired",
+/// "really expensive").
+const INTENSIFIERS: &[&str] = &["so", "such", "really", "too", "very", "super"];
+
+/// Laughter, interjections, wishes and thanks: a reaction by themselves
+/// ("wish me luck haha", "thanks for remembering that").
+const EXPRESSIONS: &[&str] = &[
+    "lol",
+    "lmao",
+    "haha",
+    "hahaha",
+    "hehe",
+    "omg",
+    "ugh",
+    "oh",
+    "wow",
+    "yay",
+    "aww",
+    "sigh",
+    "wish",
+    "hope",
+    "hopefully",
+    "thanks",
+    "thank",
+    "fingers",
+    "crossed",
+    "congrats",
+    "cheers",
+];
+
+/// Words a reaction is said with that name nothing: pronouns, light verbs,
+/// times of the moment ("today", "right now").
+const REACTION_LIGHT_WORDS: &[&str] = &[
+    "i",
+    "i'm",
+    "im",
+    "me",
+    "my",
+    "we",
+    "we're",
+    "you",
+    "it",
+    "it's",
+    "its",
+    "this",
+    "that",
+    "is",
+    "are",
+    "was",
+    "be",
+    "been",
+    "being",
+    "am",
+    "going",
+    "gonna",
+    "to",
+    "the",
+    "a",
+    "an",
+    "of",
+    "for",
+    "and",
+    "but",
+    "no",
+    "not",
+    "here",
+    "there",
+    "today",
+    "tonight",
+    "now",
+    "right",
+    "again",
+    "all",
+    "day",
+    "week",
+    "feel",
+    "feeling",
+    "felt",
+    "getting",
+    "got",
+    "should",
+    "will",
+    "would",
+    "could",
+    "see",
+    "just",
+    "what",
+    "how",
+    "remembering",
+    "reminding",
+    "remind",
+    "poor",
+    "man",
+    "dude",
+    "pretty",
+    "kinda",
+    "bit",
+    "little",
+    "these",
+    "days",
+];
+
+/// Chinese marks of a reaction: intensifiers before a feeling, sentence
+/// particles of feeling, laughter, wishes and thanks.
+const REACTION_MARKS_ZH: &[&str] = &[
+    "好累",
+    "好饿",
+    "好困",
+    "好烦",
+    "好大",
+    "好贵",
+    "好难",
+    "好开心",
+    "好棒",
+    "真香",
+    "真累",
+    "真棒",
+    "真好",
+    "真烦",
+    "真贵",
+    "太累",
+    "太贵",
+    "太难",
+    "太好了",
+    "太棒了",
+    "太烦",
+    "累死",
+    "饿死",
+    "困死",
+    "烦死",
+    "哈哈",
+    "呵呵",
+    "嘿嘿",
+    "希望",
+    "祝",
+    "快乐",
+    "谢谢",
+    "多谢",
+    "感谢",
+    "加油",
+    "辛苦了",
+    "羡慕",
+    "心疼",
+    "可怜",
+];
+
+/// Whether `text` is a reaction: how the moment feels, with nothing to keep
+/// ("so hungry right now", "ugh, allergies are the worst", "thanks for
+/// remembering that!", `今天的瑜伽课好累`, `春节快乐！`). A mark of a
+/// reaction (an intensifier, laughter, an interjection, a wish, thanks, or
+/// an exclamation mark), no digit, at most [`REACTION_CONTENT_MAX`] words
+/// that are neither feelings nor light words (English), or a Chinese mark
+/// of feeling in a text of at most [`REACTION_CJK_MAX`] characters. A
+/// liking said with nothing else ("I love sushi!") states a preference
+/// and is kept by the caller, which asks this only of a text that states
+/// no value, change or liking.
+#[must_use]
+pub fn is_reaction(text: &str) -> bool {
+    if text.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let cjk = text
+        .chars()
+        .filter(|c| engram_text::script::is_cjk(*c))
+        .count();
+    if cjk > 0 {
+        return cjk <= REACTION_CJK_MAX && REACTION_MARKS_ZH.iter().any(|m| text.contains(m));
+    }
+    let lower = text.to_lowercase().replace('’', "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let expresses = |w: &&str| EXPRESSIONS.contains(w);
+    let marked = text.contains('!')
+        || words
+            .iter()
+            .any(|w| INTENSIFIERS.contains(w) || expresses(w));
+    let feels = words
+        .iter()
+        .any(|w| FEELING_WORDS.contains(w) || expresses(w));
+    let other = words
+        .iter()
+        .filter(|w| {
+            !FEELING_WORDS.contains(w)
+                && !INTENSIFIERS.contains(w)
+                && !expresses(w)
+                && !REACTION_LIGHT_WORDS.contains(w)
+                && !PHATIC_WORDS.contains(w)
+        })
+        .count();
+    marked && feels && other <= REACTION_CONTENT_MAX
+}
+
+/// Words of its own (not a feeling, mark or light word) a reaction may
+/// name: what it is about ("rent is so expensive here", "Kyoto is going
+/// to be amazing").
+pub const REACTION_CONTENT_MAX: usize = 2;
+
+/// Characters a Chinese reaction may have: a short exclamation
+/// (`房贷压力好大啊`), not a sentence that also states something.
+pub const REACTION_CJK_MAX: usize = 12;
+
 #[cfg(test)]
 mod tests {
     use super::*;
