@@ -1286,9 +1286,13 @@ fn value_update(
             .iter()
             .any(|term| term.chars().any(|c| c.is_ascii_digit()))
     };
+    // Amounts of two things ("3 replicas" and "5 nodes"), when both say
+    // what they count: a date or a time counts nothing, whatever follows.
+    let counted_apart = !mine.counted.is_empty()
+        && !theirs.counted.is_empty()
+        && (counts_apart(mine, theirs) || counts_apart(theirs, mine));
     let apart = !shares_salient(mine, theirs)
-        || counts_apart(mine, theirs)
-        || counts_apart(theirs, mine)
+        || counted_apart
         || digits(salient_only_in(mine, theirs))
         || digits(salient_only_in(theirs, mine))
         || names_a_relative(mine, theirs)
@@ -1413,29 +1417,23 @@ fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool 
 /// of the other's, or one begins the other). One the other does not
 /// mention names another subject, or a detail the other lacks.
 fn names_mentioned(text: &str, other: &str) -> bool {
-    let names = |text: &str| -> Vec<String> {
-        engram_text::entities::extract(text)
-            .into_iter()
-            .filter(|e| {
-                matches!(
-                    e.category,
-                    "person" | "place" | "project" | "tool" | "organisation"
-                )
-            })
-            .map(|e| e.key)
-            .collect()
-    };
-    let words = |text: &str| -> Vec<String> { words_of(text).map(str::to_lowercase).collect() };
-    let same_word = |a: &str, b: &str| {
-        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-        short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
-    };
-    let mentions_all = |names: Vec<String>, other: &[String]| {
-        names
-            .iter()
-            .all(|name| words_of(name).all(|w| other.iter().any(|o| same_word(w, o))))
-    };
-    mentions_all(names(text), &words(other)) && mentions_all(names(other), &words(text))
+    names_mentioned_by(text, other) && names_mentioned_by(other, text)
+}
+
+/// Whether every person, place, project, tool or organisation `text` names
+/// is mentioned by `other` (one way of [`names_mentioned`]: an update may
+/// name a new value the memory lacks, not leave its subject).
+fn names_mentioned_by(text: &str, other: &str) -> bool {
+    let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
+    engram_text::entities::extract(text)
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.category,
+                "person" | "place" | "project" | "tool" | "organisation"
+            )
+        })
+        .all(|e| words_of(&e.key).all(|w| words.iter().any(|o| same_word(w, o))))
 }
 
 /// Whether every capitalized content word of `text` ("Ana" of "Ana's
@@ -1447,36 +1445,15 @@ fn capitals_mentioned_by(text: &str, other: &str) -> bool {
         .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
         .map(str::to_lowercase)
         .filter(|w| is_salient(w))
-        .all(|w| words.contains(&w))
+        .all(|w| words.iter().any(|o| same_word(&w, o)))
 }
 
-/// Whether every person, place, project, tool or organisation `text` names
-/// is mentioned by `other` (one way of [`names_mentioned`]: an update may
-/// name a new value the memory lacks, not leave its subject).
-fn names_mentioned_by(text: &str, other: &str) -> bool {
-    names_mentioned(text, other) || {
-        let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
-        engram_text::entities::extract(text)
-            .into_iter()
-            .filter(|e| {
-                matches!(
-                    e.category,
-                    "person" | "place" | "project" | "tool" | "organisation"
-                )
-            })
-            .all(|e| {
-                words_of(&e.key).all(|w| {
-                    words.iter().any(|o| {
-                        let (short, long) = if w.len() <= o.len() {
-                            (w, o.as_str())
-                        } else {
-                            (o.as_str(), w)
-                        };
-                        short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
-                    })
-                })
-            })
-    }
+/// Whether two words are one, or one begins the other and has at least
+/// [`NAME_PREFIX_MIN`] letters ("Mongo" and "MongoDB", "Friday" and
+/// "Fridays").
+fn same_word(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.len() >= NAME_PREFIX_MIN && long.starts_with(short))
 }
 
 /// Whether a text whose words differ from a neighbour's says the same as
