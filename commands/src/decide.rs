@@ -1170,6 +1170,7 @@ pub fn decide_profiled(
                 update_of(mine, theirs)
                     .or_else(|| ending_of(mine, theirs))
                     .or_else(|| value_update(text, mine, n, theirs))
+                    .or_else(|| names_old_value(text, mine, n, theirs))
                     .map(|r| (*n, r))
             })
         });
@@ -1301,6 +1302,157 @@ fn value_update(
         || !names_mentioned_by(&neighbour.text, text)
         || !capitals_mentioned_by(&neighbour.text, text);
     (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
+}
+
+/// English words after which a text names what holds no longer: a choice
+/// against it ("email rather than Slack", "on Netlify instead of
+/// Vercel"), or an end of it ("quit Duolingo", "sold the Civic",
+/// "cancelled Netflix", "no longer runs data platform").
+const OLD_VALUE_MARKERS: &[&str] = &["instead of", "rather than", "not"];
+
+/// English verbs that end what follows them: a text saying one of them of
+/// what a memory states ends the memory, with or without a new value.
+const ENDING_VERBS: &[&str] = &[
+    "quit",
+    "dropped",
+    "sold",
+    "closed",
+    "cancelled",
+    "canceled",
+    "ditched",
+    "stopped",
+    "gave up",
+    "no longer",
+    "left",
+];
+
+/// Chinese marks before what holds no longer (`不喝美式`, `不再发钉钉群`,
+/// `而不是`), and those that end it by themselves (`不再`, `戒`).
+const OLD_VALUE_MARKERS_ZH: &[&str] = &["而不是", "不是"];
+const ENDING_MARKS_ZH: &[&str] = &[
+    "不再", "不用", "不喝", "不吃", "不去", "不上", "不坐", "不跑", "戒了", "戒掉", "换掉", "退掉",
+    "卖掉", "卖了",
+];
+
+/// Characters after a Chinese mark that may hold the old value.
+const OLD_VALUE_CJK_WINDOW: usize = 6;
+/// Words after an English mark that may hold the old value.
+const OLD_VALUE_WORD_WINDOW: usize = 3;
+
+/// Why `mine` replaces or ends what `neighbour` states, when it names the
+/// old value itself: a word of the memory right after a choice against it
+/// or a verb that ends it ("Tom asked to be reached by email rather than
+/// Slack" against "Tom prefers to be contacted on Slack"; "Offsite
+/// location changed: it's Austin, not Denver"; "I quit Duolingo and now
+/// do French with a tutor"; `我现在早上改喝拿铁了，不喝美式`). After "not"
+/// every word up to the clause's end must be the memory's ("not Denver",
+/// "not allergic to peanuts after all"; not "not allergic to shellfish").
+/// A choice against must come with a value of its own (the new one; "tea,
+/// not coffee" against "tea over coffee" restates); an end needs none.
+/// Not when the memory itself ranks that word below another, or negates;
+/// nor of another subject (a name or relative the memory gives and the
+/// text does not, another thing of one kind), or with "also".
+fn names_old_value(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> Option<String> {
+    if theirs.negated || adds(text) {
+        return None;
+    }
+    let memory_words: Vec<String> = words_of(&neighbour.text)
+        .map(str::to_lowercase)
+        .filter(|w| {
+            w.chars().count() >= 2 && is_salient(w) && !w.chars().any(engram_text::script::is_cjk)
+        })
+        .collect();
+    let ranked_below = |word: &str| {
+        theirs
+            .preference
+            .as_ref()
+            .is_some_and(|p| p.other.iter().any(|o| same_word(o, word)))
+    };
+    let in_memory = |word: &str| {
+        is_salient(word) && memory_words.iter().any(|m| same_word(m, word)) && !ranked_below(word)
+    };
+    let is_subject = |word: &str| memory_words.first().is_some_and(|m| same_word(m, word));
+    let lower = text.to_lowercase();
+    let mut found: Option<(String, bool)> = None; // (old value, an end)
+    // English: a mark, then the memory's word within the window, in one
+    // clause.
+    for clause in lower.split([',', ';', '.', '!', '?', ':']) {
+        let words: Vec<&str> = words_of(clause).collect();
+        for at in 0..words.len() {
+            for mark in OLD_VALUE_MARKERS.iter().chain(ENDING_VERBS) {
+                let mark_words: Vec<&str> = mark.split(' ').collect();
+                if words.get(at..at + mark_words.len()) != Some(&mark_words[..]) {
+                    continue;
+                }
+                let after = &words[at + mark_words.len()..];
+                let old = if matches!(*mark, "not" | "no longer") {
+                    // Every word to the clause's end is the memory's.
+                    after
+                        .iter()
+                        .all(|w| !is_salient(w) || in_memory(w))
+                        .then(|| after.iter().find(|w| in_memory(w)))
+                        .flatten()
+                } else {
+                    // The first content word after the mark.
+                    // The first content word after the mark, not what
+                    // the memory is about ("Use spaces instead of tabs"
+                    // against "Tabs are four columns wide").
+                    after
+                        .iter()
+                        .take(OLD_VALUE_WORD_WINDOW)
+                        .find(|w| is_salient(w))
+                        .filter(|w| in_memory(w) && !is_subject(w))
+                };
+                if let Some(old) = old {
+                    found = Some(((*old).to_owned(), ENDING_VERBS.contains(mark)));
+                }
+            }
+        }
+    }
+    // Chinese: a mark, then a salient bigram of the memory within the window.
+    if found.is_none() && text.chars().any(engram_text::script::is_cjk) {
+        let memory_bigrams: Vec<&str> = theirs
+            .sorted_terms
+            .iter()
+            .zip(&theirs.salient)
+            .filter(|(t, salient)| **salient && t.chars().all(engram_text::script::is_cjk))
+            .map(|(t, _)| t.as_str())
+            .collect();
+        for (marks, ending) in [(OLD_VALUE_MARKERS_ZH, false), (ENDING_MARKS_ZH, true)] {
+            for mark in marks {
+                for (at, _) in text.match_indices(mark) {
+                    let after: String = text[at + mark.len()..]
+                        .chars()
+                        .take(OLD_VALUE_CJK_WINDOW)
+                        .collect();
+                    let latin = words_of(&after)
+                        .map(str::to_lowercase)
+                        .find(|w| in_memory(w));
+                    if let Some(old) = memory_bigrams
+                        .iter()
+                        .find(|b| after.contains(**b))
+                        .map(|b| (*b).to_owned())
+                        .or(latin)
+                    {
+                        found = found.or(Some((old, ending)));
+                    }
+                }
+            }
+        }
+    }
+    let (old, ending) = found?;
+    let new_value = !salient_only_in(mine, theirs).is_empty();
+    let apart = names_a_relative(mine, theirs)
+        || names_a_relative(theirs, mine)
+        || modifier_swap(text, &neighbour.text)
+        || !capitals_mentioned_by(&neighbour.text, text)
+        || !names_mentioned_by(&neighbour.text, text);
+    ((ending || new_value) && !apart).then(|| format!("no longer: {old}"))
 }
 
 /// Whether `mine` says again what `neighbour` says in other words, anchored
@@ -2066,6 +2218,64 @@ mod tests {
         }
     }
 
+    /// A text naming the memory's value right after a choice against it or
+    /// a verb that ends it replaces or ends the memory, whatever else it
+    /// says; not another subject's, not the memory's subject, not one the
+    /// memory already ranks below, and not "not" followed by words of
+    /// its own.
+    #[test]
+    fn naming_the_old_value_replaces_it() {
+        for (existing, text) in [
+            (
+                "Invoices are sent from the Stripe dashboard.",
+                "Invoices go out through Paddle now rather than Stripe.",
+            ),
+            (
+                "The book club meets at the Corner Cafe.",
+                "Book club found a new spot, the library annex, not the Corner Cafe.",
+            ),
+            (
+                "I stream music on Spotify every day.",
+                "Cancelled Spotify last week, the price went up again.",
+            ),
+            ("晚饭后我会喝一杯红茶。", "最近晚饭后不喝红茶了，换成了温水。"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "Invoices are sent from the Stripe dashboard.",
+                "Refunds go out through Paddle rather than Stripe.",
+            ),
+            (
+                "Stripe fees are 2.9% per charge.",
+                "We bill through Paddle instead of Stripe.",
+            ),
+            (
+                "We chose Postgres over MySQL for the ledger.",
+                "For the ledger we went with Postgres rather than MySQL.",
+            ),
+            (
+                "I'm allergic to cats.",
+                "Turns out I'm not allergic to dogs, the test was clear.",
+            ),
+            (
+                "Ana stopped using Jira last year.",
+                "Ben stopped using Jira too.",
+            ),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
     /// How the moment feels, with nothing to keep, is discarded; a liking,
     /// a value or a change said with the same marks is kept.
     #[test]
@@ -2319,8 +2529,8 @@ mod tests {
     /// way, at a cosine the model gives a changed value (0.8 and up), is
     /// a contradiction: the rules alone read the two words as two
     /// subjects. A disagreement the rules find (one side negated) at the
-    /// restatement cosine contradicts too, its words too few in common
-    /// for the rules alone to call the pair near.
+    /// restatement cosine contradicts too, and without a model as well:
+    /// the words after "not" are all the memory's.
     #[test]
     fn a_changed_value_at_a_high_cosine_contradicts() {
         let (old, changed) = (
@@ -2341,7 +2551,10 @@ mod tests {
             outcome_at(negated, old, Some(0.78)),
             Outcome::Contradiction { memory: 7, .. }
         ));
-        assert_eq!(outcome_at(negated, old, None), Outcome::New);
+        assert!(matches!(
+            outcome_at(negated, old, None),
+            Outcome::Contradiction { memory: 7, .. }
+        ));
     }
 
     /// The merge in [`similarity`] counts exactly the shared distinct terms:
