@@ -1457,20 +1457,30 @@ fn names_old_value(
 
 /// Whether `mine` says again what `neighbour` says in other words, anchored
 /// by its values: both state the same values (one or more: a port, a
-/// date, an amount, written either way), share a salient word (what the
-/// values are of), and nothing makes them two facts (see
+/// date, an amount, written either way; or none, and share an identifier:
+/// `CA925`, an address), share a salient word (what the values are of), and nothing makes them two facts (see
 /// [`two_facts`]). A terse note ("Kyoto hotel: Gion area, checking in 2
 /// April") restates a sentence ("Our hotel in Kyoto is near Gion,
 /// check-in April 2") though half their words differ: the values pin the
 /// slot, and a different subject would be a word or a name the checks
 /// find.
 fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
-    !mine.values.is_empty()
-        && mine.values == theirs.values
+    mine.values == theirs.values
+        && (!mine.values.is_empty() || shares_identifier(mine, theirs))
         && mine.change.is_none()
         && shares_salient(mine, theirs)
         && disagreement(mine, theirs).is_none()
         && !two_facts(text, mine, &neighbour.text, theirs)
+}
+
+/// Whether the two texts share an identifier (a term with a digit or an
+/// `@`: a flight number, an address, a region): it pins what both are
+/// about as a value does.
+fn shares_identifier(mine: &Profile, theirs: &Profile) -> bool {
+    mine.sorted_terms.iter().any(|term| {
+        term.chars().any(|c| c.is_ascii_digit() || c == '@')
+            && theirs.sorted_terms.binary_search(term).is_ok()
+    })
 }
 
 /// Whether the two texts share a salient term that is no value (a time or
@@ -2238,7 +2248,10 @@ mod tests {
                 "I stream music on Spotify every day.",
                 "Cancelled Spotify last week, the price went up again.",
             ),
-            ("晚饭后我会喝一杯红茶。", "最近晚饭后不喝红茶了，换成了温水。"),
+            (
+                "晚饭后我会喝一杯红茶。",
+                "最近晚饭后不喝红茶了，换成了温水。",
+            ),
         ] {
             assert!(
                 matches!(outcome(text, existing), Outcome::Contradiction { .. }),
