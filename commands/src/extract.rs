@@ -2029,6 +2029,104 @@ fn is_lets_choice(lower: &str) -> bool {
         })
 }
 
+/// "We'll skip the JR Pass and buy single tickets", "I'll pay off the
+/// card with the highest rate", "We want to move to Aurora": the speaker
+/// or the team committing to a course of action, said at the start of the
+/// sentence. Not a step of the conversation or of a task ("I'll check",
+/// "I'll let you know", "we'll see", "I want to understand why").
+fn is_commitment(lower: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "i'll ",
+        "we'll ",
+        "i will ",
+        "we will ",
+        "i want to ",
+        "we want to ",
+        "i plan to ",
+        "we plan to ",
+        "i'm planning to ",
+        "we're planning to ",
+        "i intend to ",
+        "we intend to ",
+    ];
+    // Steps of the talk or of a task, and verbs of mind.
+    const STEP_VERBS: &[&str] = &[
+        "let",
+        "check",
+        "think",
+        "see",
+        "try",
+        "look",
+        "ask",
+        "send",
+        "share",
+        "be",
+        "have",
+        "need",
+        "tell",
+        "follow",
+        "reply",
+        "ping",
+        "circle",
+        "double",
+        "read",
+        "test",
+        "rerun",
+        "run",
+        "debug",
+        "figure",
+        "know",
+        "understand",
+        "find",
+        "remember",
+        "get",
+        "give",
+        "talk",
+        "mention",
+        "add",
+        "make",
+        "do",
+        "keep",
+        "probably",
+        "maybe",
+        "also",
+        "still",
+        "just",
+        "report",
+        "post",
+        "update",
+        "paste",
+        "explain",
+        "clarify",
+        "wait",
+        "sleep",
+        "help",
+        "grab",
+        "call",
+        "text",
+        "email",
+        "write",
+        "confirm",
+        "bring",
+        "push",
+        "fix",
+        "merge",
+        "handle",
+        "take",
+    ];
+    OPENINGS.iter().any(|opening| {
+        lower.strip_prefix(opening).is_some_and(|rest| {
+            // An adverb first ("finally", "probably") hedges or colours it.
+            let mut rest_words = words(rest);
+            rest_words.next().is_some_and(|verb| {
+                verb.len() > 1 && !verb.ends_with("ly") && !STEP_VERBS.contains(&verb)
+            }) && rest_words.next().is_some()
+                && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
+                && !any_at_word_start(lower, TRANSIENT_EN)
+        })
+    })
+}
+
 /// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
 /// talked about is built on, a name and a version.
 fn is_it_product(sentence: &str) -> bool {
@@ -2424,6 +2522,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         || is_lasting_choice(lower)
         || is_committed_habit(lower)
         || is_planned_change(lower)
+        || is_commitment(lower)
     {
         // "I decided to just delete the branch": a choice for now.
         let for_now = starts_with_word(lower, "i") && any_at_word_start(lower, MOMENT_DECISION_EN);
@@ -2842,7 +2941,98 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
-    None
+    is_intent_zh(sentence).then_some(Kind::Decision)
+}
+
+/// "我打算明年开始定投基金", "我想开始早睡", "那就不去玉龙雪山了", "这个先不考
+/// 虑", "就按 CPU 70% 扩容", "从今晚开始十二点前放下手机": the speaker
+/// setting out to do something, settling on it, or dropping a plan. An
+/// intention (`打算`, `准备`, `计划`, `想开始`) at the start of a clause,
+/// after the speaker or no subject; `就` and a verb of choice; `从` a day
+/// `开始`; or a clause that opens with `不` or `先不` before a verb and
+/// ends in `了` or names what is dropped (not "先不管", a task left). Not
+/// what one cannot or does not do by habit (`不能`, `不会`, `不吃` is the
+/// diet rule's), not a question or a request to the other.
+fn is_intent_zh(sentence: &str) -> bool {
+    const INTENTS: &[&str] = &["打算", "准备", "计划", "想开始", "要开始", "决心"];
+    const SUBJECTS: &[&str] = &["我们", "我", "咱们", ""];
+    const NOT_PLANS: &[&str] = &[
+        "不能",
+        "不会",
+        "不吃",
+        "不喝",
+        "不是",
+        "不要",
+        "不用",
+        "不错",
+        "不好",
+        "不行",
+        "不太",
+        "不知道",
+        "不确定",
+    ];
+    if sentence.contains('你') || sentence.contains('？') || sentence.contains('?') {
+        return false;
+    }
+    sentence
+        .split(['，', ',', '。', '！', '!', '；'])
+        .map(str::trim)
+        .any(|clause| {
+            let after_subject = SUBJECTS
+                .iter()
+                .find_map(|s| {
+                    clause
+                        .strip_prefix(s)
+                        .filter(|_| !s.is_empty() || !clause.is_empty())
+                })
+                .unwrap_or(clause);
+            let intends = INTENTS.iter().any(|i| {
+                after_subject
+                    .strip_prefix(i)
+                    .is_some_and(|rest| rest.chars().filter(|c| is_cjk(*c)).count() >= 2)
+            });
+            let body = ["这个", "那个", "那就", "那", "就"]
+                .iter()
+                .fold(after_subject, |rest, lead| {
+                    rest.strip_prefix(lead).unwrap_or(rest)
+                })
+                .trim_start();
+            // "就按 CPU 70% 扩容", "那就定在周六": a choice concluded.
+            let concluded = ["那就", "就"].iter().any(|lead| {
+                after_subject.strip_prefix(lead).is_some_and(|rest| {
+                    ["按", "定", "选", "订", "去", "买", "报", "走", "住"]
+                        .iter()
+                        .any(|v| rest.trim_start().starts_with(v))
+                })
+            }) && clause.chars().filter(|c| is_cjk(*c)).count() >= 4;
+            // "从今晚开始十二点前放下手机": a habit from a day on.
+            let from_now = after_subject.strip_prefix('从').is_some_and(|rest| {
+                [
+                    "今天",
+                    "今晚",
+                    "明天",
+                    "下周",
+                    "下个月",
+                    "现在",
+                    "这周",
+                    "本周",
+                ]
+                .iter()
+                .any(|d| rest.starts_with(d))
+                    && rest.contains("开始")
+                    && rest.chars().filter(|c| is_cjk(*c)).count() >= 6
+            });
+            let dropped = ["先不", "不"].iter().any(|n| {
+                body.strip_prefix(n).is_some_and(|rest| {
+                    rest.chars().next().is_some_and(is_cjk)
+                        && (clause.ends_with('了') || n.len() > "不".len())
+                        && rest.chars().filter(|c| is_cjk(*c)).count() >= 2
+                        // "先不管", "先不动": a task left for later.
+                        && !["管", "动", "用管"].iter().any(|t| rest.starts_with(t))
+                })
+            }) && !NOT_PLANS.iter().any(|p| body.starts_with(p));
+            intends || dropped || concluded || from_now
+        })
 }
 
 /// "样式我们是 Tailwind", "信用卡是每月 8 号出账单": something *is* a
@@ -3031,6 +3221,14 @@ fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
             .or_else(|| classify_zh(sentence))
             .or_else(|| {
                 after_lead_in(sentence).and_then(|rest| classify_en(rest, &normalized(rest)))
+            })
+            .or_else(|| {
+                // "Great, let's do the fossil dig!": read past an
+                // acknowledgement as past an opener, when a statement of
+                // its own follows ("yep, agreed, do that" only agrees).
+                let rest = without_fillers(sentence);
+                (rest.len() < sentence.len() && rest.split_whitespace().count() >= 4)
+                    .then(|| classify_en(rest, &normalized(rest)))?
             })
     };
     // Read last: most sentences are chatter, and a hedge makes any kind none.
@@ -3436,6 +3634,45 @@ mod tests {
             .into_iter()
             .map(|p| (p.seq, p.sentence, p.kind))
             .collect()
+    }
+
+    /// A commitment at the start of a sentence, after an acknowledgement
+    /// too, and a Chinese intention, choice or dropped plan are decisions;
+    /// a step of the talk, a pointed or hedged one, or what one cannot do
+    /// is none.
+    #[test]
+    fn commitments_and_intentions_are_decisions() {
+        for text in [
+            "We'll rent a cabin near the lake instead of a hotel.",
+            "I'll cancel the gym membership at the end of March.",
+            "We want to replace the cron jobs with a scheduler.",
+            "Sounds good, let's use the blue tiles for the bathroom.",
+            "我打算下个月开始学游泳。",
+            "那就不报暑期班了。",
+            "就选靠窗的那张桌子吧。",
+            "先不装这个插件了，没必要。",
+            "从下周开始每天走一万步。",
+        ] {
+            let got = got(&[(1, Role::User, text)]);
+            assert!(
+                got.iter().any(|(_, _, kind)| *kind == Kind::Decision),
+                "{text}: {got:?}"
+            );
+        }
+        for text in [
+            "I'll check the logs and get back to you.",
+            "I'll take it from here.",
+            "We'll probably keep it as is.",
+            "yep, agreed, do that.",
+            "我不能吃花生。",
+            "你打算什么时候去？",
+        ] {
+            let got = got(&[(1, Role::User, text)]);
+            assert!(
+                !got.iter().any(|(_, _, kind)| *kind == Kind::Decision),
+                "{text}: {got:?}"
+            );
+        }
     }
 
     #[test]
