@@ -1666,10 +1666,23 @@ const AFTER_A_VERB: &[&str] = &[
     "through", "around", "at",
 ];
 
+/// Words that follow a plural noun opening a sentence, its verb or what
+/// joins it to more ("Taxes are due", "Meetings start at 10", "Kids and
+/// dogs welcome"): after any other word, an opening `-s` form is a verb
+/// ("Bakes sourdough bread", "Runs a 10k").
+const SUBJECT_FOLLOWERS: &[&str] = &[
+    "are", "were", "have", "had", "will", "would", "can", "could", "should", "must", "may",
+    "might", "need", "start", "begin", "end", "happen", "run", "go", "cost", "take", "get", "come",
+    "stay", "close", "open", "include", "matter", "and", "or", "of", "in", "for", "at", "on", "to",
+    "from", "with", "is", "was", "don't", "do", "did", "aren't", "usually", "always", "never",
+    "often",
+];
+
 /// Words of `text` that its shape shows are verbs, lowercased: an `-ing`
 /// form followed by a particle or preposition and not a topic word of a
-/// corridor ("trying to", but "meeting with"), and a third-person `-s`
-/// form right after a name of `names` or a pronoun ("Leo turns 8").
+/// corridor ("trying to", but "meeting with"), a third-person `-s`
+/// form right after a name of `names` or a pronoun ("Leo turns 8"), and
+/// one opening a note with no subject ("Runs a 10k every Sunday").
 fn verbs_in(text: &str, names: &[&str]) -> std::collections::BTreeSet<String> {
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '\''))
@@ -1687,13 +1700,27 @@ fn verbs_in(text: &str, names: &[&str]) -> std::collections::BTreeSet<String> {
             && lower.ends_with("ing")
             && next.as_deref().is_some_and(|n| AFTER_A_VERB.contains(&n))
             && corridor_of_word(&lower).is_none();
-        let after_subject = lower.len() > 3
-            && lower.ends_with('s')
-            && !lower.ends_with("ss")
+        let third_person = lower.len() > 3 && lower.ends_with('s') && !lower.ends_with("ss");
+        let after_subject = third_person
             && before
                 .as_deref()
                 .is_some_and(|b| names.contains(&b) || matches!(b, "he" | "she" | "it"));
-        if gerund || after_subject {
+        // A note with no subject opens with its verb ("Runs a 10k every
+        // Sunday", "Speaks Tagalog with her mother"); a plural noun
+        // opening a sentence is followed by its verb ("Taxes are due") or
+        // a colon ("Taxes: due April 15").
+        let opens_a_note = at == 0
+            && third_person
+            && text
+                .trim_start()
+                .get(word.len()..)
+                .is_some_and(|rest| rest.starts_with(' '))
+            && words.get(1).is_some_and(|next| {
+                let next = next.to_ascii_lowercase();
+                // "Migraines triggered by red wine": a participle after.
+                !next.ends_with("ed") && !SUBJECT_FOLLOWERS.contains(&next.as_str())
+            });
+        if gerund || after_subject || opens_a_note {
             verbs.insert(stem(&lower));
             verbs.insert(lower);
         }
@@ -1713,10 +1740,19 @@ fn topic_of_text(text: &str, profile: &Profile, entities: &[Entity]) -> Option<S
         return Some(name);
     }
     // Words of a person's or place's name are not topics (`Alice teaches`).
+    // A name right after a relative ("daughter Ines", "my brother Tomas")
+    // is someone's name too.
     let name_words: Vec<&str> = entities
         .iter()
         .filter(|e| matches!(e.category, "person" | "place"))
         .flat_map(|e| e.key.split(' '))
+        .chain(
+            profile
+                .apposed
+                .iter()
+                .filter(|(noun, _)| RELATIONS.contains(&noun.as_str()))
+                .map(|(_, name)| name.as_str()),
+        )
         .collect();
     let verbs = verbs_in(text, &name_words);
     let english = profile
@@ -1847,6 +1883,29 @@ mod tests {
             &engram_text::entities::extract(text),
             &[],
         )
+    }
+
+    /// A note with no subject opens with its verb, which names no room; a
+    /// name after a relative is a person's, not a topic.
+    #[test]
+    fn an_opening_verb_or_a_relatives_name_is_no_room() {
+        for (text, not) in [
+            ("Bakes sourdough bread every Saturday morning.", "bake"),
+            ("Coaches a youth football team on Wednesdays.", "coach"),
+            ("Son Mateo starts swimming lessons in June.", "mateo"),
+            ("My sister Ilse teaches chemistry in Leiden.", "ilse"),
+        ] {
+            let name = room(text);
+            assert!(
+                name.as_deref().is_some_and(|n| !n.starts_with(not)),
+                "{text}: {name:?}"
+            );
+        }
+        // A plural noun opening a sentence, followed by its verb, still can.
+        assert_eq!(
+            room("Taxes are due on April 15 this year.").as_deref(),
+            Some("tax")
+        );
     }
 
     /// A verb by its shape is not a room: an `-ing` form before a particle
