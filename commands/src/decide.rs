@@ -1171,6 +1171,7 @@ pub fn decide_profiled(
                     .or_else(|| ending_of(mine, theirs))
                     .or_else(|| value_update(text, mine, n, theirs))
                     .or_else(|| names_old_value(text, mine, n, theirs))
+                    .or_else(|| choice_swap(text, mine, n, theirs))
                     .map(|r| (*n, r))
             })
         });
@@ -1526,9 +1527,15 @@ fn weekday_or_month_words(kind: ValueKind, value: &str) -> Vec<String> {
 /// queue cluster", "the backup job" and "the cleanup job", "chess club"
 /// and "book club". Two subjects of one kind, however alike the rest.
 fn modifier_swap(text: &str, other: &str) -> bool {
+    swapped_modifier(text, other).is_some()
+}
+
+/// The modifiers each text puts before a head word both hold, when they
+/// differ ([`modifier_swap`]): (this text's, the other's, the head).
+fn swapped_modifier(text: &str, other: &str) -> Option<(String, String, String)> {
     let lower = |t: &str| -> Vec<String> { words_of(t).map(str::to_lowercase).collect() };
     let (mine, theirs) = (lower(text), lower(other));
-    let own_before = |words: &[String], others: &[String]| -> BTreeSet<String> {
+    let own_before = |words: &[String], others: &[String]| -> Vec<(String, String)> {
         words
             .windows(2)
             .filter(|pair| {
@@ -1541,10 +1548,116 @@ fn modifier_swap(text: &str, other: &str) -> bool {
                     && is_salient(head)
                     && head.chars().all(|c| c.is_ascii_alphabetic())
             })
-            .map(|pair| pair[1].clone())
+            .map(|pair| (pair[0].clone(), pair[1].clone()))
             .collect()
     };
-    !own_before(&mine, &theirs).is_disjoint(&own_before(&theirs, &mine))
+    let theirs_before = own_before(&theirs, &mine);
+    own_before(&mine, &theirs)
+        .into_iter()
+        .find_map(|(modifier, head)| {
+            theirs_before
+                .iter()
+                .find(|(_, h)| *h == head)
+                .map(|(other, _)| (modifier, other.clone(), head))
+        })
+}
+
+/// Verbs by which a text states a choice or a liking of what follows
+/// ("go for aisle seats", "pick the window"), besides the likings and
+/// verbs of use the profile reads.
+const CHOICE_WORDS: &[&str] = &[
+    "prefer", "prefers", "pick", "picks", "choose", "chooses", "go",
+];
+
+/// Words before the thing chosen in a statement of choice or liking
+/// ([`choice_swap`] asks that the head word comes after one of them, so
+/// the swapped modifier is of the thing chosen, not of the subject:
+/// "the staging cluster runs ..." is no choice of clusters).
+const CHOOSING_WORDS: &[&str] = &[
+    "prefer",
+    "prefers",
+    "preferred",
+    "pick",
+    "picks",
+    "picked",
+    "choose",
+    "chooses",
+    "chose",
+    "go",
+    "went",
+    "like",
+    "likes",
+    "love",
+    "loves",
+    "want",
+    "wants",
+    "switched",
+    "switch",
+    "moved",
+    "use",
+    "uses",
+    "using",
+];
+
+/// Why `mine` changes the choice `neighbour` states: both like, prefer or
+/// use a thing of one kind, named by the same head word with another
+/// modifier ("I go for aisle seats now" against "I prefer window seats",
+/// "switched to light mode" against "prefers dark mode"), about the same
+/// subject (every name the memory gives mentioned, no relative on one
+/// side only), neither negated, and not said to be added ("also").
+fn choice_swap(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> Option<String> {
+    let chooses = |text: &str, p: &Profile| {
+        p.polarity > 0
+            || p.states_use
+            || p.preference.is_some()
+            || p.change
+                .as_ref()
+                .is_some_and(|c| c.kind == ChangeKind::Switch)
+            || words_of(text).any(|w| CHOICE_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+    };
+    if !chooses(text, mine)
+        || !chooses(&neighbour.text, theirs)
+        || mine.negated
+        || theirs.negated
+        || adds(text)
+        || names_a_relative(mine, theirs)
+        || names_a_relative(theirs, mine)
+        || !capitals_mentioned_by(&neighbour.text, text)
+        || !names_mentioned_by(&neighbour.text, text)
+    {
+        return None;
+    }
+    let (new, old, head) = swapped_modifier(text, &neighbour.text)?;
+    let chosen = |text: &str| {
+        let words: Vec<String> = words_of(text).map(str::to_lowercase).collect();
+        let verb = words
+            .iter()
+            .position(|w| CHOOSING_WORDS.contains(&w.as_str()));
+        let thing = words.iter().position(|w| *w == head);
+        matches!((verb, thing), (Some(v), Some(t)) if v < t)
+    };
+    // "window seats on trains" and "aisle seats on flights": a choice for
+    // another setting, not a change of one.
+    let setting = |text: &str| -> Option<String> {
+        let words: Vec<String> = words_of(text).map(str::to_lowercase).collect();
+        let at = words.iter().position(|w| *w == head)?;
+        let preposition = words.get(at + 1)?;
+        ["on", "in", "for", "at", "with"]
+            .contains(&preposition.as_str())
+            .then(|| words[at + 2..].iter().find(|w| is_salient(w)).cloned())
+            .flatten()
+    };
+    let other_setting = matches!(
+        (setting(text), setting(&neighbour.text)),
+        (Some(a), Some(b)) if !same_word(&a, &b)
+    );
+    (chosen(text) && chosen(&neighbour.text) && !other_setting)
+        .then(|| format!("changed choice: {old} {head} to {new} {head}"))
 }
 
 /// What makes two alike texts two facts whatever their words: an
@@ -2279,6 +2392,50 @@ mod tests {
             (
                 "Ana stopped using Jira last year.",
                 "Ben stopped using Jira too.",
+            ),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// A choice of the same kind of thing with another modifier, said of
+    /// the same subject in the same setting, changes the choice; another
+    /// subject's (a modifier before the subject), another setting's, or
+    /// another person's does not.
+    #[test]
+    fn another_choice_of_one_kind_changes_it() {
+        for (existing, text) in [
+            (
+                "I like firm pillows for sleeping.",
+                "These days I go for soft pillows, my neck is happier.",
+            ),
+            (
+                "We use monthly releases for the mobile app.",
+                "We switched to weekly releases for the mobile app last quarter.",
+            ),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "The search cluster uses spot instances.",
+                "The billing cluster uses reserved instances.",
+            ),
+            (
+                "I like firm pillows at home.",
+                "I like soft pillows in hotels.",
+            ),
+            (
+                "Marta prefers green tea in the afternoon.",
+                "Jonas prefers black tea in the afternoon.",
             ),
         ] {
             assert!(
