@@ -1362,6 +1362,19 @@ fn names_old_value(
     if theirs.negated || adds(text) {
         return None;
     }
+    // Most texts name no mark: nothing to read further.
+    let lower = text.to_lowercase();
+    let marked = OLD_VALUE_MARKERS
+        .iter()
+        .chain(ENDING_VERBS)
+        .any(|m| lower.contains(m))
+        || OLD_VALUE_MARKERS_ZH
+            .iter()
+            .chain(ENDING_MARKS_ZH)
+            .any(|m| text.contains(m));
+    if !marked {
+        return None;
+    }
     let memory_words: Vec<String> = words_of(&neighbour.text)
         .map(str::to_lowercase)
         .filter(|w| {
@@ -1378,7 +1391,6 @@ fn names_old_value(
         is_salient(word) && memory_words.iter().any(|m| same_word(m, word)) && !ranked_below(word)
     };
     let is_subject = |word: &str| memory_words.first().is_some_and(|m| same_word(m, word));
-    let lower = text.to_lowercase();
     let mut found: Option<(String, bool)> = None; // (old value, an end)
     // English: a mark, then the memory's word within the window, in one
     // clause.
@@ -1620,19 +1632,22 @@ fn choice_swap(
                 .is_some_and(|c| c.kind == ChangeKind::Switch)
             || words_of(text).any(|w| CHOICE_WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
     };
-    if !chooses(text, mine)
-        || !chooses(&neighbour.text, theirs)
-        || mine.negated
+    if mine.negated
         || theirs.negated
+        || !chooses(text, mine)
+        || !chooses(&neighbour.text, theirs)
         || adds(text)
-        || names_a_relative(mine, theirs)
+    {
+        return None;
+    }
+    let (new, old, head) = swapped_modifier(text, &neighbour.text)?;
+    if names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || !capitals_mentioned_by(&neighbour.text, text)
         || !names_mentioned_by(&neighbour.text, text)
     {
         return None;
     }
-    let (new, old, head) = swapped_modifier(text, &neighbour.text)?;
     let chosen = |text: &str| {
         let words: Vec<String> = words_of(text).map(str::to_lowercase).collect();
         let verb = words
