@@ -203,6 +203,21 @@ pub const SLOT_WORDS_MAX: usize = 2;
 pub const PARAPHRASE_WORDS_MAX: usize = 2;
 /// Similarity at which a text joins a neighbour's room.
 pub const ROOM_MATCH_MIN: f64 = 0.25;
+/// Similarity from which a pair said in other words is read for a
+/// restatement by its values, a changed value, a named old value or a
+/// changed choice (`restates_by_values`, `value_update`,
+/// `names_old_value`, `choice_swap`): a pair of one subject shares a
+/// word or two of a few; two texts sharing one word of thirty are not
+/// worth the reading (a save asks it of every neighbour).
+pub const WORDED_APART_MIN: f64 = 0.1;
+/// Similarity from which a pair is read for a changed choice
+/// (`choice_swap`): it compares every word before every other, and two
+/// statements of one choice share the thing's kind and its setting.
+pub const CHOICE_SWAP_MIN: f64 = 0.25;
+/// Similarity from which an English pair is read for a restatement by its
+/// values (`restates_by_values`; Chinese from [`WORDED_APART_MIN`]): a
+/// note restating a sentence keeps its subject's words.
+pub const RESTATED_BY_VALUES_MIN: f64 = 0.25;
 /// Cosine at or above which a neighbour (not about a different subject)
 /// is about the same topic, so the save joins its room.
 pub const SEMANTIC_ROOM_MIN: f32 = 0.7;
@@ -1166,18 +1181,41 @@ pub fn decide_profiled(
             _ => None,
         })
         .or_else(|| {
-            scored.iter().find_map(|(_, n, theirs)| {
+            let old_value_marks = std::cell::OnceCell::new();
+            scored.iter().find_map(|(s, n, theirs)| {
+                let worded_apart = || *s >= WORDED_APART_MIN;
                 update_of(mine, theirs)
                     .or_else(|| ending_of(mine, theirs))
-                    .or_else(|| value_update(text, mine, n, theirs))
-                    .or_else(|| names_old_value(text, mine, n, theirs))
-                    .or_else(|| choice_swap(text, mine, n, theirs))
+                    .or_else(|| {
+                        worded_apart()
+                            .then(|| {
+                                value_update(text, mine, n, theirs)
+                                    .or_else(|| {
+                                        let marks =
+                                            old_value_marks.get_or_init(|| OldValueMarks::of(text));
+                                        names_old_value(text, marks.as_ref()?, mine, n, theirs)
+                                    })
+                                    .or_else(|| {
+                                        (*s >= CHOICE_SWAP_MIN)
+                                            .then(|| choice_swap(text, mine, n, theirs))
+                                            .flatten()
+                                    })
+                            })
+                            .flatten()
+                    })
                     .map(|r| (*n, r))
             })
         });
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
+    // Chinese is read in bigrams, which a restatement in other words
+    // shares fewer of than English words.
+    let restate_min = if text.chars().any(engram_text::script::is_cjk) {
+        WORDED_APART_MIN
+    } else {
+        RESTATED_BY_VALUES_MIN
+    };
     let restated = related
         .iter()
         .find(|(s, n, theirs, r)| {
@@ -1189,7 +1227,9 @@ pub fn decide_profiled(
         .or_else(|| {
             scored
                 .iter()
-                .find(|(_, n, theirs)| restates_by_values(text, mine, n, theirs))
+                .find(|(s, n, theirs)| {
+                    *s >= restate_min && restates_by_values(text, mine, n, theirs)
+                })
                 .map(|(_, n, _)| *n)
         });
     let outcome = if let Some(reason) = too_poor {
@@ -1300,7 +1340,7 @@ fn value_update(
         || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || modifier_swap(text, &neighbour.text)
-        || !names_mentioned_by(&neighbour.text, text)
+        || !names_mentioned_by(&neighbour.text, theirs, text)
         || !capitals_mentioned_by(&neighbour.text, text);
     (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
 }
@@ -1355,24 +1395,12 @@ const OLD_VALUE_WORD_WINDOW: usize = 3;
 /// text does not, another thing of one kind), or with "also".
 fn names_old_value(
     text: &str,
+    marks: &OldValueMarks,
     mine: &Profile,
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
     if theirs.negated || adds(text) {
-        return None;
-    }
-    // Most texts name no mark: nothing to read further.
-    let lower = text.to_lowercase();
-    let marked = OLD_VALUE_MARKERS
-        .iter()
-        .chain(ENDING_VERBS)
-        .any(|m| lower.contains(m))
-        || OLD_VALUE_MARKERS_ZH
-            .iter()
-            .chain(ENDING_MARKS_ZH)
-            .any(|m| text.contains(m));
-    if !marked {
         return None;
     }
     let memory_words: Vec<String> = words_of(&neighbour.text)
@@ -1392,43 +1420,30 @@ fn names_old_value(
     };
     let is_subject = |word: &str| memory_words.first().is_some_and(|m| same_word(m, word));
     let mut found: Option<(String, bool)> = None; // (old value, an end)
-    // English: a mark, then the memory's word within the window, in one
-    // clause.
-    for clause in lower.split([',', ';', '.', '!', '?', ':']) {
-        let words: Vec<&str> = words_of(clause).collect();
-        for at in 0..words.len() {
-            for mark in OLD_VALUE_MARKERS.iter().chain(ENDING_VERBS) {
-                let mark_words: Vec<&str> = mark.split(' ').collect();
-                if words.get(at..at + mark_words.len()) != Some(&mark_words[..]) {
-                    continue;
-                }
-                let after = &words[at + mark_words.len()..];
-                let old = if matches!(*mark, "not" | "no longer") {
-                    // Every word to the clause's end is the memory's.
-                    after
-                        .iter()
-                        .all(|w| !is_salient(w) || in_memory(w))
-                        .then(|| after.iter().find(|w| in_memory(w)))
-                        .flatten()
-                } else {
-                    // The first content word after the mark.
-                    // The first content word after the mark, not what
-                    // the memory is about ("Use spaces instead of tabs"
-                    // against "Tabs are four columns wide").
-                    after
-                        .iter()
-                        .take(OLD_VALUE_WORD_WINDOW)
-                        .find(|w| is_salient(w))
-                        .filter(|w| in_memory(w) && !is_subject(w))
-                };
-                if let Some(old) = old {
-                    found = Some(((*old).to_owned(), ENDING_VERBS.contains(mark)));
-                }
-            }
+    for mark in &marks.english {
+        let old = if mark.whole_clause {
+            // Every word to the clause's end is the memory's.
+            mark.after
+                .iter()
+                .all(|w| !is_salient(w) || in_memory(w))
+                .then(|| mark.after.iter().find(|w| in_memory(w)))
+                .flatten()
+        } else {
+            // The first content word after the mark, not what the memory
+            // is about ("Use spaces instead of tabs" against "Tabs are four
+            // columns wide").
+            mark.after
+                .iter()
+                .take(OLD_VALUE_WORD_WINDOW)
+                .find(|w| is_salient(w))
+                .filter(|w| in_memory(w) && !is_subject(w))
+        };
+        if let Some(old) = old {
+            found = Some((old.clone(), mark.ending));
         }
     }
     // Chinese: a mark, then a salient bigram of the memory within the window.
-    if found.is_none() && text.chars().any(engram_text::script::is_cjk) {
+    if found.is_none() && !marks.chinese.is_empty() {
         let memory_bigrams: Vec<&str> = theirs
             .sorted_terms
             .iter()
@@ -1436,25 +1451,17 @@ fn names_old_value(
             .filter(|(t, salient)| **salient && t.chars().all(engram_text::script::is_cjk))
             .map(|(t, _)| t.as_str())
             .collect();
-        for (marks, ending) in [(OLD_VALUE_MARKERS_ZH, false), (ENDING_MARKS_ZH, true)] {
-            for mark in marks {
-                for (at, _) in text.match_indices(mark) {
-                    let after: String = text[at + mark.len()..]
-                        .chars()
-                        .take(OLD_VALUE_CJK_WINDOW)
-                        .collect();
-                    let latin = words_of(&after)
-                        .map(str::to_lowercase)
-                        .find(|w| in_memory(w));
-                    if let Some(old) = memory_bigrams
-                        .iter()
-                        .find(|b| after.contains(**b))
-                        .map(|b| (*b).to_owned())
-                        .or(latin)
-                    {
-                        found = found.or(Some((old, ending)));
-                    }
-                }
+        for (after, ending) in &marks.chinese {
+            let latin = words_of(after)
+                .map(str::to_lowercase)
+                .find(|w| in_memory(w));
+            if let Some(old) = memory_bigrams
+                .iter()
+                .find(|b| after.contains(**b))
+                .map(|b| (*b).to_owned())
+                .or(latin)
+            {
+                found = found.or(Some((old, *ending)));
             }
         }
     }
@@ -1464,8 +1471,72 @@ fn names_old_value(
         || names_a_relative(theirs, mine)
         || modifier_swap(text, &neighbour.text)
         || !capitals_mentioned_by(&neighbour.text, text)
-        || !names_mentioned_by(&neighbour.text, text);
+        || !names_mentioned_by(&neighbour.text, theirs, text);
     ((ending || new_value) && !apart).then(|| format!("no longer: {old}"))
+}
+
+/// Where a text names what may hold no longer ([`names_old_value`]): read
+/// once a save, then asked of each neighbour.
+#[derive(Debug, Default)]
+struct OldValueMarks {
+    english: Vec<EnglishMark>,
+    /// The characters after each Chinese mark (up to
+    /// [`OLD_VALUE_CJK_WINDOW`]), and whether the mark ends what follows.
+    chinese: Vec<(String, bool)>,
+}
+
+/// An English mark and the words after it in its clause, lowercased.
+#[derive(Debug)]
+struct EnglishMark {
+    after: Vec<String>,
+    /// "not" and "no longer": every word to the clause's end must be the
+    /// memory's.
+    whole_clause: bool,
+    /// A verb that ends what follows ([`ENDING_VERBS`]).
+    ending: bool,
+}
+
+impl OldValueMarks {
+    /// The marks of `text`; none when it holds none (most texts).
+    fn of(text: &str) -> Option<Self> {
+        let mut marks = Self::default();
+        let lower = text.to_lowercase();
+        for clause in lower.split([',', ';', '.', '!', '?', ':']) {
+            let words: Vec<&str> = words_of(clause).collect();
+            for at in 0..words.len() {
+                for mark in OLD_VALUE_MARKERS.iter().chain(ENDING_VERBS) {
+                    let length = mark.split(' ').count();
+                    let matches = words
+                        .get(at..at + length)
+                        .is_some_and(|run| run.iter().copied().eq(mark.split(' ')));
+                    if matches {
+                        marks.english.push(EnglishMark {
+                            after: words[at + length..]
+                                .iter()
+                                .map(|w| (*w).to_owned())
+                                .collect(),
+                            whole_clause: matches!(*mark, "not" | "no longer"),
+                            ending: ENDING_VERBS.contains(mark),
+                        });
+                    }
+                }
+            }
+        }
+        if text.chars().any(engram_text::script::is_cjk) {
+            for (list, ending) in [(OLD_VALUE_MARKERS_ZH, false), (ENDING_MARKS_ZH, true)] {
+                for mark in list {
+                    for (at, _) in text.match_indices(mark) {
+                        let after = text[at + mark.len()..]
+                            .chars()
+                            .take(OLD_VALUE_CJK_WINDOW)
+                            .collect();
+                        marks.chinese.push((after, ending));
+                    }
+                }
+            }
+        }
+        (!marks.english.is_empty() || !marks.chinese.is_empty()).then_some(marks)
+    }
 }
 
 /// Whether `mine` says again what `neighbour` says in other words, anchored
@@ -1481,9 +1552,26 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
     mine.values == theirs.values
         && (!mine.values.is_empty() || shares_identifier(mine, theirs))
         && mine.change.is_none()
+        && own_words(salient_only_in(mine, theirs)) <= RESTATEMENT_OWN_WORDS_MAX
+        && own_words(salient_only_in(theirs, mine)) <= RESTATEMENT_OWN_WORDS_MAX
         && shares_salient(mine, theirs)
         && disagreement(mine, theirs).is_none()
         && !two_facts(text, mine, &neighbour.text, theirs)
+}
+
+/// Words of its own each side of a restatement by its values may have
+/// (`restates_by_values`): a note says a sentence's few words in others
+/// ("throttling kicks in above" for "rate limit is"); a text with more
+/// says more than the memory.
+pub const RESTATEMENT_OWN_WORDS_MAX: f64 = 4.0;
+
+/// Terms counted in words: a Chinese bigram is half of one (a
+/// two-character word is one bigram, a four-character phrase three).
+fn own_words(terms: Vec<&str>) -> f64 {
+    terms
+        .iter()
+        .map(|t| if t.is_ascii() { 1.0 } else { 0.5 })
+        .sum()
 }
 
 /// Whether the two texts share an identifier (a term with a digit or an
@@ -1545,25 +1633,32 @@ fn modifier_swap(text: &str, other: &str) -> bool {
 /// The modifiers each text puts before a head word both hold, when they
 /// differ ([`modifier_swap`]): (this text's, the other's, the head).
 fn swapped_modifier(text: &str, other: &str) -> Option<(String, String, String)> {
-    let lower = |t: &str| -> Vec<String> { words_of(t).map(str::to_lowercase).collect() };
-    let (mine, theirs) = (lower(text), lower(other));
-    let own_before = |words: &[String], others: &[String]| -> Vec<(String, String)> {
+    // Both words are ASCII letters, so compared without case and without
+    // lowercasing (this is asked of every neighbour of every save).
+    let letters = |w: &str| w.bytes().all(|b| b.is_ascii_alphabetic());
+    let (mine, theirs): (Vec<&str>, Vec<&str>) =
+        (words_of(text).collect(), words_of(other).collect());
+    let holds = |words: &[&str], w: &str| words.iter().any(|o| o.eq_ignore_ascii_case(w));
+    let own_before = |words: &[&str], others: &[&str]| -> Vec<(String, String)> {
         words
             .windows(2)
             .filter(|pair| {
-                let (modifier, head) = (&pair[0], &pair[1]);
+                let (modifier, head) = (pair[0], pair[1]);
                 modifier.len() >= 3
-                    && modifier.chars().all(|c| c.is_ascii_alphabetic())
-                    && is_salient(modifier)
-                    && !others.contains(modifier)
-                    && others.contains(head)
-                    && is_salient(head)
-                    && head.chars().all(|c| c.is_ascii_alphabetic())
+                    && letters(modifier)
+                    && letters(head)
+                    && !holds(others, modifier)
+                    && holds(others, head)
+                    && is_salient(&modifier.to_ascii_lowercase())
+                    && is_salient(&head.to_ascii_lowercase())
             })
-            .map(|pair| (pair[0].clone(), pair[1].clone()))
+            .map(|pair| (pair[0].to_ascii_lowercase(), pair[1].to_ascii_lowercase()))
             .collect()
     };
     let theirs_before = own_before(&theirs, &mine);
+    if theirs_before.is_empty() {
+        return None;
+    }
     own_before(&mine, &theirs)
         .into_iter()
         .find_map(|(modifier, head)| {
@@ -1644,7 +1739,7 @@ fn choice_swap(
     if names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || !capitals_mentioned_by(&neighbour.text, text)
-        || !names_mentioned_by(&neighbour.text, text)
+        || !names_mentioned_by(&neighbour.text, theirs, text)
     {
         return None;
     }
@@ -1688,17 +1783,18 @@ fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool 
             .iter()
             .any(|term| term.chars().any(|c| c.is_ascii_digit()))
     };
-    digits(salient_only_in(mine, theirs))
+    // Cheapest first: this is asked of many neighbours of every save.
+    mine.change.is_some() != theirs.change.is_some()
+        || mine.preference.is_some() != theirs.preference.is_some()
+        || adds(text) != adds(other)
+        || digits(salient_only_in(mine, theirs))
         || digits(salient_only_in(theirs, mine))
         || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || opposed_words(mine, theirs)
         || slot_swap(text, other).is_some()
         || modifier_swap(text, other)
-        || adds(text) != adds(other)
-        || mine.change.is_some() != theirs.change.is_some()
-        || mine.preference.is_some() != theirs.preference.is_some()
-        || !names_mentioned(text, other)
+        || !names_mentioned(text, mine, other, theirs)
 }
 
 /// Whether every person, place, project, tool or organisation each text
@@ -1706,24 +1802,23 @@ fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool 
 /// Patel" and "Dr. Patel", "Mongo" and "MongoDB": each of its words is one
 /// of the other's, or one begins the other). One the other does not
 /// mention names another subject, or a detail the other lacks.
-fn names_mentioned(text: &str, other: &str) -> bool {
-    names_mentioned_by(text, other) && names_mentioned_by(other, text)
+fn names_mentioned(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool {
+    names_mentioned_by(text, mine, other) && names_mentioned_by(other, theirs, text)
 }
 
-/// Whether every person, place, project, tool or organisation `text` names
-/// is mentioned by `other` (one way of [`names_mentioned`]: an update may
-/// name a new value the memory lacks, not leave its subject).
-fn names_mentioned_by(text: &str, other: &str) -> bool {
+/// Whether every person, place, project, tool or organisation `text` (of
+/// profile `profile`) names is mentioned by `other` (one way of
+/// [`names_mentioned`]: an update may name a new value the memory lacks,
+/// not leave its subject).
+fn names_mentioned_by(text: &str, profile: &Profile, other: &str) -> bool {
+    let names = profile.names.of(text);
+    if names.is_empty() {
+        return true;
+    }
     let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
-    engram_text::entities::extract(text)
-        .into_iter()
-        .filter(|e| {
-            matches!(
-                e.category,
-                "person" | "place" | "project" | "tool" | "organisation"
-            )
-        })
-        .all(|e| words_of(&e.key).all(|w| words.iter().any(|o| same_word(w, o))))
+    names
+        .iter()
+        .all(|name| words_of(name).all(|w| words.iter().any(|o| same_word(w, o))))
 }
 
 /// Whether every capitalized content word of `text` ("Ana" of "Ana's
@@ -1805,8 +1900,12 @@ const ADDITIVE_WORDS: &[&str] = &["also", "too", "additionally"];
 
 /// Whether `text` says it adds to something said before ([`ADDITIVE_WORDS`]).
 fn adds(text: &str) -> bool {
-    words_of(text).any(|w| ADDITIVE_WORDS.iter().any(|a| w.eq_ignore_ascii_case(a)))
-        || text.to_lowercase().contains("as well")
+    let mut before = "";
+    words_of(text).any(|w| {
+        let as_well = w.eq_ignore_ascii_case("well") && before.eq_ignore_ascii_case("as");
+        before = w;
+        as_well || ADDITIVE_WORDS.iter().any(|a| w.eq_ignore_ascii_case(a))
+    })
 }
 
 /// A text's words for [`slot_swap`]: runs of letters and digits, each CJK

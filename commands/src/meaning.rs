@@ -148,6 +148,42 @@ pub struct Profile {
     /// content word), with the name's term: "our son Leo", "my sister
     /// Ana", where the noun says who the name is, not someone else.
     pub apposed: Vec<(String, String)>,
+    /// The people, places, projects, tools and organisations the text
+    /// names, worked out when first asked (the decision rules ask it of a
+    /// pair again and again).
+    pub(crate) names: NamesCache,
+}
+
+/// A cache of the names a text gives ([`Profile::names`]), beside what the
+/// profile says rather than part of it: two profiles of one text are
+/// equal whether or not it was asked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NamesCache(std::sync::OnceLock<Vec<String>>);
+
+impl PartialEq for NamesCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for NamesCache {}
+
+impl NamesCache {
+    /// The keys of the names `text` (the profile's text) gives.
+    pub(crate) fn of(&self, text: &str) -> &[String] {
+        self.0.get_or_init(|| {
+            engram_text::entities::extract(text)
+                .into_iter()
+                .filter(|e| {
+                    matches!(
+                        e.category,
+                        "person" | "place" | "project" | "tool" | "organisation"
+                    )
+                })
+                .map(|e| e.key)
+                .collect()
+        })
+    }
 }
 
 /// What kind of change a text states, by its verb: a move changes where,

@@ -746,7 +746,8 @@ const REACTION_MARKS_ZH: &[&str] = &[
 /// no value, change or liking.
 #[must_use]
 pub fn is_reaction(text: &str) -> bool {
-    if text.chars().any(|c| c.is_ascii_digit()) {
+    // A reaction is short: a text of many words says more.
+    if text.len() > REACTION_BYTES_MAX || text.chars().any(|c| c.is_ascii_digit()) {
         return false;
     }
     let cjk = text
@@ -782,6 +783,10 @@ pub fn is_reaction(text: &str) -> bool {
         .count();
     marked && feels && other <= REACTION_CONTENT_MAX
 }
+
+/// Bytes past which a text is no reaction (twelve short words, or a
+/// Chinese text of [`REACTION_CJK_MAX`] characters with room to spare).
+const REACTION_BYTES_MAX: usize = 80;
 
 /// Words of its own (not a feeling, mark or light word) a reaction may
 /// name: what it is about ("rent is so expensive here", "Kyoto is going
