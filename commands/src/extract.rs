@@ -36,7 +36,12 @@
 //!   an amount settled on ("let's say $800 a month"), the
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
-//!   a date the speakers concluded on ("那我们 12 号走"),
+//!   a date the speakers concluded on ("那我们 12 号走"), a commitment
+//!   at the start of a sentence ("we'll skip the JR Pass", "I want to move
+//!   to Aurora"; not a step of the talk: "I'll check"), read past an
+//!   acknowledgement too ("Great, let's ..."), an intention, a choice
+//!   settled or a plan dropped in Chinese (`我打算…`, `想开始`, `就按…`,
+//!   `从下周开始…`, `先不…`, `不去…了`),
 //!   or the user naming one of the options the assistant just offered
 //!   ("threaded loading." after "... or threaded loading?");
 //! - a preference: a standing instruction ("never print secrets", "use X
