@@ -79,6 +79,12 @@
 //! under the figures after; `blind5` is committed with floors the same
 //! way, and spent.
 //!
+//! `blind6` (100 texts, 40 Chinese), written the same way before the
+//! next round and scored by its figures alone, stayed at rooms 48/100 and
+//! corridors 73/100 through it (a note's opening verb and a relative's
+//! name no longer name a room: `blind2` rooms 59 to 60, the rest
+//! unchanged); committed with floors just under, and spent.
+//!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -105,6 +111,10 @@ const BLIND4_CORRIDOR_FLOOR: f64 = 0.65;
 /// when committed (rooms 0.520, corridors 0.670).
 const BLIND5_ROOM_FLOOR: f64 = 0.5;
 const BLIND5_CORRIDOR_FLOOR: f64 = 0.65;
+/// Room and corridor accuracy floors on `blind6`: just under its scoring
+/// when committed (rooms 0.480, corridors 0.730).
+const BLIND6_ROOM_FLOOR: f64 = 0.46;
+const BLIND6_CORRIDOR_FLOOR: f64 = 0.71;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
@@ -321,6 +331,7 @@ fn check(split: &str) {
         "blind3" => (BLIND3_ROOM_FLOOR, BLIND3_CORRIDOR_FLOOR),
         "blind4" => (BLIND4_ROOM_FLOOR, BLIND4_CORRIDOR_FLOOR),
         "blind5" => (BLIND5_ROOM_FLOOR, BLIND5_CORRIDOR_FLOOR),
+        "blind6" => (BLIND6_ROOM_FLOOR, BLIND6_CORRIDOR_FLOOR),
         _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
@@ -364,6 +375,11 @@ fn blind5_split_meets_the_floor() {
 }
 
 #[test]
+fn blind6_split_meets_the_floor() {
+    check("blind6");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
@@ -375,6 +391,7 @@ fn the_splits_share_no_case() {
         .chain(cases("blind3"))
         .chain(cases("blind4"))
         .chain(cases("blind5"))
+        .chain(cases("blind6"))
     {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
