@@ -1336,7 +1336,13 @@ fn value_update(
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    if mine.change.is_none() || theirs.change.is_some() || adds(text) {
+    // "now" alone is no change of a value ("rotate every credential now");
+    // "from now on" is.
+    let said_change = mine
+        .change
+        .as_ref()
+        .is_some_and(|c| !c.adverb || text.to_lowercase().contains("from now on"));
+    if !said_change || theirs.change.is_some() || adds(text) {
         return None;
     }
     // A time is no other value of an amount: "$45" and "6am" are two
@@ -1577,8 +1583,11 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
     mine.values == theirs.values
         && (!mine.values.is_empty() || shares_identifier(mine, theirs))
         && mine.change.is_none()
-        && own_words(salient_only_in(mine, theirs)) <= RESTATEMENT_OWN_WORDS_MAX
-        && own_words(salient_only_in(theirs, mine)) <= RESTATEMENT_OWN_WORDS_MAX
+        && reworded(
+            own_words(salient_only_in(mine, theirs)),
+            own_words(salient_only_in(theirs, mine)),
+        )
+        && contrasts(text) == contrasts(&neighbour.text)
         && shares_salient(mine, theirs)
         && disagreement(mine, theirs).is_none()
         && !two_facts(text, mine, &neighbour.text, theirs)
@@ -1589,6 +1598,30 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
 /// ("throttling kicks in above" for "rate limit is"); a text with more
 /// says more than the memory.
 pub const RESTATEMENT_OWN_WORDS_MAX: f64 = 4.0;
+
+/// Whether a text with `mine` words of its own says what a memory with
+/// `theirs` of its own says, reworded: at most
+/// [`RESTATEMENT_OWN_WORDS_MAX`] each side, and not words added to a
+/// memory that has none of its own ("部署流程在周五下午进行审核" says more
+/// than "部署在周五下午进行").
+fn reworded(mine: f64, theirs: f64) -> bool {
+    mine <= RESTATEMENT_OWN_WORDS_MAX
+        && theirs <= RESTATEMENT_OWN_WORDS_MAX
+        && (theirs > 0.0 || mine == 0.0)
+}
+
+/// Whether `text` sets one clause against another ("Hotfix deploys skip
+/// staging but still need two reviewers", `但`, `不过`): a second
+/// statement, which a restatement of one does not have.
+fn contrasts(text: &str) -> bool {
+    words_of(text).any(|w| {
+        ["but", "though", "although", "except", "unless"]
+            .iter()
+            .any(|c| w.eq_ignore_ascii_case(c))
+    }) || ["但是", "不过", "但", "除了"]
+        .iter()
+        .any(|c| text.contains(c))
+}
 
 /// Terms counted in words: a Chinese bigram is half of one (a
 /// two-character word is one bigram, a four-character phrase three).
@@ -2611,6 +2644,7 @@ mod tests {
             "Rent went up to $2,100 ugh",
             "The kids start swimming lessons on Saturday!",
             "我女儿下周一开学，好紧张",
+            "电话[REDACTED:phone]，谢谢",
         ] {
             assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
         }

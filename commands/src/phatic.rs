@@ -747,7 +747,12 @@ const REACTION_MARKS_ZH: &[&str] = &[
 #[must_use]
 pub fn is_reaction(text: &str) -> bool {
     // A reaction is short: a text of many words says more.
-    if text.len() > REACTION_BYTES_MAX || text.chars().any(|c| c.is_ascii_digit()) {
+    // A digit, or a secret redacted out of it (`电话[REDACTED:phone]，谢谢`),
+    // is something specific: no reaction.
+    if text.len() > REACTION_BYTES_MAX
+        || text.chars().any(|c| c.is_ascii_digit())
+        || text.contains("[REDACTED")
+    {
         return false;
     }
     let cjk = text
@@ -755,7 +760,11 @@ pub fn is_reaction(text: &str) -> bool {
         .filter(|c| engram_text::script::is_cjk(*c))
         .count();
     if cjk > 0 {
-        return cjk <= REACTION_CJK_MAX && REACTION_MARKS_ZH.iter().any(|m| text.contains(m));
+        // A Latin name or word in a Chinese text ("Code review 要求…") says
+        // what it is about.
+        return cjk <= REACTION_CJK_MAX
+            && !text.chars().any(|c| c.is_ascii_alphanumeric())
+            && REACTION_MARKS_ZH.iter().any(|m| text.contains(m));
     }
     let lower = text.to_lowercase().replace('’', "'");
     let words: Vec<&str> = lower
