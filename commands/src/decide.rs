@@ -134,7 +134,7 @@
 //! misses; 47 before); `blind3` and `blind4`, tuning splits too, at 63
 //! misses each (87 and 100 before their rules). The readings of pairs
 //! worded apart, and reactions, took the spent splits from 238 misses to
-//! 164 (`blind5` 84 to 45); `commands/tests/decide_corpus.rs` has the
+//! 166 (`blind5` 84 to 45); `commands/tests/decide_corpus.rs` has the
 //! figures of the split written for them and never read.
 //!
 //! **Uniqueness** (0-1000 permille): `1 - best similarity`, plus
