@@ -1231,9 +1231,6 @@ pub fn decide_profiled(
                     .map(|r| (*n, r))
             })
         });
-    // A text a live memory already says is that memory again, whatever
-    // else it disagrees with: the disagreement was flagged when that
-    // memory was saved (a transcript told twice contradicts nothing new).
     // Chinese is read in bigrams, which a restatement in other words
     // shares fewer of than English words.
     let restate_min = if text.chars().any(engram_text::script::is_cjk) {
@@ -1241,6 +1238,9 @@ pub fn decide_profiled(
     } else {
         RESTATED_BY_VALUES_MIN
     };
+    // A text a live memory already says is that memory again, whatever
+    // else it disagrees with: the disagreement was flagged when that
+    // memory was saved (a transcript told twice contradicts nothing new).
     let restated = related
         .iter()
         .find(|(s, n, theirs, r)| {
