@@ -482,13 +482,8 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         .filter(|t| is_salient(t) && !change.old.contains(**t))
         .count();
     let detail = if shared == 0 { 0 } else { UPDATE_DETAIL_MAX };
-    // Counted in words: a Chinese bigram is half of one (a two-character
-    // word is one bigram, a four-character phrase three).
-    let words = |terms: &mut dyn Iterator<Item = &str>| -> f64 {
-        terms.map(|t| if t.is_ascii() { 1.0 } else { 0.5 }).sum()
-    };
-    let new_size = words(&mut new_words.iter().copied()).max(1.0) + changed_values as f64;
-    if words(&mut replaced.iter().copied()) > new_size + detail as f64 {
+    let new_size = in_words(new_words.iter().copied()).max(1.0) + changed_values as f64;
+    if in_words(replaced.iter().copied()) > new_size + detail as f64 {
         return None;
     }
     let slot_stated = match change.kind {
@@ -517,13 +512,13 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         && mine.polarity == theirs.polarity
         && mine.negated == theirs.negated
         && new_size <= 1.0
-        && words(&mut replaced.iter().copied()) <= new_size
+        && in_words(replaced.iter().copied()) <= new_size
         && salient_only_in(theirs, mine).len() == replaced.len();
     // A switch that swaps one value for another no longer, the rest of
     // both texts alike ("后端组的负责人换成了刘洋" and "张伟是后端组的负责人").
     let swapped = matches!(change.kind, ChangeKind::Switch | ChangeKind::Move)
         && shared >= 2
-        && words(&mut replaced.iter().copied()) <= new_size;
+        && in_words(replaced.iter().copied()) <= new_size;
     let same_slot = slot_stated
         || old_named
         || swapped
@@ -1354,11 +1349,6 @@ fn value_update(
                 k == kind && shape(v) == shape(value) && !mine.values.contains(&(*k, v.clone()))
             })
     })?;
-    let digits = |terms: Vec<&str>| {
-        terms
-            .iter()
-            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
-    };
     // Amounts of two things ("3 replicas" and "5 nodes"), when both say
     // what they count: a date or a time counts nothing, whatever follows.
     let counted_apart = !mine.counted.is_empty()
@@ -1366,8 +1356,8 @@ fn value_update(
         && (counts_apart(mine, theirs) || counts_apart(theirs, mine));
     let apart = !shares_salient(mine, theirs)
         || counted_apart
-        || digits(salient_only_in(mine, theirs))
-        || digits(salient_only_in(theirs, mine))
+        || holds_identifier(&salient_only_in(mine, theirs))
+        || holds_identifier(&salient_only_in(theirs, mine))
         || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || modifier_swap(text, &neighbour.text)
@@ -1584,8 +1574,8 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
         && (!mine.values.is_empty() || shares_identifier(mine, theirs))
         && mine.change.is_none()
         && reworded(
-            own_words(salient_only_in(mine, theirs)),
-            own_words(salient_only_in(theirs, mine)),
+            in_words(salient_only_in(mine, theirs)),
+            in_words(salient_only_in(theirs, mine)),
         )
         && contrasts(text) == contrasts(&neighbour.text)
         && shares_salient(mine, theirs)
@@ -1625,11 +1615,20 @@ fn contrasts(text: &str) -> bool {
 
 /// Terms counted in words: a Chinese bigram is half of one (a
 /// two-character word is one bigram, a four-character phrase three).
-fn own_words(terms: Vec<&str>) -> f64 {
+fn in_words<'t>(terms: impl IntoIterator<Item = &'t str>) -> f64 {
     terms
-        .iter()
+        .into_iter()
         .map(|t| if t.is_ascii() { 1.0 } else { 0.5 })
         .sum()
+}
+
+/// Whether any of `terms` is an identifier (holds a digit: commit
+/// `9c1d2e4`, invoice 88417): a term one text holds and the other lacks
+/// names another thing.
+fn holds_identifier(terms: &[&str]) -> bool {
+    terms
+        .iter()
+        .any(|term| term.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// Whether the two texts share an identifier (a term with a digit or an
@@ -1836,17 +1835,12 @@ fn choice_swap(
 /// person, place, project or tool one names and the other does not
 /// mention.
 fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool {
-    let digits = |terms: Vec<&str>| {
-        terms
-            .iter()
-            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
-    };
     // Cheapest first: this is asked of many neighbours of every save.
     mine.change.is_some() != theirs.change.is_some()
         || mine.preference.is_some() != theirs.preference.is_some()
         || adds(text) != adds(other)
-        || digits(salient_only_in(mine, theirs))
-        || digits(salient_only_in(theirs, mine))
+        || holds_identifier(&salient_only_in(mine, theirs))
+        || holds_identifier(&salient_only_in(theirs, mine))
         || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || opposed_words(mine, theirs)
@@ -1930,13 +1924,8 @@ fn paraphrases(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profi
     // the sentences.
     let only_mine = salient_only_in(mine, theirs);
     let only_theirs = salient_only_in(theirs, mine);
-    if only_mine.len() > PARAPHRASE_WORDS_MAX
-        || only_theirs.len() > PARAPHRASE_WORDS_MAX
-        || only_mine
-            .iter()
-            .chain(&only_theirs)
-            .any(|term| term.chars().any(|c| c.is_ascii_digit()))
-    {
+    // (The identifier is `two_facts`'s to find, below.)
+    if only_mine.len() > PARAPHRASE_WORDS_MAX || only_theirs.len() > PARAPHRASE_WORDS_MAX {
         return false;
     }
     // Someone else ("the user's sister"), the other value of a slot
