@@ -2618,6 +2618,12 @@ mod tests {
             "hope the weather holds haha",
             "这周真累啊",
             "祝你周末愉快！",
+            "the printer jammed again, what a mess",
+            "the bus was late again lol",
+            "that sunset over the bay was gorgeous tonight!",
+            "haha the new intern's puns are the worst",
+            "老板又让加班，无语",
+            "楼上的小孩今天又在跑来跑去，烦死了",
         ] {
             let reason = low_entropy(text, &profile(text));
             assert!(
@@ -2634,6 +2640,10 @@ mod tests {
             "The kids start swimming lessons on Saturday!",
             "我女儿下周一开学，好紧张",
             "电话[REDACTED:phone]，谢谢",
+            "passed my driving test today!",
+            "the tram to work is late every single morning, so annoying",
+            "I always get migraines when it's this hot lol",
+            "楼上的小孩每天晚上都跑来跑去，烦死了",
         ] {
             assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
         }

@@ -616,6 +616,15 @@ const EXPRESSIONS: &[&str] = &[
     "crossed",
     "congrats",
     "cheers",
+    "mmm",
+    "meh",
+    "yikes",
+    "phew",
+    "whew",
+    "ooh",
+    "jeez",
+    "damn",
+    "dang",
 ];
 
 /// Words a reaction is said with that name nothing: pronouns, light verbs,
@@ -732,6 +741,20 @@ const REACTION_MARKS_ZH: &[&str] = &[
     "羡慕",
     "心疼",
     "可怜",
+    "无语",
+    "崩溃",
+    "郁闷",
+    "心累",
+    "气死",
+    "热死",
+    "冷死",
+    "忙死",
+    "笑死",
+    "吵死",
+    "好热",
+    "好冷",
+    "太热",
+    "太冷",
 ];
 
 /// Whether `text` is a reaction: how the moment feels, with nothing to keep
@@ -762,9 +785,19 @@ pub fn is_reaction(text: &str) -> bool {
     if cjk > 0 {
         // A Latin name or word in a Chinese text ("Code review 要求…") says
         // what it is about.
-        return cjk <= REACTION_CJK_MAX
-            && !text.chars().any(|c| c.is_ascii_alphanumeric())
-            && REACTION_MARKS_ZH.iter().any(|m| text.contains(m));
+        if text.chars().any(|c| c.is_ascii_alphanumeric()) {
+            return false;
+        }
+        let marked = REACTION_MARKS_ZH.iter().any(|m| text.contains(m))
+            || text
+                .trim_end_matches(['。', '！', '!', '…', '~', '～'])
+                .ends_with('烦');
+        // A mark in a short exclamation, or in a remark on the moment
+        // (`又`, `今天`) that names no habit (`每天`, `总是`).
+        let of_the_moment = MOMENT_MARKS_ZH.iter().any(|m| text.contains(m))
+            && !HABIT_MARKS_ZH.iter().any(|m| text.contains(m));
+        return marked
+            && (cjk <= REACTION_CJK_MAX || (of_the_moment && cjk <= PASSING_REMARK_CJK_MAX));
     }
     let lower = text.to_lowercase().replace('’', "'");
     let words: Vec<&str> = lower
@@ -790,8 +823,140 @@ pub fn is_reaction(text: &str) -> bool {
                 && !PHATIC_WORDS.contains(w)
         })
         .count();
-    marked && feels && other <= REACTION_CONTENT_MAX
+    // A habit ("always", "every") is worth keeping, however it is said.
+    if words.iter().any(|w| HABIT_WORDS.contains(w)) {
+        return false;
+    }
+    (marked && feels && other <= REACTION_CONTENT_MAX) || is_passing_remark(&lower, &words, text)
 }
+
+/// Whether an English text (lowercased, and its words) is a remark on the
+/// moment: two of a time of the moment ("again", "today"), a tone of
+/// voice (laughter, an interjection, thanks, an exclamation mark) and a
+/// judgement of how it strikes the speaker ("tedious", "the worst"), with
+/// no event that lasts ("passed", "married"): "standup ran long again, so
+/// tedious", "Luna is asleep on my keyboard again lol". Such a remark may
+/// name what it is about in up to [`PASSING_REMARK_WORDS_MAX`] words; a
+/// lasting event is something to keep however it is said, as is a habit
+/// (see [`is_reaction`]).
+fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
+    if words.len() > PASSING_REMARK_WORDS_MAX
+        || words.iter().any(|w| LASTING_EVENT_WORDS.contains(w))
+    {
+        return false;
+    }
+    let of_the_moment = words.iter().any(|w| MOMENT_WORDS.contains(w))
+        || MOMENT_PHRASES.iter().any(|p| contains_phrase(lower, p));
+    let toned = text.contains('!') || words.iter().any(|w| EXPRESSIONS.contains(w));
+    let judged = words
+        .iter()
+        .any(|w| FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w));
+    usize::from(of_the_moment) + usize::from(toned) + usize::from(judged) >= 2
+}
+
+/// Whether `phrase` occurs in `lower` between word boundaries.
+fn contains_phrase(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(at, _)| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + phrase.len()..].chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
+/// Words past which a text says too much to be a remark on the moment.
+const PASSING_REMARK_WORDS_MAX: usize = 12;
+
+/// Characters a Chinese remark on the moment may have (`咪咪又把沙发抓坏了，
+/// 气死我了`): more than an exclamation, as it tells what happened.
+const PASSING_REMARK_CJK_MAX: usize = 16;
+
+/// English words that put a remark in the moment it is said.
+const MOMENT_WORDS: &[&str] = &["again", "today", "tonight", "yesterday", "rn"];
+
+/// English phrases that put a remark in the moment it is said.
+const MOMENT_PHRASES: &[&str] = &[
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "right now",
+    "just now",
+];
+
+/// English words of judgement beside [`FEELING_WORDS`]: how something
+/// strikes the speaker, not what it is.
+const JUDGEMENT_WORDS: &[&str] = &[
+    "tedious",
+    "brutal",
+    "exhausting",
+    "chaos",
+    "chaotic",
+    "gross",
+    "disgusting",
+    "unbearable",
+    "miserable",
+    "hectic",
+    "stressful",
+    "nightmare",
+    "mess",
+    "disaster",
+    "hilarious",
+    "awkward",
+    "embarrassing",
+    "relaxing",
+    "gorgeous",
+    "adorable",
+    "fantastic",
+    "incredible",
+    "sucks",
+    "freezing",
+    "boiling",
+    "soaked",
+    "slammed",
+    "swamped",
+];
+
+/// English words of a habit: what is so every time is worth keeping.
+const HABIT_WORDS: &[&str] = &[
+    "always",
+    "usually",
+    "every",
+    "never",
+    "each",
+    "often",
+    "normally",
+    "typically",
+    "generally",
+    "daily",
+    "weekly",
+];
+
+/// English words of an event whose outcome lasts: worth keeping however
+/// it is cheered ("passed the exam yesterday!!").
+const LASTING_EVENT_WORDS: &[&str] = &[
+    "passed",
+    "graduated",
+    "married",
+    "engaged",
+    "divorced",
+    "hired",
+    "promoted",
+    "adopted",
+    "accepted",
+    "retired",
+    "diagnosed",
+    "bought",
+    "joined",
+    "started",
+    "finished",
+    "signed",
+    "born",
+];
+
+/// Chinese marks that put a remark in the moment it is said.
+const MOMENT_MARKS_ZH: &[&str] = &["又", "今天", "今晚", "刚才", "刚刚", "昨天"];
+
+/// Chinese marks of a habit.
+const HABIT_MARKS_ZH: &[&str] = &["每天", "每周", "每月", "总是", "一直", "经常", "平时"];
 
 /// Bytes past which a text is no reaction (twelve short words, or a
 /// Chinese text of [`REACTION_CJK_MAX`] characters with room to spare).
