@@ -1331,18 +1331,20 @@ fn value_update(
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    // "now" alone is no change of a value ("rotate every credential now");
-    // "from now on" is.
-    let said_change = mine
-        .change
-        .as_ref()
-        .is_some_and(|c| !c.adverb || text.to_lowercase().contains("from now on"));
+    // "now" in an order is no change of a value ("rotate every credential
+    // now"); "now" said of what is so ("I'm at 105k now", `现在每个月五千`)
+    // is, as is a new period opened ("from now on", "this season",
+    // "after the refinance", `最近`).
+    let lower = text.to_lowercase();
+    let said_change = mine.change.as_ref().is_some_and(|c| {
+        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(&lower)
+    }) || opens_a_period(&lower);
     if !said_change || theirs.change.is_some() || adds(text) {
         return None;
     }
     // A time is no other value of an amount: "$45" and "6am" are two
-    // slots, "4am" and "2:30am" one.
-    let shape = |value: &str| (value.contains(':'), value.contains('.'));
+    // slots, "4am" and "2:30am" one; "6.5" and "7" are one.
+    let shape = |value: &str| value.contains(':');
     let changed = mine.values.iter().find(|(kind, value)| {
         !theirs.values.contains(&(*kind, value.clone()))
             && theirs.values.iter().any(|(k, v)| {
@@ -1365,6 +1367,53 @@ fn value_update(
         || !capitals_mentioned_by(&neighbour.text, text);
     (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
 }
+
+/// Whether an English text (lowercased) says what is so, with a subject:
+/// the speaker ("I", "we") or a copula ("is", "are"), not an order.
+fn states_what_is(lower: &str) -> bool {
+    words_of(lower).any(|w| STATEMENT_WORDS.contains(&w))
+}
+
+/// Words that give an English sentence a subject or a copula.
+const STATEMENT_WORDS: &[&str] = &[
+    "i", "i'm", "im", "my", "we", "we're", "our", "is", "are", "s",
+];
+
+/// Whether a text (lowercased) says a period begins in which what it
+/// states holds: "from now on", "this year", "after the refinance",
+/// `最近`, `从这个月起`.
+fn opens_a_period(lower: &str) -> bool {
+    NEW_PERIODS.iter().any(|p| {
+        lower.match_indices(p).any(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + p.len()..].chars().next();
+            before.is_none_or(|c| !c.is_ascii_alphanumeric())
+                && after.is_none_or(|c| !c.is_ascii_alphanumeric())
+        })
+    }) || lower
+        .find('从')
+        .is_some_and(|at| lower[at..].contains('起'))
+}
+
+/// Phrases that open a period in which a new value holds.
+const NEW_PERIODS: &[&str] = &[
+    "from now on",
+    "going forward",
+    "this year",
+    "this season",
+    "this semester",
+    "this term",
+    "this quarter",
+    "these days",
+    "nowadays",
+    "as of",
+    "after the",
+    "since the",
+    "最近",
+    "今年",
+    "这学期",
+    "以后",
+];
 
 /// English words after which a text names what holds no longer: a choice
 /// against it ("email rather than Slack", "on Netlify instead of
@@ -1876,13 +1925,35 @@ fn names_mentioned_by(text: &str, profile: &Profile, other: &str) -> bool {
 /// Whether every capitalized content word of `text` ("Ana" of "Ana's
 /// salary", "Netflix") is one of `other`'s words, case aside: a name the
 /// entity reader does not know is still a subject an update must keep.
+/// A month or a weekday ("March") is a value, which an update may change,
+/// not a name. A sentence's first word is capitalized whatever it is
+/// ("Takes sertraline ..."): it counts only when `other` has a capitalized
+/// word of its own, so may name another subject in its place ("Ana's
+/// salary ..." and "Bob's salary ...").
 fn capitals_mentioned_by(text: &str, other: &str) -> bool {
     let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
-    words_of(text)
-        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
-        .map(str::to_lowercase)
-        .filter(|w| is_salient(w))
-        .all(|w| words.iter().any(|o| same_word(&w, o)))
+    let capitals = |text: &'_ str, first: bool| -> Vec<String> {
+        text.split_inclusive(['.', '!', '?', ';', ':', '\n'])
+            .flat_map(|sentence| words_of(sentence).skip(usize::from(!first)))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(str::to_lowercase)
+            .filter(|w| is_salient(w) && !names_a_date(w))
+            .collect()
+    };
+    let own: Vec<String> = words_of(text).map(str::to_lowercase).collect();
+    let other_has_its_own = capitals(other, true)
+        .iter()
+        .any(|w| !own.iter().any(|o| same_word(w, o)));
+    capitals(text, other_has_its_own)
+        .iter()
+        .all(|w| words.iter().any(|o| same_word(w, o)))
+}
+
+/// Whether a lowercased word names a weekday or a month, or its plural
+/// ("fridays").
+fn names_a_date(word: &str) -> bool {
+    let word = word.strip_suffix('s').unwrap_or(word);
+    engram_text::calendar::WEEKDAYS.contains(&word) || engram_text::calendar::MONTHS.contains(&word)
 }
 
 /// Whether two words are one, or one begins the other and has at least
@@ -2454,6 +2525,54 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// A new value said of what is so now, or for a period that begins
+    /// ("this summer", "after the move", `从下个月起`), in other words than
+    /// the memory's, contradicts it; a month, or a capitalized first word
+    /// ("Takes"), is no name the update must repeat; numerals that say
+    /// their magnitude (`五十八`) are a number without a unit.
+    #[test]
+    fn a_new_value_for_now_or_a_new_period_contradicts() {
+        for (existing, text) in [
+            (
+                "Takes metformin 500 mg with breakfast.",
+                "my doctor raised the metformin to 1000 mg",
+            ),
+            (
+                "Concert tickets are for June 20.",
+                "the venue moved our concert to the 27th",
+            ),
+            (
+                "Monthly grocery budget: $600.",
+                "I can spend up to $750 on groceries now",
+            ),
+            (
+                "Piano lessons cost $40 per lesson.",
+                "after the price change piano is $55 per lesson",
+            ),
+            ("用户每周三晚上打羽毛球。", "羽毛球挪到周五晚上了"),
+            ("用户每月的话费是80元。", "从这个月起话费每月一百二十"),
+            ("用户在考雅思，目标6.5分。", "申请要求变了，雅思目标改成7分"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        // Another person's value is another fact.
+        for (existing, text) in [(
+            "Maya's piano lessons cost $40 per lesson.",
+            "after the price change Leo's piano is $55 per lesson",
+        )] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        assert!(is_reinforced("我妈今年五十八了", "用户的妈妈今年58岁。"));
     }
 
     /// A change said in other words than the memory's, of a value of the

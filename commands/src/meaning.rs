@@ -1103,6 +1103,8 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("纠正", " correction "),
     ("目前", " currently "),
     ("改到", " changed to "),
+    ("挪到", " moved to "),
+    ("改去", " changed to "),
     ("调到", " changed to "),
     ("调整到", " changed to "),
     ("调整为", " changed to "),
@@ -1488,6 +1490,20 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             values.push((kind, cjk_number(&run).to_string()));
             out.push(' ');
             rest = &rest[run.len() + unit.len()..];
+            continue;
+        }
+        // `五千`, `六十五`: numerals that say their magnitude are a number
+        // with no unit after them, at the end of a word (not `千万别`).
+        if run.chars().count() >= 2
+            && run.contains(['十', '百', '千', '万'])
+            && rest[run.len()..]
+                .chars()
+                .next()
+                .is_none_or(|n| !engram_text::script::is_cjk(n) || CJK_PARTICLES.contains(n))
+        {
+            values.push((ValueKind::Number, cjk_number(&run).to_string()));
+            out.push(' ');
+            rest = &rest[run.len()..];
             continue;
         }
         // An ordinal: `第三` is `第3`, both the value 3.

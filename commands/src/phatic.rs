@@ -848,9 +848,10 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
     let of_the_moment = words.iter().any(|w| MOMENT_WORDS.contains(w))
         || MOMENT_PHRASES.iter().any(|p| contains_phrase(lower, p));
     let toned = text.contains('!') || words.iter().any(|w| EXPRESSIONS.contains(w));
-    let judged = words
-        .iter()
-        .any(|w| FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w));
+    // A word counts once: "ugh" is a tone, not a judgement too.
+    let judged = words.iter().any(|w| {
+        (FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w)) && !EXPRESSIONS.contains(w)
+    });
     usize::from(of_the_moment) + usize::from(toned) + usize::from(judged) >= 2
 }
 
