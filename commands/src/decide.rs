@@ -1248,7 +1248,8 @@ pub fn decide_profiled(
             scored
                 .iter()
                 .find(|(s, n, theirs)| {
-                    *s >= restate_min && restates_by_values(text, mine, n, theirs)
+                    (*s >= restate_min || shares_distinctive_value(mine, theirs))
+                        && restates_by_values(text, mine, n, theirs)
                 })
                 .map(|(_, n, _)| *n)
         });
@@ -1627,10 +1628,45 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
             in_words(salient_only_in(theirs, mine)),
         )
         && contrasts(text) == contrasts(&neighbour.text)
-        && shares_salient(mine, theirs)
+        && (shares_salient(mine, theirs)
+            || (shares_distinctive_value(mine, theirs)
+                && owners_mentioned_by(text, &neighbour.text)
+                && owners_mentioned_by(&neighbour.text, text)
+                && capitals_mentioned_by(text, &neighbour.text)
+                && capitals_mentioned_by(&neighbour.text, text)))
         && disagreement(mine, theirs).is_none()
         && !two_facts(text, mine, &neighbour.text, theirs)
 }
+
+/// Whether the two texts state a distinctive value in common
+/// (`is_distinctive`).
+fn shares_distinctive_value(mine: &Profile, theirs: &Profile) -> bool {
+    mine.values
+        .iter()
+        .any(|value| is_distinctive(&value.1) && theirs.values.contains(value))
+}
+
+/// Whether a value is one few facts share: an amount of at least
+/// [`DISTINCTIVE_DIGITS_MIN`] significant digits (1850, not 2000) or a
+/// clock time off the hour (9:30). Two texts stating the same such values
+/// say them of one thing though they share no word ("I pay 1850/mo for
+/// the apartment" and "rent is $1,850 per month").
+fn is_distinctive(value: &str) -> bool {
+    match value.split_once(':') {
+        Some((_, minutes)) => minutes
+            .trim_start_matches('0')
+            .chars()
+            .any(|c| c.is_ascii_digit()),
+        None => {
+            value.chars().all(|c| c.is_ascii_digit())
+                && value.trim_end_matches('0').len() >= DISTINCTIVE_DIGITS_MIN
+        }
+    }
+}
+
+/// Significant digits from which an amount is distinctive
+/// (`is_distinctive`).
+const DISTINCTIVE_DIGITS_MIN: usize = 3;
 
 /// Words of its own each side of a restatement by its values may have
 /// (`restates_by_values`): a note says a sentence's few words in others
@@ -1947,6 +1983,20 @@ fn capitals_mentioned_by(text: &str, other: &str) -> bool {
     capitals(text, other_has_its_own)
         .iter()
         .all(|w| words.iter().any(|o| same_word(w, o)))
+}
+
+/// Whether every capitalized owner `text` names ("Alice" of "Alice's
+/// flight", wherever it stands) is one of `other`'s words: with no word
+/// in common, the owner is what tells one subject from another.
+fn owners_mentioned_by(text: &str, other: &str) -> bool {
+    let words: Vec<String> = words_of(other).map(str::to_lowercase).collect();
+    text.replace('’', "'")
+        .split("'s")
+        .filter_map(|before| before.rsplit(|c: char| !c.is_alphanumeric()).next())
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+        .map(str::to_lowercase)
+        .filter(|w| is_salient(w))
+        .all(|w| words.iter().any(|o| same_word(&w, o)))
 }
 
 /// Whether a lowercased word names a weekday or a month, or its plural
@@ -2525,6 +2575,46 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// The same distinctive values (an amount of three significant
+    /// digits, a time off the hour) restate a memory though no word is
+    /// shared, in the other language too; a round amount does not, nor a
+    /// distinctive one said of a named other.
+    #[test]
+    fn the_same_distinctive_values_restate_without_a_word_in_common() {
+        for (existing, text) in [
+            (
+                "My car loan payment is $415.",
+                "I send the lender 415 dollars",
+            ),
+            (
+                "The team sync is at 10:45 on Wednesdays.",
+                "周三10:45开同步会",
+            ),
+        ] {
+            assert!(
+                is_reinforced(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "My car loan payment is $400.",
+                "I send the lender 400 dollars",
+            ),
+            (
+                "The invoice total was $1,240.",
+                "Alice's flight cost $1,240",
+            ),
+        ] {
+            assert!(
+                !is_reinforced(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
     }
 
     /// A new value said of what is so now, or for a period that begins
