@@ -2652,10 +2652,16 @@ mod tests {
             );
         }
         // Another person's value is another fact.
-        for (existing, text) in [(
-            "Maya's piano lessons cost $40 per lesson.",
-            "after the price change Leo's piano is $55 per lesson",
-        )] {
+        for (existing, text) in [
+            (
+                "Maya's piano lessons cost $40 per lesson.",
+                "after the price change Leo's piano is $55 per lesson",
+            ),
+            (
+                "Takes metformin 500 mg with breakfast.",
+                "my dad's doctor raised his metformin to 1000 mg",
+            ),
+        ] {
             assert!(
                 !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
                 "{text}: {:?}",
