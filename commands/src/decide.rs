@@ -1220,6 +1220,7 @@ pub fn decide_profiled(
                                             .then(|| choice_swap(text, mine, n, theirs))
                                             .flatten()
                                     })
+                                    .or_else(|| hands_over_role(text, n))
                             })
                             .flatten()
                     })
@@ -1384,16 +1385,21 @@ const STATEMENT_WORDS: &[&str] = &[
 /// states holds: "from now on", "this year", "after the refinance",
 /// `最近`, `从这个月起`.
 fn opens_a_period(lower: &str) -> bool {
-    NEW_PERIODS.iter().any(|p| {
-        lower.match_indices(p).any(|(at, _)| {
-            let before = lower[..at].chars().next_back();
-            let after = lower[at + p.len()..].chars().next();
-            before.is_none_or(|c| !c.is_ascii_alphanumeric())
-                && after.is_none_or(|c| !c.is_ascii_alphanumeric())
-        })
-    }) || lower
-        .find('从')
-        .is_some_and(|at| lower[at..].contains('起'))
+    NEW_PERIODS.iter().any(|p| has_phrase(lower, p))
+        || lower
+            .find('从')
+            .is_some_and(|at| lower[at..].contains('起'))
+}
+
+/// Whether `phrase` occurs in `lower` with no letter or digit of a word
+/// around it ("this term", not "this terminal").
+fn has_phrase(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(at, _)| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + phrase.len()..].chars().next();
+        before.is_none_or(|c| !c.is_ascii_alphanumeric())
+            && after.is_none_or(|c| !c.is_ascii_alphanumeric())
+    })
 }
 
 /// Phrases that open a period in which a new value holds.
@@ -1436,6 +1442,36 @@ const ENDING_VERBS: &[&str] = &[
     "gave up",
     "no longer",
     "left",
+    "lost",
+    "traded",
+    "traded in",
+    "withdrew from",
+    "dropped out of",
+    "got rid of",
+    "moved out of",
+    "last day at",
+    "finished",
+    "completed",
+];
+
+/// English verbs that end a pursuit of what follows them ("passed the
+/// DELE B2" against "studying for the DELE"): an end only of a memory
+/// that says the pursuit ([`PURSUIT_WORDS`]), as passing an exam ends
+/// studying for it and not knowing of it.
+const PURSUIT_ENDING_VERBS: &[&str] = &["passed", "graduated from", "earned", "got my"];
+
+/// Words of a memory that says something is being pursued.
+const PURSUIT_WORDS: &[&str] = &[
+    "studying",
+    "studies",
+    "preparing",
+    "prepping",
+    "pursuing",
+    "learning",
+    "training",
+    "working toward",
+    "working towards",
+    "applying",
 ];
 
 /// Chinese marks before what holds no longer (`不喝美式`, `不再发钉钉群`,
@@ -1491,7 +1527,13 @@ fn names_old_value(
     };
     let is_subject = |word: &str| memory_words.first().is_some_and(|m| same_word(m, word));
     let mut found: Option<(String, bool)> = None; // (old value, an end)
-    for mark in &marks.english {
+    let lower_memory = neighbour.text.to_lowercase();
+    let a_pursuit = || PURSUIT_WORDS.iter().any(|p| has_phrase(&lower_memory, p));
+    for mark in marks
+        .english
+        .iter()
+        .filter(|m| !m.of_pursuit || a_pursuit())
+    {
         let old = if mark.whole_clause {
             // Every word to the clause's end is the memory's.
             mark.after
@@ -1507,7 +1549,7 @@ fn names_old_value(
                 .iter()
                 .take(OLD_VALUE_WORD_WINDOW)
                 .find(|w| is_salient(w))
-                .filter(|w| in_memory(w) && !is_subject(w))
+                .filter(|w| in_memory(w) && (mark.of_pursuit || !is_subject(w)))
         };
         if let Some(old) = old {
             found = Some((old.clone(), mark.ending));
@@ -1546,6 +1588,138 @@ fn names_old_value(
     ((ending || new_value) && !apart).then(|| format!("no longer: {old}"))
 }
 
+/// Why `text` ends the role a memory gives a person: the memory says
+/// what someone holds (leads, owns, manages, `负责`), and the text has that
+/// person leave it ("Kenji stepped down", "Priya left the company",
+/// "Marcus moved to the data team", `老李退休了`, `小王不管了`), whoever
+/// holds it next. Leaving early, or moving to Berlin, ends nothing: a
+/// departure other than "stepped down" counts at the end of its clause
+/// or with what is left (the company, the team) a few words after it.
+fn hands_over_role(text: &str, neighbour: &Neighbour) -> Option<String> {
+    let memory = neighbour.text.to_lowercase();
+    if !ROLE_WORDS.iter().any(|r| has_phrase(&memory, r))
+        && !ROLE_MARKS_ZH.iter().any(|r| memory.contains(r))
+    {
+        return None;
+    }
+    let memory_words: Vec<&str> = words_of(&neighbour.text).collect();
+    // English: a capitalized name of the memory right before a departure.
+    for clause in text.split([',', ';', '.', '!', '?', ':']) {
+        let words: Vec<String> = words_of(clause).map(str::to_lowercase).collect();
+        for (at, word) in words_of(clause).enumerate() {
+            let named = word.starts_with(|c: char| c.is_ascii_uppercase())
+                && is_salient(&words[at])
+                && memory_words.contains(&word);
+            let departs = named
+                && DEPARTURES.iter().any(|departure| {
+                    let length = departure.split(' ').count();
+                    let Some(run) = words.get(at + 1..at + 1 + length) else {
+                        return false;
+                    };
+                    let after = &words[at + 1 + length..];
+                    run.iter().map(String::as_str).eq(departure.split(' '))
+                        && (*departure == "stepped down"
+                            || after.is_empty()
+                            || after
+                                .iter()
+                                .take(DEPARTURE_PLACE_WINDOW)
+                                .any(|w| LEFT_PLACES.contains(&w.as_str())))
+                });
+            if departs {
+                return Some(format!("no longer holds it: {word}"));
+            }
+        }
+    }
+    // Chinese: a name of the memory (`小王`, `老李`, `王总`, `陈姐`) in the
+    // clause before a departure (`老周上个月辞职了`).
+    for mark in DEPARTURES_ZH {
+        for (at, _) in text.match_indices(mark) {
+            let clause_start = text[..at]
+                .rfind(['，', '。', '；', '！', '？', ',', ';', '.'])
+                .map_or(0, |k| {
+                    k + text[k..].chars().next().map_or(1, char::len_utf8)
+                });
+            let clause: Vec<char> = text[clause_start..at].chars().collect();
+            let name = clause.windows(2).find_map(|pair| {
+                let name: String = pair.iter().collect();
+                ((name.starts_with(['小', '老']) || name.ends_with(['总', '姐', '哥']))
+                    && neighbour.text.contains(&name))
+                .then_some(name)
+            });
+            if let Some(name) = name {
+                return Some(format!("no longer holds it: {name}"));
+            }
+        }
+    }
+    None
+}
+
+/// English words of a memory that gives someone a role.
+const ROLE_WORDS: &[&str] = &[
+    "lead",
+    "leads",
+    "manager",
+    "manages",
+    "owner",
+    "owns",
+    "owned by",
+    "handles",
+    "runs",
+    "in charge",
+    "responsible",
+    "maintains",
+    "maintainer",
+    "head of",
+    "report to",
+    "reports to",
+];
+
+/// Chinese marks of a memory that gives someone a role.
+const ROLE_MARKS_ZH: &[&str] = &["负责", "主管", "经理", "组长", "管理"];
+
+/// English words right after a person that say they leave what they held.
+const DEPARTURES: &[&str] = &[
+    "stepped down",
+    "left",
+    "has left",
+    "is leaving",
+    "retired",
+    "resigned",
+    "quit",
+    "moved to",
+    "transferred to",
+    "handed",
+];
+
+/// Words after a departure within which what is left must be named
+/// ("handed the payments team over").
+const DEPARTURE_PLACE_WINDOW: usize = 4;
+
+/// What someone who leaves it no longer holds.
+const LEFT_PLACES: &[&str] = &[
+    "company",
+    "team",
+    "firm",
+    "job",
+    "project",
+    "group",
+    "department",
+    "role",
+    "position",
+];
+
+/// Chinese marks right after a person that say they leave what they held.
+const DEPARTURES_ZH: &[&str] = &[
+    "退休",
+    "离职",
+    "辞职",
+    "调去",
+    "调到",
+    "转去",
+    "不管了",
+    "走了",
+];
+
 /// Where a text names what may hold no longer ([`names_old_value`]): read
 /// once a save, then asked of each neighbour.
 #[derive(Debug, Default)]
@@ -1565,6 +1739,9 @@ struct EnglishMark {
     whole_clause: bool,
     /// A verb that ends what follows ([`ENDING_VERBS`]).
     ending: bool,
+    /// A verb that ends only a pursuit of what follows
+    /// ([`PURSUIT_ENDING_VERBS`]).
+    of_pursuit: bool,
 }
 
 impl OldValueMarks {
@@ -1575,7 +1752,11 @@ impl OldValueMarks {
         for clause in lower.split([',', ';', '.', '!', '?', ':']) {
             let words: Vec<&str> = words_of(clause).collect();
             for at in 0..words.len() {
-                for mark in OLD_VALUE_MARKERS.iter().chain(ENDING_VERBS) {
+                for mark in OLD_VALUE_MARKERS
+                    .iter()
+                    .chain(ENDING_VERBS)
+                    .chain(PURSUIT_ENDING_VERBS)
+                {
                     let length = mark.split(' ').count();
                     let matches = words
                         .get(at..at + length)
@@ -1587,7 +1768,9 @@ impl OldValueMarks {
                                 .map(|w| (*w).to_owned())
                                 .collect(),
                             whole_clause: matches!(*mark, "not" | "no longer"),
-                            ending: ENDING_VERBS.contains(mark),
+                            ending: ENDING_VERBS.contains(mark)
+                                || PURSUIT_ENDING_VERBS.contains(mark),
+                            of_pursuit: PURSUIT_ENDING_VERBS.contains(mark),
                         });
                     }
                 }
@@ -2575,6 +2758,84 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// A person leaving the role a memory gives them ends it, whoever
+    /// holds it next; leaving early, moving house, or leaving when the
+    /// memory gives no role, does not.
+    #[test]
+    fn leaving_a_role_ends_it() {
+        for (existing, text) in [
+            (
+                "Dana is the release manager for the iOS app.",
+                "Dana stepped down last week, Omar runs releases now",
+            ),
+            (
+                "Viktor owns the billing service.",
+                "Viktor left the company in March.",
+            ),
+            (
+                "Ines leads the design review.",
+                "Ines transferred to the growth team",
+            ),
+            ("老周负责我们组的招聘。", "老周上个月辞职了，招聘先由HR接手"),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "Viktor owns the billing service.",
+                "Viktor left early today, he was sick",
+            ),
+            (
+                "Viktor owns the billing service.",
+                "Viktor moved to a flat near the river",
+            ),
+            (
+                "Viktor's favourite band is Blur.",
+                "Viktor left the company in March.",
+            ),
+        ] {
+            assert!(
+                !is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// Losing, trading in or leaving what a memory says one has ends it;
+    /// passing an exam ends studying for it, not knowing about it.
+    #[test]
+    fn an_ending_or_a_pursuit_ended_contradicts() {
+        for (existing, text) in [
+            (
+                "User has a tabby cat named Mochi.",
+                "We lost Mochi last winter, the house is quiet",
+            ),
+            (
+                "Studying for the CKA certification.",
+                "passed the CKA on my second try",
+            ),
+            (
+                "Taking an evening course in welding.",
+                "I withdrew from the welding course",
+            ),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        assert!(!is_contradiction(
+            "passed the CKA on my second try",
+            "The CKA exam is two hours long."
+        ));
     }
 
     /// The same distinctive values (an amount of three significant
