@@ -180,6 +180,9 @@ use crate::meaning::{is_place_term, is_salient};
 pub const CONTENT_CHARS_MIN: usize = 8;
 /// Fewer content terms than this is low entropy.
 pub const CONTENT_TERMS_MIN: usize = 2;
+/// What a text with no content term must say (values, a change, a
+/// stance) to be kept.
+pub const TERMLESS_SAID_MIN: usize = 3;
 /// Similarity at which an agreeing text restates a memory.
 pub const RESTATEMENT_MIN: f64 = 0.75;
 /// Similarity at which a disagreeing text contradicts a memory.
@@ -910,7 +913,10 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
         .count();
     let said =
         terms + profile.values.len() + usize::from(profile.change.is_some()) + usize::from(stance);
-    if terms == 0 || said < CONTENT_TERMS_MIN {
+    // No content term says nothing, unless values and a change or a stance
+    // say enough by themselves ("I switched my 5k runs to Mondays and
+    // Wednesdays", whose "runs" is a light verb's word).
+    if (terms == 0 && said < TERMLESS_SAID_MIN) || said < CONTENT_TERMS_MIN {
         return Some(format!(
             "too little content: under {CONTENT_TERMS_MIN} distinct terms"
         ));
@@ -2758,6 +2764,16 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// Values and a change say enough without a content term (a light
+    /// verb's word, "runs", is none); two values alone do not.
+    #[test]
+    fn values_and_a_change_say_enough_without_a_term() {
+        let text = "I moved my 10k runs to Fridays and Sundays";
+        assert_eq!(low_entropy(text, &profile(text)), None);
+        let text = "at 5pm on Friday";
+        assert!(low_entropy(text, &profile(text)).is_some());
     }
 
     /// A person leaving the role a memory gives them ends it, whoever
