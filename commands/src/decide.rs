@@ -1488,6 +1488,9 @@ const ENDING_MARKS_ZH: &[&str] = &[
     "卖掉", "卖了",
 ];
 
+/// Characters that end a Chinese clause.
+const CJK_CLAUSE_ENDS: &[char] = &['，', '。', '；', '！', '？', ',', ';', '.', '!', '?'];
+
 /// Characters after a Chinese mark that may hold the old value.
 const OLD_VALUE_CJK_WINDOW: usize = 6;
 /// Words after an English mark that may hold the old value.
@@ -1786,10 +1789,26 @@ impl OldValueMarks {
             for (list, ending) in [(OLD_VALUE_MARKERS_ZH, false), (ENDING_MARKS_ZH, true)] {
                 for mark in list {
                     for (at, _) in text.match_indices(mark) {
-                        let after = text[at + mark.len()..]
-                            .chars()
-                            .take(OLD_VALUE_CJK_WINDOW)
-                            .collect();
+                        // `不吃辣了`: the verb of a `不` mark is part of what
+                        // ends (`吃辣`).
+                        let from = if mark.starts_with('不') && mark.chars().count() == 2 {
+                            at + '不'.len_utf8()
+                        } else {
+                            at + mark.len()
+                        };
+                        let mut after: String =
+                            text[from..].chars().take(OLD_VALUE_CJK_WINDOW).collect();
+                        // `游泳课不上了`: a mark that ends its clause ends
+                        // what comes before it.
+                        if text[at + mark.len()..].starts_with('了') {
+                            let before: Vec<char> = text[..at]
+                                .chars()
+                                .rev()
+                                .take_while(|c| !CJK_CLAUSE_ENDS.contains(c))
+                                .take(OLD_VALUE_CJK_WINDOW)
+                                .collect();
+                            after.extend(before.iter().rev());
+                        }
                         marks.chinese.push((after, ending));
                     }
                 }
@@ -2764,6 +2783,27 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// A Chinese end said with `不` and its verb (`不喝酒了`), or closing
+    /// its clause after what it ends (`书法课不上了`), contradicts the
+    /// memory of it; the end of another thing does not.
+    #[test]
+    fn a_chinese_end_after_or_around_its_verb_contradicts() {
+        for (existing, text) in [
+            ("用户爱喝酒。", "体检以后我已经不喝酒了"),
+            ("儿子在练书法，每周六去少年宫。", "儿子的书法课不上了"),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        assert!(!is_contradiction(
+            "女儿的舞蹈课不上了",
+            "儿子每周六上书法课。"
+        ));
     }
 
     /// Values and a change say enough without a content term (a light
