@@ -97,7 +97,7 @@
 //!
 //! **Worded apart.** A pair of one subject said in other words shares few
 //! words, so it is not near; from a similarity of [`WORDED_APART_MIN`]
-//! four more readings look at it, each with the checks that keep two
+//! five more readings look at it, each with the checks that keep two
 //! facts apart (`two_facts`: an identifier, relative or name on one side,
 //! one slot filled two ways, a modifier swapped before one head word,
 //! "also", "as well"):
@@ -114,12 +114,26 @@
 //!   Slack", "Austin, not Denver", "quit Duolingo", `不喝美式`);
 //! - *a changed choice* (`choice_swap`, from [`CHOICE_SWAP_MIN`]): another
 //!   thing of one kind chosen or liked in the same setting ("I go for
-//!   aisle seats now" against "I prefer window seats").
+//!   aisle seats now" against "I prefer window seats");
+//! - *a role left* (`hands_over_role`, pinned by the person's name in
+//!   both texts rather than by `two_facts`): a person the memory gives a
+//!   role (leads, owns, `负责`) steps down, leaves the company or team,
+//!   moves to another team, hands it over (`老李退休了`, `小王不管了`).
+//!
+//! A change is said by a verb, by "now" said of what is so ("I'm at 105k
+//! now", not an order: "rotate every credential now"), or by a period
+//! that opens ("from now on", "this season", "after the refinance",
+//! `最近`, `从这个月起`). Ends are said by verbs ("quit", "lost", "traded
+//! in", "withdrew from", "last day at"), and a pursuit ("studying for the
+//! CKA") ends by "passed" too. The same *distinctive* values (an amount of
+//! three significant digits, a time off the hour) restate with no word in
+//! common, in either language, when neither text names an owner or a
+//! capitalized word the other lacks ("I pay 1850/mo for the apartment").
 //!
 //! | outcome | when |
 //! | --- | --- |
-//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), a reaction with no value, change or liking ([`crate::phatic::is_reaction`]: "so hungry right now", `房贷压力好大啊`), no content term, fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
-//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value or a changed choice |
+//! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), a reaction or a remark on the moment with no value, change or liking ([`crate::phatic::is_reaction`]: "so hungry right now", "standup ran long again, so tedious", `房贷压力好大啊`), no content term (unless values, a change and a stance come to [`TERMLESS_SAID_MIN`]), fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
+//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value, a changed choice or a role left |
 //! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values |
 //! | `New` | anything else, different subjects included |
 //!
