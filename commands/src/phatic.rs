@@ -833,15 +833,19 @@ pub fn is_reaction(text: &str) -> bool {
 /// Whether an English text (lowercased, and its words) is a remark on the
 /// moment: two of a time of the moment ("again", "today"), a tone of
 /// voice (laughter, an interjection, thanks, an exclamation mark) and a
-/// judgement of how it strikes the speaker ("tedious", "the worst"), with
-/// no event that lasts ("passed", "married"): "standup ran long again, so
-/// tedious", "Luna is asleep on my keyboard again lol". Such a remark may
-/// name what it is about in up to [`PASSING_REMARK_WORDS_MAX`] words; a
-/// lasting event is something to keep however it is said, as is a habit
-/// (see [`is_reaction`]).
+/// judgement of how it strikes the speaker ("tedious", "the worst"), as
+/// in "standup ran long again, so tedious" or "Luna is asleep on my
+/// keyboard again lol"; or a hardship or a greeting passed on by itself
+/// ("grad school is exhausting", "Elena says hi!"). Such a remark may
+/// name what it is about in up to [`PASSING_REMARK_WORDS_MAX`] words. A
+/// lasting event ("passed", "married") or a choice or want ("rather",
+/// "need") is something to keep however it is said, as is a habit (see
+/// [`is_reaction`]).
 fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
     if words.len() > PASSING_REMARK_WORDS_MAX
-        || words.iter().any(|w| LASTING_EVENT_WORDS.contains(w))
+        || words
+            .iter()
+            .any(|w| LASTING_EVENT_WORDS.contains(w) || CHOOSING_WORDS.contains(w))
     {
         return false;
     }
@@ -850,10 +854,64 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
     let toned = text.contains('!') || words.iter().any(|w| EXPRESSIONS.contains(w));
     // A word counts once: "ugh" is a tone, not a judgement too.
     let judged = words.iter().any(|w| {
-        (FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w)) && !EXPRESSIONS.contains(w)
+        (FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w) || HARDSHIP_WORDS.contains(w))
+            && !EXPRESSIONS.contains(w)
     });
-    usize::from(of_the_moment) + usize::from(toned) + usize::from(judged) >= 2
+    // A hardship ("grad school is exhausting") or a greeting passed on
+    // ("Elena says hi!") is a remark by itself.
+    let hardship = words.iter().any(|w| HARDSHIP_WORDS.contains(w));
+    let greeting_passed_on = words.len() <= GREETING_PASSED_ON_WORDS_MAX
+        && GREETINGS_PASSED_ON
+            .iter()
+            .any(|p| contains_phrase(lower, p));
+    hardship
+        || greeting_passed_on
+        || usize::from(of_the_moment) + usize::from(toned) + usize::from(judged) >= 2
 }
+
+/// English words of a hardship of the moment: how something wears on the
+/// speaker, never what they like or what is so.
+const HARDSHIP_WORDS: &[&str] = &[
+    "tedious",
+    "brutal",
+    "exhausting",
+    "draining",
+    "grueling",
+    "gruelling",
+    "chaos",
+    "chaotic",
+    "unbearable",
+    "miserable",
+    "hectic",
+    "nightmare",
+    "disaster",
+    "slammed",
+    "swamped",
+];
+
+/// English words of a choice or a want: "standups are tedious, I'd
+/// rather do async updates" says what to do.
+const CHOOSING_WORDS: &[&str] = &[
+    "rather", "prefer", "prefers", "instead", "want", "wants", "should", "need", "needs",
+];
+
+/// A greeting passed on from someone ("Elena says hi!").
+const GREETINGS_PASSED_ON: &[&str] = &[
+    "says hi",
+    "says hello",
+    "said hi",
+    "said hello",
+    "sends her love",
+    "sends his love",
+    "sends their love",
+    "sends love",
+    "sends regards",
+    "sends her regards",
+    "sends his regards",
+];
+
+/// Words past which a text says more than a greeting passed on.
+const GREETING_PASSED_ON_WORDS_MAX: usize = 6;
 
 /// Whether `phrase` occurs in `lower` between word boundaries.
 fn contains_phrase(lower: &str, phrase: &str) -> bool {
@@ -883,23 +941,13 @@ const MOMENT_PHRASES: &[&str] = &[
     "just now",
 ];
 
-/// English words of judgement beside [`FEELING_WORDS`]: how something
-/// strikes the speaker, not what it is.
+/// English words of judgement beside [`FEELING_WORDS`] and
+/// [`HARDSHIP_WORDS`]: how something strikes the speaker, not what it is.
 const JUDGEMENT_WORDS: &[&str] = &[
-    "tedious",
-    "brutal",
-    "exhausting",
-    "chaos",
-    "chaotic",
     "gross",
     "disgusting",
-    "unbearable",
-    "miserable",
-    "hectic",
     "stressful",
-    "nightmare",
     "mess",
-    "disaster",
     "hilarious",
     "awkward",
     "embarrassing",
@@ -912,8 +960,6 @@ const JUDGEMENT_WORDS: &[&str] = &[
     "freezing",
     "boiling",
     "soaked",
-    "slammed",
-    "swamped",
 ];
 
 /// English words of a habit: what is so every time is worth keeping.
