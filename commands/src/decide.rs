@@ -830,6 +830,18 @@ const RELATIVES: &[&str] = &[
     "grandfather",
     "grandma",
     "grandpa",
+    "granny",
+    "nana",
+    "mama",
+    "mommy",
+    "papa",
+    "daddy",
+    "sis",
+    "bro",
+    "hubby",
+    "kiddo",
+    "bf",
+    "gf",
     "niece",
     "nephew",
     "妈妈",
@@ -2818,6 +2830,24 @@ mod tests {
         assert!(!is_contradiction(
             "女儿的舞蹈课不上了",
             "儿子每周六上书法课。"
+        ));
+    }
+
+    /// A relative named the familiar way ("granny", "sis") is the same
+    /// relative, and still another one than a brother.
+    #[test]
+    fn a_relative_said_the_familiar_way_is_the_same_relative() {
+        assert!(is_reinforced(
+            "granny lives in Lyon",
+            "User's grandmother lives in Lyon."
+        ));
+        assert!(is_reinforced(
+            "my sis works as a nurse in Leeds",
+            "User's sister works as a nurse in Leeds."
+        ));
+        assert!(!is_reinforced(
+            "my bro works as a nurse in Leeds",
+            "User's sister works as a nurse in Leeds."
         ));
     }
 
