@@ -1280,6 +1280,14 @@ fn any_at_word_start(lower: &str, phrases: &[&str]) -> bool {
     })
 }
 
+/// Whether one of `phrases` stands in `lower` as whole words: "red" in
+/// "CI is red", not in "we're redoing the kitchen".
+fn any_word_at_start(lower: &str, phrases: &[&str]) -> bool {
+    phrases
+        .iter()
+        .any(|p| after_word_start(lower, p).any(|after| !after.starts_with(char::is_alphanumeric)))
+}
+
 /// `lower` starts with `phrase` followed by a word boundary.
 fn starts_with_word(lower: &str, phrase: &str) -> bool {
     lower.strip_prefix(phrase).is_some_and(|rest| {
@@ -2077,7 +2085,7 @@ fn is_lets_choice(lower: &str) -> bool {
             && !rest.starts_with("move on")
             && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
             && !any_at_word_start(lower, MOMENT_DECISION_EN)
-            && !any_at_word_start(lower, TRANSIENT_EN)
+            && !any_word_at_start(lower, TRANSIENT_EN)
             && !has_word(lower, TASK_WORDS)
         })
 }
@@ -2175,7 +2183,7 @@ fn is_commitment(lower: &str) -> bool {
                 verb.len() > 1 && !verb.ends_with("ly") && !STEP_VERBS.contains(&verb)
             }) && rest_words.next().is_some()
                 && !is_pointed(&rest[rest.find(' ').unwrap_or(rest.len())..])
-                && !any_at_word_start(lower, TRANSIENT_EN)
+                && !any_word_at_start(lower, TRANSIENT_EN)
         })
     })
 }
@@ -2278,7 +2286,7 @@ fn is_lasting_choice(lower: &str) -> bool {
             .iter()
             .any(|p| lower.starts_with(p))
         && words(lower).count() >= 5
-        && !any_at_word_start(lower, TRANSIENT_EN);
+        && !any_word_at_start(lower, TRANSIENT_EN);
     lasting || every
 }
 
@@ -3010,7 +3018,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     .fold(lower.replace("against", "versus"), |text, s| {
         text.replace(s, "on ")
     });
-    let transient = any_at_word_start(&unagainst, TRANSIENT_EN)
+    let transient = any_word_at_start(&unagainst, TRANSIENT_EN)
         || any_at_word_start(lower, INCIDENT_EN)
         || keeps_doing;
     if !of_the_moment && (is_own_habit(lower) || (!transient && is_wanted_rule(lower))) {
@@ -3808,7 +3816,13 @@ fn is_chosen_zh(sentence: &str) -> bool {
         .any(|c| {
             // "日志就用 Loki 吧", "默认语言定英文吧", "用 ECB 的汇率就行",
             // "就昆明和大理吧".
-            (c.ends_with('吧') && (c.contains('用') || c.contains('定') || c.starts_with('就'))
+            // "力量训练放周六吧": a thing placed on a day.
+            (c.ends_with('吧')
+                && (c.contains('用')
+                    || c.contains('定')
+                    || c.starts_with('就')
+                    || (["放", "排", "挪"].iter().any(|v| c.contains(v))
+                        && ["周", "号", "点", "月"].iter().any(|d| c.contains(d))))
                 || (["就行", "就好", "就可以"].iter().any(|e| c.ends_with(e))
                     && c.contains('用')
                     && !c.contains('我')))
@@ -3969,6 +3983,47 @@ fn without_fillers(sentence: &str) -> &str {
     }
 }
 
+/// Whether clauses of one kind are memories of their own: the speaker
+/// and one of the family ("I'm vegetarian, and my husband doesn't eat
+/// mushrooms"), each its own value ("Rent is $1,850, the car payment is
+/// $390"), or each about its own person ("小林吃素，老陈不吃辣").
+fn of_several(parts: &[(&str, Kind)], cjk: bool) -> bool {
+    if cjk {
+        const PEOPLE: &[&str] = &[
+            "老大", "老二", "女儿", "儿子", "孩子", "我妈", "我爸", "老公", "老婆", "爸爸", "妈妈",
+        ];
+        let person = |c: &str| {
+            PEOPLE
+                .iter()
+                .find(|p| c.starts_with(*p))
+                .map(|p| (*p).to_owned())
+                .or_else(|| {
+                    // "小林", "老陈": a name with its prefix.
+                    let mut chars = c.chars();
+                    let first = chars.next().filter(|f| "小老".contains(*f))?;
+                    let second = chars.next().filter(|s| is_cjk(*s))?;
+                    Some(format!("{first}{second}"))
+                })
+        };
+        let people: Vec<Option<String>> = parts.iter().map(|(c, _)| person(c)).collect();
+        return people.iter().all(Option::is_some) && people.windows(2).all(|p| p[0] != p[1]);
+    }
+    let lowers: Vec<String> = parts.iter().map(|(c, _)| normalized(c)).collect();
+    let speaker = lowers.iter().any(|l| {
+        words(l)
+            .next()
+            .is_some_and(|w| w == "i" || w.starts_with("i'"))
+    });
+    let family = lowers
+        .iter()
+        .any(|l| FAMILY_EN.iter().any(|f| starts_with_word(l, f)));
+    let values = parts
+        .iter()
+        .zip(&lowers)
+        .all(|((c, _), l)| is_subject_value(c, l) && has_money(l));
+    (speaker && family) || values
+}
+
 /// The clauses of a Chinese sentence that says nothing as a whole, each
 /// with its kind when it is worth remembering on its own; none when the
 /// sentence is a question or hedged.
@@ -4024,7 +4079,7 @@ fn clauses_en<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
     let spliced: &[&str] = if classify_en(sentence, lower) == Some(Kind::Correction) {
         &[]
     } else {
-        &[", let's ", ", i ", ", we "]
+        &[", let's ", ", i ", ", we ", ", my ", ", the "]
     };
     let mut cuts: Vec<(usize, usize)> = JOINS
         .iter()
@@ -4289,21 +4344,17 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             // use anything newer", stay one.)
             // "I'm pescatarian, and my partner is allergic to shellfish":
             // two statements, each worth keeping, are two memories.
-            let parts = clauses_en(sentence, &lower);
-            // "I'm vegetarian, and my husband doesn't eat mushrooms": the
-            // speaker and one of the family, two memories of one kind.
-            let two_people = parts.iter().any(|(c, _)| {
-                starts_with_subject(&normalized(c))
-                    && words(&normalized(c))
-                        .next()
-                        .is_some_and(|w| w == "i" || w.starts_with("i'"))
-            }) && parts.iter().any(|(c, _)| {
-                FAMILY_EN
-                    .iter()
-                    .any(|f| starts_with_word(&normalized(c), f))
-            });
+            // "小林吃素，老陈不吃辣": a Chinese sentence about two people
+            // is read clause by clause too.
+            let cjk = sentence.chars().any(is_cjk);
+            let parts = if cjk {
+                clauses_zh(sentence, &lower)
+            } else {
+                clauses_en(sentence, &lower)
+            };
             if parts.len() >= 2
-                && (parts.iter().any(|(_, k)| *k != parts[0].1) || two_people)
+                && ((!cjk && parts.iter().any(|(_, k)| *k != parts[0].1))
+                    || of_several(&parts, cjk))
                 && !after_marker
             {
                 for (clause, kind) in parts {
@@ -5278,6 +5329,8 @@ mod tests {
             ("We're renovating the bathroom next spring.", &[Fact]),
             ("We're getting married in October.", &[Fact]),
             ("I'm going to Oslo in November.", &[Fact]),
+            // ("redoing" holds "red", a word of a failing build.)
+            ("We're redoing the patio this spring.", &[Fact]),
             ("I'm building a budgeting app for my parents.", &[Fact]),
             ("We're expecting about 60 people at the reunion.", &[Fact]),
             (
@@ -5316,6 +5369,9 @@ mod tests {
                 "I mixed it up: Sam does Mondays, I do Fridays.",
                 &[Correction],
             ),
+            ("I'm vegan, my brother eats everything.", &[Fact, Fact]),
+            ("Rent is $1,400, the car payment is $320.", &[Fact, Fact]),
+            ("小王吃素，老李不吃海鲜。", &[Fact, Fact]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
     }
@@ -5369,6 +5425,7 @@ mod tests {
             ("登录页下个版本再改。", &[Decision]),
             ("那我每天早上跑三公里。", &[Decision]),
             ("那就周六上午去看房。", &[Decision]),
+            ("游泳课放周四吧。", &[Decision]),
             ("I'm checking the lodge's reviews.", &[]),
             ("这个先不管。", &[]),
             ("下个版本再说。", &[]),
