@@ -2401,14 +2401,20 @@ fn is_family_statement(lower: &str) -> bool {
     ];
     FAMILY_EN.iter().any(|f| {
         after_word_start(lower, f).any(|after| {
+            let mut next = words(after);
             after.starts_with(' ')
-                && words(after).next().is_some_and(|w| {
+                && next.next().is_some_and(|w| {
                     VERBS.contains(&w)
                         || (w.len() > 4
                             && w.ends_with('s')
                             && !w.ends_with("ss")
                             && !NOT_VERBS.contains(&w))
                 })
+                // "my husband is pushing for quartz": what one is doing
+                // now, not what holds.
+                && !next
+                    .next()
+                    .is_some_and(|w| w.len() > 4 && w.ends_with("ing") && !w.ends_with("thing"))
         })
     })
 }
@@ -4224,7 +4230,8 @@ fn has_number(sentence: &str, lower: &str) -> bool {
 /// question, answers it with an amount, a date or a time ("About 40
 /// pipelines.", "Ten days.", "去年十二月考过了 N3，分数 142"): a short
 /// statement with a number that no rule reads. A rough amount is still an
-/// answer ("probably $500"), so a short one is not taken for a hedge.
+/// answer ("about $500"), so a short one is not taken for a hedge; a
+/// guess is not ("Probably around $900.": what the speaker might do).
 fn is_numbered_answer(sentence: &str) -> bool {
     let lower = normalized(sentence);
     let n_words = words(&lower).count();
@@ -4246,7 +4253,10 @@ fn is_numbered_answer(sentence: &str) -> bool {
         && sentence.chars().count() >= SENTENCE_CHARS_MIN
         && has_number(sentence, &lower)
         && !is_question(sentence, &lower)
-        && ((cjk == 0 && n_words <= 5) || !is_hedged(sentence, &lower))
+        && ((cjk == 0
+            && n_words <= 5
+            && !has_word(&lower, &["probably", "maybe", "perhaps", "possibly"]))
+            || !is_hedged(sentence, &lower))
         && !["thanks", "thank", "谢谢"]
             .iter()
             .any(|t| lower.contains(t))
@@ -5371,6 +5381,7 @@ mod tests {
             ),
             ("I'm vegan, my brother eats everything.", &[Fact, Fact]),
             ("Rent is $1,400, the car payment is $320.", &[Fact, Fact]),
+            ("My sister is arguing for the red tiles.", &[]),
             ("小王吃素，老李不吃海鲜。", &[Fact, Fact]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
@@ -5431,6 +5442,15 @@ mod tests {
             ("下个版本再说。", &[]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// An amount given in answer is a fact; a guess at one is not.
+    #[test]
+    fn a_guessed_amount_is_no_answer() {
+        let asked = "How much could you set aside each month?";
+        let reply = |text| got(&[(1, Role::Assistant, asked), (2, Role::User, text)]);
+        assert_eq!(reply("About $700.").len(), 1);
+        assert!(reply("Probably around $700.").is_empty());
     }
 
     /// An admission without the value marks the next statement as the
