@@ -5381,7 +5381,7 @@ mod tests {
             ),
             ("I'm vegan, my brother eats everything.", &[Fact, Fact]),
             ("Rent is $1,400, the car payment is $320.", &[Fact, Fact]),
-            ("My sister is arguing for the red tiles.", &[]),
+            ("My sister is arguing for the grey tiles.", &[]),
             ("小王吃素，老李不吃海鲜。", &[Fact, Fact]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
