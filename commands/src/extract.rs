@@ -1863,7 +1863,23 @@ fn is_own_schedule(lower: &str) -> bool {
     let days = words(lower)
         .filter(|w| engram_text::calendar::WEEKDAYS.contains(w))
         .count();
+    // "I run 5 km twice a week", "I listen to it on my commute".
+    let recurring = any_at_word_start(
+        lower,
+        &[
+            "twice a ",
+            "once a ",
+            "three times a ",
+            "four times a ",
+            "on my commute",
+            "most days",
+            "most mornings",
+            "most evenings",
+            "most nights",
+        ],
+    );
     plural_day
+        || recurring
         || days >= 2
         || after_word_start(lower, "every ").any(|after| {
             words(after)
@@ -3423,6 +3439,12 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
                 .is_some_and(|c| is_cjk(c) && c != '了')
         })
     });
+    // "体重 78 公斤，身高 175": the speaker's measures.
+    let measured = ["体重", "身高", "腰围"]
+        .iter()
+        .any(|m| sentence.contains(m))
+        && sentence.chars().any(|c| c.is_ascii_digit())
+        && !sentence.contains('你');
     let port = ["监听", "端口"].iter().any(|p| sentence.contains(p))
         && sentence.chars().filter(char::is_ascii_digit).count() >= 2;
     if (contains(FACT_ZH)
@@ -3430,6 +3452,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || named
         || tool
         || diet
+        || measured
         || port
         || is_copula_value_zh(sentence)
         || is_own_work_zh(sentence)
@@ -4012,7 +4035,14 @@ fn of_several(parts: &[(&str, Kind)], cjk: bool) -> bool {
                 })
         };
         let people: Vec<Option<String>> = parts.iter().map(|(c, _)| person(c)).collect();
-        return people.iter().all(Option::is_some) && people.windows(2).all(|p| p[0] != p[1]);
+        // "我妈血压有点高，香格里拉就不去了": one of the family, and the
+        // plan it leads to.
+        let family_and_plan = parts.iter().any(|(_, k)| *k != parts[0].1)
+            && parts
+                .iter()
+                .any(|(c, _)| PEOPLE.iter().any(|p| c.starts_with(p)));
+        return family_and_plan
+            || (people.iter().all(Option::is_some) && people.windows(2).all(|p| p[0] != p[1]));
     }
     let lowers: Vec<String> = parts.iter().map(|(c, _)| normalized(c)).collect();
     let speaker = lowers.iter().any(|l| {
@@ -4180,7 +4210,8 @@ fn is_pick(sentence: &str, question: &str) -> bool {
         w.len() >= 4
             && w.is_ascii()
             && !engram_text::tokenize::is_stopword(w)
-            && words(&question).any(|q| q == w)
+            // ("Mornings" names "morning".)
+            && words(&question).any(|q| q == w || q == w.trim_end_matches('s'))
     });
     named
         && sentence.chars().count() >= SENTENCE_CHARS_MIN
@@ -5442,6 +5473,31 @@ mod tests {
             ("下个版本再说。", &[]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// What the speaker does at a rate or on the commute, and the
+    /// speaker's measures, are facts; an option named in the plural is
+    /// picked; one of the family beside the plan it leads to is two
+    /// memories.
+    #[test]
+    fn rates_measures_plural_picks_and_family_plans_are_read() {
+        use Kind::{Decision, Fact};
+        let missed = misses(&[
+            ("I swim twice a week at the community pool.", &[Fact]),
+            ("I read the news on my commute.", &[Fact]),
+            ("我现在体重 65 公斤。", &[Fact]),
+            ("我爸腰不好，黄山就不爬了。", &[Fact, Decision]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+        let picked = got(&[
+            (
+                1,
+                Role::Assistant,
+                "Do you train in the morning or the evening?",
+            ),
+            (2, Role::User, "Mornings, before work."),
+        ]);
+        assert_eq!(picked.len(), 1, "{picked:?}");
     }
 
     /// An amount given in answer is a fact; a guess at one is not.
