@@ -43,7 +43,11 @@
 //!   settled or a plan dropped in Chinese (`我打算…`, `想开始`, `就按…`,
 //!   `从下周开始…`, `先不…`, `不去…了`),
 //!   or the user naming one of the options the assistant just offered
-//!   ("threaded loading." after "... or threaded loading?");
+//!   ("threaded loading." after "... or threaded loading?"); stays split
+//!   between places ("Tokyo for four nights, then Kyoto for three",
+//!   "大理三天、丽江三天"), a choice acted on ("we're booking the barn"),
+//!   work put off to a named round ("下个迭代再做"), a plan dropped after
+//!   its topic ("缓存先不上");
 //! - a preference: a standing instruction ("never print secrets", "use X
 //!   instead of Y", "..., always", "keep them short and always ..."), a
 //!   rule named as one, a liking, what the speaker does or will not do ("I
@@ -58,6 +62,8 @@
 //!   limit there ("two coffees max on weekdays"), how the speaker's writing
 //!   is styled ("cite with footnotes, not links", "... in my notes"), what
 //!   the speaker does not eat ("我不吃香菜"), how early to be reminded;
+//!   what the speakers will not or would rather not do ("I don't want to
+//!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
 //!   trips with dates, money, what they are making, what they live with:
@@ -68,7 +74,11 @@
 //!   speaker's family ("my wife works nights"), an age, a role taken on, a
 //!   time served ("turns 40", "will take over as", "been with them six
 //!   years"), days named for what the speaker does, a flight out on a date,
-//!   what the team is on even "right now";
+//!   what the team is on even "right now"; money the household has or
+//!   owes ("I take home about $4,800 a month"), a condition or a medicine
+//!   ("she has ADHD"), a life event set on a month, a season or a year
+//!   ("we're redoing our kitchen this fall"), what the speaker is making,
+//!   a count planned for, a rate ("twice a week");
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
 //!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
@@ -78,10 +88,16 @@
 //!
 //! A Chinese sentence that says nothing as a whole (an ask beside a
 //! lasting clause) is read clause by clause, and so is an English one at
-//! "so", "because" and "but" (a reason or a consequence beside chatter); a
+//! "so", "because" and "but" (a reason or a consequence beside chatter),
+//! "and" or a comma before a new subject; a
 //! rule a clause leads to stays with it ("we're on 15, so don't use ..."),
-//! and an English sentence whose clauses are of two kinds gives each. A
-//! Chinese semicolon parts two statements.
+//! and an English sentence whose clauses are of two kinds gives each, as
+//! does one whose clauses are each a value or about another person ("I'm
+//! vegetarian, and my husband doesn't eat mushrooms", "小林吃素，老陈不吃
+//! 辣"). A Chinese semicolon parts two statements; a Chinese statement
+//! needs [`CJK_CHARS_MIN`] characters, not [`SENTENCE_CHARS_MIN`]. An
+//! admission without the value ("I got the dates wrong.") marks the
+//! statement after it as the correction.
 //!
 //! A choice for now ("I decided to just ..."), a rule about *this* thing
 //! ("don't change that file") and the words of the moment ("today", "this
