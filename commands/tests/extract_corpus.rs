@@ -54,6 +54,21 @@
 //!   bound; a fresh held-out split measures the rules
 //!   ([`held_out_figures`]).
 //!
+//! - `blind5` and `blind6` are tuning splits too: the misses of every
+//!   split were read (2026-12-05, last reading) for more families
+//!   (money the household has or owes, conditions and medicines, life
+//!   events set on a month or a season, what the speaker is making,
+//!   refusals, stays split between places, choices acted on, an admission
+//!   before the corrected value; in Chinese short statements, time served,
+//!   money limits, plans dropped after a topic; clauses read apart when
+//!   each is a value or about its own person). Memory precision / recall
+//!   before -> after: `dev` 0.981 / 0.945 -> 0.981 / 0.945, `test` 0.979
+//!   / 0.870 -> 0.980 / 0.898, `blind2` 0.956 / 0.923 -> 0.956 / 0.932,
+//!   `blind3` 0.903 / 0.767 -> 0.912 / 0.849, `blind4` 0.989 / 0.774 ->
+//!   0.989 / 0.817, `blind5` 0.953 / 0.587 -> 0.965 / 0.798, `blind6`
+//!   0.833 / 0.505 -> 0.917 / 0.807. Every split's figures are now an
+//!   upper bound.
+//!
 //! To see whether a change generalises inside `dev`, the figures are also
 //! printed for its two halves: blocks of [`HALF_BLOCK_TURNS`] turns taken
 //! in turn (so a conversation mostly stays in one half: the lines carry no
@@ -101,10 +116,12 @@ const DEV_FLOORS: Floors = Floors {
 /// same session: 0.976 / 0.895 -> 0.981 / 0.942 (correction
 /// 0.958/0.939 -> 0.980/1.000, decision 0.867/0.945 -> 0.883/0.964,
 /// fact 0.935/0.750 -> 0.964/0.833, preference 0.955/0.853 ->
-/// 0.958/0.907).
+/// 0.958/0.907). The last reading of 2026-12-05: 0.979 / 0.870 ->
+/// 0.980 / 0.898 (correction 0.938/0.882, decision 0.889/0.615, fact
+/// 0.892/0.805, preference 0.643/0.750).
 const TEST_FLOORS: Floors = Floors {
-    memory: 0.57,
-    kind: 0.29,
+    memory: 0.89,
+    kind: 0.61,
 };
 
 /// The same on `blind2` (238 turns, 14 conversations, 43% with Chinese,
@@ -115,9 +132,11 @@ const TEST_FLOORS: Floors = Floors {
 /// 0.677/0.429, preference 0.857/0.621. Then read as a tuning split (third
 /// session): 0.973 / 0.923; by kind correction 1.000/1.000, decision
 /// 0.950/0.864, fact 0.933/0.857, preference 0.931/0.931. The floors sit
-/// just below these.
+/// just below these. After the last reading of 2026-12-05: 0.956 /
+/// 0.932 (correction 1.000/1.000, decision 0.950/0.864, fact 0.894/0.857,
+/// preference 0.900/0.931).
 const BLIND2_FLOORS: Floors = Floors {
-    memory: 0.92,
+    memory: 0.93,
     kind: 0.85,
 };
 
@@ -130,11 +149,12 @@ const BLIND2_FLOORS: Floors = Floors {
 /// 0.800/0.889, decision 0.667/0.444, fact 0.789/0.405, preference
 /// 0.889/0.444). Read as a tuning split (2026-12-05, second session):
 /// 0.903 / 0.767; by kind correction 1.000/1.000, decision 0.750/0.667,
-/// fact 0.815/0.595, preference 0.944/0.944. The floors sit just below
-/// these.
+/// fact 0.815/0.595, preference 0.944/0.944. After the last reading:
+/// 0.912 / 0.849 (correction 1.000/1.000, decision 0.778/0.778, fact
+/// 0.844/0.730, preference 0.944/0.944). The floors sit just below these.
 const BLIND3_FLOORS: Floors = Floors {
-    memory: 0.75,
-    kind: 0.58,
+    memory: 0.84,
+    kind: 0.72,
 };
 
 /// The same on `blind4` (242 turns; scored by its figures only): memory
@@ -142,10 +162,12 @@ const BLIND3_FLOORS: Floors = Floors {
 /// decision 0.800/0.348, fact 0.833/0.308, preference 1.000/0.529). Read
 /// as a tuning split (2026-12-05, second session): 0.989 / 0.774; by kind
 /// correction 0.900/0.900, decision 0.875/0.609, fact 0.920/0.708,
-/// preference 1.000/0.824. The floors sit just below these.
+/// preference 1.000/0.824. After the last reading: 0.989 / 0.817
+/// (correction 0.900/0.900, decision 0.882/0.652, fact 0.907/0.754,
+/// preference 1.000/0.824). The floors sit just below these.
 const BLIND4_FLOORS: Floors = Floors {
-    memory: 0.76,
-    kind: 0.59,
+    memory: 0.81,
+    kind: 0.65,
 };
 
 /// The same on `blind5` (240 turns, 16 conversations; written without
@@ -153,11 +175,15 @@ const BLIND4_FLOORS: Floors = Floors {
 /// scored by its figures only): before the second session of 2026-12-05
 /// memory precision 0.974, recall 0.356; after it 0.946 / 0.510 (by kind
 /// correction 0.800/0.800, decision 0.400/0.083, fact 0.765/0.510,
-/// preference 1.000/0.368). The floors sit just below these; decision
-/// recall is far the lowest.
+/// preference 1.000/0.368). Before the last reading of 2026-12-05 (the
+/// rules having moved since): 0.953 / 0.587 (correction 0.800/0.800,
+/// decision 0.769/0.417, fact 0.765/0.510, preference 1.000/0.368);
+/// after it 0.965 / 0.798 (correction 0.818/0.900, decision 0.765/0.542,
+/// fact 0.837/0.706, preference 0.867/0.684). The floors sit just below
+/// these; decision recall is still the lowest.
 const BLIND5_FLOORS: Floors = Floors {
-    memory: 0.49,
-    kind: 0.07,
+    memory: 0.79,
+    kind: 0.54,
 };
 
 /// The same on `blind6` (240 turns, 16 conversations; written before the
@@ -167,10 +193,13 @@ const BLIND5_FLOORS: Floors = Floors {
 /// correction 0.727/0.800, decision 0.556/0.185, fact 0.710/0.423,
 /// preference 0.800/0.400); after it (commitments, intentions, choices
 /// settled and plans dropped read as decisions) 0.833 / 0.505 (decision
-/// 0.714/0.370, the rest the same). The floors sit just below these.
+/// 0.714/0.370, the rest the same). Read as a tuning split (last
+/// reading of 2026-12-05): 0.917 / 0.807 (correction 0.909/1.000, decision 0.833/0.741,
+/// fact 0.841/0.712, preference 0.824/0.700). The floors sit just below
+/// these.
 const BLIND6_FLOORS: Floors = Floors {
-    memory: 0.48,
-    kind: 0.35,
+    memory: 0.80,
+    kind: 0.69,
 };
 
 /// The halves of `dev` are blocks of this many turns, taken in turn.
