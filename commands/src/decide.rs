@@ -291,6 +291,9 @@ const BOILERPLATE: &[&str] = &[
     "好",
 ];
 
+/// The reason a pair disagrees when one side only is negated.
+const ONE_SIDE_NEGATED: &str = "one side is negated";
+
 /// Why two texts about the same subject disagree, if they do: a reversed
 /// ranking, negation on one side only, opposite liking, or a value of one
 /// kind that each side states and the other does not (a changed day, port,
@@ -308,7 +311,7 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
     let one_against = (a_negated && a_polarity == 0 && against(b_negated, b_polarity))
         || (b_negated && b_polarity == 0 && against(a_negated, a_polarity));
     if a_negated != b_negated && !one_against {
-        return Some("one side is negated".to_owned());
+        return Some(ONE_SIDE_NEGATED.to_owned());
     }
     if a_polarity != 0 && b_polarity != 0 && a_polarity != b_polarity {
         return Some("opposite preference".to_owned());
@@ -1220,6 +1223,11 @@ pub fn decide_profiled(
                     None if paraphrases(text, mine, n, theirs) => Relation::Agrees,
                     None => Relation::Different,
                 },
+                Relation::Disagrees(reason)
+                    if reason == ONE_SIDE_NEGATED && avoidance_follows(text, &n.text) =>
+                {
+                    Relation::Agrees
+                }
                 relation => relation.clone(),
             };
             (*s, *n, theirs.as_ref(), relation)
@@ -1313,6 +1321,76 @@ pub fn decide_profiled(
         corridor,
     }
 }
+
+/// Whether one text's negation is what a condition both state entails:
+/// each names an allergy, an intolerance or a diet (`CONDITIONS`), none
+/// negates it, and the negations say what is not eaten or had ("Mia can't
+/// have peanuts, she's allergic" against "Mia is allergic to peanuts",
+/// `海鲜我不能吃，一吃就过敏`), not that the condition holds no longer
+/// ("not allergic after all", "no longer vegetarian", `不过敏了`).
+fn avoidance_follows(text: &str, other: &str) -> bool {
+    let (a, b) = (text.to_lowercase(), other.to_lowercase());
+    names_condition(&a) && names_condition(&b) && !negates_condition(&a) && !negates_condition(&b)
+}
+
+/// Whether a lowercased text names a condition of what one can eat or have.
+fn names_condition(lower: &str) -> bool {
+    CONDITIONS.iter().any(|c| {
+        if c.is_ascii() {
+            has_phrase(lower, c)
+        } else {
+            lower.contains(c)
+        }
+    })
+}
+
+/// Whether a lowercased text negates a condition: a negation with a
+/// condition among the few words or characters after it.
+fn negates_condition(lower: &str) -> bool {
+    let words: Vec<&str> = words_of(lower).collect();
+    let english = words.iter().enumerate().any(|(at, w)| {
+        (NEGATIONS_OF_A_STATE.contains(w) || w.ends_with("n't"))
+            && words
+                .iter()
+                .skip(at + 1)
+                .take(CONDITION_NEGATION_WINDOW)
+                .any(|next| CONDITIONS.contains(next))
+    });
+    let chinese = ["不", "没", "不再"].iter().any(|n| {
+        lower.match_indices(n).any(|(at, _)| {
+            let after: String = lower[at + n.len()..].chars().take(4).collect();
+            CONDITIONS
+                .iter()
+                .any(|c| !c.is_ascii() && after.contains(c))
+        })
+    });
+    english || chinese
+}
+
+/// Conditions that say what one does not eat or have.
+const CONDITIONS: &[&str] = &[
+    "allergic",
+    "allergy",
+    "allergies",
+    "intolerant",
+    "intolerance",
+    "vegetarian",
+    "vegan",
+    "celiac",
+    "coeliac",
+    "kosher",
+    "halal",
+    "过敏",
+    "不耐受",
+    "素食",
+    "吃素",
+];
+
+/// Negations that may stand before a condition ("not", "no longer").
+const NEGATIONS_OF_A_STATE: &[&str] = &["not", "no", "never", "longer", "nor"];
+
+/// Words after a negation within which a condition is what it negates.
+const CONDITION_NEGATION_WINDOW: usize = 3;
 
 /// Whether `mine` states a value `neighbour` does not ("Leo is 7 years
 /// old" after "the son is named Leo"): a fact the memory lacks, so no
@@ -2831,6 +2909,38 @@ mod tests {
             "女儿的舞蹈课不上了",
             "儿子每周六上书法课。"
         ));
+    }
+
+    /// Not eating what an allergy or a diet both texts state rules out
+    /// agrees with it; the condition negated still disagrees.
+    #[test]
+    fn an_avoidance_a_condition_entails_agrees() {
+        for (existing, text) in [
+            (
+                "Leo is allergic to shellfish.",
+                "Leo can't eat shellfish, he's allergic",
+            ),
+            ("我对芒果过敏。", "芒果我不能碰，一碰就过敏"),
+        ] {
+            assert!(
+                !is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "Leo is allergic to shellfish.",
+                "Leo is not allergic to shellfish after all, he can eat it",
+            ),
+            ("我对芒果过敏。", "我对芒果不过敏了，医生查过"),
+        ] {
+            assert!(
+                is_contradiction(text, existing),
+                "{text}: {:?}",
+                outcome(text, existing)
+            );
+        }
     }
 
     /// A relative named the familiar way ("granny", "sis") is the same
