@@ -1242,7 +1242,11 @@ pub fn decide_profiled(
             _ => None,
         })
         .or_else(|| {
+            // What the readings of pairs worded apart ask of the text
+            // alone, read once a save when first asked.
             let old_value_marks = std::cell::OnceCell::new();
+            let said_change = std::cell::OnceCell::new();
+            let leaves_a_role = std::cell::OnceCell::new();
             scored.iter().find_map(|(s, n, theirs)| {
                 let worded_apart = || *s >= WORDED_APART_MIN;
                 update_of(mine, theirs)
@@ -1250,7 +1254,9 @@ pub fn decide_profiled(
                     .or_else(|| {
                         worded_apart()
                             .then(|| {
-                                value_update(text, mine, n, theirs)
+                                let said_change =
+                                    *said_change.get_or_init(|| says_a_change(text, mine));
+                                value_update(text, said_change, mine, n, theirs)
                                     .or_else(|| {
                                         let marks =
                                             old_value_marks.get_or_init(|| OldValueMarks::of(text));
@@ -1261,7 +1267,12 @@ pub fn decide_profiled(
                                             .then(|| choice_swap(text, mine, n, theirs))
                                             .flatten()
                                     })
-                                    .or_else(|| hands_over_role(text, n))
+                                    .or_else(|| {
+                                        leaves_a_role
+                                            .get_or_init(|| says_a_departure(text))
+                                            .then(|| hands_over_role(text, n))
+                                            .flatten()
+                                    })
                             })
                             .flatten()
                     })
@@ -1440,18 +1451,11 @@ fn restates_values(
 /// another thing of one kind, an amount of something else, "also").
 fn value_update(
     text: &str,
+    said_change: bool,
     mine: &Profile,
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    // "now" in an order is no change of a value ("rotate every credential
-    // now"); "now" said of what is so ("I'm at 105k now", `现在每个月五千`)
-    // is, as is a new period opened ("from now on", "this season",
-    // "after the refinance", `最近`).
-    let lower = text.to_lowercase();
-    let said_change = mine.change.as_ref().is_some_and(|c| {
-        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(&lower)
-    }) || opens_a_period(&lower);
     if !said_change || theirs.change.is_some() || adds(text) {
         return None;
     }
@@ -1479,6 +1483,18 @@ fn value_update(
         || !names_mentioned_by(&neighbour.text, theirs, text)
         || !capitals_mentioned_by(&neighbour.text, text);
     (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
+}
+
+/// Whether `text` says a change, for [`value_update`]: by a verb; by
+/// "now" said of what is so ("I'm at 105k now", `现在每个月五千`), not in
+/// an order ("rotate every credential now"); or by a period it opens
+/// ("from now on", "this season", "after the refinance", `最近`). Read
+/// once a save, then asked of each neighbour.
+fn says_a_change(text: &str, mine: &Profile) -> bool {
+    let lower = text.to_lowercase();
+    mine.change.as_ref().is_some_and(|c| {
+        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(&lower)
+    }) || opens_a_period(&lower)
 }
 
 /// Whether an English text (lowercased) says what is so, with a subject:
@@ -1766,6 +1782,15 @@ fn hands_over_role(text: &str, neighbour: &Neighbour) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `text` says anyone leaves anything ([`DEPARTURES`],
+/// [`DEPARTURES_ZH`]): most texts do not, and are never read for a role
+/// left.
+fn says_a_departure(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    DEPARTURES.iter().any(|d| has_phrase(&lower, d))
+        || DEPARTURES_ZH.iter().any(|d| text.contains(d))
 }
 
 /// English words of a memory that gives someone a role.
