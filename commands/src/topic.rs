@@ -1059,8 +1059,9 @@ pub fn corridor_for(
         });
     // A clock time on a day or a date is an appointment, whatever it is
     // for ("Piano recital is on June 14th at 6pm", "每周六上午九点上游泳课"),
-    // unless its room is a system's or money's.
-    if named.is_none_or(|c| !matches!(c, "engineering" | "finance")) && appointment(text) {
+    // unless its room is a system's, money's or a meal's ("drinks green
+    // tea at 9am on weekdays" is about the tea).
+    if named.is_none_or(|c| !matches!(c, "engineering" | "finance" | "food")) && appointment(text) {
         return "schedule".to_owned();
     }
     if let Some(corridor) = named {
@@ -1163,7 +1164,6 @@ fn appointment(text: &str) -> bool {
     let day = words.iter().any(|w| {
         let w = w.trim_end_matches('s');
         engram_text::calendar::is_calendar_word(w)
-            || engram_text::calendar::is_calendar_word(&format!("{w}s"))
             || matches!(
                 w,
                 "weekday"
@@ -1535,6 +1535,7 @@ const PREPOSITIONS: &[&str] = &[
     "inside",
     "outside",
     "versus",
+    "near",
     "whenever",
     "wherever",
 ];
@@ -2484,7 +2485,7 @@ fn topic_of_text<'a>(text: &str, profile: &'a Profile, entities: &'a [Entity]) -
         profile
             .apposed
             .iter()
-            .find(|(noun, person)| {
+            .find(|(noun, _)| {
                 let noun = said(noun);
                 role(noun)
                     && about.is_some_and(|at| {
@@ -2737,5 +2738,155 @@ mod tests {
             room_name(text, &profile(text), &[], &tags).as_deref(),
             Some("languages")
         );
+    }
+
+    fn corridor(text: &str, room: &str) -> String {
+        corridor_for(
+            text,
+            room,
+            &profile(text),
+            &engram_text::entities::extract(text),
+            &[],
+            &[],
+        )
+    }
+
+    /// A verb by its place is no room: after a subject ("They skip"), an
+    /// `-ing` form after "be" or before a determiner, one opening a note,
+    /// an infinitive after "trying to".
+    #[test]
+    fn a_verb_by_its_place_is_not_a_room() {
+        for (text, expected) in [
+            ("They skip breakfast on weekdays.", "breakfast"),
+            ("User rewires the garage lights himself.", "garage"),
+            ("Nora is renovating her kitchen.", "kitchen"),
+            (
+                "Lena is recovering slowly from knee surgery.",
+                "knee-surgery",
+            ),
+            ("We spent June painting the garage.", "garage"),
+            ("Sketching portraits at the Tuesday class.", "portraits"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+        let name = room("Hoping to repaint the shed before winter.");
+        assert!(
+            name.as_deref().is_none_or(|n| !n.starts_with("repaint")),
+            "{name:?}"
+        );
+    }
+
+    /// A measure, a number, an everyday adjective or a preposition names
+    /// no room; the noun it qualifies does.
+    #[test]
+    fn a_measure_or_an_adjective_is_not_a_room() {
+        for (text, expected) in [
+            ("Booked a three-night cabin near the lake.", "cabin"),
+            ("Prefers quiet cafes for reading.", "cafes"),
+            ("Jogs along the harbour at dawn.", "harbour"),
+            ("Eight glasses of water a day.", "glasses"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+        let name = room("She works a three-day week.");
+        assert!(name.as_deref() != Some("three"), "{name:?}");
+    }
+
+    /// A head too vague alone takes the noun before it, even one that
+    /// names a topic (`book club`, `credit card`); an activity before the
+    /// place for it is the topic; a plural is named as said.
+    #[test]
+    fn compounds_activities_and_plurals_are_named_as_a_person_would() {
+        for (text, expected) in [
+            ("Our book club reads one novel a month.", "book-club"),
+            ("The credit card bill is due on the 5th.", "credit-card"),
+            ("The knitting circle meets on Thursdays.", "knitting"),
+            ("Invoices go out on the first Monday.", "invoices"),
+            ("I swim 2 km before work.", "swimming"),
+            ("He dry-cleans his suits every month.", "dry-clean"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+    }
+
+    /// A name is no topic: one opening a sentence before "is", a name
+    /// after a word for someone's role names the room, and so does one
+    /// whose role the sentence states.
+    #[test]
+    fn names_and_roles_name_rooms_of_people() {
+        let name = room("Zofia is lactose intolerant.");
+        assert!(name.as_deref().is_some_and(|n| n != "zofia"), "{name:?}");
+        for (text, expected) in [
+            ("My landlord Greta answers texts fast.", "greta"),
+            ("Pia is our office manager.", "pia"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+    }
+
+    /// A topic word before a tool the text names only by its shape or the
+    /// word before it names the room; a known tool still does first.
+    #[test]
+    fn a_topic_before_an_unknown_tool_names_the_room() {
+        assert_eq!(
+            room("Receipts are scanned into Evernote.").as_deref(),
+            Some("receipts")
+        );
+        assert_eq!(
+            room("Our search backend runs on Redis.").as_deref(),
+            Some("redis")
+        );
+    }
+
+    /// Corridors: a clock time on a day is an appointment unless a system's,
+    /// money's or a meal's; a medicine's name is health's; a tool by its cue alone
+    /// and a place yield to the text's words.
+    #[test]
+    fn corridors_of_appointments_medicines_and_cued_names() {
+        assert_eq!(
+            corridor("Piano recital on May 9 at 7pm.", "piano-recital"),
+            "schedule"
+        );
+        assert_eq!(corridor("每周四下午三点上书法课。", "书法课"), "schedule");
+        assert_eq!(
+            corridor("Drinks black coffee at 7am on weekdays.", "coffee"),
+            "food"
+        );
+        assert_eq!(
+            corridor("Deploy freeze starts Friday at 6pm.", "deploy-freeze"),
+            "engineering"
+        );
+        assert_eq!(
+            corridor("Takes metformin with dinner.", "metformin"),
+            "health"
+        );
+        assert_eq!(
+            corridor("Tracks vocabulary in Memrise.", "memrise"),
+            "language"
+        );
+        assert_eq!(
+            corridor("Drills vocabulary via Memrise.", "memrise"),
+            "language"
+        );
+        assert_eq!(
+            corridor("My parents retired in Tavira.", "tavira"),
+            "family"
+        );
+    }
+
+    /// Chinese rooms are whole words: a noun the segmenter lacks is taught
+    /// to it, a one-character segment never joins a noun, a short word
+    /// keeps its noun, and modifiers such as 习惯 or 年度 name none.
+    #[test]
+    fn chinese_rooms_are_whole_nouns() {
+        for (text, expected) in [
+            ("公司年会定在三月。", "年会"),
+            ("他习惯每天早上跑步。", "跑步"),
+            ("她的年度体检在十一月。", "体检"),
+            ("他的化学学得不错。", "化学"),
+            ("周会定在周一上午。", "周会"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
     }
 }
