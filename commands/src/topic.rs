@@ -5,14 +5,24 @@
 //!
 //! 1. the first tag (the caller said what the memory is about);
 //! 2. the first project, tool or organisation the text names (`likes Go`
-//!    files under `go`);
+//!    files under `go`), unless a topic word comes before a tool known
+//!    only by its shape or the word before it (`Rent is paid via Zelle`
+//!    files under `rent`);
 //! 3. the first topic word: an English content term that is not a
 //!    function word, an adverb (`absolutely`, `quarterly`), a verb of
-//!    [`VERBS`] (`teaches`, `decided`, `happens`), a time word, a value or
-//!    an identifier, nor a family word while there is another; an
-//!    adjective a person names by its noun is that noun (`allergic` ->
-//!    `allergy`), and a modifier that names no topic itself names the
-//!    compound with its head (`pull requests` -> `pull-request`). For
+//!    [`VERBS`] (`teaches`, `decided`, `happens`) or by its shape or
+//!    place (`They block`, `is saving`, `trying to cut`), an everyday
+//!    adjective, a measure (`four-day`), a number, a preposition, a time
+//!    word, a value or an identifier, a name (`Marta is`), nor a family
+//!    word while there is another; an adjective a person names by its
+//!    noun is that noun (`allergic` -> `allergy`), a modifier that names
+//!    no topic itself names the compound with its head (`pull requests`
+//!    -> `pull-requests`), as does any noun before a head too vague alone
+//!    (`code review` -> `code-review`); a plural is named as said, an
+//!    activity before its place is the topic (`climbing gym` ->
+//!    `climbing`), the sentence's activity verb names it when it comes
+//!    first (`I run 5k` -> `running`), and a colleague's name after their
+//!    role names their room (`my coworker Dave` -> `dave`). For
 //!    Chinese, the text is segmented into words (`jieba-rs`) and the
 //!    first noun phrase that is not a modifier, a setting, a pronoun, a
 //!    family member or a home names the room (`我老公每周六去游泳` ->
@@ -1142,9 +1152,9 @@ fn corridor_of_term(word: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether `text` sets a clock time on a day or a date: `at 6pm` or
-/// `10:30` with a weekday, month or `every`; `九点` or `十点半` with 周, 星期,
-/// 月 or 号.
+/// Whether `text` sets a clock time on a day: `6pm`, `6 pm` or `10:30`
+/// with a weekday (`Tuesdays`, `Fri`, `weekdays`) or a month; `九点` or
+/// `十点半` with 周, 星期, 礼拜, 月 or 号.
 fn appointment(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     let words: Vec<&str> = lower
@@ -1718,8 +1728,8 @@ fn noun_like(word: &str) -> bool {
 
 /// The room of an English topic term of `text`: the compound it starts
 /// when the next word of the text is a topic noun too (`pull requests`
-/// -> `pull-request`, `emergency fund` -> `emergency-fund`), its head
-/// stemmed; the compound it ends when it is a vague head after a noun
+/// -> `pull-requests`, `emergency fund` -> `emergency-fund`), its head
+/// as the text says it; the compound it ends when it is a vague head after a noun
 /// (`book club`); else the term.
 fn english_compound(text: &str, term: &str) -> String {
     let words: Vec<String> = text
