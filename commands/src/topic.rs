@@ -2518,6 +2518,28 @@ fn topic_of_text<'a>(text: &str, profile: &'a Profile, entities: &'a [Entity]) -
     {
         return Some(subject.to_owned());
     }
+    // The same in Chinese: a person opening the text, 是, and a role in
+    // the clause (`小王是前端组的负责人`, `老周是我大学室友`).
+    let people = CORRIDORS.iter().find(|(c, _)| *c == "people");
+    let cjk_role = |clause: &str| {
+        clause.contains("负责人")
+            || people.is_some_and(|(_, words)| {
+                words
+                    .iter()
+                    .any(|w| w.chars().all(is_han) && clause.contains(w))
+            })
+    };
+    let cjk_subject = entities.iter().find(|e| {
+        e.category == "person"
+            && text
+                .strip_prefix(e.name.as_str())
+                .and_then(|rest| rest.strip_prefix('是'))
+                .and_then(|rest| rest.split(['，', '。', ',', '；']).next())
+                .is_some_and(cjk_role)
+    });
+    if let Some(person) = cjk_subject {
+        return Some(person.key.clone());
+    }
     let has_han = text.chars().any(is_han);
     let topic = if has_han {
         cjk_segmented_topic(text, &name_words)
@@ -2829,6 +2851,7 @@ mod tests {
         for (text, expected) in [
             ("My landlord Greta answers texts fast.", "greta"),
             ("Pia is our office manager.", "pia"),
+            ("小李是我们组的组长，请假找他。", "小李"),
         ] {
             assert_eq!(room(text).as_deref(), Some(expected), "{text}");
         }
