@@ -145,6 +145,28 @@
 //! tuned splits again gained far more than the unseen one. Committed with
 //! a floor ([`BLIND6_FLOOR`]) just under its figures after; spent.
 //!
+//! The next round (2026-12-05, fourth session) read the spent splits'
+//! misses again, for remarks on the moment ("standup ran long again, so
+//! tedious"), a change said by "now" or a period that opens ("this
+//! season", "after the refinance"), ends and ended pursuits ("lost",
+//! "withdrew from", "passed" of "studying for"), a role left ("Kenji
+//! stepped down"), distinctive values restated with no word in common,
+//! Chinese ends around their verb, kin said the familiar way, and an
+//! avoidance an allergy or diet entails. `blind` to `blind5` went from 166
+//! misses to 153 (`blind3` 54 to 51, `blind4` 44 to 38, `blind5` 45 to 41),
+//! and `blind6` from 115 to 84. `blind7` (240 pairs, 60 per outcome, 38%
+//! Chinese), written before the round the same way and kept outside the
+//! repository, measured it by its figures alone. Rules only:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | blind7, before | 82 | 0.909/0.500 | 1.000/0.783 | 0.428/0.983 | 1.000/0.367 |
+//! | blind7, after | 76 | 0.914/0.533 | 1.000/0.817 | 0.447/0.983 | 1.000/0.400 |
+//!
+//! Committed with a floor ([`BLIND7_FLOOR`]) just under its figures
+//! after; spent. The floors of `blind3` to `blind6` rose to just under
+//! their figures after the round.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -162,17 +184,22 @@ const BLIND_FLOOR: f64 = 0.85;
 /// under its lowest figure (reinforced recall 0.733).
 const BLIND2_FLOOR: f64 = 0.72;
 /// The floor on `blind3`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.215).
-const BLIND3_FLOOR: f64 = 0.2;
+/// under its lowest figure (reinforced recall 0.354).
+const BLIND3_FLOOR: f64 = 0.34;
 /// The floor on `blind4`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.400).
-const BLIND4_FLOOR: f64 = 0.38;
+/// under its lowest figure (reinforced recall 0.583).
+const BLIND4_FLOOR: f64 = 0.56;
 /// The floor on `blind5`'s precision and recall of every outcome: just
-/// under its scoring when committed (reinforced recall 0.367).
-const BLIND5_FLOOR: f64 = 0.34;
+/// under its lowest figure (reinforced recall 0.583; 0.367 when
+/// committed).
+const BLIND5_FLOOR: f64 = 0.56;
 /// The floor on `blind6`'s precision and recall of every outcome: just
-/// under its scoring when committed (contradiction recall 0.183).
-const BLIND6_FLOOR: f64 = 0.17;
+/// under its lowest figure (reinforced recall 0.283; contradiction recall
+/// 0.183 when committed).
+const BLIND6_FLOOR: f64 = 0.27;
+/// The floor on `blind7`'s precision and recall of every outcome: just
+/// under its scoring when committed (reinforced recall 0.400).
+const BLIND7_FLOOR: f64 = 0.38;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
@@ -315,6 +342,11 @@ fn blind6_split_holds_its_ground() {
 }
 
 #[test]
+fn blind7_split_holds_its_ground() {
+    check("blind7", BLIND7_FLOOR);
+}
+
+#[test]
 fn the_splits_share_no_pair() {
     let dev: Vec<(String, String)> = rows("dev")
         .into_iter()
@@ -328,6 +360,7 @@ fn the_splits_share_no_pair() {
         .chain(rows("blind4"))
         .chain(rows("blind5"))
         .chain(rows("blind6"))
+        .chain(rows("blind7"))
     {
         assert!(
             !dev.contains(&(row.existing.clone(), row.new.clone())),

@@ -117,6 +117,14 @@
 //! Tuned on every split, none of these figures is held out any more; the
 //! floors sit just under the figures after.
 //!
+//! `blind7` (100 texts, 40 Chinese, every corridor at least ten times),
+//! written before that round by someone who had seen neither the rules
+//! nor the other splits and kept outside the repository, measured it by
+//! its figures alone: rooms 27/100 and corridors 70/100 before, 31/100
+//! and 81/100 after. The tuned splits gained far more (blind6 17 rooms)
+//! than the unseen one (4): its writer chose other names for the same
+//! topics. Committed with floors just under, and spent.
+//!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -148,6 +156,10 @@ const BLIND5_CORRIDOR_FLOOR: f64 = 0.82;
 /// (rooms 0.480, corridors 0.730 when committed; 0.650 and 0.860 after).
 const BLIND6_ROOM_FLOOR: f64 = 0.64;
 const BLIND6_CORRIDOR_FLOOR: f64 = 0.85;
+/// Room and corridor accuracy floors on `blind7`: just under its scoring
+/// when committed (rooms 0.310, corridors 0.810).
+const BLIND7_ROOM_FLOOR: f64 = 0.3;
+const BLIND7_CORRIDOR_FLOOR: f64 = 0.8;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.96;
 
@@ -365,6 +377,7 @@ fn check(split: &str) {
         "blind4" => (BLIND4_ROOM_FLOOR, BLIND4_CORRIDOR_FLOOR),
         "blind5" => (BLIND5_ROOM_FLOOR, BLIND5_CORRIDOR_FLOOR),
         "blind6" => (BLIND6_ROOM_FLOOR, BLIND6_CORRIDOR_FLOOR),
+        "blind7" => (BLIND7_ROOM_FLOOR, BLIND7_CORRIDOR_FLOOR),
         _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
@@ -413,6 +426,11 @@ fn blind6_split_meets_the_floor() {
 }
 
 #[test]
+fn blind7_split_meets_the_floor() {
+    check("blind7");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
@@ -425,6 +443,7 @@ fn the_splits_share_no_case() {
         .chain(cases("blind4"))
         .chain(cases("blind5"))
         .chain(cases("blind6"))
+        .chain(cases("blind7"))
     {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
