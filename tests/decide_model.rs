@@ -80,6 +80,20 @@
 //! `blind6` was written before the round and scored by its figures alone;
 //! with the model it now scores as the rules do alone.
 //!
+//! The round after that (2026-12-05, fourth session: remarks on the
+//! moment, changes said by "now" or a period that opens, ends, a role
+//! left, distinctive values, an avoidance a condition entails), with the
+//! model:
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | blind6, after | 84 | 0.929/0.433 | 0.982/0.917 | 0.417/0.967 | 1.000/0.283 |
+//! | blind7, before | 81 | 0.909/0.500 | 1.000/0.783 | 0.431/0.983 | 1.000/0.383 |
+//! | blind7, after | 75 | 0.914/0.533 | 1.000/0.817 | 0.450/0.983 | 1.000/0.417 |
+//!
+//! `blind7` was written before the round and scored by its figures alone;
+//! the model adds one reinforcement to the rules' figures there.
+//!
 //! `test` does not tell the change apart: its restatements sit at 0.84 or
 //! more and its close new facts differ by an identifier. Of blind3's 39
 //! English restatements 11 reinforce now (5 before); the 26 Chinese ones
@@ -119,8 +133,12 @@ const BLIND4_FLOOR: f64 = 0.41;
 /// with the model (new precision 0.440).
 const BLIND5_FLOOR: f64 = 0.42;
 /// `blind6`, a round later again: just under its lowest figure with the
-/// model (contradiction recall 0.183).
-const BLIND6_FLOOR: f64 = 0.17;
+/// model (reinforced recall 0.283; contradiction recall 0.183 when
+/// committed).
+const BLIND6_FLOOR: f64 = 0.27;
+/// `blind7`, a round later again: just under its lowest figure with the
+/// model when committed (reinforced recall 0.417).
+const BLIND7_FLOOR: f64 = 0.4;
 
 struct Pair {
     lang: String,
@@ -318,13 +336,14 @@ fn decide_corpus_with_the_sentence_model() {
         ("blind4", BLIND4_FLOOR),
         ("blind5", BLIND5_FLOOR),
         ("blind6", BLIND6_FLOOR),
+        ("blind7", BLIND7_FLOOR),
     ] {
         let pairs = pairs(&corpus.join(format!("{split}.jsonl")));
         let (figures, misses, scored) = measure(&model, &pairs);
         if print_distribution {
             print_cosines(split, &scored);
         }
-        if !matches!(split, "test" | "blind4" | "blind5" | "blind6") {
+        if !matches!(split, "test" | "blind4" | "blind5" | "blind6" | "blind7") {
             tuning.extend(scored);
         }
         print(split, pairs.len(), &figures, misses.len());
