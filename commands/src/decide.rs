@@ -1491,16 +1491,52 @@ fn value_update(
 /// ("from now on", "this season", "after the refinance", `最近`). Read
 /// once a save, then asked of each neighbour.
 fn says_a_change(text: &str, mine: &Profile) -> bool {
-    let lower = text.to_lowercase();
     mine.change.as_ref().is_some_and(|c| {
-        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(&lower)
-    }) || opens_a_period(&lower)
+        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(text)
+    }) || opens_a_period(text)
 }
 
-/// Whether an English text (lowercased) says what is so, with a subject:
-/// the speaker ("I", "we") or a copula ("is", "are"), not an order.
-fn states_what_is(lower: &str) -> bool {
-    words_of(lower).any(|w| STATEMENT_WORDS.contains(&w))
+/// Phrases found in one pass over a text (an Aho-Corasick automaton),
+/// ASCII case aside, each only where no letter or digit runs on around it
+/// ("this term", not "this terminal"): asked of every save, where one
+/// search per phrase would read the text once per phrase.
+struct Phrases(aho_corasick::AhoCorasick);
+
+impl Phrases {
+    fn of(lists: &[&[&str]]) -> Self {
+        let automaton = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(lists.iter().flat_map(|list| list.iter()))
+            .expect("an automaton of a short list of phrases");
+        Self(automaton)
+    }
+
+    /// Whether one of the phrases stands in `text` as words of their own.
+    fn in_text(&self, text: &str) -> bool {
+        self.0.find_overlapping_iter(text).any(|found| {
+            let before = text[..found.start()].chars().next_back();
+            let after = text[found.end()..].chars().next();
+            before.is_none_or(|c| !c.is_ascii_alphanumeric())
+                && after.is_none_or(|c| !c.is_ascii_alphanumeric())
+        })
+    }
+}
+
+static STATEMENT_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[STATEMENT_WORDS]));
+static PERIOD_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[NEW_PERIODS]));
+static DEPARTURE_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[DEPARTURES, DEPARTURES_ZH]));
+static ROLE_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[ROLE_WORDS, ROLE_MARKS_ZH]));
+static PURSUIT_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[PURSUIT_WORDS]));
+
+/// Whether an English text says what is so, with a subject: the speaker
+/// ("I", "we") or a copula ("is", "are"), not an order.
+fn states_what_is(text: &str) -> bool {
+    STATEMENT_PHRASES.in_text(text)
 }
 
 /// Words that give an English sentence a subject or a copula.
@@ -1508,14 +1544,11 @@ const STATEMENT_WORDS: &[&str] = &[
     "i", "i'm", "im", "my", "we", "we're", "our", "is", "are", "s",
 ];
 
-/// Whether a text (lowercased) says a period begins in which what it
-/// states holds: "from now on", "this year", "after the refinance",
-/// `最近`, `从这个月起`.
-fn opens_a_period(lower: &str) -> bool {
-    NEW_PERIODS.iter().any(|p| has_phrase(lower, p))
-        || lower
-            .find('从')
-            .is_some_and(|at| lower[at..].contains('起'))
+/// Whether a text says a period begins in which what it states holds:
+/// "from now on", "this year", "after the refinance", `最近`,
+/// `从这个月起`.
+fn opens_a_period(text: &str) -> bool {
+    PERIOD_PHRASES.in_text(text) || text.find('从').is_some_and(|at| text[at..].contains('起'))
 }
 
 /// Whether `phrase` occurs in `lower` with no letter or digit of a word
@@ -1657,8 +1690,7 @@ fn names_old_value(
     };
     let is_subject = |word: &str| memory_words.first().is_some_and(|m| same_word(m, word));
     let mut found: Option<(String, bool)> = None; // (old value, an end)
-    let lower_memory = neighbour.text.to_lowercase();
-    let a_pursuit = || PURSUIT_WORDS.iter().any(|p| has_phrase(&lower_memory, p));
+    let a_pursuit = || PURSUIT_PHRASES.in_text(&neighbour.text);
     for mark in marks
         .english
         .iter()
@@ -1726,10 +1758,7 @@ fn names_old_value(
 /// departure other than "stepped down" counts at the end of its clause
 /// or with what is left (the company, the team) a few words after it.
 fn hands_over_role(text: &str, neighbour: &Neighbour) -> Option<String> {
-    let memory = neighbour.text.to_lowercase();
-    if !ROLE_WORDS.iter().any(|r| has_phrase(&memory, r))
-        && !ROLE_MARKS_ZH.iter().any(|r| memory.contains(r))
-    {
+    if !ROLE_PHRASES.in_text(&neighbour.text) {
         return None;
     }
     let memory_words: Vec<&str> = words_of(&neighbour.text).collect();
@@ -1788,9 +1817,7 @@ fn hands_over_role(text: &str, neighbour: &Neighbour) -> Option<String> {
 /// [`DEPARTURES_ZH`]): most texts do not, and are never read for a role
 /// left.
 fn says_a_departure(text: &str) -> bool {
-    let lower = text.to_lowercase();
-    DEPARTURES.iter().any(|d| has_phrase(&lower, d))
-        || DEPARTURES_ZH.iter().any(|d| text.contains(d))
+    DEPARTURE_PHRASES.in_text(text)
 }
 
 /// English words of a memory that gives someone a role.
@@ -1859,6 +1886,27 @@ const DEPARTURES_ZH: &[&str] = &[
     "走了",
 ];
 
+/// The marks of [`OldValueMarks`] (a choice against, an end, the end of a
+/// pursuit) by their first word, each with its words: a text's words are
+/// looked up once each rather than compared with every mark.
+static OLD_VALUE_MARKS_BY_FIRST_WORD: std::sync::LazyLock<
+    rustc_hash::FxHashMap<&'static str, Vec<(&'static str, Vec<&'static str>)>>,
+> = std::sync::LazyLock::new(|| {
+    let mut by_first: rustc_hash::FxHashMap<&str, Vec<(&str, Vec<&str>)>> =
+        rustc_hash::FxHashMap::default();
+    for mark in OLD_VALUE_MARKERS
+        .iter()
+        .chain(ENDING_VERBS)
+        .chain(PURSUIT_ENDING_VERBS)
+    {
+        let words: Vec<&str> = mark.split(' ').collect();
+        if let Some(first) = words.first() {
+            by_first.entry(first).or_default().push((mark, words));
+        }
+    }
+    by_first
+});
+
 /// Where a text names what may hold no longer ([`names_old_value`]): read
 /// once a save, then asked of each neighbour.
 #[derive(Debug, Default)]
@@ -1891,15 +1939,14 @@ impl OldValueMarks {
         for clause in lower.split([',', ';', '.', '!', '?', ':']) {
             let words: Vec<&str> = words_of(clause).collect();
             for at in 0..words.len() {
-                for mark in OLD_VALUE_MARKERS
-                    .iter()
-                    .chain(ENDING_VERBS)
-                    .chain(PURSUIT_ENDING_VERBS)
-                {
-                    let length = mark.split(' ').count();
+                let Some(marks_here) = OLD_VALUE_MARKS_BY_FIRST_WORD.get(words[at]) else {
+                    continue;
+                };
+                for (mark, mark_words) in marks_here {
+                    let length = mark_words.len();
                     let matches = words
                         .get(at..at + length)
-                        .is_some_and(|run| run.iter().copied().eq(mark.split(' ')));
+                        .is_some_and(|run| run == mark_words.as_slice());
                     if matches {
                         marks.english.push(EnglishMark {
                             after: words[at + length..]

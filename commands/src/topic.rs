@@ -1678,16 +1678,30 @@ fn english_topic_or_relation(term: &str) -> bool {
         && is_salient(term)
         && !term.ends_with("ly")
         && !term.ends_with("ed")
-        && !ADJECTIVES.contains(&term)
-        && !PREPOSITIONS.contains(&term)
-        && !crate::meaning::NUMBER_WORDS.contains(&term)
+        && !NOT_A_TOPIC.contains(term)
         && !measure_adjective(term)
-        && !VERBS.contains(&term)
-        && !VERBS.contains(&stem(term).as_str())
-        && !GENERIC.contains(&term)
-        && !TIME_WORDS.contains(&term)
         && !engram_text::calendar::is_calendar_word(term)
+        && !VERB_SET.contains(stem(term).as_str())
 }
+
+/// [`ADJECTIVES`], [`PREPOSITIONS`], number words, [`VERBS`], [`GENERIC`]
+/// and [`TIME_WORDS`] in one set: asked of every word of every save.
+static NOT_A_TOPIC: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+    std::sync::LazyLock::new(|| {
+        ADJECTIVES
+            .iter()
+            .chain(PREPOSITIONS)
+            .chain(crate::meaning::NUMBER_WORDS)
+            .chain(VERBS)
+            .chain(GENERIC)
+            .chain(TIME_WORDS)
+            .copied()
+            .collect()
+    });
+
+/// [`VERBS`] as a set, for a word's stem.
+static VERB_SET: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+    std::sync::LazyLock::new(|| VERBS.iter().copied().collect());
 
 /// Whether `term` is a hyphenated measure or negation before a noun
 /// (`four-day week`, `six-month fund`, `10-minute call`, `no-meeting
