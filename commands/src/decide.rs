@@ -1886,26 +1886,27 @@ const DEPARTURES_ZH: &[&str] = &[
     "走了",
 ];
 
+/// Marks by their first word: each mark with its words.
+type MarksByFirstWord = rustc_hash::FxHashMap<&'static str, Vec<(&'static str, Vec<&'static str>)>>;
+
 /// The marks of [`OldValueMarks`] (a choice against, an end, the end of a
 /// pursuit) by their first word, each with its words: a text's words are
 /// looked up once each rather than compared with every mark.
-static OLD_VALUE_MARKS_BY_FIRST_WORD: std::sync::LazyLock<
-    rustc_hash::FxHashMap<&'static str, Vec<(&'static str, Vec<&'static str>)>>,
-> = std::sync::LazyLock::new(|| {
-    let mut by_first: rustc_hash::FxHashMap<&str, Vec<(&str, Vec<&str>)>> =
-        rustc_hash::FxHashMap::default();
-    for mark in OLD_VALUE_MARKERS
-        .iter()
-        .chain(ENDING_VERBS)
-        .chain(PURSUIT_ENDING_VERBS)
-    {
-        let words: Vec<&str> = mark.split(' ').collect();
-        if let Some(first) = words.first() {
-            by_first.entry(first).or_default().push((mark, words));
+static OLD_VALUE_MARKS_BY_FIRST_WORD: std::sync::LazyLock<MarksByFirstWord> =
+    std::sync::LazyLock::new(|| {
+        let mut by_first = MarksByFirstWord::default();
+        for mark in OLD_VALUE_MARKERS
+            .iter()
+            .chain(ENDING_VERBS)
+            .chain(PURSUIT_ENDING_VERBS)
+        {
+            let words: Vec<&str> = mark.split(' ').collect();
+            if let Some(first) = words.first() {
+                by_first.entry(first).or_default().push((mark, words));
+            }
         }
-    }
-    by_first
-});
+        by_first
+    });
 
 /// Where a text names what may hold no longer ([`names_old_value`]): read
 /// once a save, then asked of each neighbour.
