@@ -1348,7 +1348,7 @@ fn avoidance_follows(text: &str, other: &str) -> bool {
 fn names_condition(lower: &str) -> bool {
     CONDITIONS.iter().any(|c| {
         if c.is_ascii() {
-            has_phrase(lower, c)
+            crate::phatic::contains_phrase(lower, c)
         } else {
             lower.contains(c)
         }
@@ -1549,17 +1549,6 @@ const STATEMENT_WORDS: &[&str] = &[
 /// `从这个月起`.
 fn opens_a_period(text: &str) -> bool {
     PERIOD_PHRASES.in_text(text) || text.find('从').is_some_and(|at| text[at..].contains('起'))
-}
-
-/// Whether `phrase` occurs in `lower` with no letter or digit of a word
-/// around it ("this term", not "this terminal").
-fn has_phrase(lower: &str, phrase: &str) -> bool {
-    lower.match_indices(phrase).any(|(at, _)| {
-        let before = lower[..at].chars().next_back();
-        let after = lower[at + phrase.len()..].chars().next();
-        before.is_none_or(|c| !c.is_ascii_alphanumeric())
-            && after.is_none_or(|c| !c.is_ascii_alphanumeric())
-    })
 }
 
 /// Phrases that open a period in which a new value holds.

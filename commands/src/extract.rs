@@ -2611,26 +2611,20 @@ fn is_health_state(lower: &str) -> bool {
     holds || taking
 }
 
-/// Months by their full names, and seasons: a time far enough off that a
-/// life event set on it lasts in memory past the talk.
-const MONTH_NAMES_EN: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "spring",
-    "summer",
-    "fall",
-    "autumn",
-    "winter",
-];
+/// Months by their full names (not "may", a modal verb first), and
+/// seasons: a time far enough off that a life event set on it lasts in
+/// memory past the talk.
+static MONTH_NAMES_EN: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    engram_text::calendar::MONTHS
+        .iter()
+        .filter(|month| **month != "may")
+        .chain(SEASONS_EN)
+        .copied()
+        .collect()
+});
+
+/// Seasons, as [`MONTH_NAMES_EN`] holds them.
+const SEASONS_EN: &[&str] = &["spring", "summer", "fall", "autumn", "winter"];
 
 /// "I'm getting married next October", "we're redoing our kitchen this
 /// fall", "my daughter is starting 6th grade in the fall": something the
@@ -2699,7 +2693,7 @@ fn is_dated_life_event(lower: &str) -> bool {
         .take(3)
         .find(|w| !["also", "finally", "already", "just", "now"].contains(w))
         .is_some_and(|w| w.len() > 4 && w.ends_with("ing") && !NOT_EVENTS.contains(&w));
-    let dated = has_word(rest, MONTH_NAMES_EN)
+    let dated = has_word(rest, &MONTH_NAMES_EN)
         || words(rest)
             .any(|w| w.len() == 4 && w.starts_with("20") && w.bytes().all(|b| b.is_ascii_digit()))
         || any_at_word_start(rest, &["next year", "next month", "this year"]);

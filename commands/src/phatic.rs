@@ -913,8 +913,9 @@ const GREETINGS_PASSED_ON: &[&str] = &[
 /// Words past which a text says more than a greeting passed on.
 const GREETING_PASSED_ON_WORDS_MAX: usize = 6;
 
-/// Whether `phrase` occurs in `lower` between word boundaries.
-fn contains_phrase(lower: &str, phrase: &str) -> bool {
+/// Whether `phrase` occurs in `lower` between word boundaries ("this
+/// term", not "this terminal").
+pub(crate) fn contains_phrase(lower: &str, phrase: &str) -> bool {
     lower.match_indices(phrase).any(|(at, _)| {
         let before = lower[..at].chars().next_back();
         let after = lower[at + phrase.len()..].chars().next();
