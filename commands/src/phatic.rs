@@ -845,7 +845,7 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
     if words.len() > PASSING_REMARK_WORDS_MAX
         || words
             .iter()
-            .any(|w| LASTING_EVENT_WORDS.contains(w) || CHOOSING_WORDS.contains(w))
+            .any(|w| LASTING_EVENT_WORDS.contains(w) || WANT_WORDS.contains(w))
     {
         return false;
     }
@@ -891,7 +891,7 @@ const HARDSHIP_WORDS: &[&str] = &[
 
 /// English words of a choice or a want: "standups are tedious, I'd
 /// rather do async updates" says what to do.
-const CHOOSING_WORDS: &[&str] = &[
+const WANT_WORDS: &[&str] = &[
     "rather", "prefer", "prefers", "instead", "want", "wants", "should", "need", "needs",
 ];
 
