@@ -11,6 +11,7 @@ mod codec;
 mod config;
 mod corridors;
 mod decide_model;
+mod decide_store;
 mod doors;
 mod export_import;
 mod flywheel;
