@@ -916,6 +916,11 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     if only_asks(trimmed) {
         return Some("a question: it states nothing".to_owned());
     }
+    // "Write me a haiku about Mondays", `帮我翻译一下这句话`: a task asked
+    // of the assistant, nothing of the user's to keep.
+    if crate::phatic::is_task_request(trimmed) {
+        return Some("a request for a task: it states nothing to keep".to_owned());
+    }
     // "so hungry right now", `房贷压力好大啊`: how the moment feels. A
     // value, a change or a liking is something to keep, said however.
     if profile.values.is_empty()

@@ -923,6 +923,151 @@ pub(crate) fn contains_phrase(lower: &str, phrase: &str) -> bool {
     })
 }
 
+/// Whether `text` only asks the assistant for a task ("Write me a haiku
+/// about Mondays", "Please rewrite that paragraph more formally",
+/// "Interesting, tell me more.", `帮我翻译一下这句话`): a verb of a task
+/// opens it, after a courtesy ("please", "could you", `请`) or a word of
+/// talk ("Interesting,"). Nothing in it is the user's to keep, unless it
+/// asks to remember ("remember", `记住`), sets a standing rule ("always",
+/// "from now on", `以后`), names the user's own things ("my", `我的`) or
+/// says something of the user ("I don't want ...").
+#[must_use]
+pub fn is_task_request(text: &str) -> bool {
+    let lower = text.trim().to_lowercase().replace('’', "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > TASK_REQUEST_WORDS_MAX
+        || words.iter().any(|w| KEEPING_WORDS.contains(w))
+        || KEEPING_MARKS_ZH.iter().any(|m| lower.contains(m))
+    {
+        return false;
+    }
+    // What opens the request: past a word of talk before a comma
+    // ("Interesting, tell me more"), past courtesies.
+    let opening = match lower.split_once([',', '，']) {
+        Some((talk, rest)) if is_phatic(talk) => rest.trim(),
+        _ => lower.as_str(),
+    };
+    let mut rest = opening;
+    loop {
+        let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        // An English courtesy ends at a word's end; a Chinese one runs on
+        // into the request (`请帮我`).
+        match COURTESIES.iter().find(|c| {
+            trimmed
+                .strip_prefix(**c)
+                .is_some_and(|after| !c.is_ascii() || !after.starts_with(char::is_alphanumeric))
+        }) {
+            Some(courtesy) => rest = &trimmed[courtesy.len()..],
+            None => {
+                rest = trimmed;
+                break;
+            }
+        }
+    }
+    if rest.chars().next().is_some_and(engram_text::script::is_cjk) {
+        return TASK_OPENINGS_ZH.iter().any(|t| rest.starts_with(t));
+    }
+    rest.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .next()
+        .is_some_and(|first| TASK_VERBS.contains(&first))
+}
+
+/// Words past which a text is more than a request for a task.
+const TASK_REQUEST_WORDS_MAX: usize = 15;
+
+/// Courtesies before a request ("please", "could you", `请`, `麻烦`).
+const COURTESIES: &[&str] = &[
+    "please",
+    "pls",
+    "plz",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "can u",
+    "hey",
+    "ok",
+    "okay",
+    "now",
+    "just",
+    "请",
+    "麻烦你",
+    "麻烦",
+    "能不能",
+    "可以",
+    "你",
+];
+
+/// English verbs that open a request for a task.
+const TASK_VERBS: &[&str] = &[
+    "write",
+    "rewrite",
+    "translate",
+    "summarize",
+    "summarise",
+    "draft",
+    "explain",
+    "tell",
+    "show",
+    "give",
+    "help",
+    "list",
+    "generate",
+    "compose",
+    "edit",
+    "proofread",
+    "convert",
+    "format",
+    "outline",
+    "brainstorm",
+    "describe",
+    "compare",
+    "remind",
+    "reword",
+    "rephrase",
+    "shorten",
+    "polish",
+];
+
+/// Chinese openings of a request for a task.
+const TASK_OPENINGS_ZH: &[&str] = &[
+    "帮我",
+    "给我写",
+    "给我讲",
+    "翻译",
+    "总结",
+    "解释",
+    "改写",
+    "润色",
+    "写一",
+    "列一",
+];
+
+/// English words of a request that keeps something: to remember, a
+/// standing rule, the user's own things, or the user speaking of
+/// themselves ("Give me bulleted summaries; I don't want blocks of
+/// prose" says how they like answers).
+const KEEPING_WORDS: &[&str] = &[
+    "remember", "note", "save", "always", "never", "whenever", "every", "default", "future",
+    "forward", "my", "our", "mine", "ours", "i", "i'd", "i'm", "we", "we're", "want", "prefer",
+];
+
+/// Chinese marks of a request that keeps something.
+const KEEPING_MARKS_ZH: &[&str] = &[
+    "记住",
+    "记一下",
+    "记下",
+    "以后",
+    "每次",
+    "总是",
+    "一直",
+    "我的",
+    "我们的",
+];
+
 /// Words past which a text says too much to be a remark on the moment.
 const PASSING_REMARK_WORDS_MAX: usize = 12;
 
@@ -1049,6 +1194,31 @@ mod tests {
             "好嘞，回头聊",
         ] {
             assert!(is_phatic(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_task_asked_of_the_assistant_is_a_request() {
+        for text in [
+            "Summarize this thread in three lines.",
+            "Could you draft a polite reply to the landlord?",
+            "Cool, explain the second option again.",
+            "pls translate this into Spanish",
+            "请帮我润色一下这段话",
+            "麻烦总结一下刚才的会议",
+        ] {
+            assert!(is_task_request(text), "{text}");
+        }
+        for text in [
+            "Please remember that the deploy freeze starts Friday.",
+            "Always explain code changes before showing the diff.",
+            "Summarize my notes from the Lisbon trip.",
+            "Give me short answers, I prefer bullet points.",
+            "以后回复都用中文",
+            "帮我记住：周五发版",
+            "The summary is due Friday.",
+        ] {
+            assert!(!is_task_request(text), "{text}");
         }
     }
 
