@@ -1001,7 +1001,8 @@ const COURTESIES: &[&str] = &[
     "你",
 ];
 
-/// English verbs that open a request for a task.
+/// English verbs that open a request for a task. Not "remind": "remind
+/// me to call mom on Sunday" asks the assistant to keep something.
 const TASK_VERBS: &[&str] = &[
     "write",
     "rewrite",
@@ -1025,7 +1026,6 @@ const TASK_VERBS: &[&str] = &[
     "brainstorm",
     "describe",
     "compare",
-    "remind",
     "reword",
     "rephrase",
     "shorten",
@@ -1215,6 +1215,7 @@ mod tests {
             "Summarize my notes from the Lisbon trip.",
             "Give me short answers, I prefer bullet points.",
             "以后回复都用中文",
+            "remind me to call mom on Sunday",
             "帮我记住：周五发版",
             "The summary is due Friday.",
         ] {
