@@ -115,7 +115,8 @@ use engram_text::script::model_reads;
 
 use crate::support::skip_unless_required;
 
-const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
+/// The four outcomes, as the corpus labels them.
+pub(crate) const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 /// A model attached must keep every outcome at the rules' floor on the dev
 /// and test splits (`decide_corpus.rs`'s `FLOOR`, the target) ...
 const FLOOR: f64 = 0.9;
@@ -140,14 +141,16 @@ const BLIND6_FLOOR: f64 = 0.27;
 /// model when committed (reinforced recall 0.417).
 const BLIND7_FLOOR: f64 = 0.4;
 
-struct Pair {
-    lang: String,
-    existing: String,
-    new: String,
-    expected: String,
+/// One labelled pair of the decide corpus.
+pub(crate) struct Pair {
+    pub(crate) lang: String,
+    pub(crate) existing: String,
+    pub(crate) new: String,
+    pub(crate) expected: String,
 }
 
-fn pairs(path: &Path) -> Vec<Pair> {
+/// The pairs of a decide corpus file (JSON lines).
+pub(crate) fn pairs(path: &Path) -> Vec<Pair> {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .filter(|l| !l.trim().is_empty())
