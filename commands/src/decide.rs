@@ -2356,13 +2356,19 @@ fn capitals_mentioned_by(text: &str, other: &str) -> bool {
             .filter(|w| is_salient(w) && !names_a_date(w))
             .collect()
     };
+    let mentioned = |w: &String| words.iter().any(|o| same_word(w, o));
+    if capitals(text, true).iter().all(mentioned) {
+        return true;
+    }
+    if !capitals(text, false).iter().all(mentioned) {
+        return false;
+    }
+    // Only a sentence's first word is unmentioned: a name when `other`
+    // has a capitalized word of its own in its place.
     let own: Vec<String> = words_of(text).map(str::to_lowercase).collect();
-    let other_has_its_own = capitals(other, true)
+    !capitals(other, true)
         .iter()
-        .any(|w| !own.iter().any(|o| same_word(w, o)));
-    capitals(text, other_has_its_own)
-        .iter()
-        .all(|w| words.iter().any(|o| same_word(w, o)))
+        .any(|w| !own.iter().any(|o| same_word(w, o)))
 }
 
 /// Whether every capitalized owner `text` names ("Alice" of "Alice's
