@@ -118,7 +118,29 @@
 //! - *a role left* (`hands_over_role`, pinned by the person's name in
 //!   both texts rather than by `two_facts`): a person the memory gives a
 //!   role (leads, owns, `负责`) steps down, leaves the company or team,
-//!   moves to another team, hands it over (`老李退休了`, `小王不管了`).
+//!   moves to another team, hands it over (`老李退休了`, `小王不管了`);
+//! - *a plain change of what both share* (`changes_what_it_shares`): a
+//!   text that says plainly something changed (a verb of change, an end,
+//!   "instead", "anymore", "now" said of what is so, a period that opens;
+//!   `改`, `换`, `戒`, `不再`; never with "still", "right now",
+//!   "currently", `还在`, `正在`, `目前`) and shares a salient word that
+//!   is no value with the memory, besides words of its own (the new value:
+//!   "I dropped French and I'm doing Italian instead", `换老师了，现在教我日语
+//!   的是佐藤老师`). The shared word must be a thing, not only the person,
+//!   the group or the user both name ("Ana moved to Lisbon" after "Ana
+//!   likes coffee"); a person only one side names is another subject unless
+//!   both name the role they hold ("my new doctor is Dr. Okafor"); every
+//!   salient word before the verb of change, after an owner's `'s` and
+//!   after an end's verb is the memory's ("The billing standup moved",
+//!   "Ana's manager switched", "no longer drinks soda"); values of two
+//!   shapes, a known tool where the memory names none, and an old value
+//!   named after "instead of" (`names_old_value`'s to read) keep it apart.
+//!
+//! A text that says nothing the memory does not (`says_nothing_more`: no
+//! salient word, value or change of its own, a salient word in common,
+//! the memory holding at most [`PARAPHRASE_WORDS_MAX`] words more) and
+//! agrees with it restates it, however few words they share ("I'm based in
+//! Portland, OR." after "User lives in Portland, Oregon.").
 //!
 //! A change is said by a verb, by "now" said of what is so ("I'm at 105k
 //! now", not an order: "rotate every credential now"), or by a period
@@ -133,8 +155,8 @@
 //! | outcome | when |
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), a task asked of the assistant ([`crate::phatic::is_task_request`]: "Write me a haiku about Mondays", `帮我翻译一下这句话`; not a request to remember, a standing rule or one about the user's own things), a reaction or a remark on the moment with no value, change or liking ([`crate::phatic::is_reaction`]: "so hungry right now", "standup ran long again, so tedious", `房贷压力好大啊`), no content term (unless values, a change and a stance come to [`TERMLESS_SAID_MIN`]), fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
-//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value, a changed choice or a role left |
-//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values |
+//! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value, a changed choice, a role left or a plain change of what both share |
+//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values; or, when nothing else holds, a text saying nothing the memory does not |
 //! | `New` | anything else, different subjects included |
 //!
 //! The labelled corpus `commands/tests/corpus/decide/{dev,test}.jsonl`
@@ -1252,6 +1274,7 @@ pub fn decide_profiled(
             let old_value_marks = std::cell::OnceCell::new();
             let said_change = std::cell::OnceCell::new();
             let leaves_a_role = std::cell::OnceCell::new();
+            let changes_plainly = std::cell::OnceCell::new();
             scored.iter().find_map(|(s, n, theirs)| {
                 let worded_apart = || *s >= WORDED_APART_MIN;
                 update_of(mine, theirs)
@@ -1276,6 +1299,12 @@ pub fn decide_profiled(
                                         leaves_a_role
                                             .get_or_init(|| says_a_departure(text))
                                             .then(|| hands_over_role(text, n))
+                                            .flatten()
+                                    })
+                                    .or_else(|| {
+                                        changes_plainly
+                                            .get_or_init(|| says_a_change_plainly(text, mine))
+                                            .then(|| changes_what_it_shares(text, mine, n, theirs))
                                             .flatten()
                                     })
                             })
@@ -1327,6 +1356,15 @@ pub fn decide_profiled(
             memory: n.id,
             reason,
         }
+    } else if let Some(n) = scored_related()
+        .find(|((s, n, theirs), relation)| {
+            *s >= WORDED_APART_MIN
+                && says_nothing_more(text, mine, n, theirs)
+                && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees
+        })
+        .map(|((_, n, _), _)| *n)
+    {
+        Outcome::Reinforced { memory: n.id }
     } else {
         Outcome::New
     };
@@ -1447,6 +1485,25 @@ fn restates_values(
         && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
 }
 
+/// Whether `mine` says nothing `neighbour` does not, however few words
+/// the two share: no salient word of its own, no value the memory does
+/// not state, no change and no second clause set against the first, and
+/// a salient word in common ("Book club: 1st Thursday, monthly" after
+/// "Book club meets the first Thursday of every month", "daily standup:
+/// 09:30, Mon-Fri"). A text that adds nothing to a memory it agrees with
+/// is that memory again; the memory may hold a word or two more
+/// ([`PARAPHRASE_WORDS_MAX`]), not a second fact.
+fn says_nothing_more(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
+    mine.change.is_none()
+        && mine.negated == theirs.negated
+        && mine.values.is_subset(&theirs.values)
+        && !has_salient_only_in(mine, theirs)
+        && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
+        && shares_salient(mine, theirs)
+        && !adds(text)
+        && contrasts(text) == contrasts(&neighbour.text)
+}
+
 /// Why `mine` updates a value `neighbour` states though much of their
 /// wording differs: it says a change ("rebooked for March 16", "was
 /// increased to 20 mg", `推迟到10月12日`), states a value of a kind where
@@ -1489,6 +1546,370 @@ fn value_update(
         || !capitals_mentioned_by(&neighbour.text, text);
     (!apart).then(|| format!("changed value: {}", value_name(changed.0, &changed.1)))
 }
+
+/// Whether `text` says plainly that something changed, whatever the
+/// value: a verb of change ("switched", "moved", `改`, `换`), an end
+/// ("stopped", "quit", "no longer", `戒`, `不再`), "instead" or "anymore",
+/// "now" said of what is so, or a period it opens ("from now on",
+/// `最近`); and nothing that says what holds still ("still", "right now",
+/// "currently", `还在`, `正在`, `目前`: "My Japanese is roughly N4 right
+/// now, still studying" says the memory again).
+fn says_a_change_plainly(text: &str, mine: &Profile) -> bool {
+    let lower = text.to_lowercase();
+    let changed = mine.change.as_ref().is_some_and(|c| {
+        !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(text)
+    }) || opens_a_period(text)
+        || CHANGE_PHRASES.in_text(&lower)
+        || CHANGE_MARKS_ZH.iter().any(|mark| text.contains(mark));
+    changed
+        && !STILL_PHRASES.in_text(&lower)
+        && !STILL_MARKS_ZH.iter().any(|mark| text.contains(mark))
+}
+
+/// English words that say a change by themselves: an end, or a value
+/// taken in place of another.
+const CHANGE_WORDS: &[&str] = &[
+    "instead",
+    "anymore",
+    "any more",
+    "no more",
+    "no longer",
+    "stopped",
+    "quit",
+    "dropped",
+    "switched",
+    "gave up",
+    "ditched",
+    "cancelled",
+    "canceled",
+];
+/// Chinese marks that say a change by themselves: changed to, swapped,
+/// gave up, no longer, stopped.
+const CHANGE_MARKS_ZH: &[&str] = &[
+    "改", "换", "戒", "不再", "停了", "停药", "停掉", "不用", "取消",
+];
+/// English words that say what holds still, so no change.
+const STILL_WORDS: &[&str] = &["still", "right now", "currently", "as always"];
+/// Chinese marks that say what holds still.
+const STILL_MARKS_ZH: &[&str] = &["还在", "正在", "目前", "仍然", "依然", "还是"];
+
+static CHANGE_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[CHANGE_WORDS]));
+static STILL_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[STILL_WORDS]));
+
+/// Why `mine`, which says plainly that something changed
+/// ([`says_a_change_plainly`]), changes what `theirs` states: the two
+/// share a salient word that is no value (what changed), `mine` has
+/// salient words of its own (what it is now), and nothing makes them two
+/// facts of two subjects (a relative only one names, "also", amounts of
+/// two things). "I dropped French and I'm doing Italian instead" after
+/// "I'm learning French"; `换老师了，现在教我日语的是佐藤老师` after
+/// `我的日语老师是田中老师`.
+fn changes_what_it_shares(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> Option<String> {
+    let only_mine = salient_only_in(mine, theirs);
+    let counted_apart = !mine.counted.is_empty()
+        && !theirs.counted.is_empty()
+        && (counts_apart(mine, theirs) || counts_apart(theirs, mine));
+    // Values of two kinds are two slots ("costs $45 a month" and "I now
+    // swim there at 6am").
+    // (a clock time is of another shape than an amount).
+    let shape = |value: &str| value.contains(':');
+    let values_apart = !mine.values.is_empty()
+        && !theirs.values.is_empty()
+        && !mine.values.iter().any(|(kind, value)| {
+            theirs
+                .values
+                .iter()
+                .any(|(other, old)| other == kind && shape(old) == shape(value))
+        });
+    let apart = only_mine.is_empty()
+        || counted_apart
+        || values_apart
+        || adds(text)
+        // An old value named after "instead of" is `names_old_value`'s to
+        // read: "Use spaces instead of tabs" says nothing of how wide a
+        // tab is.
+        || NAMED_OLD_VALUE_PHRASES.in_text(text)
+        || names_a_relative(mine, theirs)
+        || names_a_relative(theirs, mine)
+        || !owners_mentioned_by(text, &neighbour.text)
+        || !owners_mentioned_by(&neighbour.text, text);
+    if apart {
+        return None;
+    }
+    let entities_of = |text: &str| engram_text::entities::extract(text);
+    let (my_entities, their_entities) = (entities_of(text), entities_of(&neighbour.text));
+    let terms_of = |entities: &[engram_text::entities::Entity], category: &str| -> Vec<String> {
+        entities
+            .iter()
+            .filter(|entity| entity.category == category)
+            .flat_map(|entity| profile(&entity.name).terms)
+            .collect()
+    };
+    let (my_people, their_people) = (
+        terms_of(&my_entities, "person"),
+        terms_of(&their_entities, "person"),
+    );
+    // A person only one names is another subject ("Farah switched to
+    // GitLab" after "Alice switched to GitLab"), unless both name the
+    // role the person holds ("my new doctor is Dr. Okafor" after "Dr.
+    // Patel is my primary care doctor").
+    let unmentioned = |people: &[String], other: &Profile| {
+        people
+            .iter()
+            .any(|term| other.sorted_terms.binary_search(term).is_err())
+    };
+    if (unmentioned(&my_people, theirs) || unmentioned(&their_people, mine))
+        && !shares_role(text, &neighbour.text)
+    {
+        return None;
+    }
+    // A tool as the new value changes a memory that names one ("switched
+    // to Go" says nothing of a team that "works on search"). (Known tools
+    // only: a capitalised word after "switched" may be anything.)
+    let tools_of = |entities: &[engram_text::entities::Entity]| -> Vec<String> {
+        entities
+            .iter()
+            .filter(|entity| {
+                entity.category == "tool"
+                    && engram_text::entities::TOOLS
+                        .iter()
+                        .any(|(key, _)| *key == entity.key)
+            })
+            .flat_map(|entity| profile(&entity.name).terms)
+            .collect()
+    };
+    if tools_of(&my_entities)
+        .iter()
+        .any(|t| only_mine.contains(&t.as_str()))
+        && tools_of(&their_entities).is_empty()
+    {
+        return None;
+    }
+    // The thing a verb says changed is the memory's ("The payments
+    // standup moved to 1 PM" changes nothing of "The payments team
+    // switched to Jira"), and so is what an owner's word names ("Ana's
+    // manager switched ..." is not Ana; "My gym's pool reopened" is not
+    // the gym's membership).
+    if !changed_thing_mentioned(text, &neighbour.text)
+        || !ended_thing_mentioned(text, &neighbour.text)
+        || !possessions_mentioned(text, &neighbour.text)
+        || !chinese_owner_mentioned(text, &neighbour.text)
+    {
+        return None;
+    }
+    // What changed is a thing the two share, not only the person or the
+    // group both name ("Ana moved to Lisbon" changes nothing of "Ana likes
+    // coffee", nor "The team switched to a four-day week" of "The team
+    // uses GitHub for code hosting").
+    let people: Vec<&String> = my_people.iter().chain(&their_people).collect();
+    shared_salient(mine, theirs)
+        .iter()
+        .any(|term| {
+            !people.iter().any(|p| p == term)
+                && !SPEAKER_TERMS_ZH.contains(term)
+                && !GROUP_TERMS.contains(term)
+                && !opens_both_as_a_name(term, text, &neighbour.text)
+        })
+        .then(|| format!("says a change: now {}", only_mine.join(", ")))
+}
+
+/// Whether the word a verb of change follows in `text` (its subject's
+/// head: "standup" in "The payments standup moved to 1 PM") is one
+/// `other` mentions; true when no such word stands before the verb (a
+/// speaker, "I moved my fund", or no subject, "Switched PCPs").
+fn changed_thing_mentioned(text: &str, other: &str) -> bool {
+    let lower = text.to_lowercase();
+    let other = other.to_lowercase();
+    let other_words: Vec<&str> = words_of(&other).collect();
+    let mentioned = |w: &str| !is_salient(w) || other_words.iter().any(|o| same_word(w, o));
+    lower.split([',', ';', '.', '!', '?', ':']).all(|clause| {
+        let words: Vec<&str> = words_of(clause).collect();
+        words
+            .iter()
+            .position(|w| CHANGE_VERBS.contains(w))
+            .is_none_or(|at| words[..at].iter().all(|w| mentioned(w)))
+    })
+}
+
+/// Whether what an ending mark ends in `text` ("no longer drinks
+/// coffee", "stopped running") is something `other` mentions: a salient
+/// word in the few after the mark, when any stand there.
+fn ended_thing_mentioned(text: &str, other: &str) -> bool {
+    let lower = text.to_lowercase();
+    let other = other.to_lowercase();
+    let other_words: Vec<&str> = words_of(&other).collect();
+    lower.split([',', ';', '.', '!', '?', ':']).all(|clause| {
+        let words: Vec<&str> = words_of(clause).collect();
+        (0..words.len()).all(|at| {
+            let Some(length) = ENDING_WORDS.iter().find_map(|mark| {
+                let mark: Vec<&str> = mark.split(' ').collect();
+                (words.get(at..at + mark.len()) == Some(mark.as_slice())).then_some(mark.len())
+            }) else {
+                return true;
+            };
+            let mut after: Vec<&str> = words[at + length..]
+                .iter()
+                .take(OLD_VALUE_WORD_WINDOW)
+                .copied()
+                .filter(|w| is_salient(w))
+                .collect();
+            // A verb before its object is not what ends ("no longer
+            // drinks coffee" ends coffee, not drinking).
+            let verb_like = |w: &str| ["s", "ing", "ed"].iter().any(|end| w.ends_with(end));
+            if after.len() >= 2 && verb_like(after[0]) {
+                after.remove(0);
+            }
+            after.is_empty()
+                || after
+                    .iter()
+                    .any(|w| other_words.iter().any(|o| same_word(w, o)))
+        })
+    })
+}
+
+/// English marks of an end, followed by what ends ([`ended_thing_mentioned`]).
+const ENDING_WORDS: &[&str] = &[
+    "no longer",
+    "stopped",
+    "quit",
+    "dropped",
+    "gave up",
+    "ditched",
+    "cancelled",
+    "canceled",
+];
+
+/// Verbs of change whose subject is the thing changed.
+const CHANGE_VERBS: &[&str] = &[
+    "moved",
+    "switched",
+    "changed",
+    "migrated",
+    "shifted",
+    "rescheduled",
+    "postponed",
+];
+
+/// Whether every salient word an owner's `'s` puts before a noun in
+/// `text` ("manager" in "Ana's manager") is one `other` mentions.
+fn possessions_mentioned(text: &str, other: &str) -> bool {
+    let other = other.to_lowercase();
+    let other_words: Vec<&str> = words_of(&other).collect();
+    text.to_lowercase()
+        .replace('’', "'")
+        .split("'s ")
+        .skip(1)
+        .filter_map(|after| words_of(after).next())
+        .filter(|w| is_salient(w))
+        .all(|w| other_words.iter().any(|o| same_word(w, o)))
+}
+
+/// Whether the owner a Chinese text opens with (`李娜的团队`: Li Na's
+/// team) is one `other` mentions; true when the text opens with no
+/// owner, or with the speaker (`我的`, `我们的`).
+fn chinese_owner_mentioned(text: &str, other: &str) -> bool {
+    let Some((owner, _)) = text.split_once('的') else {
+        return true;
+    };
+    let owner = owner.trim();
+    let length = owner.chars().count();
+    if !(2..=4).contains(&length) || !owner.chars().all(engram_text::script::is_cjk) {
+        return true;
+    }
+    ["我", "我们", "咱们", "你", "他", "她", "用户"].contains(&owner) || other.contains(owner)
+}
+
+/// Whether a Chinese term shaped as a name (a surname and one or two
+/// characters) opens both texts (after a request to remember): the
+/// person both speak of (`张伟搬到了上海` and `请记住张伟负责支付系统`).
+fn opens_both_as_a_name(term: &str, text: &str, other: &str) -> bool {
+    let length = term.chars().count();
+    let opens = |text: &str| {
+        let text = text.trim_start();
+        let text = ["请记住", "记住"]
+            .iter()
+            .find_map(|ask| text.strip_prefix(ask))
+            .unwrap_or(text);
+        text.starts_with(term)
+    };
+    (2..=3).contains(&length)
+        && term
+            .chars()
+            .next()
+            .is_some_and(|c| engram_text::entities::CJK_SURNAMES.contains(c))
+        && opens(text)
+        && opens(other)
+}
+
+/// Terms (keys) for a group of people, which name who, not what
+/// changed (a company is left out: it is also a place that moves).
+const GROUP_TERMS: &[&str] = &["team", "famili", "group", "organ", "团队", "家人", "部门"];
+
+/// Chinese terms for the user, which name who, not what changed.
+const SPEAKER_TERMS_ZH: &[&str] = &["用户", "我", "我们"];
+
+/// Whether both texts name one of [`ROLE_NOUNS`].
+fn shares_role(text: &str, other: &str) -> bool {
+    let (text, other) = (text.to_lowercase(), other.to_lowercase());
+    let roles_in = |text: &str| -> Vec<&'static str> {
+        ROLE_NOUNS
+            .iter()
+            .copied()
+            .filter(|role| {
+                if role.is_ascii() {
+                    words_of(text).any(|w| w == *role || w.strip_suffix('s') == Some(role))
+                } else {
+                    text.contains(role)
+                }
+            })
+            .collect()
+    };
+    let mine = roles_in(&text);
+    !mine.is_empty() && roles_in(&other).iter().any(|role| mine.contains(role))
+}
+
+/// Roles a person holds for someone, whose holder is the value a change
+/// replaces.
+const ROLE_NOUNS: &[&str] = &[
+    "manager",
+    "boss",
+    "lead",
+    "doctor",
+    "dentist",
+    "therapist",
+    "teacher",
+    "tutor",
+    "coach",
+    "landlord",
+    "landlady",
+    "mentor",
+    "owner",
+    "accountant",
+    "lawyer",
+    "trainer",
+    "pcp",
+    "老师",
+    "房东",
+    "医生",
+    "经理",
+    "老板",
+    "领导",
+    "负责人",
+    "教练",
+    "导师",
+];
+
+/// English phrases that name the old value a text replaces.
+const NAMED_OLD_VALUE: &[&str] = &["instead of", "rather than"];
+static NAMED_OLD_VALUE_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[NAMED_OLD_VALUE]));
 
 /// Whether `text` says a change, for [`value_update`]: by a verb; by
 /// "now" said of what is so ("I'm at 105k now", `现在每个月五千`), not in
@@ -2110,6 +2531,12 @@ fn shares_identifier(mine: &Profile, theirs: &Profile) -> bool {
 /// a day shared by two facts about two things is no anchor: "the bank
 /// shuts at 3pm on Fridays" and "the cafeteria closes at 3pm on Fridays").
 fn shares_salient(mine: &Profile, theirs: &Profile) -> bool {
+    !shared_salient(mine, theirs).is_empty()
+}
+
+/// The salient terms the two texts share that are no values
+/// ([`shares_salient`]).
+fn shared_salient<'m>(mine: &'m Profile, theirs: &Profile) -> Vec<&'m str> {
     let only_mine = salient_only_in(mine, theirs);
     let value_words: BTreeSet<String> = mine
         .values
@@ -2120,12 +2547,14 @@ fn shares_salient(mine: &Profile, theirs: &Profile) -> bool {
     mine.sorted_terms
         .iter()
         .zip(&mine.salient)
-        .any(|(term, salient)| {
-            *salient
+        .filter(|(term, salient)| {
+            **salient
                 && !only_mine.contains(&term.as_str())
                 && !term.chars().any(|c| c.is_ascii_digit())
                 && !value_words.iter().any(|w| term.starts_with(w.as_str()))
         })
+        .map(|(term, _)| term.as_str())
+        .collect()
 }
 
 /// The stems a weekday or a month value is written with in English
@@ -2961,6 +3390,118 @@ mod tests {
 
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
+    }
+
+    /// A text that says plainly something changed ("dropped", "switched",
+    /// "these days", `换`, `戒`), of a thing the memory states, contradicts
+    /// it, whatever words the new value takes.
+    #[test]
+    fn a_plain_change_of_what_both_share_contradicts() {
+        for (existing, text) in [
+            (
+                "I'm learning Portuguese.",
+                "I dropped Portuguese and I'm taking Korean instead.",
+            ),
+            (
+                "My dentist is Dr. Reyes.",
+                "Switched dentists, my new dentist is Dr. Lindqvist.",
+            ),
+            (
+                "I like my tea with honey.",
+                "these days I take my tea with lemon",
+            ),
+            (
+                "我的钢琴老师是王老师。",
+                "换老师了，现在教我钢琴的是刘老师。",
+            ),
+            ("用户每天晚上喝牛奶。", "我戒牛奶了，晚上改喝豆浆。"),
+        ] {
+            assert!(
+                matches!(
+                    outcome(text, existing),
+                    Outcome::Contradiction { ref reason, .. } if reason.starts_with("says a change")
+                ),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// A change of something the memory does not state is no
+    /// contradiction of it: of a person or group both name but another
+    /// thing of theirs, of what an owner's word or the verb's subject names,
+    /// of a thing ended that the memory never held, or to a tool where the
+    /// memory names none.
+    #[test]
+    fn a_plain_change_of_another_thing_is_no_contradiction() {
+        for (existing, text) in [
+            ("Mara likes jazz.", "Mara moved to Vienna."),
+            (
+                "Lena takes the early train to work.",
+                "Omar now takes the early train to work, from this season.",
+            ),
+            ("陈静负责发版审批。", "陈静搬到了杭州。"),
+            (
+                "The billing team switched to Jira.",
+                "The billing standup moved to 2 PM.",
+            ),
+            (
+                "Noah drinks water at lunch.",
+                "Noah no longer drinks soda at lunch.",
+            ),
+            (
+                "Ravi's squad works on payments.",
+                "Ravi's squad switched to Rust.",
+            ),
+            (
+                "My gym membership costs $30 a month.",
+                "My gym's sauna reopened, I go there at 7am now.",
+            ),
+            (
+                "Ines uses Trello.",
+                "Ines's manager switched from Trello to Asana.",
+            ),
+            (
+                "I'm learning Italian.",
+                "I'm still learning Italian, slowly, from now on with a tutor.",
+            ),
+        ] {
+            assert!(
+                !is_contradiction(text, existing),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// A text that says nothing the memory does not (no word, no value of
+    /// its own) restates it however few words they share.
+    #[test]
+    fn a_text_saying_nothing_more_restates_the_memory() {
+        for (existing, text) in [
+            (
+                "User lives in Leeds, West Yorkshire.",
+                "I'm based in Leeds.",
+            ),
+            (
+                "Dana's yoga class meets every Wednesday evening.",
+                "Dana: yoga class, Wednesday evening.",
+            ),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        // A value of its own is more.
+        assert_eq!(
+            outcome(
+                "Dana: yoga class, Wednesday at 7pm.",
+                "Dana's yoga class meets every Wednesday evening."
+            ),
+            Outcome::New
+        );
     }
 
     /// A Chinese end said with `不` and its verb (`不喝酒了`), or closing

@@ -280,7 +280,8 @@ const CJK_PERSON_VERBS: &[&str] = &[
 const CJK_BOUNDARIES: &str = "的和在去与及是了做把被给对跟向从为";
 /// Verbs that often precede an organisation or project name.
 const CJK_LEADING_VERBS: &[&str] = &["讨论", "参加", "负责", "关于", "推进", "启动", "加入"];
-const CJK_SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高梁宋郑谢唐韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴孔向汤";
+/// Common Chinese surnames, one character each: where a name starts.
+pub const CJK_SURNAMES: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高梁宋郑谢唐韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵钱严覃武戴孔向汤";
 /// Characters that never begin a given name (numerals: `周一是` is a day).
 const CJK_NOT_GIVEN: &str = "一二三四五六七八九十日天末的了在是和与年月号点个";
 
