@@ -140,7 +140,11 @@
 //! salient word, value or change of its own, a salient word in common,
 //! the memory holding at most [`PARAPHRASE_WORDS_MAX`] words more) and
 //! agrees with it restates it, however few words they share ("I'm based in
-//! Portland, OR." after "User lives in Portland, Oregon.").
+//! Portland, OR." after "User lives in Portland, Oregon."); so does one
+//! with one word swapped each side for another, from a similarity of
+//! [`ONE_WORD_SWAP_MIN`], the values, stance and owners the same and
+//! nothing that makes them two facts (`swaps_one_word`: "a dark theme" for
+//! "dark mode", `前端组由小王负责` for `小王是前端组的负责人`).
 //!
 //! A change is said by a verb, by "now" said of what is so ("I'm at 105k
 //! now", not an order: "rotate every credential now"), or by a period
@@ -156,7 +160,7 @@
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), a task asked of the assistant ([`crate::phatic::is_task_request`]: "Write me a haiku about Mondays", `帮我翻译一下这句话`; not a request to remember, a standing rule or one about the user's own things), a reaction or a remark on the moment with no value, change or liking ([`crate::phatic::is_reaction`]: "so hungry right now", "standup ran long again, so tedious", `房贷压力好大啊`), no content term (unless values, a change and a stance come to [`TERMLESS_SAID_MIN`]), fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
 //! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value, a changed choice, a role left or a plain change of what both share |
-//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values; or, when nothing else holds, a text saying nothing the memory does not |
+//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values; or, when nothing else holds, a text saying nothing the memory does not, or the memory with one word swapped each side |
 //! | `New` | anything else, different subjects included |
 //!
 //! The labelled corpus `commands/tests/corpus/decide/{dev,test}.jsonl`
@@ -1359,8 +1363,14 @@ pub fn decide_profiled(
     } else if let Some(n) = scored_related()
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
-                && says_nothing_more(text, mine, n, theirs)
-                && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees
+                && ((says_nothing_more(text, mine, n, theirs)
+                    && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
+                    || (*s >= ONE_WORD_SWAP_MIN
+                        && swaps_one_word(text, mine, n, theirs)
+                        && !matches!(
+                            relation.get_or_init(|| relate(mine, theirs)),
+                            Relation::Disagrees(_)
+                        )))
         })
         .map(|((_, n, _), _)| *n)
     {
@@ -1503,6 +1513,36 @@ fn says_nothing_more(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: 
         && !adds(text)
         && contrasts(text) == contrasts(&neighbour.text)
 }
+
+/// Whether `mine` says what `neighbour` says with one word of each
+/// swapped for another, its values and stance the same and nothing that
+/// makes them two facts: a restatement in a synonym ("dark theme" for
+/// "dark mode", "picked Postgres over Mongo" for "decided to use
+/// PostgreSQL instead of MongoDB", `前端组由小王负责` for
+/// `小王是前端组的负责人`). Another owner (`'s`) or an added fact ("also",
+/// `也`) is another fact.
+fn swaps_one_word(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
+    let own_words = |a: &Profile, b: &Profile| in_words(salient_only_in(a, b));
+    let (mine_own, theirs_own) = (own_words(mine, theirs), own_words(theirs, mine));
+    mine_own > 0.0
+        && theirs_own > 0.0
+        && mine_own <= 1.0
+        && theirs_own <= 1.0
+        && mine.values == theirs.values
+        && mine.negated == theirs.negated
+        && shares_salient(mine, theirs)
+        && contrasts(text) == contrasts(&neighbour.text)
+        && !text.contains('也')
+        && !neighbour.text.contains('也')
+        && owners_mentioned_by(text, &neighbour.text)
+        && owners_mentioned_by(&neighbour.text, text)
+        && disagreement(mine, theirs).is_none()
+        && !two_facts(text, mine, &neighbour.text, theirs)
+}
+
+/// Similarity from which a pair with one word swapped each side is read
+/// as a restatement (`swaps_one_word`): the two share most of the rest.
+pub const ONE_WORD_SWAP_MIN: f64 = 0.4;
 
 /// Why `mine` updates a value `neighbour` states though much of their
 /// wording differs: it says a change ("rebooked for March 16", "was
@@ -2687,7 +2727,11 @@ fn choice_swap(
         return None;
     }
     let (new, old, head) = swapped_modifier(text, &neighbour.text)?;
-    if names_a_relative(mine, theirs)
+    // Two verbs of choosing before one thing ("chose SQLite", "picked
+    // SQLite") are one choice said two ways.
+    let choosing = |w: &str| CHOOSING_WORDS.contains(&w) || CHOICE_WORDS.contains(&w);
+    if (choosing(&new) && choosing(&old))
+        || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || !capitals_mentioned_by(&neighbour.text, text)
         || !names_mentioned_by(&neighbour.text, theirs, text)
@@ -3472,6 +3516,49 @@ mod tests {
                 outcome(text, existing)
             );
         }
+    }
+
+    /// One word swapped each side for a synonym, all else the same, is the
+    /// memory again; another owner or an added fact is not.
+    #[test]
+    fn one_word_swapped_each_side_restates() {
+        for (existing, text) in [
+            (
+                "Ode prefers a dark theme in every terminal.",
+                "In all terminals, Ode likes a dark palette.",
+            ),
+            ("小李是测试组的负责人。", "测试组由小李负责。"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            ("Carla's coach is Ivo.", "Ivo's coach is Petra."),
+            ("用户对花生过敏。", "用户对芒果也过敏。"),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// One choice said with two verbs of choosing is no changed choice.
+    #[test]
+    fn two_verbs_of_choosing_one_thing_change_no_choice() {
+        let (existing, text) = (
+            "For the ledger we chose SQLite over Redis.",
+            "For the ledger we picked SQLite over Redis.",
+        );
+        assert!(
+            !is_contradiction(text, existing),
+            "{:?}",
+            outcome(text, existing)
+        );
     }
 
     /// A text that says nothing the memory does not (no word, no value of
