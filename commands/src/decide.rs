@@ -121,7 +121,9 @@
 //!   moves to another team, hands it over (`老李退休了`, `小王不管了`);
 //! - *a plain change of what both share* (`changes_what_it_shares`): a
 //!   text that says plainly something changed (a verb of change, an end,
-//!   "instead", "anymore", "now" said of what is so, a period that opens;
+//!   "sold", "traded", "renewed", "instead", "anymore", "now" said of
+//!   what is so, a period that opens; "passed", `通过了`, `考过了` of a
+//!   memory that says a pursuit;
 //!   `改`, `换`, `戒`, `不再`; never with "still", "right now",
 //!   "currently", `还在`, `正在`, `目前`) and shares a salient word that
 //!   is no value with the memory, besides words of its own (the new value:
@@ -1306,9 +1308,18 @@ pub fn decide_profiled(
                                             .flatten()
                                     })
                                     .or_else(|| {
-                                        changes_plainly
-                                            .get_or_init(|| says_a_change_plainly(text, mine))
-                                            .then(|| changes_what_it_shares(text, mine, n, theirs))
+                                        let said = (*changes_plainly
+                                            .get_or_init(|| says_a_change_plainly(text, mine)))?;
+                                        let pursued = || {
+                                            PURSUIT_PHRASES.in_text(&n.text)
+                                                || PURSUIT_MARKS_ZH
+                                                    .iter()
+                                                    .any(|mark| n.text.contains(mark))
+                                        };
+                                        (said == ChangeSaid::Plainly || pursued())
+                                            .then(|| {
+                                                changes_what_it_shares(text, said, mine, n, theirs)
+                                            })
                                             .flatten()
                                     })
                             })
@@ -1594,17 +1605,44 @@ fn value_update(
 /// `最近`); and nothing that says what holds still ("still", "right now",
 /// "currently", `还在`, `正在`, `目前`: "My Japanese is roughly N4 right
 /// now, still studying" says the memory again).
-fn says_a_change_plainly(text: &str, mine: &Profile) -> bool {
+fn says_a_change_plainly(text: &str, mine: &Profile) -> Option<ChangeSaid> {
     let lower = text.to_lowercase();
+    if STILL_PHRASES.in_text(&lower) || STILL_MARKS_ZH.iter().any(|mark| text.contains(mark)) {
+        return None;
+    }
     let changed = mine.change.as_ref().is_some_and(|c| {
         !c.adverb || text.chars().any(engram_text::script::is_cjk) || states_what_is(text)
     }) || opens_a_period(text)
         || CHANGE_PHRASES.in_text(&lower)
         || CHANGE_MARKS_ZH.iter().any(|mark| text.contains(mark));
-    changed
-        && !STILL_PHRASES.in_text(&lower)
-        && !STILL_MARKS_ZH.iter().any(|mark| text.contains(mark))
+    if changed {
+        Some(ChangeSaid::Plainly)
+    } else if PASSED_PHRASES.in_text(&lower) || PASSED_MARKS_ZH.iter().any(|m| text.contains(m)) {
+        Some(ChangeSaid::OfPursuit)
+    } else {
+        None
+    }
 }
+
+/// How a text says a change ([`says_a_change_plainly`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ChangeSaid {
+    /// Of whatever it names.
+    Plainly,
+    /// By an end of a pursuit ("passed", `通过了`): a change only of a
+    /// memory that says the pursuit ("studying for the CKA", `备考`).
+    OfPursuit,
+}
+
+/// English words that end a pursuit (passing an exam ends studying for
+/// it).
+const PASSED_WORDS: &[&str] = &["passed", "graduated", "got my"];
+/// Chinese marks that end a pursuit.
+const PASSED_MARKS_ZH: &[&str] = &["通过了", "考过了", "过了", "毕业了", "拿到了"];
+/// Chinese marks of a memory that says a pursuit.
+const PURSUIT_MARKS_ZH: &[&str] = &["备考", "在学", "学习", "准备考", "在考", "考研"];
+static PASSED_PHRASES: std::sync::LazyLock<Phrases> =
+    std::sync::LazyLock::new(|| Phrases::of(&[PASSED_WORDS]));
 
 /// English words that say a change by themselves: an end, or a value
 /// taken in place of another.
@@ -1622,6 +1660,10 @@ const CHANGE_WORDS: &[&str] = &[
     "ditched",
     "cancelled",
     "canceled",
+    "sold",
+    "traded",
+    "renewed",
+    "last day at",
 ];
 /// Chinese marks that say a change by themselves: changed to, swapped,
 /// gave up, no longer, stopped.
@@ -1648,6 +1690,7 @@ static STILL_PHRASES: std::sync::LazyLock<Phrases> =
 /// `我的日语老师是田中老师`.
 fn changes_what_it_shares(
     text: &str,
+    said: ChangeSaid,
     mine: &Profile,
     neighbour: &Neighbour,
     theirs: &Profile,
@@ -1668,7 +1711,8 @@ fn changes_what_it_shares(
                 .iter()
                 .any(|(other, old)| other == kind && shape(old) == shape(value))
         });
-    let apart = only_mine.is_empty()
+    // (A pursuit's end needs no new value: "雅思考过了".)
+    let apart = (only_mine.is_empty() && said == ChangeSaid::Plainly)
         || counted_apart
         || values_apart
         || adds(text)
@@ -1757,7 +1801,10 @@ fn changes_what_it_shares(
                 && !GROUP_TERMS.contains(term)
                 && !opens_both_as_a_name(term, text, &neighbour.text)
         })
-        .then(|| format!("says a change: now {}", only_mine.join(", ")))
+        .then(|| match said {
+            ChangeSaid::Plainly => format!("says a change: now {}", only_mine.join(", ")),
+            ChangeSaid::OfPursuit => "says a change: the pursuit ended".to_owned(),
+        })
 }
 
 /// Whether the word a verb of change follows in `text` (its subject's
@@ -1824,6 +1871,8 @@ const ENDING_WORDS: &[&str] = &[
     "ditched",
     "cancelled",
     "canceled",
+    "sold",
+    "traded",
 ];
 
 /// Verbs of change whose subject is the thing changed.
@@ -3459,6 +3508,15 @@ mod tests {
                 "换老师了，现在教我钢琴的是刘老师。",
             ),
             ("用户每天晚上喝牛奶。", "我戒牛奶了，晚上改喝豆浆。"),
+            (
+                "Kai drives a 2012 Subaru Outback.",
+                "Kai sold the Outback and bought an electric Kia.",
+            ),
+            (
+                "Renata is preparing for the Google Cloud architect exam.",
+                "Renata passed the GCP architect exam this morning!",
+            ),
+            ("用户在备考雅思。", "雅思考过了，7分！"),
         ] {
             assert!(
                 matches!(
@@ -3508,6 +3566,11 @@ mod tests {
             (
                 "I'm learning Italian.",
                 "I'm still learning Italian, slowly, from now on with a tutor.",
+            ),
+            // Passing ends only a pursuit.
+            (
+                "Renata wrote a guide to the Google Cloud architect exam.",
+                "Renata passed the GCP architect exam this morning!",
             ),
         ] {
             assert!(
