@@ -4077,6 +4077,9 @@ mod tests {
             "tax season at work is brutal",
             "Grandpa says hi!",
             "楼上的小孩今天又在跑来跑去，烦死了",
+            "新学期好期待！",
+            "搬家真费劲",
+            "这道题有点难",
         ] {
             let reason = low_entropy(text, &profile(text));
             assert!(

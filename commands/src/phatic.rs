@@ -302,6 +302,8 @@ const PHATIC_WORDS: &[&str] = &[
     "rest",
     "tomorrow",
     "tonight",
+    "today",
+    "fun",
     "till",
     "until",
     "next",
@@ -433,6 +435,9 @@ const PHATIC_PHRASES: &[&str] = &[
     "再想想",
     "再说吧",
     "再说",
+    "再聊",
+    "明天再聊",
+    "改天",
     "算了",
     "不说了",
     "想一想",
@@ -755,6 +760,9 @@ const REACTION_MARKS_ZH: &[&str] = &[
     "好冷",
     "太热",
     "太冷",
+    "期待",
+    "费劲",
+    "有点难",
 ];
 
 /// Whether `text` is a reaction: how the moment feels, with nothing to keep
@@ -1192,6 +1200,9 @@ mod tests {
             "算了，再说吧",
             "啊？真的假的",
             "好嘞，回头聊",
+            "Really appreciate all the help today, thanks.",
+            "Should be fun, see you tomorrow then.",
+            "改天再聊吧",
         ] {
             assert!(is_phatic(text), "{text}");
         }
