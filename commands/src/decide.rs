@@ -1666,9 +1666,10 @@ const CHANGE_WORDS: &[&str] = &[
     "last day at",
 ];
 /// Chinese marks that say a change by themselves: changed to, swapped,
-/// gave up, no longer, stopped.
+/// gave up, no longer, stopped, moved school or post, went up.
 const CHANGE_MARKS_ZH: &[&str] = &[
-    "改", "换", "戒", "不再", "停了", "停药", "停掉", "不用", "取消",
+    "改", "换", "戒", "不再", "停了", "停药", "停掉", "不用", "取消", "转学", "转到", "转去",
+    "调到", "调去", "升到", "升了", "升级",
 ];
 /// English words that say what holds still, so no change.
 const STILL_WORDS: &[&str] = &["still", "right now", "currently", "as always"];
@@ -3517,6 +3518,7 @@ mod tests {
                 "Renata passed the GCP architect exam this morning!",
             ),
             ("用户在备考雅思。", "雅思考过了，7分！"),
+            ("用户的儿子在杭州上初中。", "儿子转学到南京了。"),
         ] {
             assert!(
                 matches!(
