@@ -32,7 +32,7 @@
 //!   verb of choice ("let's do LXC on pve2"), an option and "then"
 //!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
 //!   B"), the speaker taking on something that recurs ("I'll log it every
-//!   morning"), a change the team has planned for a next sprint or week,
+//!   morning", "I'm going to swim twice a week"), a change the team has planned for a next sprint or week,
 //!   an amount settled on ("let's say $800 a month"), the
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
@@ -62,6 +62,8 @@
 //!   limit there ("two coffees max on weekdays"), how the speaker's writing
 //!   is styled ("cite with footnotes, not links", "... in my notes"), what
 //!   the speaker does not eat ("我不吃香菜"), how early to be reminded;
+//!   what the speakers want, narrowed to one kind or over another ("I only
+//!   want morning flights", "we want X instead of Y");
 //!   what the speakers will not or would rather not do ("I don't want to
 //!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内");
 //! - a fact: something that has lasted ("flaky for months"), a statement
@@ -78,7 +80,8 @@
 //!   owes ("I take home about $4,800 a month"), a condition or a medicine
 //!   ("she has ADHD"), a life event set on a month, a season or a year
 //!   ("we're redoing our kitchen this fall"), what the speaker is making,
-//!   a count planned for, a rate ("twice a week");
+//!   a count planned for, a rate ("twice a week"); what someone else is
+//!   taken with, even for now ("my son is obsessed with trains right now");
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
 //!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
@@ -89,7 +92,7 @@
 //! A Chinese sentence that says nothing as a whole (an ask beside a
 //! lasting clause) is read clause by clause, and so is an English one at
 //! "so", "because" and "but" (a reason or a consequence beside chatter),
-//! "and" or a comma before a new subject; a
+//! "and" or a comma before a new subject ("I", "we", "my", "our"); a
 //! rule a clause leads to stays with it ("we're on 15, so don't use ..."),
 //! and an English sentence whose clauses are of two kinds gives each, as
 //! does one whose clauses are each a value or about another person ("I'm
@@ -1736,6 +1739,48 @@ fn is_wanted_rule(lower: &str) -> bool {
         })
 }
 
+/// "I only want remote jobs", "we both want a buffet instead of a sit-down
+/// meal": what the speakers want, narrowed to one kind or set over another;
+/// a liking that holds past the task.
+fn is_narrowed_want(lower: &str) -> bool {
+    const SPEAKERS: &[&str] = &[
+        "i only want ",
+        "we only want ",
+        "i want ",
+        "we want ",
+        "we both want ",
+        "we all want ",
+        "i really want ",
+    ];
+    SPEAKERS.iter().any(|speaker| {
+        lower.strip_prefix(speaker).is_some_and(|rest| {
+            let first = words(rest).next().unwrap_or_default();
+            let thing = ![
+                "to", "you", "it", "the", "this", "that", "them", "these", "those",
+            ]
+            .contains(&first)
+                && !is_pointed(rest);
+            let narrowed = speaker.contains(" only ")
+                || [" instead of ", " rather than ", " over "]
+                    .iter()
+                    .any(|over| rest.contains(over));
+            thing && narrowed
+        })
+    })
+}
+
+/// "Mia is obsessed with dinosaurs right now", "my son is really into
+/// chess": what someone other than the speaker is taken with, worth
+/// knowing later even when said to hold for now.
+fn is_someone_taken_with(lower: &str) -> bool {
+    const TAKEN: &[&str] = &["obsessed with", "really into", "crazy about", "mad about"];
+    const NOT_OTHERS: &[&str] = &["i", "i'm", "we", "we're", "you", "you're", "it", "it's"];
+    words(lower)
+        .next()
+        .is_some_and(|first| !NOT_OTHERS.contains(&first))
+        && any_at_word_start(lower, TAKEN)
+}
+
 /// "I'll be in Lisbon Oct 14-17", "I'm on leave from 3 to 10 June": the
 /// speaker away or travelling, with a date (a month named, a day number).
 fn is_own_trip(sentence: &str, lower: &str) -> bool {
@@ -2875,22 +2920,54 @@ fn is_wanted_on_days(lower: &str) -> bool {
     wanted && has_word(lower, DAYS) && !is_pointed(lower)
 }
 
-/// "I'll log it every morning", "we'll review the budget every quarter":
-/// the speaker's commitment to something that recurs.
+/// "I'll log it every morning", "we'll review the budget every quarter",
+/// "I'm going to swim twice a week": the speaker's commitment to
+/// something that recurs.
 fn is_committed_habit(lower: &str) -> bool {
-    ["i'll ", "i will ", "we'll ", "we will "]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    /// Times of day that recur as well as [`PERIODS_EN`] do ("every lunch
+    /// break"), unlike "every file" or "every time".
+    const RECURRING_TIMES: &[&str] = &["lunch", "payday", "commute", "shift", "weekday"];
+    [
+        "i'll ",
+        "i will ",
+        "we'll ",
+        "we will ",
+        "i'm going to ",
+        "i am going to ",
+        "we're going to ",
+        "we are going to ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
         && (after_word_start(lower, "every ").any(|after| {
             words(after).next().is_some_and(|w| {
-                PERIODS_EN.contains(&w) || engram_text::calendar::WEEKDAYS.contains(&w)
+                PERIODS_EN.contains(&w)
+                    || RECURRING_TIMES.contains(&w)
+                    || engram_text::calendar::WEEKDAYS.contains(&w)
             })
         })
             // "I'll do the yogurt on weekdays": on a kind of day.
             || any_at_word_start(
                 lower,
                 &["on weekdays", "on weekends", "on weeknights", "on workdays"],
-            ))
+            )
+            || is_rate(lower))
+}
+
+/// Whether `lower` ends on a rate ("five applications a week", "30
+/// minutes per day"): an amount and the period it recurs in.
+fn is_rate(lower: &str) -> bool {
+    let tail: Vec<&str> = words(lower)
+        .filter(|w| !["too", "also", "then"].contains(w))
+        .collect();
+    match tail.as_slice() {
+        [.., per, period] => {
+            ["a", "per", "each"].contains(per)
+                && PERIODS_EN.contains(period)
+                && has_number(lower, lower)
+        }
+        _ => false,
+    }
 }
 
 /// "We're bumping the pool to 50 and adding rate limiting next sprint":
@@ -3017,6 +3094,12 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
+    if is_someone_taken_with(lower) {
+        return Some(Kind::Fact);
+    }
+    if !of_the_moment && is_narrowed_want(lower) {
+        return Some(Kind::Preference);
+    }
     if !of_the_moment
         && (is_standing_instruction(lower)
             || is_style_instruction(lower)
@@ -4125,7 +4208,7 @@ fn clauses_en<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
     let spliced: &[&str] = if classify_en(sentence, lower) == Some(Kind::Correction) {
         &[]
     } else {
-        &[", let's ", ", i ", ", we ", ", my ", ", the "]
+        &[", let's ", ", i ", ", we ", ", my ", ", our ", ", the "]
     };
     let mut cuts: Vec<(usize, usize)> = JOINS
         .iter()
@@ -5567,5 +5650,73 @@ mod tests {
             ("他可能喜欢吧。", &[]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A habit the speaker sets out on with "going to" and a rate or a
+    /// recurring time is a decision; a one-off with the same words is none.
+    #[test]
+    fn habits_set_out_on_with_a_rate_are_decisions() {
+        use Kind::Decision;
+        let missed = misses(&[
+            ("I'm going to swim 40 lengths twice a week.", &[Decision]),
+            (
+                "We're going to cook at home five nights a week.",
+                &[Decision],
+            ),
+            (
+                "I'm going to stretch for ten minutes every lunch break.",
+                &[Decision],
+            ),
+            ("I'll read 20 pages per day.", &[Decision]),
+            ("I'm going to check every file in the folder.", &[]),
+            ("I'm going to grab a coffee.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// What the speakers want, narrowed to one kind or set over another,
+    /// is a preference; a want pointed at the task is none.
+    #[test]
+    fn narrowed_wants_are_preferences() {
+        use Kind::Preference;
+        let missed = misses(&[
+            ("I only want morning flights.", &[Preference]),
+            (
+                "We both want a small ceremony instead of a big party.",
+                &[Preference],
+            ),
+            ("We want hardwood floors rather than carpet.", &[Preference]),
+            ("I only want the first page of it.", &[]),
+            ("I only want to change the header.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// What someone else is taken with is a fact, even "right now"; the
+    /// speaker's own or the task's is not read this way.
+    #[test]
+    fn what_someone_is_taken_with_is_a_fact() {
+        use Kind::Fact;
+        let missed = misses(&[
+            ("My daughter is obsessed with horses right now.", &[Fact]),
+            ("The twins are crazy about trains right now.", &[Fact]),
+            ("It's obsessed with retrying, look at this log.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A choice, then a clause about what the team has after ", our ": two
+    /// memories.
+    #[test]
+    fn our_after_a_comma_starts_a_clause() {
+        let kinds: Vec<Kind> = got(&[(
+            1,
+            Role::User,
+            "Let's go with Redis, our ops team already runs a Redis 7 cluster in the office.",
+        )])
+        .into_iter()
+        .map(|(_, _, kind)| kind)
+        .collect();
+        assert_eq!(kinds, [Kind::Decision, Kind::Fact]);
     }
 }
