@@ -65,7 +65,8 @@
 //!   what the speakers want, narrowed to one kind or over another ("I only
 //!   want morning flights", "we want X instead of Y");
 //!   what the speakers will not or would rather not do ("I don't want to
-//!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内");
+//!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内"),
+//!   a wish said with `比较想`, `更想` or `不希望` ("我比较想住海边");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
 //!   trips with dates, money, what they are making, what they live with:
@@ -84,7 +85,9 @@
 //!   taken with, even for now ("my son is obsessed with trains right now");
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
-//!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
+//!   the speaker's tool ("我用 Obsidian"), a port, a book's title, money
+//!   held or set aside with its amount ("预算大概三十万"), a surname ("经理
+//!   姓周"), what the speaker studied ("我本科学的是会计").
 //!
 //! A user's reply to an assistant's question that gives an amount ("About
 //! 40 pipelines." after "how many pipelines do you have?") is a fact.
@@ -3391,6 +3394,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_stop_ask_zh(sentence)
         || is_unwanted_zh(sentence)
         || is_limit_zh(sentence)
+        || is_wish_zh(sentence)
     {
         return Some(Kind::Preference);
     }
@@ -3554,7 +3558,10 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_about_person_zh(sentence)
         || household
         || only_can
-        || trip)
+        || trip
+        || is_money_held_zh(sentence)
+        || is_surname_zh(sentence)
+        || is_schooling_zh(sentence))
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -3718,6 +3725,80 @@ fn is_stop_ask_zh(sentence: &str) -> bool {
                         && after.is_some_and(|c| is_cjk(c) && c != '人' && c != '的')
                         && clause.chars().count() >= 5
                 })
+        })
+}
+
+/// "我比较想住海边", "我不希望周末加班": what the speaker would rather
+/// have, or would rather not, said as a wish; not a wish to know or to ask
+/// ("我比较想知道…").
+fn is_wish_zh(sentence: &str) -> bool {
+    const WISHES: &[&str] = &[
+        "我不希望",
+        "我们不希望",
+        "我比较想",
+        "我们比较想",
+        "我更想",
+        "我们更想",
+        "我更希望",
+        "我比较希望",
+    ];
+    const MIND_VERBS: &[&str] = &["知道", "问", "了解", "听", "看", "确认", "试"];
+    !sentence.contains('你')
+        && !contains_any(sentence, MOMENT_ZH)
+        && !contains_any(sentence, TRANSIENT_ZH)
+        && WISHES.iter().any(|w| {
+            sentence.match_indices(w).any(|(at, _)| {
+                let rest = sentence[at + w.len()..].trim_start();
+                rest.chars().filter(|c| is_cjk(*c)).count() >= 2
+                    && !MIND_VERBS.iter().any(|v| rest.starts_with(v))
+            })
+        })
+}
+
+/// "预算大概三十万", "现在有五万块存款", "月收入一万二": money the
+/// household has, earns, owes or sets aside, with its amount.
+fn is_money_held_zh(sentence: &str) -> bool {
+    const MONEY_NOUNS: &[&str] = &[
+        "预算", "存款", "积蓄", "收入", "月薪", "年薪", "工资", "房贷", "车贷", "月供", "房租",
+        "首付", "欠款",
+    ];
+    // An amount: a numeral before 万, 块 or 元 ("一万二", "八万块", "3000 元").
+    let amount = sentence
+        .match_indices(['万', '块', '元'])
+        .any(|(at, unit)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| {
+                    c.is_ascii_digit()
+                        || "两三四五六七八九十百千".contains(c)
+                        || (c == '一' && unit == "万")
+                })
+        });
+    amount && contains_any(sentence, MONEY_NOUNS) && !sentence.contains('你')
+}
+
+/// "我们经理姓周": someone's surname (not "姓名", not "不姓 X", which
+/// puts a name right).
+fn is_surname_zh(sentence: &str) -> bool {
+    sentence.match_indices('姓').any(|(at, _)| {
+        let before = sentence[..at].chars().next_back();
+        let after = sentence[at + '姓'.len_utf8()..].chars().next();
+        before.is_some_and(|c| is_cjk(c) && c != '不' && c != '贵')
+            && after.is_some_and(|c| is_cjk(c) && !"名氏什啥".contains(c))
+    }) && !sentence.contains('你')
+}
+
+/// "我本科学的是金融", "我研究生是读历史的": what the speaker studied.
+fn is_schooling_zh(sentence: &str) -> bool {
+    ["我本科", "我硕士", "我博士", "我研究生", "我大学"]
+        .iter()
+        .any(|d| {
+            sentence.match_indices(d).any(|(at, _)| {
+                let rest: String = sentence[at + d.len()..].chars().take(6).collect();
+                rest.contains('学') || rest.contains('读')
+            })
         })
 }
 
@@ -5718,5 +5799,24 @@ mod tests {
         .map(|(_, _, kind)| kind)
         .collect();
         assert_eq!(kinds, [Kind::Decision, Kind::Fact]);
+    }
+
+    /// In Chinese a wish said with 比较想, 更想 or 不希望 is a preference, a
+    /// wish to know is not; money held or set aside with its amount, a
+    /// surname and what the speaker studied are facts.
+    #[test]
+    fn chinese_wishes_money_surnames_and_schooling_are_read() {
+        use Kind::{Fact, Preference};
+        let missed = misses(&[
+            ("我比较想住在海边的民宿。", &[Preference]),
+            ("我不希望周末还要开会。", &[Preference]),
+            ("我比较想知道这个怎么配置。", &[]),
+            ("装修预算大概三十万。", &[Fact]),
+            ("现在手上有五万块存款。", &[Fact]),
+            ("我们房东姓黄，人还不错。", &[Fact]),
+            ("他叫什么我不记得了，姓名在合同上。", &[]),
+            ("我本科学的是会计。", &[Fact]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
     }
 }
