@@ -66,7 +66,8 @@
 //!   want morning flights", "we want X instead of Y");
 //!   what the speakers will not or would rather not do ("I don't want to
 //!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内"),
-//!   a wish said with `比较想`, `更想` or `不希望` ("我比较想住海边");
+//!   a wish said with `比较想`, `更想` or `不希望` ("我比较想住海边"), a
+//!   dislike from too much of a thing ("日料吃腻了");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
 //!   trips with dates, money, what they are making, what they live with:
@@ -93,7 +94,9 @@
 //! 40 pipelines." after "how many pipelines do you have?") is a fact.
 //!
 //! A Chinese sentence that says nothing as a whole (an ask beside a
-//! lasting clause) is read clause by clause, and so is an English one at
+//! lasting clause, or a statement before the question it raises:
+//! "孩子对芒果过敏，要跟学校说吗？", not a recent state asked about) is
+//! read clause by clause, and so is an English one at
 //! "so", "because" and "but" (a reason or a consequence beside chatter),
 //! "and" or a comma before a new subject ("I", "we", "my", "our"); a
 //! rule a clause leads to stays with it ("we're on 15, so don't use ..."),
@@ -983,6 +986,10 @@ const PREFERENCE_ZH: &[&str] = &[
     "不爱吃",
     "我习惯",
     "受不了",
+    // "日料吃腻了": a dislike grown from having had too much of it.
+    "吃腻",
+    "吃够了",
+    "看腻",
     "以后",
     "今后",
     "从现在起",
@@ -4240,13 +4247,35 @@ fn of_several(parts: &[(&str, Kind)], cjk: bool) -> bool {
 fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
     let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
     if cjk * 4 < sentence.chars().filter(|c| !c.is_whitespace()).count()
-        || is_question(sentence, lower)
         || is_hedged(sentence, lower)
     {
         return Vec::new();
     }
-    let clauses: Vec<&str> = sentence
-        .split(['，', '；'])
+    // "孩子对芒果过敏，要跟学校说吗？": a statement, then the question it
+    // raises; the question clause is left out, the statement read. (A
+    // recent state asked about, "最近总是失眠，怎么办？", is a complaint.)
+    const RECENT: &[&str] = &["最近", "这几天", "这两天", "这阵子", "这段时间"];
+    let asked = is_question(sentence, lower);
+    let split: Vec<&str> = sentence.split(['，', '；']).collect();
+    let statements = if asked {
+        match split.split_last() {
+            Some((question, before))
+                if !before.is_empty()
+                    && is_question(question, &normalized(question))
+                    && !before
+                        .iter()
+                        .any(|c| c.contains('你') || contains_any(c, RECENT)) =>
+            {
+                before
+            }
+            _ => return Vec::new(),
+        }
+    } else {
+        &split[..]
+    };
+    let clauses: Vec<&str> = statements
+        .iter()
+        .copied()
         .map(str::trim)
         // "记住这个 PID", "我一般不这样写": a clause pointing at the talk is
         // about the moment.
@@ -4257,7 +4286,7 @@ fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
                     .any(|d| c.contains(d))
         })
         .collect();
-    if clauses.len() < 2 {
+    if clauses.len() < 2 && !(asked && clauses.len() == 1) {
         return Vec::new();
     }
     clauses
@@ -5816,6 +5845,21 @@ mod tests {
             ("我们房东姓黄，人还不错。", &[Fact]),
             ("他叫什么我不记得了，姓名在合同上。", &[]),
             ("我本科学的是会计。", &[Fact]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A Chinese statement before the question it raises is read, the
+    /// question left out; a recent state asked about is none. A dislike
+    /// grown from too much of a thing is a preference.
+    #[test]
+    fn chinese_statements_before_a_question_and_dislikes_are_read() {
+        use Kind::{Fact, Preference};
+        let missed = misses(&[
+            ("小宇对花生过敏，订蛋糕要注意什么吗？", &[Fact]),
+            ("这几天总是头疼，怎么办？", &[]),
+            ("你们用的是哪个版本，需要升级吗？", &[]),
+            ("孩子们说披萨吃腻了。", &[Preference]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
     }
