@@ -36,7 +36,8 @@
 //!   an amount settled on ("let's say $800 a month"), the
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
-//!   a date the speakers concluded on ("那我们 12 号走"), a commitment
+//!   a date the speakers concluded on ("那我们 12 号走"), "那我就" and a
+//!   verb of choice ("那我就留三万应急"), a commitment
 //!   at the start of a sentence ("we'll skip the JR Pass", "I want to move
 //!   to Aurora"; not a step of the talk: "I'll check"), read past an
 //!   acknowledgement too ("Great, let's ..."), an intention, a choice
@@ -3610,6 +3611,12 @@ fn is_intent_zh(sentence: &str) -> bool {
         .split(['，', ',', '。', '！', '!', '；'])
         .map(str::trim)
         .any(|clause| {
+            // "那我就留三万应急": "那" before the speaker concludes, as in
+            // "那就".
+            let clause = clause
+                .strip_prefix('那')
+                .filter(|rest| rest.starts_with('我') || rest.starts_with("咱们"))
+                .unwrap_or(clause);
             let after_subject = SUBJECTS
                 .iter()
                 .find_map(|s| {
@@ -3632,9 +3639,11 @@ fn is_intent_zh(sentence: &str) -> bool {
             // "就按 CPU 70% 扩容", "那就定在周六": a choice concluded.
             let concluded = ["那就", "就"].iter().any(|lead| {
                 after_subject.strip_prefix(lead).is_some_and(|rest| {
-                    ["按", "定", "选", "订", "去", "买", "报", "走", "住"]
-                        .iter()
-                        .any(|v| rest.trim_start().starts_with(v))
+                    [
+                        "按", "定", "选", "订", "去", "买", "报", "走", "住", "留", "存", "投",
+                    ]
+                    .iter()
+                    .any(|v| rest.trim_start().starts_with(v))
                 })
             }) && clause.chars().filter(|c| is_cjk(*c)).count() >= 4;
             // "从今晚开始十二点前放下手机": a habit from a day on.
@@ -5860,6 +5869,17 @@ mod tests {
             ("这几天总是头疼，怎么办？", &[]),
             ("你们用的是哪个版本，需要升级吗？", &[]),
             ("孩子们说披萨吃腻了。", &[Preference]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// "那我就…" concludes like "那就"; keeping an amount aside is a choice.
+    #[test]
+    fn a_conclusion_after_na_and_the_speaker_is_a_decision() {
+        use Kind::Decision;
+        let missed = misses(&[
+            ("那我就留五千块当备用金。", &[Decision]),
+            ("那我们就存一半到定期里。", &[Decision]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
     }
