@@ -44,7 +44,9 @@
 //!   settled or a plan dropped in Chinese (`我打算…`, `想开始`, `就按…`,
 //!   `从下周开始…`, `先不…`, `不去…了`),
 //!   or the user naming one of the options the assistant just offered
-//!   ("threaded loading." after "... or threaded loading?"); stays split
+//!   ("threaded loading." after "... or threaded loading?"), or naming
+//!   what it put forward with an affirmation ("Avalanche, definitely.",
+//!   "go sharded."); stays split
 //!   between places ("Tokyo for four nights, then Kyoto for three",
 //!   "大理三天、丽江三天"), a choice acted on ("we're booking the barn"),
 //!   work put off to a named round ("下个迭代再做"), a plan dropped after
@@ -4433,6 +4435,31 @@ fn is_pick(sentence: &str, question: &str) -> bool {
         && classify(sentence, &lower, false).is_none()
 }
 
+/// Whether `sentence`, the first of a user's reply, picks something the
+/// assistant turn `before` put forward, with an affirmation ("Avalanche,
+/// definitely." after a turn comparing avalanche and snowball, "go
+/// sharded." after "... or we could switch to sharded checkpoints"): a
+/// short statement naming a word of the turn (four letters or more, not an
+/// affirmation or a stop word).
+fn is_affirmed_pick(sentence: &str, before: &str) -> bool {
+    const AFFIRMATIONS: &[&str] = &["definitely", "absolutely", "for sure", "it is", "obviously"];
+    let lower = normalized(sentence);
+    let n_words = words(&lower).count();
+    let affirmed = any_at_word_start(&lower, AFFIRMATIONS) || starts_with_word(&lower, "go");
+    if !affirmed || n_words > 4 || is_question(sentence, &lower) || is_hedged(sentence, &lower) {
+        return false;
+    }
+    let before = before.to_lowercase();
+    let named = words(&lower).any(|w| {
+        w.len() >= 4
+            && w.is_ascii()
+            && !engram_text::tokenize::is_stopword(w)
+            && !AFFIRMATIONS.iter().any(|a| a.starts_with(w))
+            && words(&before).any(|b| b == w)
+    });
+    named && classify(sentence, &lower, false).is_none()
+}
+
 /// The question an assistant turn ends on, when it asks the user for
 /// something to know ("How long will you stay?", "现在是什么水平？"), not
 /// for a go-ahead ("Want me to draft it?") or between options.
@@ -4537,6 +4564,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
     let mut delegated = false;
     let mut offered: Option<&str> = None;
     let mut asked = false;
+    let mut assistant_said: Option<&str> = None;
     for &(seq, role, content) in turns {
         if role != Role::User {
             if std::mem::take(&mut delegated)
@@ -4550,6 +4578,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             }
             offered = offered_choice(content);
             asked = asked_question(content).is_some();
+            assistant_said = Some(content);
             continue;
         }
         delegated = false;
@@ -4569,9 +4598,11 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
         }
         // "Threaded loading." after "preloads, or threaded loading?": the
         // user picks one of the options the assistant offered.
-        if let Some(question) = offered.take()
-            && let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
-            && is_pick(first, question)
+        let question = offered.take();
+        let said = assistant_said.take();
+        if let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
+            && (question.is_some_and(|question| is_pick(first, question))
+                || said.is_some_and(|before| is_affirmed_pick(first, before)))
         {
             out.push(Proposal {
                 seq,
@@ -5882,5 +5913,23 @@ mod tests {
             ("那我们就存一半到定期里。", &[Decision]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A short reply naming what the assistant put forward, with an
+    /// affirmation, picks it; an affirmation alone, or a name without one,
+    /// picks nothing.
+    #[test]
+    fn an_affirmed_name_from_the_assistant_is_a_pick() {
+        let said = "Rebasing keeps history linear; merging keeps every branch visible.";
+        let reply = |text| {
+            got(&[(1, Role::Assistant, said), (2, Role::User, text)])
+                .into_iter()
+                .map(|(_, _, kind)| kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(reply("Rebasing, definitely."), [Kind::Decision]);
+        assert_eq!(reply("go rebasing."), [Kind::Decision]);
+        assert!(reply("Yes, definitely.").is_empty());
+        assert!(reply("Rebasing sounds scary.").is_empty());
     }
 }
