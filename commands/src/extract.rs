@@ -87,6 +87,8 @@
 //!   ("we're redoing our kitchen this fall"), what the speaker is making,
 //!   a count planned for, a rate ("twice a week"); what someone else is
 //!   taken with, even for now ("my son is obsessed with trains right now");
+//!   a level or a score the speaker reached ("came out at B1", "托福考了
+//!   98", "词汇量大概三千");
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
 //!   the speaker's tool ("我用 Obsidian"), a port, a book's title, money
@@ -1782,6 +1784,23 @@ fn is_narrowed_want(lower: &str) -> bool {
     })
 }
 
+/// "I came out at B1 on the placement test", "I passed level 3 last
+/// spring": a level the speaker reached, on the common European scale or
+/// numbered, which holds past the talk.
+fn is_level_reached(lower: &str) -> bool {
+    const CEFR: &[&str] = &["a1", "a2", "b1", "b2", "c1", "c2"];
+    let speaker = words(lower)
+        .next()
+        .is_some_and(|w| w == "i" || w.starts_with("i'"));
+    let level = has_word(lower, CEFR)
+        || after_word_start(lower, "level ").any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        });
+    speaker && level
+}
+
 /// "Mia is obsessed with dinosaurs right now", "my son is really into
 /// chess": what someone other than the speaker is taken with, worth
 /// knowing later even when said to hold for now.
@@ -3107,7 +3126,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
-    if is_someone_taken_with(lower) {
+    if is_someone_taken_with(lower) || is_level_reached(lower) {
         return Some(Kind::Fact);
     }
     if !of_the_moment && is_narrowed_want(lower) {
@@ -3571,7 +3590,8 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || trip
         || is_money_held_zh(sentence)
         || is_surname_zh(sentence)
-        || is_schooling_zh(sentence))
+        || is_schooling_zh(sentence)
+        || is_score_zh(sentence))
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -3805,6 +3825,21 @@ fn is_surname_zh(sentence: &str) -> bool {
         let after = sentence[at + '姓'.len_utf8()..].chars().next();
         before.is_some_and(|c| is_cjk(c) && c != '不' && c != '贵')
             && after.is_some_and(|c| is_cjk(c) && !"名氏什啥".contains(c))
+    }) && !sentence.contains('你')
+}
+
+/// "托福考了 95", "词汇量大概六千": a score or a level the speaker
+/// reached, a number after what measures it.
+fn is_score_zh(sentence: &str) -> bool {
+    ["考了", "考过", "词汇量", "分数"].iter().any(|m| {
+        sentence.match_indices(m).any(|(at, _)| {
+            let rest = sentence[at + m.len()..]
+                .trim_start()
+                .trim_start_matches("大概")
+                .trim_start_matches("有")
+                .trim_start();
+            rest.starts_with(|c: char| c.is_ascii_digit() || "一二两三四五六七八九十".contains(c))
+        })
     }) && !sentence.contains('你')
 }
 
@@ -5931,5 +5966,20 @@ mod tests {
         assert_eq!(reply("go rebasing."), [Kind::Decision]);
         assert!(reply("Yes, definitely.").is_empty());
         assert!(reply("Rebasing sounds scary.").is_empty());
+    }
+
+    /// A level or a score the speaker reached is a fact, in English and
+    /// in Chinese; a guessed level is none.
+    #[test]
+    fn levels_and_scores_reached_are_facts() {
+        use Kind::Fact;
+        let missed = misses(&[
+            ("I tested at C1 in French two years ago.", &[Fact]),
+            ("I passed level 4 of the piano exams in school.", &[Fact]),
+            ("I think I'm around B1.", &[]),
+            ("我托福考了 98 分。", &[Fact]),
+            ("日语词汇量大概三千。", &[Fact]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
     }
 }
