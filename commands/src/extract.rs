@@ -32,18 +32,21 @@
 //!   verb of choice ("let's do LXC on pve2"), an option and "then"
 //!   ("SQLite then, ..."), the speaker's own move ("I'm moving X from A to
 //!   B"), the speaker taking on something that recurs ("I'll log it every
-//!   morning"), a change the team has planned for a next sprint or week,
+//!   morning", "I'm going to swim twice a week"), a change the team has planned for a next sprint or week,
 //!   an amount settled on ("let's say $800 a month"), the
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
-//!   a date the speakers concluded on ("那我们 12 号走"), a commitment
+//!   a date the speakers concluded on ("那我们 12 号走"), "那我就" and a
+//!   verb of choice ("那我就留三万应急"), a commitment
 //!   at the start of a sentence ("we'll skip the JR Pass", "I want to move
 //!   to Aurora"; not a step of the talk: "I'll check"), read past an
 //!   acknowledgement too ("Great, let's ..."), an intention, a choice
 //!   settled or a plan dropped in Chinese (`我打算…`, `想开始`, `就按…`,
 //!   `从下周开始…`, `先不…`, `不去…了`),
 //!   or the user naming one of the options the assistant just offered
-//!   ("threaded loading." after "... or threaded loading?"); stays split
+//!   ("threaded loading." after "... or threaded loading?"), or naming
+//!   what it put forward with an affirmation ("Avalanche, definitely.",
+//!   "go sharded."); stays split
 //!   between places ("Tokyo for four nights, then Kyoto for three",
 //!   "大理三天、丽江三天"), a choice acted on ("we're booking the barn"),
 //!   work put off to a named round ("下个迭代再做"), a plan dropped after
@@ -62,8 +65,12 @@
 //!   limit there ("two coffees max on weekdays"), how the speaker's writing
 //!   is styled ("cite with footnotes, not links", "... in my notes"), what
 //!   the speaker does not eat ("我不吃香菜"), how early to be reminded;
+//!   what the speakers want, narrowed to one kind or over another ("I only
+//!   want morning flights", "we want X instead of Y");
 //!   what the speakers will not or would rather not do ("I don't want to
-//!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内");
+//!   open any new cards", "我不想引入 X"), a money limit ("每晚500以内"),
+//!   a wish said with `比较想`, `更想` or `不希望` ("我比较想住海边"), a
+//!   dislike from too much of a thing ("日料吃腻了");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
 //!   trips with dates, money, what they are making, what they live with:
@@ -78,18 +85,25 @@
 //!   owes ("I take home about $4,800 a month"), a condition or a medicine
 //!   ("she has ADHD"), a life event set on a month, a season or a year
 //!   ("we're redoing our kitchen this fall"), what the speaker is making,
-//!   a count planned for, a rate ("twice a week");
+//!   a count planned for, a rate ("twice a week"); what someone else is
+//!   taken with, even for now ("my son is obsessed with trains right now");
+//!   a level or a score the speaker reached ("came out at B1", "托福考了
+//!   98", "词汇量大概三千");
 //!   in Chinese what someone does not eat, a family member's weekday, an
 //!   amount that recurs, a date that cannot move, a thing's name ("叫“飞鸽”"),
-//!   the speaker's tool ("我用 Obsidian"), a port, a book's title.
+//!   the speaker's tool ("我用 Obsidian"), a port, a book's title, money
+//!   held or set aside with its amount ("预算大概三十万"), a surname ("经理
+//!   姓周"), what the speaker studied ("我本科学的是会计").
 //!
 //! A user's reply to an assistant's question that gives an amount ("About
 //! 40 pipelines." after "how many pipelines do you have?") is a fact.
 //!
 //! A Chinese sentence that says nothing as a whole (an ask beside a
-//! lasting clause) is read clause by clause, and so is an English one at
+//! lasting clause, or a statement before the question it raises:
+//! "孩子对芒果过敏，要跟学校说吗？", not a recent state asked about) is
+//! read clause by clause, and so is an English one at
 //! "so", "because" and "but" (a reason or a consequence beside chatter),
-//! "and" or a comma before a new subject; a
+//! "and" or a comma before a new subject ("I", "we", "my", "our"); a
 //! rule a clause leads to stays with it ("we're on 15, so don't use ..."),
 //! and an English sentence whose clauses are of two kinds gives each, as
 //! does one whose clauses are each a value or about another person ("I'm
@@ -977,6 +991,10 @@ const PREFERENCE_ZH: &[&str] = &[
     "不爱吃",
     "我习惯",
     "受不了",
+    // "日料吃腻了": a dislike grown from having had too much of it.
+    "吃腻",
+    "吃够了",
+    "看腻",
     "以后",
     "今后",
     "从现在起",
@@ -1734,6 +1752,65 @@ fn is_wanted_rule(lower: &str) -> bool {
                 (all || kind_to) && !is_pointed(after) && !has_deadline(lower)
             })
         })
+}
+
+/// "I only want remote jobs", "we both want a buffet instead of a sit-down
+/// meal": what the speakers want, narrowed to one kind or set over another;
+/// a liking that holds past the task.
+fn is_narrowed_want(lower: &str) -> bool {
+    const SPEAKERS: &[&str] = &[
+        "i only want ",
+        "we only want ",
+        "i want ",
+        "we want ",
+        "we both want ",
+        "we all want ",
+        "i really want ",
+    ];
+    SPEAKERS.iter().any(|speaker| {
+        lower.strip_prefix(speaker).is_some_and(|rest| {
+            let first = words(rest).next().unwrap_or_default();
+            let thing = ![
+                "to", "you", "it", "the", "this", "that", "them", "these", "those",
+            ]
+            .contains(&first)
+                && !is_pointed(rest);
+            let narrowed = speaker.contains(" only ")
+                || [" instead of ", " rather than ", " over "]
+                    .iter()
+                    .any(|over| rest.contains(over));
+            thing && narrowed
+        })
+    })
+}
+
+/// "I came out at B1 on the placement test", "I passed level 3 last
+/// spring": a level the speaker reached, on the common European scale or
+/// numbered, which holds past the talk.
+fn is_level_reached(lower: &str) -> bool {
+    const CEFR: &[&str] = &["a1", "a2", "b1", "b2", "c1", "c2"];
+    let speaker = words(lower)
+        .next()
+        .is_some_and(|w| w == "i" || w.starts_with("i'"));
+    let level = has_word(lower, CEFR)
+        || after_word_start(lower, "level ").any(|after| {
+            words(after)
+                .next()
+                .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        });
+    speaker && level
+}
+
+/// "Mia is obsessed with dinosaurs right now", "my son is really into
+/// chess": what someone other than the speaker is taken with, worth
+/// knowing later even when said to hold for now.
+fn is_someone_taken_with(lower: &str) -> bool {
+    const TAKEN: &[&str] = &["obsessed with", "really into", "crazy about", "mad about"];
+    const NOT_OTHERS: &[&str] = &["i", "i'm", "we", "we're", "you", "you're", "it", "it's"];
+    words(lower)
+        .next()
+        .is_some_and(|first| !NOT_OTHERS.contains(&first))
+        && any_at_word_start(lower, TAKEN)
 }
 
 /// "I'll be in Lisbon Oct 14-17", "I'm on leave from 3 to 10 June": the
@@ -2875,22 +2952,54 @@ fn is_wanted_on_days(lower: &str) -> bool {
     wanted && has_word(lower, DAYS) && !is_pointed(lower)
 }
 
-/// "I'll log it every morning", "we'll review the budget every quarter":
-/// the speaker's commitment to something that recurs.
+/// "I'll log it every morning", "we'll review the budget every quarter",
+/// "I'm going to swim twice a week": the speaker's commitment to
+/// something that recurs.
 fn is_committed_habit(lower: &str) -> bool {
-    ["i'll ", "i will ", "we'll ", "we will "]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    /// Times of day that recur as well as [`PERIODS_EN`] do ("every lunch
+    /// break"), unlike "every file" or "every time".
+    const RECURRING_TIMES: &[&str] = &["lunch", "payday", "commute", "shift", "weekday"];
+    [
+        "i'll ",
+        "i will ",
+        "we'll ",
+        "we will ",
+        "i'm going to ",
+        "i am going to ",
+        "we're going to ",
+        "we are going to ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
         && (after_word_start(lower, "every ").any(|after| {
             words(after).next().is_some_and(|w| {
-                PERIODS_EN.contains(&w) || engram_text::calendar::WEEKDAYS.contains(&w)
+                PERIODS_EN.contains(&w)
+                    || RECURRING_TIMES.contains(&w)
+                    || engram_text::calendar::WEEKDAYS.contains(&w)
             })
         })
             // "I'll do the yogurt on weekdays": on a kind of day.
             || any_at_word_start(
                 lower,
                 &["on weekdays", "on weekends", "on weeknights", "on workdays"],
-            ))
+            )
+            || is_rate(lower))
+}
+
+/// Whether `lower` ends on a rate ("five applications a week", "30
+/// minutes per day"): an amount and the period it recurs in.
+fn is_rate(lower: &str) -> bool {
+    let tail: Vec<&str> = words(lower)
+        .filter(|w| !["too", "also", "then"].contains(w))
+        .collect();
+    match tail.as_slice() {
+        [.., per, period] => {
+            ["a", "per", "each"].contains(per)
+                && PERIODS_EN.contains(period)
+                && has_number(lower, lower)
+        }
+        _ => false,
+    }
 }
 
 /// "We're bumping the pool to 50 and adding rate limiting next sprint":
@@ -3017,6 +3126,12 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         return (!for_now).then_some(Kind::Decision);
     }
     let of_the_moment = any_at_word_start(lower, MOMENT_EN);
+    if is_someone_taken_with(lower) || is_level_reached(lower) {
+        return Some(Kind::Fact);
+    }
+    if !of_the_moment && is_narrowed_want(lower) {
+        return Some(Kind::Preference);
+    }
     if !of_the_moment
         && (is_standing_instruction(lower)
             || is_style_instruction(lower)
@@ -3308,6 +3423,7 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_stop_ask_zh(sentence)
         || is_unwanted_zh(sentence)
         || is_limit_zh(sentence)
+        || is_wish_zh(sentence)
     {
         return Some(Kind::Preference);
     }
@@ -3471,7 +3587,11 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_about_person_zh(sentence)
         || household
         || only_can
-        || trip)
+        || trip
+        || is_money_held_zh(sentence)
+        || is_surname_zh(sentence)
+        || is_schooling_zh(sentence)
+        || is_score_zh(sentence))
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -3513,6 +3633,12 @@ fn is_intent_zh(sentence: &str) -> bool {
         .split(['，', ',', '。', '！', '!', '；'])
         .map(str::trim)
         .any(|clause| {
+            // "那我就留三万应急": "那" before the speaker concludes, as in
+            // "那就".
+            let clause = clause
+                .strip_prefix('那')
+                .filter(|rest| rest.starts_with('我') || rest.starts_with("咱们"))
+                .unwrap_or(clause);
             let after_subject = SUBJECTS
                 .iter()
                 .find_map(|s| {
@@ -3535,9 +3661,11 @@ fn is_intent_zh(sentence: &str) -> bool {
             // "就按 CPU 70% 扩容", "那就定在周六": a choice concluded.
             let concluded = ["那就", "就"].iter().any(|lead| {
                 after_subject.strip_prefix(lead).is_some_and(|rest| {
-                    ["按", "定", "选", "订", "去", "买", "报", "走", "住"]
-                        .iter()
-                        .any(|v| rest.trim_start().starts_with(v))
+                    [
+                        "按", "定", "选", "订", "去", "买", "报", "走", "住", "留", "存", "投",
+                    ]
+                    .iter()
+                    .any(|v| rest.trim_start().starts_with(v))
                 })
             }) && clause.chars().filter(|c| is_cjk(*c)).count() >= 4;
             // "从今晚开始十二点前放下手机": a habit from a day on.
@@ -3635,6 +3763,95 @@ fn is_stop_ask_zh(sentence: &str) -> bool {
                         && after.is_some_and(|c| is_cjk(c) && c != '人' && c != '的')
                         && clause.chars().count() >= 5
                 })
+        })
+}
+
+/// "我比较想住海边", "我不希望周末加班": what the speaker would rather
+/// have, or would rather not, said as a wish; not a wish to know or to ask
+/// ("我比较想知道…").
+fn is_wish_zh(sentence: &str) -> bool {
+    const WISHES: &[&str] = &[
+        "我不希望",
+        "我们不希望",
+        "我比较想",
+        "我们比较想",
+        "我更想",
+        "我们更想",
+        "我更希望",
+        "我比较希望",
+    ];
+    const MIND_VERBS: &[&str] = &["知道", "问", "了解", "听", "看", "确认", "试"];
+    !sentence.contains('你')
+        && !contains_any(sentence, MOMENT_ZH)
+        && !contains_any(sentence, TRANSIENT_ZH)
+        && WISHES.iter().any(|w| {
+            sentence.match_indices(w).any(|(at, _)| {
+                let rest = sentence[at + w.len()..].trim_start();
+                rest.chars().filter(|c| is_cjk(*c)).count() >= 2
+                    && !MIND_VERBS.iter().any(|v| rest.starts_with(v))
+            })
+        })
+}
+
+/// "预算大概三十万", "现在有五万块存款", "月收入一万二": money the
+/// household has, earns, owes or sets aside, with its amount.
+fn is_money_held_zh(sentence: &str) -> bool {
+    const MONEY_NOUNS: &[&str] = &[
+        "预算", "存款", "积蓄", "收入", "月薪", "年薪", "工资", "房贷", "车贷", "月供", "房租",
+        "首付", "欠款",
+    ];
+    // An amount: a numeral before 万, 块 or 元 ("一万二", "八万块", "3000 元").
+    let amount = sentence
+        .match_indices(['万', '块', '元'])
+        .any(|(at, unit)| {
+            sentence[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| {
+                    c.is_ascii_digit()
+                        || "两三四五六七八九十百千".contains(c)
+                        || (c == '一' && unit == "万")
+                })
+        });
+    amount && contains_any(sentence, MONEY_NOUNS) && !sentence.contains('你')
+}
+
+/// "我们经理姓周": someone's surname (not "姓名", not "不姓 X", which
+/// puts a name right).
+fn is_surname_zh(sentence: &str) -> bool {
+    sentence.match_indices('姓').any(|(at, _)| {
+        let before = sentence[..at].chars().next_back();
+        let after = sentence[at + '姓'.len_utf8()..].chars().next();
+        before.is_some_and(|c| is_cjk(c) && c != '不' && c != '贵')
+            && after.is_some_and(|c| is_cjk(c) && !"名氏什啥".contains(c))
+    }) && !sentence.contains('你')
+}
+
+/// "托福考了 95", "词汇量大概六千": a score or a level the speaker
+/// reached, a number after what measures it.
+fn is_score_zh(sentence: &str) -> bool {
+    ["考了", "考过", "词汇量", "分数"].iter().any(|m| {
+        sentence.match_indices(m).any(|(at, _)| {
+            let rest = sentence[at + m.len()..]
+                .trim_start()
+                .trim_start_matches("大概")
+                .trim_start_matches("有")
+                .trim_start();
+            rest.starts_with(|c: char| c.is_ascii_digit() || "一二两三四五六七八九十".contains(c))
+        })
+    }) && !sentence.contains('你')
+}
+
+/// "我本科学的是金融", "我研究生是读历史的": what the speaker studied.
+fn is_schooling_zh(sentence: &str) -> bool {
+    ["我本科", "我硕士", "我博士", "我研究生", "我大学"]
+        .iter()
+        .any(|d| {
+            sentence.match_indices(d).any(|(at, _)| {
+                let rest: String = sentence[at + d.len()..].chars().take(6).collect();
+                rest.contains('学') || rest.contains('读')
+            })
         })
 }
 
@@ -4076,13 +4293,35 @@ fn of_several(parts: &[(&str, Kind)], cjk: bool) -> bool {
 fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
     let cjk = sentence.chars().filter(|c| is_cjk(*c)).count();
     if cjk * 4 < sentence.chars().filter(|c| !c.is_whitespace()).count()
-        || is_question(sentence, lower)
         || is_hedged(sentence, lower)
     {
         return Vec::new();
     }
-    let clauses: Vec<&str> = sentence
-        .split(['，', '；'])
+    // "孩子对芒果过敏，要跟学校说吗？": a statement, then the question it
+    // raises; the question clause is left out, the statement read. (A
+    // recent state asked about, "最近总是失眠，怎么办？", is a complaint.)
+    const RECENT: &[&str] = &["最近", "这几天", "这两天", "这阵子", "这段时间"];
+    let asked = is_question(sentence, lower);
+    let split: Vec<&str> = sentence.split(['，', '；']).collect();
+    let statements = if asked {
+        match split.split_last() {
+            Some((question, before))
+                if !before.is_empty()
+                    && is_question(question, &normalized(question))
+                    && !before
+                        .iter()
+                        .any(|c| c.contains('你') || contains_any(c, RECENT)) =>
+            {
+                before
+            }
+            _ => return Vec::new(),
+        }
+    } else {
+        &split[..]
+    };
+    let clauses: Vec<&str> = statements
+        .iter()
+        .copied()
         .map(str::trim)
         // "记住这个 PID", "我一般不这样写": a clause pointing at the talk is
         // about the moment.
@@ -4093,7 +4332,7 @@ fn clauses_zh<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
                     .any(|d| c.contains(d))
         })
         .collect();
-    if clauses.len() < 2 {
+    if clauses.len() < 2 && !(asked && clauses.len() == 1) {
         return Vec::new();
     }
     clauses
@@ -4125,7 +4364,7 @@ fn clauses_en<'s>(sentence: &'s str, lower: &str) -> Vec<(&'s str, Kind)> {
     let spliced: &[&str] = if classify_en(sentence, lower) == Some(Kind::Correction) {
         &[]
     } else {
-        &[", let's ", ", i ", ", we ", ", my ", ", the "]
+        &[", let's ", ", i ", ", we ", ", my ", ", our ", ", the "]
     };
     let mut cuts: Vec<(usize, usize)> = JOINS
         .iter()
@@ -4229,6 +4468,31 @@ fn is_pick(sentence: &str, question: &str) -> bool {
         && !is_question(sentence, &lower)
         && !is_hedged(sentence, &lower)
         && classify(sentence, &lower, false).is_none()
+}
+
+/// Whether `sentence`, the first of a user's reply, picks something the
+/// assistant turn `before` put forward, with an affirmation ("Avalanche,
+/// definitely." after a turn comparing avalanche and snowball, "go
+/// sharded." after "... or we could switch to sharded checkpoints"): a
+/// short statement naming a word of the turn (four letters or more, not an
+/// affirmation or a stop word).
+fn is_affirmed_pick(sentence: &str, before: &str) -> bool {
+    const AFFIRMATIONS: &[&str] = &["definitely", "absolutely", "for sure", "it is", "obviously"];
+    let lower = normalized(sentence);
+    let n_words = words(&lower).count();
+    let affirmed = any_at_word_start(&lower, AFFIRMATIONS) || starts_with_word(&lower, "go");
+    if !affirmed || n_words > 4 || is_question(sentence, &lower) || is_hedged(sentence, &lower) {
+        return false;
+    }
+    let before = before.to_lowercase();
+    let named = words(&lower).any(|w| {
+        w.len() >= 4
+            && w.is_ascii()
+            && !engram_text::tokenize::is_stopword(w)
+            && !AFFIRMATIONS.iter().any(|a| a.starts_with(w))
+            && words(&before).any(|b| b == w)
+    });
+    named && classify(sentence, &lower, false).is_none()
 }
 
 /// The question an assistant turn ends on, when it asks the user for
@@ -4335,6 +4599,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
     let mut delegated = false;
     let mut offered: Option<&str> = None;
     let mut asked = false;
+    let mut assistant_said: Option<&str> = None;
     for &(seq, role, content) in turns {
         if role != Role::User {
             if std::mem::take(&mut delegated)
@@ -4348,6 +4613,7 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
             }
             offered = offered_choice(content);
             asked = asked_question(content).is_some();
+            assistant_said = Some(content);
             continue;
         }
         delegated = false;
@@ -4367,9 +4633,11 @@ pub fn proposals(turns: &[(u64, Role, &str)]) -> Vec<Proposal> {
         }
         // "Threaded loading." after "preloads, or threaded loading?": the
         // user picks one of the options the assistant offered.
-        if let Some(question) = offered.take()
-            && let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
-            && is_pick(first, question)
+        let question = offered.take();
+        let said = assistant_said.take();
+        if let Some(first) = prose_lines(content).flat_map(|l| sentences(l, &[])).next()
+            && (question.is_some_and(|question| is_pick(first, question))
+                || said.is_some_and(|before| is_affirmed_pick(first, before)))
         {
             out.push(Proposal {
                 seq,
@@ -5565,6 +5833,152 @@ mod tests {
             ("房租每月 4000 以内。", &[Preference]),
             ("今天不想写代码。", &[]),
             ("他可能喜欢吧。", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A habit the speaker sets out on with "going to" and a rate or a
+    /// recurring time is a decision; a one-off with the same words is none.
+    #[test]
+    fn habits_set_out_on_with_a_rate_are_decisions() {
+        use Kind::Decision;
+        let missed = misses(&[
+            ("I'm going to swim 40 lengths twice a week.", &[Decision]),
+            (
+                "We're going to cook at home five nights a week.",
+                &[Decision],
+            ),
+            (
+                "I'm going to stretch for ten minutes every lunch break.",
+                &[Decision],
+            ),
+            ("I'll read 20 pages per day.", &[Decision]),
+            ("I'm going to check every file in the folder.", &[]),
+            ("I'm going to grab a coffee.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// What the speakers want, narrowed to one kind or set over another,
+    /// is a preference; a want pointed at the task is none.
+    #[test]
+    fn narrowed_wants_are_preferences() {
+        use Kind::Preference;
+        let missed = misses(&[
+            ("I only want morning flights.", &[Preference]),
+            (
+                "We both want a small ceremony instead of a big party.",
+                &[Preference],
+            ),
+            ("We want hardwood floors rather than carpet.", &[Preference]),
+            ("I only want the first page of it.", &[]),
+            ("I only want to change the header.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// What someone else is taken with is a fact, even "right now"; the
+    /// speaker's own or the task's is not read this way.
+    #[test]
+    fn what_someone_is_taken_with_is_a_fact() {
+        use Kind::Fact;
+        let missed = misses(&[
+            ("My daughter is obsessed with horses right now.", &[Fact]),
+            ("The twins are crazy about trains right now.", &[Fact]),
+            ("It's obsessed with retrying, look at this log.", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A choice, then a clause about what the team has after ", our ": two
+    /// memories.
+    #[test]
+    fn our_after_a_comma_starts_a_clause() {
+        let kinds: Vec<Kind> = got(&[(
+            1,
+            Role::User,
+            "Let's go with Redis, our ops team already runs a Redis 7 cluster in the office.",
+        )])
+        .into_iter()
+        .map(|(_, _, kind)| kind)
+        .collect();
+        assert_eq!(kinds, [Kind::Decision, Kind::Fact]);
+    }
+
+    /// In Chinese a wish said with 比较想, 更想 or 不希望 is a preference, a
+    /// wish to know is not; money held or set aside with its amount, a
+    /// surname and what the speaker studied are facts.
+    #[test]
+    fn chinese_wishes_money_surnames_and_schooling_are_read() {
+        use Kind::{Fact, Preference};
+        let missed = misses(&[
+            ("我比较想住在海边的民宿。", &[Preference]),
+            ("我不希望周末还要开会。", &[Preference]),
+            ("我比较想知道这个怎么配置。", &[]),
+            ("装修预算大概三十万。", &[Fact]),
+            ("现在手上有五万块存款。", &[Fact]),
+            ("我们房东姓黄，人还不错。", &[Fact]),
+            ("他叫什么我不记得了，姓名在合同上。", &[]),
+            ("我本科学的是会计。", &[Fact]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A Chinese statement before the question it raises is read, the
+    /// question left out; a recent state asked about is none. A dislike
+    /// grown from too much of a thing is a preference.
+    #[test]
+    fn chinese_statements_before_a_question_and_dislikes_are_read() {
+        use Kind::{Fact, Preference};
+        let missed = misses(&[
+            ("小宇对花生过敏，订蛋糕要注意什么吗？", &[Fact]),
+            ("这几天总是头疼，怎么办？", &[]),
+            ("你们用的是哪个版本，需要升级吗？", &[]),
+            ("孩子们说披萨吃腻了。", &[Preference]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// "那我就…" concludes like "那就"; keeping an amount aside is a choice.
+    #[test]
+    fn a_conclusion_after_na_and_the_speaker_is_a_decision() {
+        use Kind::Decision;
+        let missed = misses(&[
+            ("那我就留五千块当备用金。", &[Decision]),
+            ("那我们就存一半到定期里。", &[Decision]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A short reply naming what the assistant put forward, with an
+    /// affirmation, picks it; an affirmation alone, or a name without one,
+    /// picks nothing.
+    #[test]
+    fn an_affirmed_name_from_the_assistant_is_a_pick() {
+        let said = "Rebasing keeps history linear; merging keeps every branch visible.";
+        let reply = |text| {
+            got(&[(1, Role::Assistant, said), (2, Role::User, text)])
+                .into_iter()
+                .map(|(_, _, kind)| kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(reply("Rebasing, definitely."), [Kind::Decision]);
+        assert_eq!(reply("go rebasing."), [Kind::Decision]);
+        assert!(reply("Yes, definitely.").is_empty());
+        assert!(reply("Rebasing sounds scary.").is_empty());
+    }
+
+    /// A level or a score the speaker reached is a fact, in English and
+    /// in Chinese; a guessed level is none.
+    #[test]
+    fn levels_and_scores_reached_are_facts() {
+        use Kind::Fact;
+        let missed = misses(&[
+            ("I tested at C1 in French two years ago.", &[Fact]),
+            ("I passed level 4 of the piano exams in school.", &[Fact]),
+            ("I think I'm around B1.", &[]),
+            ("我托福考了 98 分。", &[Fact]),
+            ("日语词汇量大概三千。", &[Fact]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
     }
