@@ -2343,6 +2343,42 @@ fn activity(verb: &str) -> Option<String> {
         .find(|f| CORRIDOR_OF_WORD.contains_key(f.as_str()))
 }
 
+/// The plural a person files a countable thing under when a life holds
+/// many of it, each saved on its own (`flight` -> `flights`, `allergy` ->
+/// `allergies`): one room gathers every flight, whichever one a text is
+/// about. A mass or one-off topic (`medication`, `mortgage`) has none.
+fn folder_plural(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "allergy" => "allergies",
+        "appointment" => "appointments",
+        "bill" => "bills",
+        "birthday" => "birthdays",
+        "colleague" => "colleagues",
+        "expense" => "expenses",
+        "flight" => "flights",
+        "friend" => "friends",
+        "grocery" => "groceries",
+        "holiday" => "holidays",
+        "investment" => "investments",
+        "invoice" => "invoices",
+        "lesson" => "lessons",
+        "meeting" => "meetings",
+        "migraine" => "migraines",
+        "neighbor" => "neighbors",
+        "neighbour" => "neighbours",
+        "payment" => "payments",
+        "pet" => "pets",
+        "prescription" => "prescriptions",
+        "recipe" => "recipes",
+        "restaurant" => "restaurants",
+        "saving" => "savings",
+        "subscription" => "subscriptions",
+        "supplement" => "supplements",
+        "vitamin" => "vitamins",
+        _ => return None,
+    })
+}
+
 /// Each word of `text` (letters, digits, `-` and `'`) lowercased, with
 /// the byte offset it starts at.
 fn word_spans(text: &str) -> Vec<(usize, String)> {
@@ -2520,6 +2556,7 @@ fn topic_of_text<'a>(text: &str, profile: &'a Profile, entities: &'a [Entity]) -
             })
             .map_or(name, |(_, person)| said(person).to_owned())
     });
+    let english = english.map(|name| folder_plural(&name).map_or(name, str::to_owned));
     let subject = spans
         .first()
         .map(|(_, w)| w.as_str())
@@ -2727,7 +2764,7 @@ mod tests {
         }
         assert_eq!(
             room("Meeting with the landlord about the lease.").as_deref(),
-            Some("meeting")
+            Some("meetings")
         );
     }
 
@@ -2935,5 +2972,25 @@ mod tests {
         ] {
             assert_eq!(room(text).as_deref(), Some(expected), "{text}");
         }
+    }
+
+    /// A countable thing a life holds many of is filed under its plural,
+    /// however one text says it; a mass noun keeps its form.
+    #[test]
+    fn a_countable_thing_is_filed_under_its_plural() {
+        for (text, expected) in [
+            ("Flight home from Oslo leaves at dawn.", "flights"),
+            ("She is allergic to shellfish.", "allergies"),
+            (
+                "The best restaurant near the office serves pho.",
+                "restaurants",
+            ),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+        assert_eq!(
+            room("Medication refills come by mail.").as_deref(),
+            Some("medication")
+        );
     }
 }
