@@ -142,6 +142,7 @@ pub const CORRIDORS: &[(&str, &[&str])] = &[
             "react",
             "部署",
             "发布",
+            "发版",
             "版本",
             "数据库",
             "集群",
@@ -1603,10 +1604,17 @@ const CJK_TIMES: &[&str] = &[
     "学期",
     "周末",
 ];
-/// Chinese nouns holding a character of [`CJK_VERBS`], kept whole.
+/// Chinese nouns holding a character of [`CJK_VERBS`], or ones the
+/// segmenter cuts across a neighbour (`一集美剧` as 集美 剧, `其实发版` as
+/// 发 版), kept whole.
 const CJK_NOUNS: &[&str] = &[
-    "周会", "例会", "年会", "晨会", "组会", "会议", "用户", "应用", "安卓",
+    "周会", "例会", "年会", "晨会", "组会", "会议", "用户", "应用", "安卓", "美剧", "发版",
 ];
+/// The least dictionary frequency a noun of [`CJK_NOUNS`] is taught
+/// with: an everyday word's, so it wins over a rare word overlapping it
+/// (`开组会` is 开 组会, not 开组 会), where the least frequency that
+/// keeps it whole alone would not.
+const TAUGHT_NOUN_FREQ: usize = 100;
 /// Chinese numerals: a run of them is a value, never part of a topic.
 const CJK_NUMERALS: &str = "零〇一二三四五六七八九十百千万两";
 /// Chinese verbs a topic word is cut at.
@@ -1876,7 +1884,21 @@ fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
         .or_else(|| words.iter().find(|(_, after_verb)| *after_verb))
         .or_else(|| words.first())?;
     if word.chars().count() <= CJK_TOPIC_CHARS_MAX {
-        return Some(cjk_noun_part(word).to_owned());
+        // A run opening with a function word or a word for who or where
+        // (`其实发版`, `个人博客`) is named by the words after it; a name
+        // the text does not hold (its pronouns rewritten) is none.
+        let tags = JIEBA.tag(word, false);
+        let skipped = tags
+            .iter()
+            .take_while(|t| {
+                matches!(t.tag, "d" | "r" | "p" | "c" | "u" | "uj")
+                    || CJK_NOT_TOPICS.contains(&t.word)
+            })
+            .map(|t| t.word.len())
+            .sum::<usize>();
+        let rest = word.get(skipped..).unwrap_or_default();
+        let name = cjk_noun_part(rest);
+        return (name.chars().count() >= 2 && text.contains(name)).then(|| name.to_owned());
     }
     // A long run is a phrase: its head noun is its last word the segmenter
     // finds (`公司年会定` is 公司 年会 定: 年会), never a window of
@@ -1890,6 +1912,7 @@ fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
             (2..=CJK_TOPIC_CHARS_MAX).contains(&w.chars().count())
                 && !CJK_NOT_TOPICS.contains(w)
                 && !GENERIC.contains(w)
+                && text.contains(*w)
         })
         .map(str::to_owned)
 }
@@ -1902,7 +1925,8 @@ static JIEBA: std::sync::LazyLock<jieba_rs::Jieba> = std::sync::LazyLock::new(||
     let mut jieba = jieba_rs::Jieba::new();
     for word in CJK_NOUNS {
         if word.chars().count() >= 2 && word.chars().all(is_han) && !jieba.has_word(word) {
-            jieba.add_word(word, None, Some("n"));
+            let freq = jieba.suggest_freq(word).max(TAUGHT_NOUN_FREQ);
+            jieba.add_word(word, Some(freq), Some("n"));
         }
     }
     jieba
@@ -1919,6 +1943,32 @@ const CJK_NOT_TOPICS: &[&str] = &[
 /// Words before a noun that make it a place, a party or a time around
 /// the topic rather than the topic (`在学校踢足球`, `给孩子买保险`).
 const CJK_SETTING_MARKS: &[&str] = &["在", "从", "给", "跟", "和", "向", "对", "为", "到", "替"];
+
+/// Heads too vague to name a room alone, as [`VAGUE_HEADS`] in English:
+/// the noun before one stays in the name (`订单服务`, `支付系统`, `测试环境`).
+const CJK_VAGUE_HEADS: &[&str] = &[
+    "服务", "系统", "环境", "平台", "网关", "基金", "规范", "风格", "仓库", "队列", "集群", "接口",
+    "超时", "评审", "定投", "工程", "开发", "管理", "配置",
+];
+/// Heads that say what is wanted of a topic or where it is kept, not what
+/// it is (`日语目标`, `假期计划`, `股票账户`): the noun before one names the
+/// room.
+const CJK_EMPTY_HEADS: &[&str] = &["目标", "计划", "建议", "账户", "安排", "打算"];
+
+/// [`CJK_VERBS`] as a set.
+static CJK_VERB_SET: std::sync::LazyLock<rustc_hash::FxHashSet<&'static str>> =
+    std::sync::LazyLock::new(|| CJK_VERBS.iter().copied().collect());
+
+/// Whether the segment at `at` is a verb with the particle after it
+/// (`部署` before `在`: [`CJK_VERBS`] lists 部署在), which the segmenter
+/// may tag a noun.
+fn cjk_verb_phrase(tags: &[jieba_rs::Tag<'_>], at: usize) -> bool {
+    let (Some(word), Some(particle)) = (tags.get(at), tags.get(at + 1)) else {
+        return false;
+    };
+    particle.word.chars().count() == 1
+        && CJK_VERB_SET.contains(format!("{}{}", word.word, particle.word).as_str())
+}
 
 /// Whether a segment tagged `tag` is a content noun: a common, proper,
 /// place or organisation noun, a verbal noun, or a Latin word.
@@ -1976,7 +2026,7 @@ fn cjk_segmented_topic(text: &str, people: &[&str]) -> Option<String> {
     while at < tags.len() {
         let Some(first) = tags.get(at) else { break };
         let noun = cjk_noun_tag(first.tag) || is_activity(first.word);
-        if !noun || !first.word.chars().all(is_han) {
+        if !noun || !first.word.chars().all(is_han) || cjk_verb_phrase(&tags, at) {
             at += 1;
             continue;
         }
@@ -1989,16 +2039,29 @@ fn cjk_segmented_topic(text: &str, people: &[&str]) -> Option<String> {
             && last.word.chars().count() == 2
             && next.word.chars().count() == 2
             && !CJK_NOT_TOPICS.contains(&last.word)
+            && !CJK_EMPTY_HEADS.contains(&next.word)
+            && !cjk_verb_phrase(&tags, end + 1)
         {
             end += 1;
         }
+        // A head that names a topic of a corridor itself, after nouns that
+        // name none, is the room alone (`美式咖啡`: 咖啡), unless it is too
+        // vague to go without them (`订单服务`).
+        let head_alone = end > at
+            && tags
+                .get(end)
+                .is_some_and(|h| is_activity(h.word) && !CJK_VAGUE_HEADS.contains(&h.word))
+            && tags
+                .get(at..end)
+                .is_some_and(|modifiers| modifiers.iter().all(|m| !is_activity(m.word)));
+        let from = if head_alone { end } else { at };
         let before = at.checked_sub(1).and_then(|i| tags.get(i)).map(|t| t.word);
         let after = tags.get(end + 1).map(|t| t.word);
         let setting = before.is_some_and(|w| CJK_SETTING_MARKS.contains(&w));
         let modifier = after == Some("的");
         // The head: the longest tail of the phrase that fits.
         let words: Vec<&str> = tags
-            .get(at..=end)
+            .get(from..=end)
             .unwrap_or_default()
             .iter()
             .map(|t| cjk_noun_part(t.word))
@@ -2992,5 +3055,38 @@ mod tests {
             room("Medication refills come by mail.").as_deref(),
             Some("medication")
         );
+    }
+
+    /// Two Chinese nouns: a head that names a topic itself goes alone
+    /// after a modifier that names none; a head that says what is wanted
+    /// of a topic yields to the noun before it; a verb the segmenter tags
+    /// a noun (`部署` before 在) ends the phrase, so a vague head keeps its
+    /// noun.
+    #[test]
+    fn a_chinese_head_noun_names_the_room_by_its_kind() {
+        for (text, expected) in [
+            ("他最爱喝手工奶茶。", "奶茶"),
+            ("德语目标是年底考过B1。", "德语"),
+            ("基金账户在招商银行。", "基金"),
+            ("库存服务部署在腾讯云上。", "库存服务"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
+    }
+
+    /// A Chinese room is a word of the text as written: never a run its
+    /// pronouns were rewritten into (`我爸爸` read as 爸爸爸), a run opening
+    /// with an adverb, nor a word the segmenter made across two (`开组`
+    /// from 开组会, `集美` from 一集美剧).
+    #[test]
+    fn a_chinese_room_is_a_word_of_the_text() {
+        for (text, expected) in [
+            ("我爸爸住在杭州。", "杭州"),
+            ("每周四上午开组会。", "组会"),
+            ("晚上一般看一集美剧再睡。", "美剧"),
+            ("其实发版挪到周四了。", "发版"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+        }
     }
 }
