@@ -11,24 +11,28 @@
 //! 3. the first topic word: an English content term that is not a
 //!    function word, an adverb (`absolutely`, `quarterly`), a verb of
 //!    [`VERBS`] (`teaches`, `decided`, `happens`) or by its shape or
-//!    place (`They block`, `is saving`, `trying to cut`), an everyday
-//!    adjective, a measure (`four-day`), a number, a preposition, a time
-//!    word, a value or an identifier, a name (`Marta is`), nor a family
-//!    word while there is another; an adjective a person names by its
-//!    noun is that noun (`allergic` -> `allergy`), a modifier that names
-//!    no topic itself names the compound with its head (`pull requests`
-//!    -> `pull-requests`), as does any noun before a head too vague alone
-//!    (`code review` -> `code-review`); a plural is named as said, an
-//!    activity before its place is the topic (`climbing gym` ->
-//!    `climbing`), the sentence's activity verb names it when it comes
-//!    first (`I run 5k` -> `running`), and a colleague's name after their
-//!    role names their room (`my coworker Dave` -> `dave`). For
+//!    place (`They block`, `is saving`, `trying to cut`, `Order the`,
+//!    `cut back`), an everyday adjective or its comparative, a measure
+//!    (`four-day`), a number, a preposition, a time word, a value or an
+//!    identifier, a name (`Marta is`), nor a family word while there is
+//!    another; an adjective a person names by its noun is that noun
+//!    (`allergic` -> `allergy`), a modifier that names no topic itself
+//!    names the compound with its head (`pull requests` ->
+//!    `pull-requests`), as does any noun before a head too vague alone
+//!    (`code review` -> `code-review`); a plural is named as said, a
+//!    countable thing a life holds many of by its plural (`flight` ->
+//!    `flights`), an activity before its place is the topic (`climbing
+//!    gym` -> `climbing`), the sentence's activity verb names it when it
+//!    comes first (`I run 5k` -> `running`), and a colleague's name after
+//!    their role names their room (`my coworker Dave` -> `dave`). For
 //!    Chinese, the text is segmented into words (`jieba-rs`) and the
 //!    first noun phrase that is not a modifier, a setting, a pronoun, a
-//!    family member or a home names the room (`我老公每周六去游泳` ->
-//!    `游泳`, `家里的路由器经常断网` -> `路由器`); else a word cut at
-//!    particles, markers, values and common verbs, never a bigram across
-//!    two words: the object after the first verb (`用户喜欢喝绿茶` ->
+//!    family member or a home names the room (`我老公每周六去游泳` -> `游泳`,
+//!    `家里的路由器经常断网` -> `路由器`), its head alone when that names a topic
+//!    itself (`美式咖啡` -> `咖啡`), its modifier when the head says what is
+//!    wanted of it (`日语目标` -> `日语`); else a word of the text as written,
+//!    cut at particles, markers, values and common verbs, never a bigram
+//!    across two words: the object after the first verb (`用户喜欢喝绿茶` ->
 //!    `绿茶`, `张伟负责支付系统` -> `支付系统`), else the first word;
 //! 4. the first person or place named.
 //!
