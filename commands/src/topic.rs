@@ -24,7 +24,9 @@
 //!    `flights`), an activity before its place is the topic (`climbing
 //!    gym` -> `climbing`), the sentence's activity verb names it when it
 //!    comes first (`I run 5k` -> `running`), and a colleague's name after
-//!    their role names their room (`my coworker Dave` -> `dave`). For
+//!    their role names their room (`my coworker Dave` -> `dave`), as does
+//!    a relative's as the subject of "is" (`Daughter Emma is 7` ->
+//!    `emma`). For
 //!    Chinese, the text is segmented into words (`jieba-rs`) and the
 //!    first noun phrase that is not a modifier, a setting, a pronoun, a
 //!    family member or a home names the room (`我老公每周六去游泳` -> `游泳`,
@@ -1064,7 +1066,14 @@ pub fn corridor_for(
                 _ => None,
             })
     };
+    // A relative's name ("daughter Emma") is family, not people.
+    let relative = profile
+        .apposed
+        .iter()
+        .any(|(noun, name)| name == room && RELATIONS.contains(&noun.as_str()))
+        .then_some("family");
     let named = corridor_of_term(room)
+        .or(relative)
         .or_else(|| by_entity(room, true))
         .or_else(|| tags.iter().find_map(|t| corridor_of_term(t)))
         .or_else(|| {
@@ -2725,6 +2734,29 @@ fn topic_of_text<'a>(text: &str, profile: &'a Profile, entities: &'a [Entity]) -
     {
         return Some(subject.to_owned());
     }
+    // A relative named as the subject of "is" ("Daughter Emma is 7",
+    // "Our son Leo is afraid of the dark"): the text says what that
+    // person is, and their name is the room.
+    let relative_subject = spans
+        .iter()
+        .take(5)
+        .position(|(_, w)| w == "is")
+        .and_then(|at| {
+            let (_, name) = spans.get(at.checked_sub(1)?)?;
+            let (_, noun) = spans.get(at.checked_sub(2)?)?;
+            profile
+                .apposed
+                .iter()
+                .find(|(n, person)| {
+                    RELATIONS.contains(&said(n)) && said(n) == noun && said(person) == name
+                })
+                .map(|_| name.clone())
+        });
+    if let Some(name) = relative_subject
+        && !text.chars().any(is_han)
+    {
+        return Some(name);
+    }
     // The same in Chinese: a person opening the text, 是, and a role in
     // the clause (`小王是前端组的负责人`, `老周是我大学室友`).
     let people = CORRIDORS.iter().find(|(c, _)| *c == "people");
@@ -3215,5 +3247,18 @@ mod tests {
             room("Hosting Passover this year for the whole family.").as_deref(),
             Some("passover")
         );
+    }
+
+    /// A relative named as the subject of "is" is what the text is about:
+    /// their name is the room, on the family corridor.
+    #[test]
+    fn a_relative_said_to_be_something_names_the_room() {
+        for (text, expected) in [
+            ("Our daughter Ottilie is learning to swim.", "ottilie"),
+            ("Grandpa Joe is 90 this spring.", "joe"),
+        ] {
+            assert_eq!(room(text).as_deref(), Some(expected), "{text}");
+            assert_eq!(corridor(text, expected), "family", "{text}");
+        }
     }
 }
