@@ -167,6 +167,31 @@
 //! after; spent. The floors of `blind3` to `blind6` rose to just under
 //! their figures after the round.
 //!
+//! The round after (2026-12-05, fifth session) read the spent splits for
+//! a plain change of what both texts share (`changes_what_it_shares`: "I
+//! dropped French and I'm doing Italian instead", `换老师了，现在教我日语的是
+//! 佐藤老师`, with the checks that keep a change of another person's or
+//! another thing's value apart), a text saying nothing the memory does
+//! not, one word swapped each side, and more conversation and reactions.
+//! The spent splits went from 288 misses to 244 (`blind4` 38 to 26,
+//! `blind7` 71 to 53). `blind8` (240 pairs, 38% Chinese), written the
+//! round before and kept outside the repository, measured it by its
+//! figures alone (it was also read, by its figures only, for the choice
+//! of a rule's guards, so `blind9` below is the cleaner measure):
+//!
+//! | split | misses | contradiction | discarded | new | reinforced |
+//! | --- | --- | --- | --- | --- | --- |
+//! | blind8, before | 101 | 0.950/0.317 | 1.000/0.767 | 0.377/1.000 | 0.933/0.233 |
+//! | blind8, after | 88 | 0.968/0.500 | 1.000/0.767 | 0.411/1.000 | 0.941/0.267 |
+//! | blind9, before | 93 | 0.852/0.383 | 0.980/0.817 | 0.404/0.983 | 0.941/0.267 |
+//! | blind9, after | 69 | 0.872/0.683 | 0.980/0.817 | 0.492/0.983 | 0.957/0.367 |
+//!
+//! `blind8` is committed with a floor ([`BLIND8_FLOOR`]) just under its
+//! figures after; `blind9`, written at the start of the round by someone
+//! who had seen neither the rules nor the splits, stays outside the
+//! repository for the next round. The floors of `blind`, `blind2` and
+//! `blind4` to `blind6` rose to just under their figures after the round.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 
@@ -178,28 +203,31 @@ use engram_commands::decide::{Neighbour, Outcome, decide};
 
 const FLOOR: f64 = 0.9;
 /// The floor on `blind`'s precision and recall of every outcome: just
-/// under its lowest figure (new precision 0.865).
-const BLIND_FLOOR: f64 = 0.85;
+/// under its lowest figure (new precision 0.900).
+const BLIND_FLOOR: f64 = 0.88;
 /// The floor on `blind2`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.733).
-const BLIND2_FLOOR: f64 = 0.72;
+/// under its lowest figure (reinforced recall 0.817).
+const BLIND2_FLOOR: f64 = 0.8;
 /// The floor on `blind3`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.354).
-const BLIND3_FLOOR: f64 = 0.34;
+/// under its lowest figure (reinforced recall 0.369).
+const BLIND3_FLOOR: f64 = 0.35;
 /// The floor on `blind4`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.583).
-const BLIND4_FLOOR: f64 = 0.56;
+/// under its lowest figure (reinforced recall 0.600).
+const BLIND4_FLOOR: f64 = 0.58;
 /// The floor on `blind5`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.583; 0.367 when
+/// under its lowest figure (reinforced recall 0.633; 0.367 when
 /// committed).
-const BLIND5_FLOOR: f64 = 0.56;
+const BLIND5_FLOOR: f64 = 0.62;
 /// The floor on `blind6`'s precision and recall of every outcome: just
-/// under its lowest figure (reinforced recall 0.283; contradiction recall
+/// under its lowest figure (reinforced recall 0.317; contradiction recall
 /// 0.183 when committed).
-const BLIND6_FLOOR: f64 = 0.27;
+const BLIND6_FLOOR: f64 = 0.3;
 /// The floor on `blind7`'s precision and recall of every outcome: just
 /// under its scoring when committed (reinforced recall 0.400).
 const BLIND7_FLOOR: f64 = 0.38;
+/// The floor on `blind8`'s precision and recall of every outcome: just
+/// under its scoring when committed (reinforced recall 0.267).
+const BLIND8_FLOOR: f64 = 0.25;
 const OUTCOMES: [&str; 4] = ["new", "reinforced", "contradiction", "discarded"];
 
 struct Row {
@@ -347,6 +375,11 @@ fn blind7_split_holds_its_ground() {
 }
 
 #[test]
+fn blind8_split_holds_its_ground() {
+    check("blind8", BLIND8_FLOOR);
+}
+
+#[test]
 fn the_splits_share_no_pair() {
     let dev: Vec<(String, String)> = rows("dev")
         .into_iter()
@@ -361,6 +394,7 @@ fn the_splits_share_no_pair() {
         .chain(rows("blind5"))
         .chain(rows("blind6"))
         .chain(rows("blind7"))
+        .chain(rows("blind8"))
     {
         assert!(
             !dev.contains(&(row.existing.clone(), row.new.clone())),

@@ -152,7 +152,13 @@
 //! | blind7 | 31/100, 39/100 | 81/100, 81/100 |
 //!
 //! Tuned on these splits, none of the figures after is held out; the
-//! floors sit just under them.
+//! floors sit just under them. Two splits written without sight of the
+//! rules or the other splits and kept outside the repository measured
+//! the round by their figures alone: `blind8` rooms 31/100 before and
+//! 35/100 after, corridors 77/100 both; `blind9` rooms 38/100
+//! before and 41/100 after, corridors 77/100 and 77/100.
+//! `blind8` is now committed with floors just under its figures;
+//! `blind9` is the next round's measure.
 //!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
@@ -195,6 +201,10 @@ const BLIND6_CORRIDOR_FLOOR: f64 = 0.85;
 /// next round).
 const BLIND7_ROOM_FLOOR: f64 = 0.38;
 const BLIND7_CORRIDOR_FLOOR: f64 = 0.8;
+/// Room and corridor accuracy floors on `blind8`: just under its scoring
+/// when committed (rooms 0.350, corridors 0.770).
+const BLIND8_ROOM_FLOOR: f64 = 0.34;
+const BLIND8_CORRIDOR_FLOOR: f64 = 0.76;
 /// Corridor accuracy on `dev` at least.
 const DEV_CORRIDOR_FLOOR: f64 = 0.98;
 
@@ -413,6 +423,7 @@ fn check(split: &str) {
         "blind5" => (BLIND5_ROOM_FLOOR, BLIND5_CORRIDOR_FLOOR),
         "blind6" => (BLIND6_ROOM_FLOOR, BLIND6_CORRIDOR_FLOOR),
         "blind7" => (BLIND7_ROOM_FLOOR, BLIND7_CORRIDOR_FLOOR),
+        "blind8" => (BLIND8_ROOM_FLOOR, BLIND8_CORRIDOR_FLOOR),
         _ => (DEV_ROOM_FLOOR, DEV_CORRIDOR_FLOOR),
     };
     assert!(
@@ -466,6 +477,11 @@ fn blind7_split_meets_the_floor() {
 }
 
 #[test]
+fn blind8_split_meets_the_floor() {
+    check("blind8");
+}
+
+#[test]
 fn the_splits_share_no_case() {
     let dev: Vec<(Vec<String>, String)> = cases("dev")
         .into_iter()
@@ -479,6 +495,7 @@ fn the_splits_share_no_case() {
         .chain(cases("blind5"))
         .chain(cases("blind6"))
         .chain(cases("blind7"))
+        .chain(cases("blind8"))
     {
         assert!(
             !dev.contains(&(case.before.clone(), case.text.clone())),
