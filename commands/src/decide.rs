@@ -1318,7 +1318,9 @@ pub fn decide_profiled(
                                         };
                                         (said == ChangeSaid::Plainly || pursued())
                                             .then(|| {
-                                                changes_what_it_shares(text, said, mine, n, theirs)
+                                                changes_what_it_shares(
+                                                    text, said, mine, entities, n, theirs,
+                                                )
                                             })
                                             .flatten()
                                     })
@@ -1693,6 +1695,7 @@ fn changes_what_it_shares(
     text: &str,
     said: ChangeSaid,
     mine: &Profile,
+    my_entities: &[engram_text::entities::Entity],
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
@@ -1728,8 +1731,7 @@ fn changes_what_it_shares(
     if apart {
         return None;
     }
-    let entities_of = |text: &str| engram_text::entities::extract(text);
-    let (my_entities, their_entities) = (entities_of(text), entities_of(&neighbour.text));
+    let their_entities = engram_text::entities::extract(&neighbour.text);
     let terms_of = |entities: &[engram_text::entities::Entity], category: &str| -> Vec<String> {
         entities
             .iter()
@@ -1738,7 +1740,7 @@ fn changes_what_it_shares(
             .collect()
     };
     let (my_people, their_people) = (
-        terms_of(&my_entities, "person"),
+        terms_of(my_entities, "person"),
         terms_of(&their_entities, "person"),
     );
     // A person only one names is another subject ("Farah switched to
@@ -1770,7 +1772,7 @@ fn changes_what_it_shares(
             .flat_map(|entity| profile(&entity.name).terms)
             .collect()
     };
-    if tools_of(&my_entities)
+    if tools_of(my_entities)
         .iter()
         .any(|t| only_mine.contains(&t.as_str()))
         && tools_of(&their_entities).is_empty()
