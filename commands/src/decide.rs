@@ -1647,7 +1647,10 @@ static PASSED_PHRASES: std::sync::LazyLock<Phrases> =
     std::sync::LazyLock::new(|| Phrases::of(&[PASSED_WORDS]));
 
 /// English words that say a change by themselves: an end, or a value
-/// taken in place of another.
+/// taken in place of another. Narrower than [`ENDING_VERBS`], which
+/// `names_old_value` reads only before the memory's own words: here the
+/// word alone says the change, and "left" ("22 years left") or "finished"
+/// say none by themselves.
 const CHANGE_WORDS: &[&str] = &[
     "instead",
     "anymore",
