@@ -1787,7 +1787,7 @@ fn noun_like(word: &str) -> bool {
         && is_salient(word)
         && !word.ends_with("ly")
         && !word.ends_with("ed")
-        && !ADJECTIVES.contains(&word)
+        && !ADJECTIVE_SET.contains(word)
         && !PREPOSITIONS.contains(&word)
         && !GENERIC.contains(&word)
         && !TIME_WORDS.contains(&word)
@@ -2347,7 +2347,7 @@ fn verbs_in(text: &str, names: &[&str]) -> std::collections::BTreeSet<String> {
                 TIME_WORDS.contains(&w.as_str()) || engram_text::calendar::is_calendar_word(&w)
             })
             && !before.as_deref().is_some_and(|b| {
-                DETERMINERS.contains(&b) || ADJECTIVES.contains(&b) || b.ends_with("'s")
+                DETERMINERS.contains(&b) || ADJECTIVE_SET.contains(b) || b.ends_with("'s")
             })
             && !lower.ends_with("'s")
             && corridor_of_word(&lower).is_none()
