@@ -797,6 +797,7 @@ pub fn is_reaction(text: &str) -> bool {
             return false;
         }
         let marked = REACTION_MARKS_ZH.iter().any(|m| text.contains(m))
+            || judged_by_degree_zh(text)
             || text
                 .trim_end_matches(['。', '！', '!', '…', '~', '～'])
                 .ends_with('烦');
@@ -874,8 +875,118 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
             .any(|p| contains_phrase(lower, p));
     hardship
         || greeting_passed_on
+        || is_generic_judgement(words, text)
         || usize::from(of_the_moment) + usize::from(toned) + usize::from(judged) >= 2
 }
+
+/// Whether an English text (its lowercased words) only judges a thing in
+/// general ("budgeting is hard", "music is life", "meetings are so
+/// boring lol"): a short subject of common words, a copula, intensifiers
+/// and a word of judgement, with nothing of the speaker, a person or a
+/// named thing in it. "I find budgeting hard" or "Kubernetes is overkill
+/// for us" says something of someone and is kept.
+fn is_generic_judgement(words: &[&str], text: &str) -> bool {
+    if words.len() > GENERIC_JUDGEMENT_WORDS_MAX
+        || words.iter().any(|w| SOMEONE_WORDS.contains(w))
+        // A capital past the first letter names something.
+        || text
+            .trim_start()
+            .chars()
+            .skip(1)
+            .any(char::is_uppercase)
+    {
+        return false;
+    }
+    let Some(copula) = words
+        .iter()
+        .take(GENERIC_SUBJECT_WORDS_MAX + 1)
+        .position(|w| ["is", "are"].contains(w))
+    else {
+        return false;
+    };
+    if copula == 0 {
+        return false;
+    }
+    let mut predicate = words[copula + 1..]
+        .iter()
+        .filter(|w| !INTENSIFIERS.contains(w) && !EXPRESSIONS.contains(w))
+        .filter(|w| !["a", "an", "the", "just", "kinda", "pretty"].contains(w));
+    predicate
+        .next()
+        .is_some_and(|w| GENERIC_JUDGEMENTS.contains(w))
+        && predicate.next().is_none()
+}
+
+/// Words past which a text is more than a judgement in general.
+const GENERIC_JUDGEMENT_WORDS_MAX: usize = 7;
+
+/// Words a subject judged in general may have ("budgeting", "group
+/// chats").
+const GENERIC_SUBJECT_WORDS_MAX: usize = 2;
+
+/// Words of someone: a judgement said of them, or by them of themselves,
+/// is kept.
+const SOMEONE_WORDS: &[&str] = &[
+    "i", "i'm", "me", "my", "we", "we're", "our", "us", "you", "your", "he", "she", "his", "her",
+    "they", "their", "user", "user's",
+];
+
+/// Words that judge a thing in general, not what it is.
+const GENERIC_JUDGEMENTS: &[&str] = &[
+    "hard",
+    "tough",
+    "difficult",
+    "easy",
+    "fun",
+    "boring",
+    "annoying",
+    "confusing",
+    "overrated",
+    "underrated",
+    "weird",
+    "wild",
+    "crazy",
+    "insane",
+    "awful",
+    "terrible",
+    "life",
+    "everything",
+    "overkill",
+];
+
+/// Whether a Chinese text judges with a degree adverb before a word of
+/// judgement (`开会好无聊`, `这题也太难了`, `瑜伽真的很难坚持`): how a
+/// thing strikes the speaker, not what it is. [`is_reaction`] asks it of
+/// short texts with no digit or Latin word only.
+fn judged_by_degree_zh(text: &str) -> bool {
+    DEGREE_ADVERBS_ZH.iter().any(|degree| {
+        text.match_indices(degree).any(|(at, _)| {
+            let after = &text[at + degree.len()..];
+            // `难过` is sadness, said of what happened.
+            JUDGEMENTS_ZH.iter().any(|j| after.starts_with(j)) && !after.starts_with("难过")
+        })
+    })
+}
+
+/// Chinese degree adverbs that open a judgement.
+const DEGREE_ADVERBS_ZH: &[&str] = &["好", "太", "真", "挺", "超", "很", "真的很", "真的好"];
+
+/// Chinese words of judgement after a degree adverb: how a thing strikes
+/// the speaker.
+const JUDGEMENTS_ZH: &[&str] = &[
+    "无聊",
+    "难",
+    "累",
+    "烦",
+    "贵",
+    "麻烦",
+    "辛苦",
+    "郁闷",
+    "头疼",
+    "尴尬",
+    "好玩",
+    "有意思",
+];
 
 /// English words of a hardship of the moment: how something wears on the
 /// speaker, never what they like or what is so.
@@ -976,11 +1087,20 @@ pub fn is_task_request(text: &str) -> bool {
         }
     }
     if rest.chars().next().is_some_and(engram_text::script::is_cjk) {
-        return TASK_OPENINGS_ZH.iter().any(|t| rest.starts_with(t));
+        let after_the_thing = DEMONSTRATIVES_ZH.iter().any(|d| rest.starts_with(d))
+            && ASKS_ZH.iter().any(|a| rest.contains(a));
+        return after_the_thing || TASK_OPENINGS_ZH.iter().any(|t| rest.starts_with(t));
     }
-    rest.split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .next()
-        .is_some_and(|first| TASK_VERBS.contains(&first))
+    let mut words = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty());
+    match words.next() {
+        Some(first) if TASK_VERBS.contains(&first) => true,
+        Some(first) if TASK_VERBS_WITH_AN_OBJECT.contains(&first) => words
+            .next()
+            .is_some_and(|next| TASK_OBJECTS.contains(&next)),
+        _ => false,
+    }
 }
 
 /// Words past which a text is more than a request for a task.
@@ -1040,6 +1160,37 @@ const TASK_VERBS: &[&str] = &[
     "polish",
 ];
 
+/// English verbs of a task that are also nouns ("search results are
+/// cached", "review meetings are on Fridays"): a request only when what
+/// follows is the thing in front of the two or a question word ("please
+/// refactor this component", "look at why the build fails").
+const TASK_VERBS_WITH_AN_OBJECT: &[&str] = &[
+    // Work on code or a document in front of the two of them.
+    "refactor",
+    "fix",
+    "debug",
+    "review",
+    "implement",
+    "optimize",
+    "optimise",
+    "simplify",
+    "rename",
+    "check",
+    "look",
+    // Finding and suggesting, for the moment.
+    "recommend",
+    "suggest",
+    "find",
+    "search",
+];
+
+/// Words after such a verb that make it a request: a thing of the moment,
+/// a preposition of looking, a question word, someone to do it for.
+const TASK_OBJECTS: &[&str] = &[
+    "this", "that", "these", "those", "it", "the", "a", "an", "some", "me", "us", "at", "into",
+    "over", "why", "what", "how", "where", "whether", "if",
+];
+
 /// Chinese openings of a request for a task.
 const TASK_OPENINGS_ZH: &[&str] = &[
     "帮我",
@@ -1052,7 +1203,28 @@ const TASK_OPENINGS_ZH: &[&str] = &[
     "润色",
     "写一",
     "列一",
+    // "推荐几本书", not "推荐系统".
+    "推荐一",
+    "推荐几",
+    "推荐个",
+    "推荐些",
+    "推荐下",
+    "查一下",
+    "看一下",
+    "检查一下",
+    "修一下",
+    "优化一下",
+    "重构一下",
+    "找一下",
 ];
+
+/// Chinese demonstratives that open a request about what is in front of
+/// the two (`这个工单帮我看一下`, `这段代码帮我改改`): the thing of the
+/// moment first, then the ask.
+const DEMONSTRATIVES_ZH: &[&str] = &["这个", "这段", "这篇", "这几", "这些", "那个", "这份"];
+
+/// Chinese asks that follow a thing of the moment.
+const ASKS_ZH: &[&str] = &["帮我", "帮忙", "麻烦"];
 
 /// English words of a request that keeps something: to remember, a
 /// standing rule, the user's own things, or the user speaking of
@@ -1209,6 +1381,31 @@ mod tests {
     }
 
     #[test]
+    fn a_judgement_in_general_is_a_remark() {
+        for text in [
+            "budgeting is hard",
+            "music is life",
+            "group chats are so annoying lol",
+            "开会好无聊",
+            "这题也太难了",
+            "瑜伽真的很难坚持",
+        ] {
+            assert!(is_reaction(text), "{text}");
+        }
+        for text in [
+            "I find budgeting hard",
+            "Kubernetes is overkill for us",
+            "Alice is hard to reach",
+            "the staging database is Postgres",
+            "budgeting is hard when rent is half the salary and the car needs fixing",
+            "数学是他最喜欢的科目",
+            "他很难过，奶奶去世了",
+        ] {
+            assert!(!is_reaction(text), "{text}");
+        }
+    }
+
+    #[test]
     fn a_task_asked_of_the_assistant_is_a_request() {
         for text in [
             "Summarize this thread in three lines.",
@@ -1217,6 +1414,12 @@ mod tests {
             "pls translate this into Spanish",
             "请帮我润色一下这段话",
             "麻烦总结一下刚才的会议",
+            "please refactor this component",
+            "can you look at why the build fails",
+            "recommend a good sci-fi novel",
+            "推荐几部电影吧",
+            "这段代码帮我改改",
+            "那个报错帮忙查一下",
         ] {
             assert!(is_task_request(text), "{text}");
         }
@@ -1229,6 +1432,13 @@ mod tests {
             "remind me to call mom on Sunday",
             "帮我记住：周五发版",
             "The summary is due Friday.",
+            "Check the backups every Friday.",
+            "Review PRs before noon, always.",
+            "这个项目我们用 Go 写",
+            "推荐系统的负责人是小王",
+            "Search results are cached for 5 min.",
+            "review meetings are on Fridays",
+            "search-svc is a Rust codebase.",
         ] {
             assert!(!is_task_request(text), "{text}");
         }
