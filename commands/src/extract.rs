@@ -2297,6 +2297,151 @@ fn is_commitment(lower: &str) -> bool {
     })
 }
 
+/// "We'll do Lisbon, then Porto", "I'll do the Databricks certification
+/// this month", "we'll take the 8:40 train": a commitment with a light
+/// verb ("do", "get", "take") whose object is named, with a capital or a
+/// digit. The same verbs before what the talk points at ("I'll do that",
+/// "I'll get back to you", "I'll take a look") are steps of the talk, as
+/// [`is_commitment`] reads them; so is an acronym ("I'll do the PR").
+fn is_named_commitment(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence.split_whitespace().collect();
+    let lower: Vec<String> = words
+        .iter()
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect();
+    let is =
+        |at: usize, options: &[&str]| lower.get(at).is_some_and(|w| options.contains(&w.as_str()));
+    let verb_at = if is(0, &["i'll", "we'll"]) {
+        1
+    } else if is(0, &["i", "we"]) && is(1, &["will"]) {
+        2
+    } else if is(0, &["i'm", "we're"]) && is(1, &["going"]) && is(2, &["to"]) {
+        3
+    } else {
+        return false;
+    };
+    if !is(verb_at, &["do", "get", "take"]) {
+        return false;
+    }
+    let object_at = verb_at + 1 + usize::from(is(verb_at + 1, &["the", "a", "an"]));
+    words.get(object_at).is_some_and(|object| {
+        let object = object.trim_matches(|c: char| !c.is_alphanumeric());
+        let acronym = object.chars().all(|c| !c.is_lowercase());
+        let named = object.chars().next().is_some_and(char::is_uppercase) && !acronym;
+        named || object.chars().any(|c| c.is_ascii_digit())
+    })
+}
+
+/// "I have an interview with Shopify on Thursday", "my retest is in three
+/// months": an appointment of the speaker's that matters past the talk
+/// ([`APPOINTMENTS_EN`]), with when it is. A meeting or a call is the
+/// day's business, not a memory.
+fn is_own_appointment(lower: &str) -> bool {
+    const OWNERS: &[&str] = &[
+        "i have ",
+        "i've got ",
+        "i got ",
+        "we have ",
+        "we've got ",
+        "my ",
+        "our ",
+    ];
+    let Some(rest) = OWNERS.iter().find_map(|o| lower.strip_prefix(o)) else {
+        return false;
+    };
+    // The appointment within the first few words: "an interview", "my
+    // visa appointment", "the final exam".
+    let named = words(rest)
+        .take(APPOINTMENT_WORDS_MAX)
+        .any(|w| APPOINTMENTS_EN.contains(&w))
+        || any_at_word_start(rest, &["follow-up", "check-up"]);
+    let when = words(rest).any(|w| {
+        engram_text::calendar::WEEKDAYS.contains(&w)
+            || MONTH_NAMES_EN.contains(&w)
+            || ["tomorrow", "tonight"].contains(&w)
+    }) || any_at_word_start(
+        rest,
+        &[
+            "next week",
+            "next month",
+            "next year",
+            "in two ",
+            "in three ",
+            "in a few ",
+            "in a couple ",
+        ],
+    ) || words(rest).collect::<Vec<_>>().windows(3).any(|w| {
+        w[0] == "in"
+            && w[1].bytes().all(|b| b.is_ascii_digit())
+            && ["days", "weeks", "months"].contains(&w[2])
+    });
+    named && when
+}
+
+/// Words past the owner within which an appointment is named.
+const APPOINTMENT_WORDS_MAX: usize = 4;
+
+/// Appointments that matter past the talk: interviews, exams, medical
+/// visits, and life's events.
+const APPOINTMENTS_EN: &[&str] = &[
+    "interview",
+    "appointment",
+    "exam",
+    "surgery",
+    "operation",
+    "checkup",
+    "retest",
+    "screening",
+    "biopsy",
+    "mri",
+    "recital",
+    "tournament",
+    "marathon",
+    "wedding",
+    "graduation",
+    "audition",
+    "hearing",
+    "vaccination",
+];
+
+/// `下周二有一个网易的面试`, `我月底要去复查`: an appointment of the
+/// speaker's that matters past the talk ([`APPOINTMENTS_ZH`]), with a day
+/// or a month named before it, said with `有` or `要`, and no question.
+fn is_own_appointment_zh(sentence: &str) -> bool {
+    const WHEN: &[&str] = &[
+        "下周",
+        "下个月",
+        "下星期",
+        "明天",
+        "后天",
+        "月底",
+        "月初",
+        "周一",
+        "周二",
+        "周三",
+        "周四",
+        "周五",
+        "周六",
+        "周日",
+        "星期",
+        "号",
+        "月",
+    ];
+    APPOINTMENTS_ZH.iter().any(|a| {
+        sentence.find(a).is_some_and(|at| {
+            let before = &sentence[..at];
+            WHEN.iter().any(|w| before.contains(w))
+                && ["有", "要"].iter().any(|v| before.contains(v))
+                && !["吗", "？", "?", "呢"].iter().any(|q| sentence.contains(q))
+        })
+    })
+}
+
+/// Chinese appointments that matter past the talk.
+const APPOINTMENTS_ZH: &[&str] = &[
+    "面试", "考试", "复查", "复诊", "手术", "体检", "婚礼", "比赛", "答辩", "签证",
+];
+
 /// "It's a Django 4.2 app", "it's Rust with axum 0.7": what the thing
 /// talked about is built on, a name and a version.
 fn is_it_product(sentence: &str) -> bool {
@@ -3118,6 +3263,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
         || is_committed_habit(lower)
         || is_planned_change(lower)
         || is_commitment(lower)
+        || is_named_commitment(without_fillers(sentence))
         || is_acted_choice(lower)
         || is_itinerary(sentence, lower)
     {
@@ -3209,6 +3355,7 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     }
     if !transient
         && (is_family_statement(lower)
+            || is_own_appointment(lower)
             || is_age_or_tenure(lower)
             || is_health_state(lower)
             || is_dated_life_event(lower)
@@ -3591,7 +3738,8 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
         || is_money_held_zh(sentence)
         || is_surname_zh(sentence)
         || is_schooling_zh(sentence)
-        || is_score_zh(sentence))
+        || is_score_zh(sentence)
+        || is_own_appointment_zh(sentence))
         && !contains(TRANSIENT_ZH)
     {
         return Some(Kind::Fact);
@@ -5661,6 +5809,36 @@ mod tests {
             ("I'm looking at flights for August.", &[]),
             ("I'm writing a test for the parser.", &[]),
             ("Can I afford $700 a month?", &[]),
+        ]);
+        assert!(missed.is_empty(), "{missed:#?}");
+    }
+
+    /// A commitment whose light verb takes a named object is a decision;
+    /// an appointment of the speaker's with its day is a fact. The same
+    /// verbs on what the talk points at, and the day's meetings, are none.
+    #[test]
+    fn named_commitments_and_appointments() {
+        use Kind::{Decision, Fact};
+        let missed = misses(&[
+            ("We'll do Kyoto first and Osaka after.", &[Decision]),
+            ("I'll take the 7:15 ferry.", &[Decision]),
+            ("we're going to get a Subaru", &[Decision]),
+            ("I'll do that.", &[]),
+            ("I'll get back to you on it.", &[]),
+            ("I'll take a look.", &[]),
+            ("I'll do the PR.", &[]),
+            ("I have a dentist appointment on Friday.", &[Fact]),
+            ("My final exam is in two weeks.", &[Fact]),
+            (
+                "I've got a follow-up with the cardiologist in 3 months.",
+                &[Fact],
+            ),
+            ("I have a meeting on Friday.", &[]),
+            ("I have an interview question about heaps.", &[]),
+            ("下个月我要去医院复查", &[Fact]),
+            ("周五有个面试，有点紧张", &[Fact]),
+            ("面试怎么准备比较好？", &[]),
+            ("我有一个考试的问题想问你", &[]),
         ]);
         assert!(missed.is_empty(), "{missed:#?}");
     }
