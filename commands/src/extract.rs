@@ -37,7 +37,8 @@
 //!   speakers' way and the one they rule out ("我们坐地铁去，不坐出租车"),
 //!   a value after "那就" ("那就 3 个副本"), "就 X 吧", a time fixed ("定在"),
 //!   a date the speakers concluded on ("那我们 12 号走"), "那我就" and a
-//!   verb of choice ("那我就留三万应急"), a commitment
+//!   verb of choice ("那我就留三万应急"), a light verb's commitment to a
+//!   named thing ("we'll do Lisbon", "I'll take the 7:15 ferry"), a commitment
 //!   at the start of a sentence ("we'll skip the JR Pass", "I want to move
 //!   to Aurora"; not a step of the talk: "I'll check"), read past an
 //!   acknowledgement too ("Great, let's ..."), an intention, a choice
@@ -73,7 +74,8 @@
 //!   dislike from too much of a thing ("日料吃腻了");
 //! - a fact: something that has lasted ("flaky for months"), a statement
 //!   about a named person, about the speaker (family, health, schedules,
-//!   trips with dates, money, what they are making, what they live with:
+//!   trips with dates, appointments with their day ("I have an interview
+//!   on Thursday", `下周二有一个面试`), money, what they are making, what they live with:
 //!   "I have two kids"), what a thing is built on ("it's a Django 4.2
 //!   app", "pve2 has an Intel Arc A380"), or a short subject with a copula and a
 //!   specific value (a number, version, port, day, time, name, path:

@@ -192,6 +192,17 @@
 //! repository for the next round. The floors of `blind`, `blind2` and
 //! `blind4` to `blind6` rose to just under their figures after the round.
 //!
+//! `blind9` was lost with the machine it was kept on before a round could
+//! use it. `blind10` (240 pairs, 40% Chinese, 60 per outcome), written on
+//! 2026-12-07 the same way and kept outside the repository, measured that
+//! day's round by its figures alone: tasks on code asked of the assistant
+//! and judgements of a thing in general discarded (read from `blind8`'s
+//! misses, which went from 88 to 82). It moved nothing on `blind10`: 64
+//! misses before and after (contradiction 0.909/0.667, discarded
+//! 1.000/0.750, new 0.491/0.950, reinforced 0.971/0.567); 63 with MiniLM,
+//! 67 through the save path. Lexicons grown from read misses did not
+//! carry over to text written apart from them.
+//!
 //! `cargo test -p engram-commands --test decide_corpus -- --nocapture`
 //! prints the figures and every miss.
 

@@ -158,7 +158,11 @@
 //! 35/100 after, corridors 77/100 both; `blind9` rooms 38/100
 //! before and 41/100 after, corridors 77/100 and 77/100.
 //! `blind8` is now committed with floors just under its figures;
-//! `blind9` is the next round's measure.
+//! `blind9` was lost before it was used; `blind10` (100 texts, 35
+//! Chinese, written 2026-12-07 with the Chinese topic word allowed beside
+//! the English names, corridors from a list that holds some engram has
+//! not: hobbies, work, learning, home, pets, shopping) scored rooms
+//! 60/100 and corridors 64/99 on that day's rules, unchanged by them.
 //!
 //! `cargo test -p engram-commands --test rooms_corpus -- --nocapture`
 //! prints the figures and every miss.
