@@ -915,6 +915,9 @@ fn is_generic_judgement(words: &[&str], text: &str) -> bool {
         .next()
         .is_some_and(|w| GENERIC_JUDGEMENTS.contains(w))
         && predicate.next().is_none()
+        // A tool, person or place judged ("Rust is hard", "Kubernetes is
+        // overkill") is an opinion of something named, kept.
+        && engram_text::entities::extract(text).is_empty()
 }
 
 /// Words past which a text is more than a judgement in general.
@@ -957,8 +960,12 @@ const GENERIC_JUDGEMENTS: &[&str] = &[
 /// Whether a Chinese text judges with a degree adverb before a word of
 /// judgement (`开会好无聊`, `这题也太难了`, `瑜伽真的很难坚持`): how a
 /// thing strikes the speaker, not what it is. [`is_reaction`] asks it of
-/// short texts with no digit or Latin word only.
+/// short texts with no digit or Latin word only. Said of someone
+/// (`用户觉得数学很难`, `女儿觉得钢琴课挺无聊`) it is something of them, kept.
 fn judged_by_degree_zh(text: &str) -> bool {
+    if SOMEONE_MARKS_ZH.iter().any(|m| text.contains(m)) {
+        return false;
+    }
     DEGREE_ADVERBS_ZH.iter().any(|degree| {
         text.match_indices(degree).any(|(at, _)| {
             let after = &text[at + degree.len()..];
@@ -967,6 +974,9 @@ fn judged_by_degree_zh(text: &str) -> bool {
         })
     })
 }
+
+/// Chinese marks of someone a judgement may be said of.
+const SOMEONE_MARKS_ZH: &[&str] = &["用户", "我", "你", "他", "她", "孩子", "女儿", "儿子"];
 
 /// Chinese degree adverbs that open a judgement.
 const DEGREE_ADVERBS_ZH: &[&str] = &["好", "太", "真", "挺", "超", "很", "真的很", "真的好"];
@@ -1400,6 +1410,10 @@ mod tests {
             "budgeting is hard when rent is half the salary and the car needs fixing",
             "数学是他最喜欢的科目",
             "他很难过，奶奶去世了",
+            "Rust is hard",
+            "Kubernetes is overkill",
+            "用户觉得数学很难",
+            "女儿觉得钢琴课挺无聊",
         ] {
             assert!(!is_reaction(text), "{text}");
         }
