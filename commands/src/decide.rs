@@ -146,7 +146,11 @@
 //! with one word swapped each side for another, from a similarity of
 //! [`ONE_WORD_SWAP_MIN`], the values, stance and owners the same and
 //! nothing that makes them two facts (`swaps_one_word`: "a dark theme" for
-//! "dark mode", `前端组由小王负责` for `小王是前端组的负责人`).
+//! "dark mode", `前端组由小王负责` for `小王是前端组的负责人`). Chinese is
+//! also read in segmented words for it (`says_nothing_more_in_words_zh`):
+//! every content word of the text in the memory, the memory with at most
+//! one more (`用户吃海鲜会过敏` after `用户对海鲜过敏`), where bigrams across
+//! two words would keep the similarity low.
 //!
 //! A change is said by a verb, by "now" said of what is so ("I'm at 105k
 //! now", not an order: "rotate every credential now"), or by a period
@@ -1376,7 +1380,8 @@ pub fn decide_profiled(
     } else if let Some(n) = scored_related()
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
-                && ((says_nothing_more(text, mine, n, theirs)
+                && (((says_nothing_more(text, mine, n, theirs)
+                    || says_nothing_more_in_words_zh(text, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
                     || (*s >= ONE_WORD_SWAP_MIN
                         && swaps_one_word(text, mine, n, theirs)
@@ -1526,6 +1531,150 @@ fn says_nothing_more(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: 
         && !adds(text)
         && contrasts(text) == contrasts(&neighbour.text)
 }
+
+/// Whether a Chinese `text` says nothing `neighbour` (Chinese too) does
+/// not, read in words rather than bigrams: each of its content words
+/// (segmented, less [`FUNCTION_WORDS_ZH`]) is in the memory or holds one
+/// of the memory's (`吃海鲜` holds `海鲜`, `每周六` holds `周六`), the
+/// memory has at most one content word the text lacks, the two share at
+/// least two, and values, negation, change and contrast are as
+/// [`says_nothing_more`] asks (`用户吃海鲜会过敏` after `用户对海鲜过敏`,
+/// `周六上午我儿子要去上钢琴课` after `儿子每周六上午有钢琴课`). Bigrams
+/// across two words keep such a pair's similarity low however little the
+/// text adds.
+fn says_nothing_more_in_words_zh(
+    text: &str,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> bool {
+    let cjk = |t: &str| t.chars().any(engram_text::script::is_cjk);
+    if !cjk(text)
+        || !cjk(&neighbour.text)
+        || mine.change.is_some()
+        || mine.negated != theirs.negated
+        || !mine.values.is_subset(&theirs.values)
+        || adds(text)
+        || text.contains('也')
+        || contrasts(text) != contrasts(&neighbour.text)
+    {
+        return false;
+    }
+    let (own, other) = (text.to_lowercase(), neighbour.text.to_lowercase());
+    let (own_words, other_words) = (content_words_zh(&own), content_words_zh(&other));
+    let covered = |word: &str, text: &str, words: &[&str]| {
+        text.contains(word)
+            || words
+                .iter()
+                .any(|w| w.chars().count() >= 2 && word.contains(w))
+    };
+    let shared = own_words
+        .iter()
+        .filter(|w| covered(w, &other, &other_words))
+        .count();
+    shared >= 2
+        && shared == own_words.len()
+        && other_words
+            .iter()
+            .filter(|w| !covered(w, &own, &own_words))
+            .count()
+            <= 1
+}
+
+/// A lowercased text's content words, segmented: what is left past
+/// [`FUNCTION_WORDS_ZH`] and punctuation.
+fn content_words_zh(lower: &str) -> Vec<&str> {
+    crate::topic::JIEBA
+        .cut(lower, true)
+        .into_iter()
+        .map(|token| token.word)
+        .filter(|w| {
+            w.chars().any(char::is_alphanumeric)
+                && !FUNCTION_WORDS_ZH.contains(&w.trim())
+                && !w.trim().is_empty()
+        })
+        .collect()
+}
+
+/// Chinese words that carry no content of a fact: the speaker and the
+/// user, particles, copulas, light verbs (of food too: `吃芒果会过敏` is
+/// about mangoes), degree and time adverbs, and asks to note it (`记一下`). A restatement says the same with others of
+/// them.
+const FUNCTION_WORDS_ZH: &[&str] = &[
+    "我",
+    "你",
+    "他",
+    "她",
+    "它",
+    "我们",
+    "你们",
+    "他们",
+    "用户",
+    "的",
+    "了",
+    "是",
+    "在",
+    "有",
+    "和",
+    "与",
+    "也",
+    "都",
+    "就",
+    "会",
+    "要",
+    "去",
+    "上",
+    "把",
+    "被",
+    "对",
+    "给",
+    "让",
+    "很",
+    "太",
+    "还",
+    "又",
+    "再",
+    "一个",
+    "一",
+    "个",
+    "这",
+    "那",
+    "这个",
+    "那个",
+    "吧",
+    "呢",
+    "啊",
+    "吗",
+    "着",
+    "过",
+    "得",
+    "地",
+    "到",
+    "从",
+    "跟",
+    "而",
+    "并",
+    "但",
+    "只",
+    "才",
+    "每",
+    "现在",
+    "目前",
+    "一直",
+    "已经",
+    "比较",
+    "大概",
+    "左右",
+    "的话",
+    "一下",
+    "记",
+    "记一下",
+    "东西",
+    "一点",
+    "时候",
+    "吃",
+    "喝",
+];
 
 /// Whether `mine` says what `neighbour` says with one word of each
 /// swapped for another, its values and stance the same and nothing that
@@ -3662,6 +3811,36 @@ mod tests {
             ),
             Outcome::New
         );
+    }
+
+    /// A Chinese text whose content words the memory holds, the memory
+    /// holding at most one more, restates it, read in segmented words;
+    /// another subject, an added thing or another day is no restatement.
+    #[test]
+    fn a_chinese_text_saying_nothing_more_in_words_restates_the_memory() {
+        for (existing, text) in [
+            ("女儿对芒果过敏。", "我女儿吃芒果会过敏"),
+            ("老公每周二晚上打篮球。", "每周二晚上我老公要去打篮球"),
+            ("用户的车是白色的特斯拉。", "我的特斯拉是白色的"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            ("计费服务运行在8080端口。", "搜索服务运行在8080端口。"),
+            ("用户喜欢吃川菜。", "用户也喜欢吃粤菜。"),
+            ("女儿对芒果过敏。", "女儿吃芒果会过敏，上周还住院了"),
+            ("老公每周二晚上打篮球。", "老公每周三晚上打篮球。"),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
     }
 
     /// A Chinese end said with `不` and its verb (`不喝酒了`), or closing

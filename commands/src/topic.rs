@@ -1967,7 +1967,7 @@ fn cjk_topic(text: &str, people: &[&str]) -> Option<String> {
 /// The nouns of [`CJK_NOUNS`] it does not know whole (`年会` is 年 会 to
 /// it) are added, so a room is never cut across one (`公司年会定在` is
 /// 公司 年会 定 在).
-static JIEBA: std::sync::LazyLock<jieba_rs::Jieba> = std::sync::LazyLock::new(|| {
+pub(crate) static JIEBA: std::sync::LazyLock<jieba_rs::Jieba> = std::sync::LazyLock::new(|| {
     let mut jieba = jieba_rs::Jieba::new();
     for word in CJK_NOUNS {
         if word.chars().count() >= 2 && word.chars().all(is_han) && !jieba.has_word(word) {
