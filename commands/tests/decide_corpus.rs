@@ -197,7 +197,9 @@
 //! 2026-12-07 the same way and kept outside the repository, measured that
 //! day's round by its figures alone: tasks on code asked of the assistant
 //! and judgements of a thing in general discarded (read from `blind8`'s
-//! misses, which went from 88 to 82). It moved nothing on `blind10`: 64
+//! misses, which went from 88 to 82), and Chinese restatements read in
+//! segmented words (`blind2` 11 to 10, `blind3` 45 to 44; `blind5` 28 to
+//! 27 by the discards). It moved nothing on `blind10`: 64
 //! misses before and after (contradiction 0.909/0.667, discarded
 //! 1.000/0.750, new 0.491/0.950, reinforced 0.971/0.567); 63 with MiniLM,
 //! 67 through the save path. Lexicons grown from read misses did not
