@@ -166,7 +166,7 @@
 //! | --- | --- |
 //! | `Discarded` | low entropy: under [`CONTENT_CHARS_MIN`] characters (a CJK character counts two), conversation alone ([`crate::phatic`]: greetings, thanks, "let me check", `你觉得呢`), a task asked of the assistant ([`crate::phatic::is_task_request`]: "Write me a haiku about Mondays", "please refactor this component", `帮我翻译一下这句话`, `这个工单帮我看一下`; not a request to remember, a standing rule or one about the user's own things), a reaction or a remark on the moment with no value, change or liking ([`crate::phatic::is_reaction`]: "so hungry right now", "standup ran long again, so tedious", `房贷压力好大啊`; a judgement in general: "budgeting is hard", `开会好无聊`), no content term (unless values, a change and a stance come to [`TERMLESS_SAID_MIN`]), fewer than [`CONTENT_TERMS_MIN`] content terms and values (a verb of change, liking, use or place, or the user named as subject, counting as one), or a boilerplate phrase |
 //! | `Contradiction` | near ([`NEAR_DUPLICATE_MIN`], or a cosine >= [`SEMANTIC_NEAR_MIN`]) a memory it disagrees with (with a model, a changed value: `value_swap`), or an update of any neighbour, or worded apart, a changed value, a named old value, a changed choice, a role left or a plain change of what both share |
-//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks: a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values; or, when nothing else holds, a text saying nothing the memory does not, or the memory with one word swapped each side |
+//! | `Reinforced` | similarity >= [`RESTATEMENT_MIN`] (or a cosine >= [`SEMANTIC_RESTATEMENT_MIN`], or a paraphrase at a cosine >= [`SEMANTIC_PARAPHRASE_MIN`]: `paraphrases`) to a memory it agrees with, stating no value the memory lacks and adding nothing to a list it states (`extends_a_list`: "mangoes and peanuts" after "mangoes"): a restatement, no new slot; or near a memory it agrees with, stating exactly its values (one or more) and no word of its own: the memory again in fewer words; or worded apart, the same values; or, when nothing else holds, a text saying nothing the memory does not, or the memory with one word swapped each side |
 //! | `New` | anything else, different subjects included |
 //!
 //! The labelled corpus `commands/tests/corpus/decide/{dev,test}.jsonl`
@@ -1348,7 +1348,9 @@ pub fn decide_profiled(
         .iter()
         .find(|(s, n, theirs, r)| {
             *r == Relation::Agrees
-                && ((restates(*s, n, theirs) && !states_more_values(mine, n, &scored))
+                && ((restates(*s, n, theirs)
+                    && !states_more_values(mine, n, &scored)
+                    && !extends_a_list(text, mine, &n.text, theirs))
                     || restates_values(mine, n, &scored))
         })
         .map(|(_, n, _, _)| *n)
@@ -1473,6 +1475,59 @@ const NEGATIONS_OF_A_STATE: &[&str] = &["not", "no", "never", "longer", "nor"];
 
 /// Words after a negation within which a condition is what it negates.
 const CONDITION_NEGATION_WINDOW: usize = 3;
+
+/// Whether `text` adds a thing of its own to a list the memory states
+/// ("Mia is allergic to mangoes and peanuts" after "Mia is allergic to
+/// mangoes", `女儿对芒果和花生过敏` after `女儿对芒果过敏`): a coordinator
+/// (`and`, `or`, `和`, `、`) between a word the memory says and a salient
+/// word it lacks. However alike the words, the added thing is a fact the
+/// memory lacks: taken as a restatement, it would be lost. Any other word
+/// of its own leaves the similarity to decide.
+fn extends_a_list(text: &str, mine: &Profile, memory: &str, theirs: &Profile) -> bool {
+    if !has_salient_only_in(mine, theirs) {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    let memory = memory.to_lowercase();
+    let chinese = lower.chars().any(engram_text::script::is_cjk);
+    let tokens: Vec<&str> = if chinese {
+        crate::topic::JIEBA
+            .cut(&lower, false)
+            .into_iter()
+            .map(|token| token.word.trim())
+            .filter(|w| !w.is_empty())
+            .collect()
+    } else {
+        lower
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let own_terms = salient_only_in(mine, theirs);
+    let said_by_memory = |token: &str| {
+        if chinese && !token.is_ascii() {
+            token.chars().count() >= 2 && memory.contains(token)
+        } else {
+            theirs.terms.contains(&crate::meaning::key(token))
+        }
+    };
+    let own = |token: &str| {
+        if chinese && !token.is_ascii() {
+            token.chars().count() >= 2
+                && !memory.contains(token)
+                && !FUNCTION_WORDS_ZH.contains(&token)
+        } else {
+            own_terms.contains(&crate::meaning::key(token).as_str())
+        }
+    };
+    tokens.windows(3).any(|w| {
+        LIST_COORDINATORS.contains(&w[1])
+            && ((said_by_memory(w[0]) && own(w[2])) || (own(w[0]) && said_by_memory(w[2])))
+    })
+}
+
+/// Words and marks that join the things of a list.
+const LIST_COORDINATORS: &[&str] = &["and", "or", "plus", "和", "、", "及", "以及", "与"];
 
 /// Whether `mine` states a value `neighbour` does not ("Leo is 7 years
 /// old" after "the son is named Leo"): a fact the memory lacks, so no
@@ -3837,6 +3892,40 @@ mod tests {
         ] {
             assert!(
                 !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// A thing added to a list the memory states is a new fact, however
+    /// alike the words; the list said again, in its order or another, is
+    /// the memory again.
+    #[test]
+    fn a_list_extended_is_no_restatement() {
+        for (existing, text) in [
+            (
+                "Mia is allergic to mangoes.",
+                "Mia is allergic to mangoes and peanuts.",
+            ),
+            ("女儿对芒果过敏。", "女儿对芒果和花生过敏。"),
+            ("The team uses Jira.", "The team uses Jira and Confluence."),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "Mia is allergic to mangoes and peanuts.",
+                "Mia is allergic to peanuts and mangoes.",
+            ),
+            ("女儿对芒果和花生过敏。", "女儿对花生和芒果过敏。"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
                 "{existing:?} then {text:?}: {:?}",
                 outcome(text, existing)
             );

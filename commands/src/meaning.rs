@@ -692,7 +692,7 @@ const PHRASES: &[(&str, &str)] = &[
 /// one key, as are `provisioned` and `provisioning`), then a synonym's
 /// key (`studying` is `learn`). Words with a digit or other marks, and
 /// Chinese, are their own key.
-fn key(word: &str) -> String {
+pub(crate) fn key(word: &str) -> String {
     let word = ABBREVIATIONS
         .iter()
         .find(|(w, _)| *w == word)
