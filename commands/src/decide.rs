@@ -1520,11 +1520,27 @@ fn extends_a_list(text: &str, mine: &Profile, memory: &str, theirs: &Profile) ->
             own_terms.contains(&crate::meaning::key(token).as_str())
         }
     };
-    tokens.windows(3).any(|w| {
-        LIST_COORDINATORS.contains(&w[1])
-            && ((said_by_memory(w[0]) && own(w[2])) || (own(w[0]) && said_by_memory(w[2])))
+    // The thing after the coordinator, past a determiner ("the billing
+    // service and the search service").
+    let after = |at: usize| {
+        tokens[at + 1..]
+            .iter()
+            .find(|t| !LIST_DETERMINERS.contains(t))
+            .copied()
+    };
+    tokens.iter().enumerate().skip(1).any(|(at, token)| {
+        LIST_COORDINATORS.contains(token)
+            && after(at).is_some_and(|next| {
+                let before = tokens[at - 1];
+                (said_by_memory(before) && own(next)) || (own(before) && said_by_memory(next))
+            })
     })
 }
+
+/// Determiners a list's next thing may open with.
+const LIST_DETERMINERS: &[&str] = &[
+    "the", "a", "an", "my", "our", "his", "her", "their", "your", "its",
+];
 
 /// Words and marks that join the things of a list.
 const LIST_COORDINATORS: &[&str] = &["and", "or", "plus", "和", "、", "及", "以及", "与"];
@@ -1937,7 +1953,8 @@ fn changes_what_it_shares(
         || names_a_relative(mine, theirs)
         || names_a_relative(theirs, mine)
         || !owners_mentioned_by(text, &neighbour.text)
-        || !owners_mentioned_by(&neighbour.text, text);
+        || !owners_mentioned_by(&neighbour.text, text)
+        || qualifies_the_memory(text, mine, theirs);
     if apart {
         return None;
     }
@@ -2018,6 +2035,21 @@ fn changes_what_it_shares(
             ChangeSaid::Plainly => format!("says a change: now {}", only_mine.join(", ")),
             ChangeSaid::OfPursuit => "says a change: the pursuit ended".to_owned(),
         })
+}
+
+/// Whether a text whose only sign of a change is a period it names
+/// ("after the QA sign-off", "since the move") keeps every salient word
+/// and value of the memory: it qualifies what the memory says ("The team
+/// deploys on Fridays after the QA sign-off" after "The team deploys on
+/// Fridays"), it changes none of it. A verb of change or an end ("no
+/// longer drinks soda" after "drinks soda") still says one.
+fn qualifies_the_memory(text: &str, mine: &Profile, theirs: &Profile) -> bool {
+    let chinese = text.chars().any(engram_text::script::is_cjk);
+    mine.change.is_none()
+        && !CHANGE_PHRASES.in_text(text)
+        && !(chinese && CHANGE_MARKS_ZH.iter().any(|mark| text.contains(mark)))
+        && salient_only_in(theirs, mine).is_empty()
+        && theirs.values.is_subset(&mine.values)
 }
 
 /// Whether the word a verb of change follows in `text` (its subject's
@@ -3910,6 +3942,10 @@ mod tests {
             ),
             ("女儿对芒果过敏。", "女儿对芒果和花生过敏。"),
             ("The team uses Jira.", "The team uses Jira and Confluence."),
+            (
+                "Alice owns the billing service.",
+                "Alice owns the billing service and the search service.",
+            ),
         ] {
             assert!(
                 !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
@@ -3930,6 +3966,24 @@ mod tests {
                 outcome(text, existing)
             );
         }
+    }
+
+    /// A period named beside all the memory says qualifies it; with a
+    /// verb of change or an end, or a value of its own, it changes it.
+    #[test]
+    fn a_period_beside_the_whole_memory_qualifies_it() {
+        assert!(!is_contradiction(
+            "The team deploys on Fridays after the QA sign-off.",
+            "The team deploys on Fridays."
+        ));
+        assert!(!is_contradiction(
+            "Since the move, Lena walks to school every day.",
+            "Lena walks to school every day."
+        ));
+        assert!(is_contradiction(
+            "User no longer drinks soda since the diagnosis.",
+            "User drinks soda."
+        ));
     }
 
     /// A Chinese end said with `不` and its verb (`不喝酒了`), or closing
