@@ -903,6 +903,12 @@ const RELATIVES: &[&str] = &[
     "爷爷",
     "外婆",
     "外公",
+    "父母",
+    "家人",
+    "公公",
+    "婆婆",
+    "岳父",
+    "岳母",
 ];
 
 /// Whether `a` has, of its own, a word naming a relative ("the user's
@@ -1348,9 +1354,11 @@ pub fn decide_profiled(
         .iter()
         .find(|(s, n, theirs, r)| {
             *r == Relation::Agrees
+                && !relative_times_differ(text, &n.text)
                 && ((restates(*s, n, theirs)
                     && !states_more_values(mine, n, &scored)
-                    && !extends_a_list(text, mine, &n.text, theirs))
+                    && !extends_a_list(text, mine, &n.text, theirs)
+                    && !names_a_relative(mine, theirs))
                     || restates_values(mine, n, &scored))
         })
         .map(|(_, n, _, _)| *n)
@@ -1359,6 +1367,7 @@ pub fn decide_profiled(
                 .iter()
                 .find(|(s, n, theirs)| {
                     (*s >= restate_min || shares_distinctive_value(mine, theirs))
+                        && !relative_times_differ(text, &n.text)
                         && restates_by_values(text, mine, n, theirs)
                 })
                 .map(|(_, n, _)| *n)
@@ -1382,6 +1391,7 @@ pub fn decide_profiled(
     } else if let Some(n) = scored_related()
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
+                && !relative_times_differ(text, &n.text)
                 && (((says_nothing_more(text, mine, n, theirs)
                     || says_nothing_more_in_words_zh(text, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
@@ -1540,6 +1550,61 @@ fn extends_a_list(text: &str, mine: &Profile, memory: &str, theirs: &Profile) ->
 /// Determiners a list's next thing may open with.
 const LIST_DETERMINERS: &[&str] = &[
     "the", "a", "an", "my", "our", "his", "her", "their", "your", "its",
+];
+
+/// Whether both texts say when relative to now and say it apart ("Bob is
+/// on call this week" and "... next week", `这周` and `下周`): the times
+/// are read as no content ("when, not what about"), so alike words would
+/// otherwise restate a fact of another week.
+fn relative_times_differ(text: &str, memory: &str) -> bool {
+    let times = |t: &str| -> BTreeSet<String> {
+        let lower = t.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut found: BTreeSet<String> = words
+            .windows(2)
+            .filter(|w| {
+                ["this", "next", "last", "coming"].contains(&w[0])
+                    && ["week", "weekend", "month", "year", "quarter", "sprint"].contains(&w[1])
+            })
+            .map(|w| format!("{} {}", w[0], w[1]))
+            .collect();
+        found.extend(
+            words
+                .iter()
+                .filter(|w| ["today", "tomorrow", "yesterday", "tonight"].contains(w))
+                .map(|w| (*w).to_owned()),
+        );
+        found.extend(
+            RELATIVE_TIMES_ZH
+                .iter()
+                .filter(|m| lower.contains(**m))
+                .map(|m| (*m).to_owned()),
+        );
+        found
+    };
+    let (mine, theirs) = (times(text), times(memory));
+    !mine.is_empty() && !theirs.is_empty() && mine != theirs
+}
+
+/// Chinese times relative to now.
+const RELATIVE_TIMES_ZH: &[&str] = &[
+    "今天",
+    "明天",
+    "昨天",
+    "后天",
+    "这周",
+    "本周",
+    "下周",
+    "上周",
+    "这个月",
+    "下个月",
+    "上个月",
+    "今年",
+    "明年",
+    "去年",
 ];
 
 /// Words and marks that join the things of a list.
@@ -3966,6 +4031,27 @@ mod tests {
                 outcome(text, existing)
             );
         }
+    }
+
+    /// Another week, or a relative the memory does not name, is another
+    /// fact however alike the words.
+    #[test]
+    fn another_week_or_a_relative_is_no_restatement() {
+        for (existing, text) in [
+            ("Bob is on call this week.", "Bob is on call next week."),
+            ("这周五发版。", "下周五发版。"),
+            ("用户住在北京。", "用户的父母住在北京。"),
+        ] {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        assert!(matches!(
+            outcome("Bob's on call this week.", "Bob is on call this week."),
+            Outcome::Reinforced { .. }
+        ));
     }
 
     /// A period named beside all the memory says qualifies it; with a

@@ -1188,6 +1188,8 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("父亲", "爸爸"),
     ("老婆", "妻子"),
     ("老公", "丈夫"),
+    ("爸妈", "父母"),
+    ("闺女", "女儿"),
     ("电脑", "计算机"),
     ("喜爱", " prefers "),
     // Adverbs and modal verbs, read as the English function words they
