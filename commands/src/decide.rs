@@ -1350,11 +1350,21 @@ pub fn decide_profiled(
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
+    // The times relative to now the text says, read once a save when
+    // first asked, and a neighbour's only when the text says one.
+    let my_times = std::cell::OnceCell::new();
+    let other_time = |n: &Neighbour| {
+        let mine = my_times.get_or_init(|| relative_times(text));
+        !mine.is_empty() && {
+            let theirs = relative_times(&n.text);
+            !theirs.is_empty() && *mine != theirs
+        }
+    };
     let restated = related
         .iter()
         .find(|(s, n, theirs, r)| {
             *r == Relation::Agrees
-                && !relative_times_differ(text, &n.text)
+                && !other_time(n)
                 && ((restates(*s, n, theirs)
                     && !states_more_values(mine, n, &scored)
                     && !extends_a_list(text, mine, &n.text, theirs)
@@ -1367,7 +1377,7 @@ pub fn decide_profiled(
                 .iter()
                 .find(|(s, n, theirs)| {
                     (*s >= restate_min || shares_distinctive_value(mine, theirs))
-                        && !relative_times_differ(text, &n.text)
+                        && !other_time(n)
                         && restates_by_values(text, mine, n, theirs)
                 })
                 .map(|(_, n, _)| *n)
@@ -1391,7 +1401,7 @@ pub fn decide_profiled(
     } else if let Some(n) = scored_related()
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
-                && !relative_times_differ(text, &n.text)
+                && !other_time(n)
                 && (((says_nothing_more(text, mine, n, theirs)
                     || says_nothing_more_in_words_zh(text, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
@@ -1552,41 +1562,38 @@ const LIST_DETERMINERS: &[&str] = &[
     "the", "a", "an", "my", "our", "his", "her", "their", "your", "its",
 ];
 
-/// Whether both texts say when relative to now and say it apart ("Bob is
-/// on call this week" and "... next week", `这周` and `下周`): the times
-/// are read as no content ("when, not what about"), so alike words would
-/// otherwise restate a fact of another week.
-fn relative_times_differ(text: &str, memory: &str) -> bool {
-    let times = |t: &str| -> BTreeSet<String> {
-        let lower = t.to_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
-        let mut found: BTreeSet<String> = words
-            .windows(2)
-            .filter(|w| {
-                ["this", "next", "last", "coming"].contains(&w[0])
-                    && ["week", "weekend", "month", "year", "quarter", "sprint"].contains(&w[1])
-            })
-            .map(|w| format!("{} {}", w[0], w[1]))
-            .collect();
-        found.extend(
-            words
-                .iter()
-                .filter(|w| ["today", "tomorrow", "yesterday", "tonight"].contains(w))
-                .map(|w| (*w).to_owned()),
-        );
-        found.extend(
-            RELATIVE_TIMES_ZH
-                .iter()
-                .filter(|m| lower.contains(**m))
-                .map(|m| (*m).to_owned()),
-        );
-        found
-    };
-    let (mine, theirs) = (times(text), times(memory));
-    !mine.is_empty() && !theirs.is_empty() && mine != theirs
+/// The times relative to now a text says ("this week", "tomorrow",
+/// `下周`). Two texts that both say such times and say them apart ("Bob
+/// is on call this week" and "... next week") are no restatement: the
+/// times are read as no content ("when, not what about"), so alike words
+/// would otherwise restate a fact of another week.
+fn relative_times(text: &str) -> BTreeSet<String> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut found: BTreeSet<String> = words
+        .windows(2)
+        .filter(|w| {
+            ["this", "next", "last", "coming"].contains(&w[0])
+                && ["week", "weekend", "month", "year", "quarter", "sprint"].contains(&w[1])
+        })
+        .map(|w| format!("{} {}", w[0], w[1]))
+        .collect();
+    found.extend(
+        words
+            .iter()
+            .filter(|w| ["today", "tomorrow", "yesterday", "tonight"].contains(w))
+            .map(|w| (*w).to_owned()),
+    );
+    found.extend(
+        RELATIVE_TIMES_ZH
+            .iter()
+            .filter(|m| lower.contains(**m))
+            .map(|m| (*m).to_owned()),
+    );
+    found
 }
 
 /// Chinese times relative to now.
