@@ -3798,6 +3798,28 @@ mod tests {
         }
     }
 
+    /// Asserts that each text, saved after its memory, reinforces it.
+    fn assert_reinforced(pairs: &[(&str, &str)]) {
+        for (existing, text) in pairs {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// Asserts that no text, saved after its memory, reinforces it.
+    fn assert_not_reinforced(pairs: &[(&str, &str)]) {
+        for (existing, text) in pairs {
+            assert!(
+                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
     }
@@ -3903,29 +3925,17 @@ mod tests {
     /// memory again; another owner or an added fact is not.
     #[test]
     fn one_word_swapped_each_side_restates() {
-        for (existing, text) in [
+        assert_reinforced(&[
             (
                 "Ode prefers a dark theme in every terminal.",
                 "In all terminals, Ode likes a dark palette.",
             ),
             ("小李是测试组的负责人。", "测试组由小李负责。"),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
-        for (existing, text) in [
+        ]);
+        assert_not_reinforced(&[
             ("Carla's coach is Ivo.", "Ivo's coach is Petra."),
             ("用户对花生过敏。", "用户对芒果也过敏。"),
-        ] {
-            assert!(
-                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     /// One choice said with two verbs of choosing is no changed choice.
@@ -3946,7 +3956,7 @@ mod tests {
     /// its own) restates it however few words they share.
     #[test]
     fn a_text_saying_nothing_more_restates_the_memory() {
-        for (existing, text) in [
+        assert_reinforced(&[
             (
                 "User lives in Leeds, West Yorkshire.",
                 "I'm based in Leeds.",
@@ -3955,13 +3965,7 @@ mod tests {
                 "Dana's yoga class meets every Wednesday evening.",
                 "Dana: yoga class, Wednesday evening.",
             ),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
         // A value of its own is more.
         assert_eq!(
             outcome(
@@ -3977,29 +3981,17 @@ mod tests {
     /// another subject, an added thing or another day is no restatement.
     #[test]
     fn a_chinese_text_saying_nothing_more_in_words_restates_the_memory() {
-        for (existing, text) in [
+        assert_reinforced(&[
             ("女儿对芒果过敏。", "我女儿吃芒果会过敏"),
             ("老公每周二晚上打篮球。", "每周二晚上我老公要去打篮球"),
             ("用户的车是白色的特斯拉。", "我的特斯拉是白色的"),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
-        for (existing, text) in [
+        ]);
+        assert_not_reinforced(&[
             ("计费服务运行在8080端口。", "搜索服务运行在8080端口。"),
             ("用户喜欢吃川菜。", "用户也喜欢吃粤菜。"),
             ("女儿对芒果过敏。", "女儿吃芒果会过敏，上周还住院了"),
             ("老公每周二晚上打篮球。", "老公每周三晚上打篮球。"),
-        ] {
-            assert!(
-                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     /// A thing added to a list the memory states is a new fact, however
@@ -4007,7 +3999,7 @@ mod tests {
     /// the memory again.
     #[test]
     fn a_list_extended_is_no_restatement() {
-        for (existing, text) in [
+        assert_not_reinforced(&[
             (
                 "Mia is allergic to mangoes.",
                 "Mia is allergic to mangoes and peanuts.",
@@ -4018,43 +4010,25 @@ mod tests {
                 "Alice owns the billing service.",
                 "Alice owns the billing service and the search service.",
             ),
-        ] {
-            assert!(
-                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
-        for (existing, text) in [
+        ]);
+        assert_reinforced(&[
             (
                 "Mia is allergic to mangoes and peanuts.",
                 "Mia is allergic to peanuts and mangoes.",
             ),
             ("女儿对芒果和花生过敏。", "女儿对花生和芒果过敏。"),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     /// Another week, or a relative the memory does not name, is another
     /// fact however alike the words.
     #[test]
     fn another_week_or_a_relative_is_no_restatement() {
-        for (existing, text) in [
+        assert_not_reinforced(&[
             ("Bob is on call this week.", "Bob is on call next week."),
             ("这周五发版。", "下周五发版。"),
             ("用户住在北京。", "用户的父母住在北京。"),
-        ] {
-            assert!(
-                !matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing:?} then {text:?}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
         assert!(matches!(
             outcome("Bob's on call this week.", "Bob is on call this week."),
             Outcome::Reinforced { .. }
