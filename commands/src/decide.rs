@@ -1175,6 +1175,66 @@ pub struct Candidate<'a> {
     pub too_poor: Option<String>,
 }
 
+/// What the readings ask of a save's text alone, each read once a save
+/// when first asked: the decision asks them of the text against every
+/// neighbour, and segmenting or lowercasing it again each time is most
+/// of what a save costs beyond its search.
+struct TextReadings<'t> {
+    text: &'t str,
+    lower: std::cell::OnceCell<String>,
+    relative_times: std::cell::OnceCell<BTreeSet<String>>,
+    list_tokens: std::cell::OnceCell<Vec<String>>,
+    content_words_zh: std::cell::OnceCell<Vec<String>>,
+    contrasts: std::cell::OnceCell<bool>,
+    adds: std::cell::OnceCell<bool>,
+}
+
+impl<'t> TextReadings<'t> {
+    fn of(text: &'t str) -> Self {
+        Self {
+            text,
+            lower: std::cell::OnceCell::new(),
+            relative_times: std::cell::OnceCell::new(),
+            list_tokens: std::cell::OnceCell::new(),
+            content_words_zh: std::cell::OnceCell::new(),
+            contrasts: std::cell::OnceCell::new(),
+            adds: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn lower(&self) -> &str {
+        self.lower.get_or_init(|| self.text.to_lowercase())
+    }
+
+    fn relative_times(&self) -> &BTreeSet<String> {
+        self.relative_times
+            .get_or_init(|| relative_times(self.text))
+    }
+
+    /// The lowercased text's words, as [`list_tokens`] splits them.
+    fn list_tokens(&self) -> &[String] {
+        self.list_tokens
+            .get_or_init(|| list_tokens(self.lower()).map(str::to_owned).collect())
+    }
+
+    fn content_words_zh(&self) -> &[String] {
+        self.content_words_zh.get_or_init(|| {
+            content_words_zh(self.lower())
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        })
+    }
+
+    fn contrasts(&self) -> bool {
+        *self.contrasts.get_or_init(|| contrasts(self.text))
+    }
+
+    fn adds(&self) -> bool {
+        *self.adds.get_or_init(|| adds(self.text))
+    }
+}
+
 /// [`decide`] with what the text yields by itself computed by the caller
 /// (a batch keeps the profile for comparing later items).
 #[must_use]
@@ -1192,6 +1252,7 @@ pub fn decide_profiled(
         own_room,
         ref too_poor,
     } = *candidate;
+    let readings = TextReadings::of(text);
     let mut scored: Vec<(f64, &Neighbour, std::sync::Arc<Profile>)> = neighbours
         .iter()
         .map(|n| {
@@ -1352,9 +1413,8 @@ pub fn decide_profiled(
     // memory was saved (a transcript told twice contradicts nothing new).
     // The times relative to now the text says, read once a save when
     // first asked, and a neighbour's only when the text says one.
-    let my_times = std::cell::OnceCell::new();
     let other_time = |n: &Neighbour| {
-        let mine = my_times.get_or_init(|| relative_times(text));
+        let mine = readings.relative_times();
         !mine.is_empty() && {
             let theirs = relative_times(&n.text);
             !theirs.is_empty() && *mine != theirs
@@ -1367,7 +1427,7 @@ pub fn decide_profiled(
                 && !other_time(n)
                 && ((restates(*s, n, theirs)
                     && !states_more_values(mine, n, &scored)
-                    && !extends_a_list(text, mine, &n.text, theirs)
+                    && !extends_a_list(&readings, mine, &n.text, theirs)
                     && !names_a_relative(mine, theirs))
                     || restates_values(mine, n, &scored))
         })
@@ -1402,8 +1462,8 @@ pub fn decide_profiled(
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
                 && !other_time(n)
-                && (((says_nothing_more(text, mine, n, theirs)
-                    || says_nothing_more_in_words_zh(text, mine, n, theirs))
+                && (((says_nothing_more(&readings, mine, n, theirs)
+                    || says_nothing_more_in_words_zh(&readings, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
                     || (*s >= ONE_WORD_SWAP_MIN
                         && swaps_one_word(text, mine, n, theirs)
@@ -1503,26 +1563,24 @@ const CONDITION_NEGATION_WINDOW: usize = 3;
 /// word it lacks. However alike the words, the added thing is a fact the
 /// memory lacks: taken as a restatement, it would be lost. Any other word
 /// of its own leaves the similarity to decide.
-fn extends_a_list(text: &str, mine: &Profile, memory: &str, theirs: &Profile) -> bool {
+fn extends_a_list(
+    readings: &TextReadings<'_>,
+    mine: &Profile,
+    memory: &str,
+    theirs: &Profile,
+) -> bool {
     if !has_salient_only_in(mine, theirs) {
         return false;
     }
-    let lower = text.to_lowercase();
+    let tokens = readings.list_tokens();
+    if !tokens
+        .iter()
+        .any(|token| LIST_COORDINATORS.contains(&token.as_str()))
+    {
+        return false;
+    }
     let memory = memory.to_lowercase();
-    let chinese = lower.chars().any(engram_text::script::is_cjk);
-    let tokens: Vec<&str> = if chinese {
-        crate::topic::JIEBA
-            .cut(&lower, false)
-            .into_iter()
-            .map(|token| token.word.trim())
-            .filter(|w| !w.is_empty())
-            .collect()
-    } else {
-        lower
-            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-            .filter(|w| !w.is_empty())
-            .collect()
-    };
+    let chinese = readings.text.chars().any(engram_text::script::is_cjk);
     let own_terms = salient_only_in(mine, theirs);
     let said_by_memory = |token: &str| {
         if chinese && !token.is_ascii() {
@@ -1545,16 +1603,36 @@ fn extends_a_list(text: &str, mine: &Profile, memory: &str, theirs: &Profile) ->
     let after = |at: usize| {
         tokens[at + 1..]
             .iter()
+            .map(String::as_str)
             .find(|t| !LIST_DETERMINERS.contains(t))
-            .copied()
     };
     tokens.iter().enumerate().skip(1).any(|(at, token)| {
-        LIST_COORDINATORS.contains(token)
+        LIST_COORDINATORS.contains(&token.as_str())
             && after(at).is_some_and(|next| {
-                let before = tokens[at - 1];
+                let before = tokens[at - 1].as_str();
                 (said_by_memory(before) && own(next)) || (own(before) && said_by_memory(next))
             })
     })
+}
+
+/// A lowercased text's words for [`extends_a_list`]: segmented when it
+/// holds Chinese, else runs of letters, digits and apostrophes.
+fn list_tokens(lower: &str) -> Box<dyn Iterator<Item = &str> + '_> {
+    if lower.chars().any(engram_text::script::is_cjk) {
+        Box::new(
+            crate::topic::JIEBA
+                .cut(lower, false)
+                .into_iter()
+                .map(|token| token.word.trim())
+                .filter(|w| !w.is_empty()),
+        )
+    } else {
+        Box::new(
+            lower
+                .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+                .filter(|w| !w.is_empty()),
+        )
+    }
 }
 
 /// Determiners a list's next thing may open with.
@@ -1568,6 +1646,17 @@ const LIST_DETERMINERS: &[&str] = &[
 /// times are read as no content ("when, not what about"), so alike words
 /// would otherwise restate a fact of another week.
 fn relative_times(text: &str) -> BTreeSet<String> {
+    // Most texts say none: a look for the words, as they are, before the
+    // text is lowercased and split.
+    let may_say_one = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        RELATIVE_TIME_WORDS
+            .iter()
+            .any(|t| w.eq_ignore_ascii_case(t))
+    }) || (!text.is_ascii()
+        && RELATIVE_TIMES_ZH.iter().any(|m| text.contains(m)));
+    if !may_say_one {
+        return BTreeSet::new();
+    }
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -1595,6 +1684,21 @@ fn relative_times(text: &str) -> BTreeSet<String> {
     );
     found
 }
+
+/// The English words a time relative to now needs one of ("next week",
+/// "today").
+const RELATIVE_TIME_WORDS: &[&str] = &[
+    "week",
+    "weekend",
+    "month",
+    "year",
+    "quarter",
+    "sprint",
+    "today",
+    "tomorrow",
+    "yesterday",
+    "tonight",
+];
 
 /// Chinese times relative to now.
 const RELATIVE_TIMES_ZH: &[&str] = &[
@@ -1664,15 +1768,20 @@ fn restates_values(
 /// 09:30, Mon-Fri"). A text that adds nothing to a memory it agrees with
 /// is that memory again; the memory may hold a word or two more
 /// ([`PARAPHRASE_WORDS_MAX`]), not a second fact.
-fn says_nothing_more(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Profile) -> bool {
+fn says_nothing_more(
+    readings: &TextReadings<'_>,
+    mine: &Profile,
+    neighbour: &Neighbour,
+    theirs: &Profile,
+) -> bool {
     mine.change.is_none()
         && mine.negated == theirs.negated
         && mine.values.is_subset(&theirs.values)
         && !has_salient_only_in(mine, theirs)
         && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
         && shares_salient(mine, theirs)
-        && !adds(text)
-        && contrasts(text) == contrasts(&neighbour.text)
+        && !readings.adds()
+        && readings.contrasts() == contrasts(&neighbour.text)
 }
 
 /// Whether a Chinese `text` says nothing `neighbour` (Chinese too) does
@@ -1686,40 +1795,58 @@ fn says_nothing_more(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: 
 /// across two words keep such a pair's similarity low however little the
 /// text adds.
 fn says_nothing_more_in_words_zh(
-    text: &str,
+    readings: &TextReadings<'_>,
     mine: &Profile,
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> bool {
+    let text = readings.text;
     let cjk = |t: &str| t.chars().any(engram_text::script::is_cjk);
     if !cjk(text)
         || !cjk(&neighbour.text)
         || mine.change.is_some()
         || mine.negated != theirs.negated
         || !mine.values.is_subset(&theirs.values)
-        || adds(text)
+        || readings.adds()
         || text.contains('也')
-        || contrasts(text) != contrasts(&neighbour.text)
+        || readings.contrasts() != contrasts(&neighbour.text)
     {
         return false;
     }
-    let (own, other) = (text.to_lowercase(), neighbour.text.to_lowercase());
-    let (own_words, other_words) = (content_words_zh(&own), content_words_zh(&other));
+    let own = readings.lower();
+    let own_words = readings.content_words_zh();
+    let other = neighbour.text.to_lowercase();
+    // Each of the text's words must be in the memory: one that is in its
+    // characters nowhere rules it out before the memory is segmented.
+    let held_in_characters = |word: &str| {
+        let chars: Vec<char> = word.chars().collect();
+        other.contains(word)
+            || chars.windows(2).any(|pair| {
+                let mut two = String::with_capacity(8);
+                two.extend(pair);
+                other.contains(&two)
+            })
+    };
+    if own_words.len() < 2 || !own_words.iter().all(|w| held_in_characters(w)) {
+        return false;
+    }
+    let other_words = content_words_zh(&other);
     let covered = |word: &str, text: &str, words: &[&str]| {
         text.contains(word)
             || words
                 .iter()
                 .any(|w| w.chars().count() >= 2 && word.contains(w))
     };
-    let shared = own_words
+    let own_refs: Vec<&str> = own_words.iter().map(String::as_str).collect();
+    let shared = own_refs
         .iter()
         .filter(|w| covered(w, &other, &other_words))
         .count();
     shared >= 2
-        && shared == own_words.len()
+        && shared == own_refs.len()
         && other_words
             .iter()
-            .filter(|w| !covered(w, &own, &own_words))
+            .filter(|w| !covered(w, own, &own_refs))
             .count()
             <= 1
 }
