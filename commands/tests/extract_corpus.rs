@@ -545,4 +545,28 @@ fn held_out_figures() {
     for (kind, (p, r)) in &figures.kinds {
         println!("  {kind:<11} precision {p:.3} recall {r:.3}");
     }
+    // Counts by language and by what went wrong, never a turn: where the
+    // misses lie, told apart from which they are.
+    let (chinese, english): (Vec<Turn>, Vec<Turn>) = turns_of(support::json_lines(&path))
+        .into_iter()
+        .partition(|t| {
+            t.text
+                .chars()
+                .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+        });
+    for (language, turns) in [("with Chinese", chinese), ("English only", english)] {
+        let labels: usize = turns.iter().map(|t| t.labels.len()).sum();
+        let figures = measure("held-out", &turns);
+        let count = |what: &str| figures.misses.iter().filter(|m| m.contains(what)).count();
+        println!(
+            "  {language}: {} turns, {labels} labels; memory precision {:.3} recall {:.3}; \
+             missed {}, wrong kind {}, unlabelled proposals {}",
+            figures.turns,
+            figures.memory.0,
+            figures.memory.1,
+            count(", got nothing:"),
+            figures.misses.len() - count(", got nothing:") - count("expected nothing,"),
+            count("expected nothing,"),
+        );
+    }
 }
