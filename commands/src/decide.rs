@@ -1182,7 +1182,6 @@ pub struct Candidate<'a> {
 struct TextReadings<'t> {
     text: &'t str,
     lower: std::cell::OnceCell<String>,
-    relative_times: std::cell::OnceCell<BTreeSet<String>>,
     list_tokens: std::cell::OnceCell<Vec<String>>,
     content_words_zh: std::cell::OnceCell<Vec<String>>,
     contrasts: std::cell::OnceCell<bool>,
@@ -1194,7 +1193,6 @@ impl<'t> TextReadings<'t> {
         Self {
             text,
             lower: std::cell::OnceCell::new(),
-            relative_times: std::cell::OnceCell::new(),
             list_tokens: std::cell::OnceCell::new(),
             content_words_zh: std::cell::OnceCell::new(),
             contrasts: std::cell::OnceCell::new(),
@@ -1204,11 +1202,6 @@ impl<'t> TextReadings<'t> {
 
     fn lower(&self) -> &str {
         self.lower.get_or_init(|| self.text.to_lowercase())
-    }
-
-    fn relative_times(&self) -> &BTreeSet<String> {
-        self.relative_times
-            .get_or_init(|| relative_times(self.text))
     }
 
     /// The lowercased text's words, as [`list_tokens`] splits them.
@@ -1411,20 +1404,18 @@ pub fn decide_profiled(
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
-    // The times relative to now the text says, read once a save when
-    // first asked, and a neighbour's only when the text says one.
-    let other_time = |n: &Neighbour| {
-        let mine = readings.relative_times();
-        !mine.is_empty() && {
-            let theirs = relative_times(&n.text);
-            !theirs.is_empty() && *mine != theirs
-        }
+    // The times relative to now each says, read with its profile.
+    debug_assert_eq!(mine.relative_times, relative_times(text));
+    let other_time = |theirs: &Profile| {
+        !mine.relative_times.is_empty()
+            && !theirs.relative_times.is_empty()
+            && mine.relative_times != theirs.relative_times
     };
     let restated = related
         .iter()
         .find(|(s, n, theirs, r)| {
             *r == Relation::Agrees
-                && !other_time(n)
+                && !other_time(theirs)
                 && ((restates(*s, n, theirs)
                     && !states_more_values(mine, n, &scored)
                     && !extends_a_list(&readings, mine, &n.text, theirs)
@@ -1437,7 +1428,7 @@ pub fn decide_profiled(
                 .iter()
                 .find(|(s, n, theirs)| {
                     (*s >= restate_min || shares_distinctive_value(mine, theirs))
-                        && !other_time(n)
+                        && !other_time(theirs)
                         && restates_by_values(text, mine, n, theirs)
                 })
                 .map(|(_, n, _)| *n)
@@ -1461,7 +1452,7 @@ pub fn decide_profiled(
     } else if let Some(n) = scored_related()
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
-                && !other_time(n)
+                && !other_time(theirs)
                 && (((says_nothing_more(&readings, mine, n, theirs)
                     || says_nothing_more_in_words_zh(&readings, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
@@ -1645,7 +1636,7 @@ const LIST_DETERMINERS: &[&str] = &[
 /// is on call this week" and "... next week") are no restatement: the
 /// times are read as no content ("when, not what about"), so alike words
 /// would otherwise restate a fact of another week.
-fn relative_times(text: &str) -> BTreeSet<String> {
+pub(crate) fn relative_times(text: &str) -> BTreeSet<String> {
     // Most texts say none: a look for the words, as they are, before the
     // text is lowercased and split.
     let may_say_one = text.split(|c: char| !c.is_alphanumeric()).any(|w| {

@@ -123,6 +123,11 @@ pub struct Profile {
     /// end at before its last one): asked of every neighbour of every
     /// save, so answered once, with the profile.
     pub(crate) may_say_several: bool,
+    /// The times relative to now the text says ("next week", `下周`): two
+    /// texts saying such times apart are no restatement, asked of every
+    /// neighbour of a save that says one, so read once, with the profile
+    /// (`decide::relative_times`).
+    pub(crate) relative_times: BTreeSet<String>,
     /// The values stated, by kind.
     pub values: BTreeSet<(ValueKind, String)>,
     pub negated: bool,
@@ -2795,6 +2800,7 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     out.salient = out.sorted_terms.iter().map(|t| is_salient(t)).collect();
     (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
     out.may_say_several = crate::decide::one_clause(whole).is_none();
+    out.relative_times = crate::decide::relative_times(whole);
     out
 }
 
