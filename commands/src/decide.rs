@@ -1177,15 +1177,15 @@ pub struct Candidate<'a> {
 
 /// What the readings ask of a save's text alone, each read once a save
 /// when first asked: the decision asks them of the text against every
-/// neighbour, and segmenting or lowercasing it again each time is most
-/// of what a save costs beyond its search.
+/// neighbour, and segmenting or lowercasing it again each time was most
+/// of what a save costs beyond its search. (What is asked of the
+/// neighbours too comes with each profile: `Profile::relative_times`,
+/// `contrasts`, `adds`.)
 struct TextReadings<'t> {
     text: &'t str,
     lower: std::cell::OnceCell<String>,
     list_tokens: std::cell::OnceCell<Vec<String>>,
     content_words_zh: std::cell::OnceCell<Vec<String>>,
-    contrasts: std::cell::OnceCell<bool>,
-    adds: std::cell::OnceCell<bool>,
 }
 
 impl<'t> TextReadings<'t> {
@@ -1195,8 +1195,6 @@ impl<'t> TextReadings<'t> {
             lower: std::cell::OnceCell::new(),
             list_tokens: std::cell::OnceCell::new(),
             content_words_zh: std::cell::OnceCell::new(),
-            contrasts: std::cell::OnceCell::new(),
-            adds: std::cell::OnceCell::new(),
         }
     }
 
@@ -1217,14 +1215,6 @@ impl<'t> TextReadings<'t> {
                 .map(str::to_owned)
                 .collect()
         })
-    }
-
-    fn contrasts(&self) -> bool {
-        *self.contrasts.get_or_init(|| contrasts(self.text))
-    }
-
-    fn adds(&self) -> bool {
-        *self.adds.get_or_init(|| adds(self.text))
     }
 }
 
@@ -1404,8 +1394,10 @@ pub fn decide_profiled(
     // A text a live memory already says is that memory again, whatever
     // else it disagrees with: the disagreement was flagged when that
     // memory was saved (a transcript told twice contradicts nothing new).
-    // The times relative to now each says, read with its profile.
+    // The times relative to now each says, read with its profile (as are
+    // its contrasts and additions).
     debug_assert_eq!(mine.relative_times, relative_times(text));
+    debug_assert_eq!((mine.contrasts, mine.adds), (contrasts(text), adds(text)));
     let other_time = |theirs: &Profile| {
         !mine.relative_times.is_empty()
             && !theirs.relative_times.is_empty()
@@ -1453,7 +1445,7 @@ pub fn decide_profiled(
         .find(|((s, n, theirs), relation)| {
             *s >= WORDED_APART_MIN
                 && !other_time(theirs)
-                && (((says_nothing_more(&readings, mine, n, theirs)
+                && (((says_nothing_more(mine, theirs)
                     || says_nothing_more_in_words_zh(&readings, mine, n, theirs))
                     && *relation.get_or_init(|| relate(mine, theirs)) == Relation::Agrees)
                     || (*s >= ONE_WORD_SWAP_MIN
@@ -1751,7 +1743,7 @@ fn restates_values(
         && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
 }
 
-/// Whether `mine` says nothing `neighbour` does not, however few words
+/// Whether `mine` says nothing `theirs` (a memory's) does not, however few words
 /// the two share: no salient word of its own, no value the memory does
 /// not state, no change and no second clause set against the first, and
 /// a salient word in common ("Book club: 1st Thursday, monthly" after
@@ -1759,20 +1751,15 @@ fn restates_values(
 /// 09:30, Mon-Fri"). A text that adds nothing to a memory it agrees with
 /// is that memory again; the memory may hold a word or two more
 /// ([`PARAPHRASE_WORDS_MAX`]), not a second fact.
-fn says_nothing_more(
-    readings: &TextReadings<'_>,
-    mine: &Profile,
-    neighbour: &Neighbour,
-    theirs: &Profile,
-) -> bool {
+fn says_nothing_more(mine: &Profile, theirs: &Profile) -> bool {
     mine.change.is_none()
         && mine.negated == theirs.negated
         && mine.values.is_subset(&theirs.values)
         && !has_salient_only_in(mine, theirs)
         && salient_only_in(theirs, mine).len() <= PARAPHRASE_WORDS_MAX
         && shares_salient(mine, theirs)
-        && !readings.adds()
-        && readings.contrasts() == contrasts(&neighbour.text)
+        && !mine.adds
+        && mine.contrasts == theirs.contrasts
 }
 
 /// Whether a Chinese `text` says nothing `neighbour` (Chinese too) does
@@ -1798,9 +1785,9 @@ fn says_nothing_more_in_words_zh(
         || mine.change.is_some()
         || mine.negated != theirs.negated
         || !mine.values.is_subset(&theirs.values)
-        || readings.adds()
+        || mine.adds
         || text.contains('也')
-        || readings.contrasts() != contrasts(&neighbour.text)
+        || mine.contrasts != theirs.contrasts
     {
         return false;
     }
@@ -1954,7 +1941,7 @@ fn swaps_one_word(text: &str, mine: &Profile, neighbour: &Neighbour, theirs: &Pr
     one_word(own_words(mine, theirs))
         && one_word(own_words(theirs, mine))
         && shares_salient(mine, theirs)
-        && contrasts(text) == contrasts(&neighbour.text)
+        && mine.contrasts == theirs.contrasts
         && !text.contains('也')
         && !neighbour.text.contains('也')
         && owners_mentioned_by(text, &neighbour.text)
@@ -1981,7 +1968,7 @@ fn value_update(
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    if !said_change || theirs.change.is_some() || adds(text) {
+    if !said_change || theirs.change.is_some() || mine.adds {
         return None;
     }
     // A time is no other value of an amount: "$45" and "6am" are two
@@ -2135,7 +2122,7 @@ fn changes_what_it_shares(
     let apart = (only_mine.is_empty() && said == ChangeSaid::Plainly)
         || counted_apart
         || values_apart
-        || adds(text)
+        || mine.adds
         // An old value named after "instead of" is `names_old_value`'s to
         // read: "Use spaces instead of tabs" says nothing of how wide a
         // tab is.
@@ -2609,7 +2596,7 @@ fn names_old_value(
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    if theirs.negated || adds(text) {
+    if theirs.negated || mine.adds {
         return None;
     }
     let memory_words: Vec<String> = words_of(&neighbour.text)
@@ -2952,7 +2939,7 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
             in_words(salient_only_in(mine, theirs)),
             in_words(salient_only_in(theirs, mine)),
         )
-        && contrasts(text) == contrasts(&neighbour.text)
+        && mine.contrasts == theirs.contrasts
         && (shares_salient(mine, theirs)
             || (shares_distinctive_value(mine, theirs)
                 && owners_mentioned_by(text, &neighbour.text)
@@ -3013,7 +3000,7 @@ fn reworded(mine: f64, theirs: f64) -> bool {
 /// Whether `text` sets one clause against another ("Hotfix deploys skip
 /// staging but still need two reviewers", `但`, `不过`): a second
 /// statement, which a restatement of one does not have.
-fn contrasts(text: &str) -> bool {
+pub(crate) fn contrasts(text: &str) -> bool {
     words_of(text).any(|w| {
         ["but", "though", "although", "except", "unless"]
             .iter()
@@ -3206,7 +3193,7 @@ fn choice_swap(
         || theirs.negated
         || !chooses(text, mine)
         || !chooses(&neighbour.text, theirs)
-        || adds(text)
+        || mine.adds
     {
         return None;
     }
@@ -3260,7 +3247,7 @@ fn two_facts(text: &str, mine: &Profile, other: &str, theirs: &Profile) -> bool 
     // Cheapest first: this is asked of many neighbours of every save.
     mine.change.is_some() != theirs.change.is_some()
         || mine.preference.is_some() != theirs.preference.is_some()
-        || adds(text) != adds(other)
+        || mine.adds != theirs.adds
         || holds_identifier(&salient_only_in(mine, theirs))
         || holds_identifier(&salient_only_in(theirs, mine))
         || names_a_relative(mine, theirs)
@@ -3410,7 +3397,7 @@ const NAME_PREFIX_MIN: usize = 4;
 const ADDITIVE_WORDS: &[&str] = &["also", "too", "additionally"];
 
 /// Whether `text` says it adds to something said before ([`ADDITIVE_WORDS`]).
-fn adds(text: &str) -> bool {
+pub(crate) fn adds(text: &str) -> bool {
     let mut before = "";
     words_of(text).any(|w| {
         let as_well = w.eq_ignore_ascii_case("well") && before.eq_ignore_ascii_case("as");
@@ -3489,8 +3476,8 @@ fn value_swap(
 ) -> Option<String> {
     if !neighbour.semantic.is_some_and(|c| c >= SEMANTIC_SWAP_MIN)
         || mine.values != theirs.values
-        || adds(text)
-        || adds(&neighbour.text)
+        || mine.adds
+        || theirs.adds
     {
         return None;
     }
@@ -3535,11 +3522,7 @@ fn copula_swap(
     neighbour: &Neighbour,
     theirs: &Profile,
 ) -> Option<String> {
-    if mine.values != theirs.values
-        || mine.negated != theirs.negated
-        || adds(text)
-        || adds(&neighbour.text)
-    {
+    if mine.values != theirs.values || mine.negated != theirs.negated || mine.adds || theirs.adds {
         return None;
     }
     let (mine_slot, theirs_slot, before) = slot_swap(text, &neighbour.text)?;

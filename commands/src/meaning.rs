@@ -128,6 +128,12 @@ pub struct Profile {
     /// neighbour of a save that says one, so read once, with the profile
     /// (`decide::relative_times`).
     pub(crate) relative_times: BTreeSet<String>,
+    /// Whether the text sets one clause against another ("but", `但是`:
+    /// `decide::contrasts`), and whether it adds to what was said ("also",
+    /// `decide::adds`): asked of the save and of each neighbour, so read
+    /// once, with the profile.
+    pub(crate) contrasts: bool,
+    pub(crate) adds: bool,
     /// The values stated, by kind.
     pub values: BTreeSet<(ValueKind, String)>,
     pub negated: bool,
@@ -2801,6 +2807,8 @@ fn profile_of(text: &str, whole: &str) -> Profile {
     (out.seam_ends, out.seam_starts) = seam_chars(&out.sorted_terms);
     out.may_say_several = crate::decide::one_clause(whole).is_none();
     out.relative_times = crate::decide::relative_times(whole);
+    out.contrasts = crate::decide::contrasts(whole);
+    out.adds = crate::decide::adds(whole);
     out
 }
 
