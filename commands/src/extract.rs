@@ -3438,9 +3438,11 @@ fn classify_en(sentence: &str, lower: &str) -> Option<Kind> {
     if about_project && (stable || has_specific_value(sentence, lower)) {
         return Some(Kind::Fact);
     }
+    // Last, the speaker's own statement with a value in it.
     (is_subject_value(sentence, lower)
         || is_it_product(sentence)
-        || is_subject_has_product(sentence, lower))
+        || is_subject_has_product(sentence, lower)
+        || (!of_the_moment && is_own_statement_of_a_value(sentence)))
     .then_some(Kind::Fact)
 }
 
@@ -3746,7 +3748,11 @@ fn classify_zh(sentence: &str) -> Option<Kind> {
     {
         return Some(Kind::Fact);
     }
-    is_intent_zh(sentence).then_some(Kind::Decision)
+    if is_intent_zh(sentence) {
+        return Some(Kind::Decision);
+    }
+    // Last, the speaker's own statement with a count or a number in it.
+    is_own_statement_of_a_value_zh(sentence).then_some(Kind::Fact)
 }
 
 /// "我打算明年开始定投基金", "我想开始早睡", "那就不去玉龙雪山了", "这个先不考
@@ -4307,6 +4313,105 @@ fn classify(sentence: &str, lower: &str, after_marker: bool) -> Option<Kind> {
         return statement.then_some(Kind::Correction);
     }
     kind
+}
+
+/// Whether `sentence` is the speaker's own statement of how things stand
+/// with a specific value in it, which no other reading took: "I have
+/// three cats", "Our office is on Pier 39", "My rent is $1,800",
+/// `我们家有两辆车`. The last reading of a user's sentence: it opens with
+/// the speaker (`I`, `my`, `we`, `our`; `我`, `我们`, `我家`) and names a
+/// number, a name or a day (a Chinese count: a numeral and its measure),
+/// and is neither an ask, an intent or an event ("I need help with...",
+/// "I'm thinking of...", "I tried X last weekend") nor about the talk
+/// itself ("this", "it", "you").
+fn is_own_statement_of_a_value(sentence: &str) -> bool {
+    let rest = without_fillers(sentence);
+    let lower = normalized(rest);
+    let own = OWN_OPENERS_EN.iter().any(|p| lower.starts_with(p));
+    let second = lower.split_whitespace().nth(1).unwrap_or_default();
+    // The speaker's "I" further in is no name.
+    let unnamed_speaker = rest.replace(" I ", " i ").replace(" I'", " i'");
+    // "I watched 3 episodes", "we went to Lisbon in 2019": an event told.
+    // ("I've got a bike" holds one.)
+    let holds = lower.starts_with("i've got ") || lower.starts_with("we've got ");
+    let told = !holds
+        && ((second.len() > 4 && second.ends_with("ed")) || PAST_EVENTS_EN.contains(&second));
+    own && !told
+        && !NOT_A_STANDING_EN.contains(&second)
+        && !has_word(&lower, NOT_A_STANDING_WORDS_EN)
+        && !any_word_at_start(&lower, TRANSIENT_EN)
+        && !any_at_word_start(&lower, MOMENT_EN)
+        && !any_at_word_start(&lower, INCIDENT_EN)
+        && has_specific_value(&unnamed_speaker, &lower)
+}
+
+/// [`is_own_statement_of_a_value`] in Chinese: `我家有两辆车`, not
+/// `我想买两辆车`, `我们今天加班到十点`.
+fn is_own_statement_of_a_value_zh(sentence: &str) -> bool {
+    let rest = without_fillers(sentence);
+    rest.chars().any(is_cjk)
+        && OWN_OPENERS_ZH.iter().any(|p| rest.starts_with(p))
+        && (rest.chars().any(|c| c.is_ascii_digit()) || states_a_count_zh(rest))
+        && !TRANSIENT_ZH.iter().any(|t| rest.contains(t))
+        && !NOT_A_STANDING_ZH.iter().any(|t| rest.contains(t))
+        // "我们下午三点开会": a clock time, not every day's, is the day's
+        // appointment.
+        && (!says_a_clock_time_zh(rest) || rest.contains('每'))
+}
+
+/// Whether a Chinese sentence says a clock time (`三点`, `10点`).
+fn says_a_clock_time_zh(sentence: &str) -> bool {
+    sentence.match_indices('点').any(|(at, _)| {
+        sentence[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_digit() || "一二两三四五六七八九十".contains(c))
+    })
+}
+
+/// How the speaker opens a statement about themselves or their own.
+const OWN_OPENERS_EN: &[&str] = &[
+    "i ", "i'm ", "i've ", "my ", "we ", "we're ", "we've ", "our ",
+];
+
+/// Words after the speaker that make an ask, an intent, a wish, a try or
+/// a passing event of the sentence, not how things stand.
+#[rustfmt::skip]
+const NOT_A_STANDING_EN: &[&str] = &[
+    "need", "want", "wanna", "think", "thinking", "wonder", "tried", "try", "trying", "hope",
+    "guess", "looking", "going", "missed", "finally", "just", "sometimes", "basically", "don't",
+    "keep",
+];
+
+/// Verbs in the past, after the speaker, that tell an event.
+const PAST_EVENTS_EN: &[&str] = &[
+    "went", "saw", "did", "ate", "came", "bought", "made", "took", "met", "ran", "had", "got",
+];
+
+/// Words anywhere that tie a sentence to the talk or to the moment.
+#[rustfmt::skip]
+const NOT_A_STANDING_WORDS_EN: &[&str] = &[
+    "you", "this", "that", "it", "now", "last", "yesterday", "today", "tonight", "meeting", "call",
+];
+
+/// How the speaker opens a statement about themselves in Chinese.
+const OWN_OPENERS_ZH: &[&str] = &["我们", "我家", "我的", "我"];
+
+/// Marks of an ask, a wish, a passing moment or a feeling in Chinese.
+const NOT_A_STANDING_ZH: &[&str] = &[
+    "你", "吗", "想", "需要", "最近", "刚", "昨天", "今天", "啊", "吧", "难",
+];
+
+/// Whether a Chinese sentence states a count: a numeral before a measure
+/// word or another numeral (`两辆`, `三十岁`, `五千块`), not the 一 of
+/// `一起`, `一直` or `一般`.
+fn states_a_count_zh(sentence: &str) -> bool {
+    const NUMERALS: &str = "一二两三四五六七八九十百千万半";
+    const MEASURES: &str = "个岁年月号日点天周次块元辆台套间只条口本门节分斤米里人位家层";
+    let chars: Vec<char> = sentence.chars().collect();
+    chars.windows(2).any(|pair| {
+        NUMERALS.contains(pair[0]) && (MEASURES.contains(pair[1]) || NUMERALS.contains(pair[1]))
+    })
 }
 
 /// A line of code or of a log, never a memory: indented four spaces or a
@@ -5533,6 +5638,31 @@ mod tests {
             kinds(&["The venue is actually 12th to 14th, not the 11th."]),
             [Some(Kind::Correction)]
         );
+    }
+
+    /// Sentences written for this test: the speaker's own statement with
+    /// a value in it is a fact when no other reading takes it; an ask, an
+    /// intent, a try or a moment with a value is not.
+    #[test]
+    fn the_speakers_own_statements_of_a_value_are_facts() {
+        let facts = [
+            "I commute 40 minutes each way.",
+            "我们家两辆车都是电动的。",
+            "我每天走一万步。",
+            "我家离地铁站五百米。",
+        ];
+        assert_eq!(kinds(&facts), [Some(Kind::Fact); 4]);
+        let none = [
+            "I need 3 volunteers for Saturday.",
+            "I tried Nomad 2 years ago.",
+            "I watched 3 episodes of Severance.",
+            "My build failed 3 times today.",
+            "I have a call with Priya at 4.",
+            "我想买两辆车。",
+            "我们今天加班到十点。",
+            "我们下午三点开会。",
+        ];
+        assert_eq!(kinds(&none), [None; 8]);
     }
 
     /// Sentences written for these tests: what the speaker lives with or holds.
