@@ -530,4 +530,43 @@ fn held_out_figures() {
         ratio(figures.corridors),
         figures.never.len()
     );
+    // The same by language, counts only.
+    for lang in ["en", "zh"] {
+        let cases: Vec<Case> = cases_of(support::json_lines(&path))
+            .into_iter()
+            .filter(|c| c.lang == lang)
+            .collect();
+        let figures = measure_cases(cases, None);
+        println!(
+            "  {lang}: rooms {}/{}, corridors {}/{}",
+            figures.rooms.0, figures.rooms.1, figures.corridors.0, figures.corridors.1
+        );
+    }
+    // Whether a room a label allows is a word of the text (a name engram
+    // can take from it) or a word for what the text is about that it
+    // never says ("pets" for "my dog Rex"): counts of each and of the
+    // rooms named right in each, never a text.
+    let mut said = (0, 0);
+    let mut unsaid = (0, 0);
+    for case in cases_of(support::json_lines(&path)) {
+        let mut texts = case.before.clone();
+        texts.push(case.text.clone());
+        let Some(last) = save_all(&texts).pop() else {
+            continue;
+        };
+        let lower = case.text.to_lowercase();
+        let group = if case.rooms.iter().any(|r| lower.contains(&r.to_lowercase())) {
+            &mut said
+        } else {
+            &mut unsaid
+        };
+        group.1 += 1;
+        if case.rooms.contains(&last.room) {
+            group.0 += 1;
+        }
+    }
+    println!(
+        "  a room allowed is in the text: named {}/{}; none is: named {}/{}",
+        said.0, said.1, unsaid.0, unsaid.1
+    );
 }
