@@ -967,3 +967,60 @@ fn issue_17_decisions_rooms_and_people_survive_restart_and_rebuild() {
     assert_eq!(snapshot(&engram), before, "after rebuild");
     engram.close().unwrap();
 }
+
+/// A restatement that says a little more reinforces its memory, and the
+/// words it adds find that memory, after a restart and a rebuild too; a
+/// forget takes them with it.
+#[test]
+fn a_restatements_own_words_find_the_memory_it_reinforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let first;
+    {
+        let engram = open(dir.path());
+        first = engram
+            .remember(&Remember::text("Mia is allergic to mangoes"))
+            .unwrap()
+            .id
+            .unwrap();
+        let other = engram
+            .remember(&Remember::text("Bob plays the cello on Sundays"))
+            .unwrap()
+            .id
+            .unwrap();
+        assert!(ids(&engram.recall(&RecallQuery::new("hives")).unwrap()).is_empty());
+        let again = engram
+            .remember(&Remember::text(
+                "Mia is allergic to mangoes, she gets hives from them",
+            ))
+            .unwrap();
+        assert_eq!(
+            (again.outcome, again.id),
+            (Outcome::Reinforced, Some(first))
+        );
+        assert_eq!(
+            ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
+            [first]
+        );
+        assert_eq!(
+            ids(&engram.recall(&RecallQuery::new("cello")).unwrap()),
+            [other]
+        );
+        engram.close().unwrap();
+    }
+    let engram = open(dir.path());
+    assert_eq!(
+        ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
+        [first]
+    );
+    engram.close().unwrap();
+    let engram = open_rebuilt(dir.path());
+    assert_eq!(
+        ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
+        [first]
+    );
+    engram
+        .forget(first, &engram::Subject::user(), "wrong person")
+        .unwrap();
+    assert!(ids(&engram.recall(&RecallQuery::new("hives")).unwrap()).is_empty());
+    engram.close().unwrap();
+}

@@ -115,6 +115,21 @@ struct Doc {
     /// finds the document's terms without scanning the whole vocabulary;
     /// empty once forgotten.
     extra: Vec<String>,
+    /// The terms restatements added, each with the seqs of the turns that
+    /// said them (a `Reinforced` event's evidence): only terms the
+    /// document lacked, so "Mia gets hives from mangoes" restating "Mia is
+    /// allergic to mangoes" makes it found by "hives", and a restatement in
+    /// the same words changes nothing. Dropped when those turns are purged
+    /// (a replay then reads them erased); empty once forgotten.
+    restated: Vec<Restated>,
+}
+
+/// Terms a restatement added to a document ([`Doc::restated`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Restated {
+    first_seq: u64,
+    last_seq: u64,
+    terms: Vec<String>,
 }
 
 /// The index's state: what is persisted as its snapshot.
@@ -590,9 +605,103 @@ impl TextIndexState {
             text,
             mac,
             extra: extra.iter().map(|&e| e.to_owned()).collect(),
+            restated: Vec::new(),
         });
         self.live_docs += 1;
         self.live_len += u64::from(len);
+    }
+
+    /// Adds to `memory`'s live document the terms of `words` (a
+    /// restatement's, said by the turns `first_seq..=last_seq`) that its
+    /// own words lack, each once however many restatements say it (see
+    /// [`Doc::restated`]).
+    fn restate(&mut self, memory: MemoryId, first_seq: u64, last_seq: u64, words: &str) {
+        let Some(&doc) = self.by_memory.get(&memory) else {
+            return;
+        };
+        let Some(entry) = self.docs.get(doc as usize) else {
+            return;
+        };
+        if !entry.live {
+            return;
+        }
+        let own = own_terms(entry);
+        let terms: BTreeSet<String> = index_terms(words)
+            .into_iter()
+            .filter(|term| !own.contains(term))
+            .collect();
+        if terms.is_empty() {
+            return;
+        }
+        let held: BTreeSet<&String> = entry.restated.iter().flat_map(|r| &r.terms).collect();
+        let new: Vec<String> = terms
+            .iter()
+            .filter(|t| !held.contains(t))
+            .cloned()
+            .collect();
+        let added = u32::try_from(new.len()).unwrap_or(u32::MAX);
+        let len = entry.len.saturating_add(added);
+        for term in new {
+            let postings = self.terms.entry(term).or_insert_with(Postings::new);
+            // The document is older than most in the postings: its place
+            // by number keeps the list sorted by doc.
+            if let Err(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
+                postings.docs.insert(at, (doc, 1));
+            }
+            postings.bound = postings.bound.with(1, len);
+        }
+        self.live_len += u64::from(added);
+        self.lens[doc as usize] = len;
+        let entry = &mut self.docs[doc as usize];
+        entry.len = len;
+        entry.restated.push(Restated {
+            first_seq,
+            last_seq,
+            terms: terms.into_iter().collect(),
+        });
+    }
+
+    /// Takes out of every document what restatements said by any of `seqs`
+    /// added and no other restatement of it says: what a replay reading
+    /// those turns erased would hold.
+    fn unrestate(&mut self, seqs: &BTreeSet<u64>) {
+        let said_by_purged = |r: &Restated| seqs.range(r.first_seq..=r.last_seq).next().is_some();
+        for doc in 0..self.docs.len() {
+            let entry = &mut self.docs[doc];
+            if !entry.restated.iter().any(said_by_purged) {
+                continue;
+            }
+            let (gone, kept): (Vec<Restated>, Vec<Restated>) = std::mem::take(&mut entry.restated)
+                .into_iter()
+                .partition(said_by_purged);
+            entry.restated = kept;
+            let still: BTreeSet<&String> = entry.restated.iter().flat_map(|r| &r.terms).collect();
+            let dropped: BTreeSet<&String> = gone
+                .iter()
+                .flat_map(|r| &r.terms)
+                .filter(|t| !still.contains(t))
+                .collect();
+            let removed = u32::try_from(dropped.len()).unwrap_or(u32::MAX);
+            entry.len = entry.len.saturating_sub(removed);
+            self.lens[doc] = entry.len;
+            if entry.live {
+                self.live_len -= u64::from(removed);
+            }
+            let Ok(doc) = u32::try_from(doc) else {
+                continue;
+            };
+            for term in dropped {
+                let Some(postings) = self.terms.get_mut(term) else {
+                    continue;
+                };
+                if let Ok(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
+                    postings.docs.remove(at);
+                }
+                if postings.docs.is_empty() {
+                    self.terms.remove(term);
+                }
+            }
+        }
     }
 
     /// Drops a purged memory's document as [`Self::remove`] does, and its
@@ -623,14 +732,17 @@ impl TextIndexState {
         entry.live = false;
         let text = std::mem::take(&mut entry.text);
         let extra = std::mem::take(&mut entry.extra);
+        let restated = std::mem::take(&mut entry.restated);
         entry.mac = view_mac::UNSET;
         self.live_docs -= 1;
         self.live_len -= u64::from(entry.len);
         // The document's terms are those of its words, as `add` found
-        // them: only their postings change (not every term's).
+        // them, and those restatements added: only their postings change
+        // (not every term's).
         let terms: BTreeSet<String> = std::iter::once(text.as_str())
             .chain(extra.iter().map(String::as_str))
             .flat_map(index_terms)
+            .chain(restated.into_iter().flat_map(|r| r.terms))
             .collect();
         for term in terms {
             let Some(postings) = self.terms.get_mut(&term) else {
@@ -644,6 +756,15 @@ impl TextIndexState {
             }
         }
     }
+}
+
+/// The terms of a document's own words (its text, tags and summary), as
+/// `add` indexed them.
+fn own_terms(doc: &Doc) -> BTreeSet<String> {
+    std::iter::once(doc.text.as_str())
+        .chain(doc.extra.iter().map(String::as_str))
+        .flat_map(index_terms)
+        .collect()
 }
 
 /// A memory's words as the index keeps them: the content of the turns of
@@ -715,7 +836,9 @@ impl TextIndex {
     /// its own terms).
     /// 6: a starter that decomposes into marks is normalized with the marks
     /// before it (`tokenize`).
-    pub const VERSION: u32 = 6;
+    /// 7: a restatement's words the memory lacks are indexed with it
+    /// (`Doc::restated`).
+    pub const VERSION: u32 = 7;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
@@ -737,30 +860,39 @@ impl TextIndex {
             .resize_with(self.state.docs.len(), || AtomicBool::new(false));
     }
 
-    fn remembered(&mut self, memory: MemoryId, r: &Remembered) -> Result<(), ViewError> {
-        let reference = &r.reference;
-        let mut text = String::new();
-        if reference.first_seq >= 1
-            && reference.first_seq <= reference.last_seq
-            && reference.last_seq < memory
+    /// The words of the turns `reference` names, read by the event at
+    /// `seq` (a reference to itself or later reads none).
+    fn referenced_words(
+        &self,
+        reference: &engram_log::MemoryRef,
+        seq: u64,
+    ) -> Result<String, ViewError> {
+        if reference.first_seq < 1
+            || reference.first_seq > reference.last_seq
+            || reference.last_seq >= seq
         {
-            let seqs = reference.first_seq..=reference.last_seq;
-            // Only when the cache holds every session event of the range:
-            // then it gives exactly what the log would.
-            let cached = self
-                .recent_from
-                .is_some_and(|from| from <= reference.first_seq);
-            text = if cached {
-                join_turns(
-                    &reference.session,
-                    self.recent
-                        .range(seqs)
-                        .map(|(_, (session, content))| (session.as_str(), content.as_str())),
-                )
-            } else {
-                referenced_text(reference, &self.reader.read(seqs)?)
-            };
+            return Ok(String::new());
         }
+        let seqs = reference.first_seq..=reference.last_seq;
+        // Only when the cache holds every session event of the range:
+        // then it gives exactly what the log would.
+        let cached = self
+            .recent_from
+            .is_some_and(|from| from <= reference.first_seq);
+        Ok(if cached {
+            join_turns(
+                &reference.session,
+                self.recent
+                    .range(seqs)
+                    .map(|(_, (session, content))| (session.as_str(), content.as_str())),
+            )
+        } else {
+            referenced_text(reference, &self.reader.read(seqs)?)
+        })
+    }
+
+    fn remembered(&mut self, memory: MemoryId, r: &Remembered) -> Result<(), ViewError> {
+        let text = self.referenced_words(&r.reference, memory)?;
         let mut extra: Vec<&str> = r.tags.iter().map(String::as_str).collect();
         if let Some(summary) = &r.summary {
             extra.push(summary);
@@ -884,7 +1016,16 @@ impl View for TextIndex {
                 self.size_verified();
             }
             Event::Forgotten(f) => self.state.remove(f.memory),
+            Event::Reinforced(r) => {
+                if let Some(evidence) = &r.evidence {
+                    let words = self.referenced_words(evidence, event.seq)?;
+                    self.state
+                        .restate(r.memory, evidence.first_seq, evidence.last_seq, &words);
+                }
+            }
             Event::Purged(p) => {
+                let subjects: BTreeSet<u64> = p.subjects.iter().copied().collect();
+                self.state.unrestate(&subjects);
                 for &memory in &p.memories {
                     self.state.erase(memory);
                 }
@@ -981,6 +1122,67 @@ mod tests {
 
     fn ids(hits: &[TextHit]) -> Vec<MemoryId> {
         hits.iter().map(|h| h.memory).collect()
+    }
+
+    fn found(state: &TextIndexState, query: &str) -> Vec<MemoryId> {
+        ids(&state.search(&query_terms(query), 10, |_| true))
+    }
+
+    /// A restatement's words the memory lacks make it found by them; the
+    /// same words again, or words it holds, change nothing; a forget takes
+    /// them with the memory.
+    #[test]
+    fn a_restatement_adds_the_words_its_memory_lacks() {
+        let mut state = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
+        assert!(found(&state, "hives").is_empty());
+        let before = state.clone();
+        state.restate(1, 10, 10, "Mia is allergic to mangoes");
+        assert_eq!(
+            state, before,
+            "a restatement in the same words adds nothing"
+        );
+        state.restate(1, 11, 11, "Mia gets hives from mangoes");
+        assert_eq!(found(&state, "hives"), [1]);
+        assert_eq!(found(&state, "cello"), [2]);
+        let once = state.clone();
+        state.restate(1, 12, 12, "hives again, Mia");
+        assert_eq!(
+            state.docs[0].len,
+            once.docs[0].len + 1,
+            "only `again` is new: `hives` counts once"
+        );
+        state.remove(1);
+        assert!(found(&state, "hives").is_empty());
+        assert!(found(&state, "again").is_empty());
+        assert_eq!(found(&state, "cello"), [2]);
+        assert!(!state.terms.contains_key("hive") && !state.terms.contains_key("hives"));
+    }
+
+    /// A purge of the turns that said a restatement leaves the index as a
+    /// replay reading them erased would: the restatement as never said,
+    /// what another restatement of the memory says kept.
+    #[test]
+    fn a_purged_restatement_leaves_what_a_replay_would() {
+        let mut live = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
+        live.restate(1, 10, 11, "Mia gets hives from mangoes");
+        live.restate(1, 12, 12, "the hives last a day");
+        live.restate(2, 13, 13, "Bob plays the cello on Sundays");
+        live.unrestate(&BTreeSet::from([11]));
+        // The replay: the first restatement's turns read as erased.
+        let mut replayed = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
+        replayed.restate(1, 10, 11, "");
+        replayed.restate(1, 12, 12, "the hives last a day");
+        replayed.restate(2, 13, 13, "Bob plays the cello on Sundays");
+        assert_eq!(live, replayed);
+        assert_eq!(
+            found(&live, "hives"),
+            [1],
+            "the second restatement says it too"
+        );
+        assert!(found(&live, "gets").is_empty());
+        assert_eq!(found(&live, "sundays"), [2]);
+        assert_eq!(live.live_len, replayed.live_len);
+        assert_eq!(live.lens, replayed.lens);
     }
 
     /// Applies every event of `log` to a fresh index, as a rebuild does.
