@@ -115,12 +115,13 @@ struct Doc {
     /// finds the document's terms without scanning the whole vocabulary;
     /// empty once forgotten.
     extra: Vec<String>,
-    /// The terms restatements added, each with the seqs of the turns that
-    /// said them (a `Reinforced` event's evidence): only terms the
-    /// document lacked, so "Mia gets hives from mangoes" restating "Mia is
-    /// allergic to mangoes" makes it found by "hives", and a restatement in
-    /// the same words changes nothing. Dropped when those turns are purged
-    /// (a replay then reads them erased); empty once forgotten.
+    /// Each restatement's terms that the memory's own words lack, with the
+    /// seqs of the turns that said them (a `Reinforced` event's evidence),
+    /// indexed once however many restatements say them: "Mia gets hives
+    /// from mangoes" restating "Mia is allergic to mangoes" makes it found
+    /// by "hives", and a restatement in the same words changes nothing.
+    /// Dropped when those turns are purged (a replay then reads them
+    /// erased); empty once forgotten.
     restated: Vec<Restated>,
 }
 
