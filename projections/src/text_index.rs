@@ -617,15 +617,9 @@ impl TextIndexState {
     /// own words lack, each once however many restatements say it (see
     /// [`Doc::restated`]).
     fn restate(&mut self, memory: MemoryId, first_seq: u64, last_seq: u64, words: &str) {
-        let Some(&doc) = self.by_memory.get(&memory) else {
+        let Some((doc, entry)) = self.live_doc(memory) else {
             return;
         };
-        let Some(entry) = self.docs.get(doc as usize) else {
-            return;
-        };
-        if !entry.live {
-            return;
-        }
         let own = own_terms(entry);
         let terms: BTreeSet<String> = index_terms(words)
             .into_iter()
@@ -692,16 +686,29 @@ impl TextIndexState {
                 continue;
             };
             for term in dropped {
-                let Some(postings) = self.terms.get_mut(term) else {
-                    continue;
-                };
-                if let Ok(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
-                    postings.docs.remove(at);
-                }
-                if postings.docs.is_empty() {
-                    self.terms.remove(term);
-                }
+                self.drop_posting(term, doc);
             }
+        }
+    }
+
+    /// `memory`'s document, when it is live: its number and entry.
+    fn live_doc(&self, memory: MemoryId) -> Option<(u32, &Doc)> {
+        let &doc = self.by_memory.get(&memory)?;
+        let entry = self.docs.get(doc as usize)?;
+        entry.live.then_some((doc, entry))
+    }
+
+    /// Takes `doc` out of `term`'s postings, and the term out of the index
+    /// when no document holds it any more.
+    fn drop_posting(&mut self, term: &str, doc: u32) {
+        let Some(postings) = self.terms.get_mut(term) else {
+            return;
+        };
+        if let Ok(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
+            postings.docs.remove(at);
+        }
+        if postings.docs.is_empty() {
+            self.terms.remove(term);
         }
     }
 
@@ -721,40 +728,25 @@ impl TextIndexState {
     }
 
     fn remove(&mut self, memory: MemoryId) {
-        let Some(&doc) = self.by_memory.get(&memory) else {
+        let Some((doc, entry)) = self.live_doc(memory) else {
             return;
         };
-        let Some(entry) = self.docs.get_mut(doc as usize) else {
-            return;
-        };
-        if !entry.live {
-            return;
-        }
-        entry.live = false;
-        let text = std::mem::take(&mut entry.text);
-        let extra = std::mem::take(&mut entry.extra);
-        let restated = std::mem::take(&mut entry.restated);
-        entry.mac = view_mac::UNSET;
-        self.live_docs -= 1;
-        self.live_len -= u64::from(entry.len);
         // The document's terms are those of its words, as `add` found
         // them, and those restatements added: only their postings change
         // (not every term's).
-        let terms: BTreeSet<String> = std::iter::once(text.as_str())
-            .chain(extra.iter().map(String::as_str))
-            .flat_map(index_terms)
-            .chain(restated.into_iter().flat_map(|r| r.terms))
-            .collect();
+        let mut terms = own_terms(entry);
+        terms.extend(entry.restated.iter().flat_map(|r| r.terms.iter().cloned()));
+        let entry = &mut self.docs[doc as usize];
+        entry.live = false;
+        // Emptied, their memory freed: a forgotten document keeps no words.
+        entry.text = String::new();
+        entry.extra = Vec::new();
+        entry.restated = Vec::new();
+        entry.mac = view_mac::UNSET;
+        self.live_docs -= 1;
+        self.live_len -= u64::from(entry.len);
         for term in terms {
-            let Some(postings) = self.terms.get_mut(&term) else {
-                continue;
-            };
-            if let Ok(at) = postings.docs.binary_search_by_key(&doc, |&(d, _)| d) {
-                postings.docs.remove(at);
-            }
-            if postings.docs.is_empty() {
-                self.terms.remove(&term);
-            }
+            self.drop_posting(&term, doc);
         }
     }
 }
