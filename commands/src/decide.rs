@@ -1632,8 +1632,9 @@ pub(crate) fn relative_times(text: &str) -> BTreeSet<String> {
     // Most texts say none: a look for the words, as they are, before the
     // text is lowercased and split.
     let may_say_one = text.split(|c: char| !c.is_alphanumeric()).any(|w| {
-        RELATIVE_TIME_WORDS
+        RELATIVE_PERIODS
             .iter()
+            .chain(RELATIVE_DAYS)
             .any(|t| w.eq_ignore_ascii_case(t))
     }) || (!text.is_ascii()
         && RELATIVE_TIMES_ZH.iter().any(|m| text.contains(m)));
@@ -1648,15 +1649,14 @@ pub(crate) fn relative_times(text: &str) -> BTreeSet<String> {
     let mut found: BTreeSet<String> = words
         .windows(2)
         .filter(|w| {
-            ["this", "next", "last", "coming"].contains(&w[0])
-                && ["week", "weekend", "month", "year", "quarter", "sprint"].contains(&w[1])
+            ["this", "next", "last", "coming"].contains(&w[0]) && RELATIVE_PERIODS.contains(&w[1])
         })
         .map(|w| format!("{} {}", w[0], w[1]))
         .collect();
     found.extend(
         words
             .iter()
-            .filter(|w| ["today", "tomorrow", "yesterday", "tonight"].contains(w))
+            .filter(|w| RELATIVE_DAYS.contains(w))
             .map(|w| (*w).to_owned()),
     );
     found.extend(
@@ -1668,20 +1668,12 @@ pub(crate) fn relative_times(text: &str) -> BTreeSet<String> {
     found
 }
 
-/// The English words a time relative to now needs one of ("next week",
-/// "today").
-const RELATIVE_TIME_WORDS: &[&str] = &[
-    "week",
-    "weekend",
-    "month",
-    "year",
-    "quarter",
-    "sprint",
-    "today",
-    "tomorrow",
-    "yesterday",
-    "tonight",
-];
+/// Periods a time relative to now names after "this", "next", "last"
+/// or "coming" ("next week").
+const RELATIVE_PERIODS: &[&str] = &["week", "weekend", "month", "year", "quarter", "sprint"];
+
+/// Days relative to now, said alone ("tomorrow").
+const RELATIVE_DAYS: &[&str] = &["today", "tomorrow", "yesterday", "tonight"];
 
 /// Chinese times relative to now.
 const RELATIVE_TIMES_ZH: &[&str] = &[
