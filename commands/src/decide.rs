@@ -4666,6 +4666,33 @@ mod tests {
         ));
     }
 
+    /// An amount said the everyday Chinese way (`四千五`, `两万`, `1.2万`) is
+    /// the amount in digits: the same amount restates, another one
+    /// contradicts (sentences written for this test).
+    #[test]
+    fn everyday_chinese_amounts_are_their_digits() {
+        for (text, existing) in [
+            ("每个月房租要交四千五。", "房租每月交 4500 元。"),
+            ("他的年终奖是两万。", "他的年终奖是 20000 元。"),
+            ("装修预算定在1.2万。", "装修预算定在一万二。"),
+        ] {
+            assert_eq!(
+                outcome(text, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{text} / {existing}"
+            );
+        }
+        for existing in ["房租每月交 4500 元。", "房租每月交四千五。"] {
+            assert!(
+                matches!(
+                    outcome("房租涨到四千八了。", existing),
+                    Outcome::Contradiction { memory: 7, .. }
+                ),
+                "{existing}"
+            );
+        }
+    }
+
     /// The outcome of saving `text` next to `existing`, the model putting
     /// the two at `cosine` (none: no model, or text it does not read).
     fn outcome_at(text: &str, existing: &str, cosine: Option<f32>) -> Outcome {

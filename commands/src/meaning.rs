@@ -48,7 +48,10 @@
 //! month; `'25` after a month is 2025. The content words right after an
 //! amount are what it counts (`Profile::counted`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
-//! `十二名`, `第三`), so the two spellings of an amount are one value.
+//! `十二名`, `第三`), so the two spellings of an amount are one value;
+//! so are Chinese amounts as they are spoken (`六千八` is 6800, `一百二`
+//! 120), digits before a magnitude (`2万`, `1.5万`, `3千`) and a year
+//! read digit by digit (`二〇二四`).
 //!
 //! **Changes.** The first verb of change gives the text's [`Change`]: its
 //! kind (a move, a switch, another change), the content after it in its
@@ -1288,6 +1291,31 @@ const CJK_UNITS: &[&str] = &[
     "遍", "周", "分", "名", "位", "项", "层", "页", "件", "辆", "套",
 ];
 
+/// Magnitudes that scale the digits before them (`2万`, `1.5万`, `3千`).
+const CJK_MAGNITUDES: &[(&str, u64)] = &[("万", 10_000), ("千", 1000), ("亿", 100_000_000)];
+
+/// The length in bytes of the Chinese number at the start of `text`: its
+/// run of numerals, but where the run counts by places (`三千五`) a
+/// second digit in a row starts something else (`三千五一个月` is 3500
+/// and the 一 of 一个月).
+fn cjk_number_len(text: &str) -> usize {
+    let mut len = 0;
+    let (mut places, mut after_digit) = (false, false);
+    for c in text.chars() {
+        if !CJK_NUMERALS.contains(c) {
+            break;
+        }
+        let digit = cjk_numeral(c).is_some_and(|d| d > 0);
+        if digit && after_digit && places {
+            break;
+        }
+        places |= matches!(c, '十' | '百' | '千' | '万');
+        after_digit = digit;
+        len += c.len_utf8();
+    }
+    len
+}
+
 fn cjk_numeral(c: char) -> Option<u64> {
     Some(match c {
         '零' | '〇' => 0,
@@ -1305,11 +1333,29 @@ fn cjk_numeral(c: char) -> Option<u64> {
 }
 
 /// The value of a run of Chinese numerals (`九十` is 90, `两` is 2).
+///
+/// A digit ending the run straight after 百, 千 or 万 counts in the next
+/// lower place, as everyday speech says it: `六千八` is 6800, `一百二` 120,
+/// `三万五` 35,000; after 零 it is ones again (`一千零八` is 1008).
 fn cjk_number(run: &str) -> u64 {
+    // Three or more digits and no place: a number read digit by digit,
+    // as years are (`二〇二四` is 2024); two are a range (`三四天`).
+    if run.chars().count() >= 3 && run.chars().all(|c| cjk_numeral(c).is_some() && c != '两') {
+        return run
+            .chars()
+            .filter_map(cjk_numeral)
+            .fold(0_u64, |n, d| n.saturating_mul(10).saturating_add(d));
+    }
     let (mut total, mut section, mut number) = (0_u64, 0_u64, 0_u64);
+    // The place of the unit just before the last digit, when nothing (no
+    // 零) stands between them.
+    let mut place_before_digit = 0_u64;
+    let mut last_place = 0_u64;
     for c in run.chars() {
         if let Some(d) = cjk_numeral(c) {
             number = d;
+            place_before_digit = if d == 0 { 0 } else { last_place };
+            last_place = 0;
             continue;
         }
         let unit = match c {
@@ -1320,12 +1366,17 @@ fn cjk_number(run: &str) -> u64 {
                 total = total.saturating_add(section.saturating_add(number).saturating_mul(10_000));
                 section = 0;
                 number = 0;
+                last_place = 10_000;
                 continue;
             }
             _ => continue,
         };
         section = section.saturating_add(number.max(1).saturating_mul(unit));
         number = 0;
+        last_place = unit;
+    }
+    if place_before_digit >= 100 {
+        number = number.saturating_mul(place_before_digit / 10);
     }
     total.saturating_add(section).saturating_add(number)
 }
@@ -1358,11 +1409,7 @@ fn leading_number(text: &str) -> Option<(u64, usize)> {
     if digits > 0 {
         return text[..digits].parse().ok().map(|n| (n, digits));
     }
-    let run: usize = text
-        .chars()
-        .take_while(|c| CJK_NUMERALS.contains(*c))
-        .map(char::len_utf8)
-        .sum();
+    let run = cjk_number_len(text);
     (run > 0).then(|| (cjk_number(&text[..run]), run))
 }
 
@@ -1413,6 +1460,24 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             }
             rest = &rest[c.len_utf8()..];
             continue;
+        }
+        // A magnitude after digits scales them: `2万` is 20000, `1.5万`
+        // 15000, `3千` 3000 (not `3千米`, kilometres, a unit below).
+        if after_digit
+            && let Some((mark, times)) = CJK_MAGNITUDES.iter().find(|(m, _)| rest.starts_with(*m))
+            && !CJK_UNITS
+                .iter()
+                .any(|u| u.len() > mark.len() && rest.starts_with(*u))
+        {
+            let number_at = out
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .len();
+            if let Some(n) = scaled(&out[number_at..], *times) {
+                out.truncate(number_at);
+                out.push_str(&n.to_string());
+                rest = &rest[mark.len()..];
+                continue;
+            }
         }
         // A unit after digits belongs to the number.
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
@@ -1503,10 +1568,7 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             continue;
         }
         // 两点, 九十天, 三月.
-        let run: String = rest
-            .chars()
-            .take_while(|c| CJK_NUMERALS.contains(*c))
-            .collect();
+        let run = &rest[..cjk_number_len(rest)];
         if !run.is_empty()
             && let Some(unit) = CJK_UNITS
                 .iter()
@@ -1517,7 +1579,7 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             } else {
                 ValueKind::Number
             };
-            values.push((kind, cjk_number(&run).to_string()));
+            values.push((kind, cjk_number(run).to_string()));
             out.push(' ');
             rest = &rest[run.len() + unit.len()..];
             continue;
@@ -1526,12 +1588,13 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         // with no unit after them, at the end of a word (not `千万别`).
         if run.chars().count() >= 2
             && run.contains(['十', '百', '千', '万'])
-            && rest[run.len()..]
-                .chars()
-                .next()
-                .is_none_or(|n| !engram_text::script::is_cjk(n) || CJK_PARTICLES.contains(n))
+            && rest[run.len()..].chars().next().is_none_or(|n| {
+                !engram_text::script::is_cjk(n)
+                    || CJK_PARTICLES.contains(n)
+                    || CJK_NUMERALS.contains(n)
+            })
         {
-            values.push((ValueKind::Number, cjk_number(&run).to_string()));
+            values.push((ValueKind::Number, cjk_number(run).to_string()));
             out.push(' ');
             rest = &rest[run.len()..];
             continue;
@@ -3265,6 +3328,19 @@ mod tests {
         assert_eq!(cjk_number("十五"), 15);
         assert_eq!(cjk_number("三百二十"), 320);
         assert_eq!(cjk_number("一万二千"), 12_000);
+        // Everyday shortenings: the last digit counts in the next place.
+        assert_eq!(cjk_number("六千八"), 6_800);
+        assert_eq!(cjk_number("一百二"), 120);
+        assert_eq!(cjk_number("三万五"), 35_000);
+        assert_eq!(cjk_number("两万五千"), 25_000);
+        assert_eq!(cjk_number("一千零八"), 1_008);
+        assert_eq!(cjk_number("二十五"), 25);
+        assert_eq!(cjk_number("三百零五"), 305);
+        // Digit by digit with no place: a year; two digits are a range.
+        assert_eq!(cjk_number("二〇二四"), 2024);
+        assert_eq!(cjk_number("一九九八"), 1998);
+        assert_eq!(cjk_number_len("三千五一个月"), "三千五".len());
+        assert_eq!(cjk_number_len("二〇二四年"), "二〇二四".len());
     }
 
     #[test]
