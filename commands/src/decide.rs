@@ -16,7 +16,7 @@
 //! changes two bigrams, and Dice weighs the shared ones more), less the
 //! *seams* of each against the other ([`similarity_across_seams`]): a
 //! Chinese bigram across the end of one word the other text holds and the
-//! start of another (`户每` of `用户每天` against `每天早上用户`), which a
+//! start of another (`明每` of `小明每天` against `每天早上小明`), which a
 //! reordering or a particle more changes while the words stay. Values,
 //! negations, likings and function words are left out on purpose: they
 //! are what a disagreement consists of, so two texts that differ only in
@@ -3424,6 +3424,25 @@ fn words_of(text: &str) -> impl Iterator<Item = &str> {
 /// default branch is master" and "... is main"). With the number of words
 /// before the slot.
 fn slot_swap<'t>(a: &'t str, b: &'t str) -> Option<(Vec<&'t str>, Vec<&'t str>, usize)> {
+    // `用户` as the subject is the speaker (`meaning`): `用户的老家在大连`
+    // and `我的老家在沈阳` are one sentence, its slot the place.
+    let speaker = |text: &'t str| {
+        crate::meaning::after_user_as_speaker_zh(text)
+            .map(|after| ("用户", after))
+            .or_else(|| {
+                text.strip_prefix('我')
+                    .filter(|after| !after.starts_with('们'))
+                    .map(|after| ("我", after))
+            })
+    };
+    let (a, b, speaker_words) = match (speaker(a), speaker(b)) {
+        (Some((x, a_after)), Some((y, b_after))) if x != y => (
+            a_after,
+            b_after,
+            words_of(&a[..a.len() - a_after.len()]).count(),
+        ),
+        _ => (a, b, 0),
+    };
     let a_words: Vec<&str> = words_of(a).collect();
     let b_words: Vec<&str> = words_of(b).collect();
     let same = |x: &&str, y: &&str| x.to_lowercase() == y.to_lowercase();
@@ -3441,7 +3460,8 @@ fn slot_swap<'t>(a: &'t str, b: &'t str) -> Option<(Vec<&'t str>, Vec<&'t str>, 
     let a_slot = &a_words[before..a_words.len() - after];
     let b_slot = &b_words[before..b_words.len() - after];
     let fits = |slot: &[&str]| (1..=SLOT_WORDS_MAX).contains(&slot.len());
-    (fits(a_slot) && fits(b_slot)).then(|| (a_slot.to_vec(), b_slot.to_vec(), before))
+    (fits(a_slot) && fits(b_slot))
+        .then(|| (a_slot.to_vec(), b_slot.to_vec(), before + speaker_words))
 }
 
 /// Words that may open a sentence before its subject ("the staging
@@ -4688,6 +4708,31 @@ mod tests {
                     outcome("房租涨到四千八了。", existing),
                     Outcome::Contradiction { memory: 7, .. }
                 ),
+                "{existing}"
+            );
+        }
+    }
+
+    /// What the user says of themself restates what an agent wrote of the
+    /// user (sentences written for this test).
+    #[test]
+    fn the_speaker_restates_what_was_said_of_the_user() {
+        for (text, existing) in [
+            ("我对猫毛过敏。", "用户对猫毛过敏。"),
+            ("我的老家在大连。", "用户的老家在大连。"),
+        ] {
+            assert_eq!(
+                outcome(text, existing),
+                Outcome::Reinforced { memory: 7 },
+                "{text}"
+            );
+        }
+        // Another place for the same sentence is no restatement, said of
+        // the user either way.
+        for existing in ["用户的老家在大连。", "我的老家在大连。"] {
+            assert_ne!(
+                outcome("我的老家在沈阳。", existing),
+                Outcome::Reinforced { memory: 7 },
                 "{existing}"
             );
         }

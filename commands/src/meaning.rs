@@ -11,7 +11,10 @@
 //! Chinese values (`周五`, `两点`, `下午两点`, `九十天`, the `年` of
 //! `2021年`) into values, and Chinese particles (`的 了 在 是 ...`) into
 //! spaces, so a CJK run is cut where a word ends and no bigram spans a
-//! value or a particle.
+//! value or a particle. `我` is a word of its own, and so is `用户` as the
+//! subject of what it does or is, read as `我` (`用户对青霉素过敏` says
+//! what `我对青霉素过敏` says, as `User` and `I` read the same in English;
+//! `用户名` keeps its word).
 //! Each token becomes one unit:
 //!
 //! | unit | examples | part of the content terms |
@@ -1281,6 +1284,27 @@ const CJK_MARKERS: &[(&str, &str)] = &[
     ("他", " 他 "),
     ("她", " 她 "),
 ];
+/// What follows `用户` when it is the subject of a statement about the
+/// user: a particle, a preposition, a verb of liking, being, having or
+/// doing, a word of time or frequency. Never a noun (`用户名`, `用户需求`).
+const SPEAKER_AFTER_USER_ZH: &[&str] = &[
+    "的", "对", "是", "在", "有", "和", "跟", "比", "把", "给", "被", "从", "也", "都", "就", "还",
+    "只", "很", "更", "最", "不", "没", "别", "喜欢", "爱", "讨厌", "偏好", "习惯", "倾向", "想",
+    "要", "会", "需要", "希望", "觉得", "认为", "打算", "计划", "准备", "决定", "正在", "已经",
+    "刚", "曾", "一直", "一般", "平时", "经常", "通常", "总是", "每", "目前", "现在", "今年",
+    "明年", "去年", "住", "养", "吃", "喝", "开", "学", "叫", "姓", "来自", "换", "搬", "买", "带",
+    "穿", "看", "听", "读", "跑", "骑", "睡", "回", "去", "做", "用",
+];
+/// What follows `用户` opening `text` when it is the speaker's subject
+/// (`用户对青霉素过敏`, not `用户名`): see [`SPEAKER_AFTER_USER_ZH`].
+pub(crate) fn after_user_as_speaker_zh(text: &str) -> Option<&str> {
+    let after = text.strip_prefix("用户")?;
+    (after.is_empty()
+        || after.starts_with(|n: char| !engram_text::script::is_cjk(n))
+        || SPEAKER_AFTER_USER_ZH.iter().any(|w| after.starts_with(*w)))
+    .then_some(after)
+}
+
 /// Chinese particles that end a word: a space in their place.
 const CJK_PARTICLES: &str = "的了在是和与及把被给对跟也都就还很吗呢吧啊着过有";
 const CJK_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
@@ -1613,6 +1637,15 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
                 rest = &after[len..];
                 continue;
             }
+        }
+        // `用户` as the subject of what it does or is (`用户对青霉素过敏`,
+        // `用户的时区`) is the speaker, `我`, as `User` and `I` read the
+        // same in English; in a noun (`用户名`, `用户表`, `用户登录`) it is
+        // a product's users, a word of its own.
+        if let Some(after) = after_user_as_speaker_zh(rest) {
+            out.push_str(" 我 ");
+            rest = after;
+            continue;
         }
         if let Some((from, to)) = CJK_MARKERS.iter().find(|(from, _)| rest.starts_with(*from)) {
             out.push_str(to);
@@ -3020,7 +3053,7 @@ fn missing_not_seam(term: &str, b: &Profile) -> bool {
 /// Whether `term`, a Chinese bigram of one text, is a seam against
 /// `other`: its first character ends a word of `other` and its second
 /// starts one, so it spans two words `other` holds in another order
-/// (`户每` of `用户每天` against `每天早上用户`, `务端` of `服务端口` against
+/// (`明每` of `小明每天` against `每天早上小明`, `务端` of `服务端口` against
 /// `服务` and `端口`). Chinese is cut into bigrams, not words, so a
 /// reordering or a particle more or less changes the bigrams across word
 /// ends while the words stay; such a bigram is no word of its own.
@@ -3073,8 +3106,8 @@ fn missing_term_is_seam(term: &str, other: &Profile) -> bool {
 }
 
 /// [`similarity`] with the seams of each text against the other left out
-/// of both counts (see [`is_seam`]): `用户每天早上喝咖啡` and
-/// `每天早上用户都喝咖啡` hold the same words. The same as [`similarity`]
+/// of both counts (see [`is_seam`]): `小明每天早上喝咖啡` and
+/// `每天早上小明都喝咖啡` hold the same words. The same as [`similarity`]
 /// for texts without Chinese. What a save decides by.
 #[must_use]
 pub fn similarity_across_seams(a: &Profile, b: &Profile) -> f64 {
@@ -3343,6 +3376,32 @@ mod tests {
         assert_eq!(cjk_number_len("二〇二四年"), "二〇二四".len());
     }
 
+    /// `用户` as the subject is the speaker, as `User` and `I` read the same
+    /// in English; in a noun it is a product's users.
+    #[test]
+    fn the_user_as_subject_is_the_speaker() {
+        for (user, speaker) in [
+            ("用户对猫毛过敏。", "我对猫毛过敏。"),
+            ("用户的老家在大连。", "我的老家在大连。"),
+            ("用户每周五晚上打篮球。", "我每周五晚上打篮球。"),
+            ("用户喜欢用机械键盘", "我喜欢用机械键盘"),
+        ] {
+            assert_eq!(profile(user).terms, profile(speaker).terms, "{user}");
+        }
+        for noun in [
+            "用户名最长二十个字符。",
+            "用户表按月分区。",
+            "用户登录要两步验证。",
+        ] {
+            let p = profile(noun);
+            assert!(!p.terms.contains(&"我".to_owned()), "{noun}: {p:?}");
+            assert!(
+                p.terms.iter().any(|t| t.starts_with("用户")),
+                "{noun}: {p:?}"
+            );
+        }
+    }
+
     #[test]
     fn identifiers_are_names_and_values_are_values() {
         let p = profile("Build 3fa9c2 on host-17 listens on port 8080 since 2024-03-01, v1.2.3");
@@ -3395,10 +3454,10 @@ mod tests {
     #[test]
     fn a_seam_is_a_bigram_across_two_words_the_other_text_holds() {
         let (a, b) = (
-            profile("用户每天早上喝咖啡"),
-            profile("每天早上用户都喝咖啡"),
+            profile("小明每天早上喝咖啡"),
+            profile("每天早上小明都喝咖啡"),
         );
-        assert!(is_seam("户每", &b) && is_seam("上喝", &b) && is_seam("上用", &a));
+        assert!(is_seam("明每", &b) && is_seam("上喝", &b) && is_seam("上小", &a));
         assert!(!is_seam("咖啡", &b) && !is_seam("红茶", &b) && !is_seam("ab", &b));
         assert!(similarity(&a, &b) < 0.9);
         assert!((similarity_across_seams(&a, &b) - 1.0).abs() < 1e-12);
