@@ -47,7 +47,8 @@
 //! an amount is a word (`45s`, `25MB`, `24h`, `10mg`), and one after a
 //! slash a rate's (`$95/hr`). A clock time in words is its digits ("half
 //! past nine", "quarter to one", "7 in the evening"); a range is both its
-//! ends (`3-4`); `4/15` is a month and a day when only one side can be a
+//! ends (`3-4`, `Mon-Fri`, "Monday through Friday", `周一到周五`, and so
+//! `weekdays` and `工作日`); `4/15` is a month and a day when only one side can be a
 //! month; `'25` after a month is 2025. The content words right after an
 //! amount are what it counts (`Profile::counted`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
@@ -528,6 +529,10 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("tb", "terabyte"),
     ("km", "kilometer"),
     ("kilometre", "kilometer"),
+    ("cm", "centimeter"),
+    ("centimetre", "centimeter"),
+    ("mm", "millimeter"),
+    ("millimetre", "millimeter"),
     ("kg", "kilogram"),
     ("mg", "milligram"),
     ("ml", "milliliter"),
@@ -612,6 +617,8 @@ const UNIT_SUFFIXES: &[(&str, &str)] = &[
     ("gb", "gigabyte"),
     ("tb", "terabyte"),
     ("km", "kilometer"),
+    ("cm", "centimeter"),
+    ("mm", "millimeter"),
     ("kg", "kilogram"),
     ("mg", "milligram"),
     ("ml", "milliliter"),
@@ -1560,6 +1567,15 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             rest = after;
             continue;
         }
+        // `工作日`, the weekdays: Monday to Friday, both ends of the range
+        // as `周一到周五` says them.
+        if let Some(after) = rest.strip_prefix("工作日") {
+            values.push((ValueKind::Weekday, "1".to_owned()));
+            values.push((ValueKind::Weekday, "5".to_owned()));
+            out.push(' ');
+            rest = after;
+            continue;
+        }
         // `每周四`, every Thursday: `每` is no word of its own.
         if let Some(after) = rest.strip_prefix('每')
             && ["星期", "礼拜", "周"].iter().any(|p| {
@@ -1570,6 +1586,27 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             })
         {
             out.push_str(" every ");
+            rest = after;
+            continue;
+        }
+        // `周一到周五`, `周一至周五`: a range of days is both its ends, the
+        // word between them none.
+        if let Some(after) = rest.strip_prefix('到').or_else(|| rest.strip_prefix('至'))
+            && values
+                .last()
+                .is_some_and(|(kind, _)| *kind == ValueKind::Weekday)
+            && text[..text.len() - rest.len()]
+                .chars()
+                .next_back()
+                .is_some_and(|d| weekday_of_cjk(d).is_some())
+            && ["星期", "礼拜", "周"].iter().any(|p| {
+                after
+                    .strip_prefix(*p)
+                    .and_then(|d| d.chars().next())
+                    .is_some_and(|d| weekday_of_cjk(d).is_some())
+            })
+        {
+            out.push(' ');
             rest = after;
             continue;
         }
@@ -2175,8 +2212,19 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             }) && parts.iter().skip(1).all(|p| starts_with_digit(p));
             let has_digit = token.term.chars().any(|c| c.is_ascii_digit());
+            // `Mon-Fri`, `Jan-Mar`: a range of dates is both its ends, as
+            // `Mon–Fri` and "Monday through Friday" are.
+            let dates = parts.len() >= 2
+                && parts.iter().all(|p| {
+                    matches!(
+                        value_of_word(p, None),
+                        Some((ValueKind::Weekday | ValueKind::Month, _))
+                    )
+                });
             if numeric || version {
                 units.push(unit(token.term.clone(), Class::Value));
+            } else if dates {
+                units.extend(parts.into_iter().map(|p| unit(p, Class::Value)));
             } else if let Some(number) = compound_number(&parts) {
                 units.push(unit(number.to_string(), Class::Value));
             } else {
@@ -2193,6 +2241,16 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         }
         let term = token.term.as_str();
         let previous = units.last().map(Unit::word);
+        // `weekdays` are Monday to Friday, a range: both its ends, as
+        // "Monday through Friday" is.
+        if let Some(ends) = DAY_SPANS
+            .iter()
+            .find(|(span, _)| term.strip_suffix('s').unwrap_or(term) == *span)
+            .map(|(_, ends)| ends)
+        {
+            units.extend(ends.iter().map(|day| unit((*day).to_owned(), Class::Value)));
+            continue;
+        }
         // `45s`, `25MB`, `24h`: the amount and its unit, as `45 seconds`.
         if let Some((number, unit_word)) = split_unit(term) {
             units.push(Unit {
@@ -2323,6 +2381,9 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
     }
     (units, parts_out)
 }
+
+/// Words for a span of weekdays, and the days that end it.
+const DAY_SPANS: &[(&str, [&str; 2])] = &[("weekday", ["monday", "friday"])];
 
 /// The value a word states: a weekday, a month, a number word.
 /// Short names of weekdays and months (`Thu`, `Sept`), with the day or
@@ -3400,6 +3461,47 @@ mod tests {
                 "{noun}: {p:?}"
             );
         }
+    }
+
+    /// Weekdays, a range of days written with a hyphen or `到`, and a unit
+    /// glued to its amount read as they are written out.
+    #[test]
+    fn spans_of_days_and_glued_units_are_their_values() {
+        let days = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Weekday)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        for t in [
+            "Office hours are on weekdays.",
+            "Office hours: Mon-Fri.",
+            "Office hours Monday through Friday.",
+            "答疑时间是工作日。",
+            "答疑时间是周一到周五。",
+        ] {
+            assert_eq!(days(t), ["1", "5"], "{t}");
+        }
+        assert_eq!(
+            profile("答疑时间是周一到周五。").terms,
+            profile("答疑时间是工作日。").terms
+        );
+        assert_eq!(
+            profile("Office hours: Mon-Fri.").terms,
+            profile("Office hours Monday through Friday.").terms
+        );
+        let (glued, spaced) = (
+            profile("The shelf is 80cm wide."),
+            profile("The shelf is 80 cm wide."),
+        );
+        assert_eq!(
+            (&glued.terms, &glued.values),
+            (&spaced.terms, &spaced.values)
+        );
+        assert_eq!(
+            glued.values_of(ValueKind::Number).collect::<Vec<_>>(),
+            ["80"]
+        );
     }
 
     #[test]
