@@ -1419,6 +1419,27 @@ fn weekday_of_cjk(c: char) -> Option<u64> {
     }
 }
 
+/// Measures after a numeral that make `周三` of `每周三次` a count, not a
+/// weekday: three times, three days, three hours a week.
+const COUNTS_AFTER_A_WEEK: &[&str] = &["次", "回", "遍", "趟", "小时", "个小时", "天"];
+
+/// A weekday at the start of `text` (`周五`, `星期五`, `礼拜天`): the day
+/// and its length in bytes. Not the numeral of a count per week
+/// (`每周三次`, `每周一天`, `每周一次`).
+fn cjk_weekday(text: &str) -> Option<(u64, usize)> {
+    let prefix = ["星期", "礼拜", "周"]
+        .into_iter()
+        .find(|p| text.starts_with(*p))?;
+    let c = text[prefix.len()..].chars().next()?;
+    let day = weekday_of_cjk(c)?;
+    let after = &text[prefix.len() + c.len_utf8()..];
+    let counted = !matches!(c, '日' | '天')
+        && COUNTS_AFTER_A_WEEK.iter().any(|m| {
+            after.starts_with(*m) && !after.starts_with("天气") && !after.starts_with("次日")
+        });
+    (!counted).then_some((day, prefix.len() + c.len_utf8()))
+}
+
 /// Parts of the day that may open a Chinese clock time, and whether the
 /// hour after them is past noon (`下午两点` is 14:00, `凌晨两点` 02:00).
 const CJK_DAY_PARTS: &[(&str, bool)] = &[
@@ -1578,12 +1599,7 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         }
         // `每周四`, every Thursday: `每` is no word of its own.
         if let Some(after) = rest.strip_prefix('每')
-            && ["星期", "礼拜", "周"].iter().any(|p| {
-                after
-                    .strip_prefix(*p)
-                    .and_then(|d| d.chars().next())
-                    .is_some_and(|d| weekday_of_cjk(d).is_some())
-            })
+            && cjk_weekday(after).is_some()
         {
             out.push_str(" every ");
             rest = after;
@@ -1599,27 +1615,17 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
                 .chars()
                 .next_back()
                 .is_some_and(|d| weekday_of_cjk(d).is_some())
-            && ["星期", "礼拜", "周"].iter().any(|p| {
-                after
-                    .strip_prefix(*p)
-                    .and_then(|d| d.chars().next())
-                    .is_some_and(|d| weekday_of_cjk(d).is_some())
-            })
+            && cjk_weekday(after).is_some()
         {
             out.push(' ');
             rest = after;
             continue;
         }
         // 周五, 星期五, 礼拜天.
-        if let Some(prefix) = ["星期", "礼拜", "周"]
-            .iter()
-            .find(|p| rest.starts_with(**p))
-            && let Some(c) = rest[prefix.len()..].chars().next()
-            && let Some(day) = weekday_of_cjk(c)
-        {
+        if let Some((day, len)) = cjk_weekday(rest) {
             values.push((ValueKind::Weekday, day.to_string()));
             out.push(' ');
-            rest = &rest[prefix.len() + c.len_utf8()..];
+            rest = &rest[len..];
             continue;
         }
         // `一次`, once: how often, no amount.
@@ -3464,7 +3470,8 @@ mod tests {
     }
 
     /// Weekdays, a range of days written with a hyphen or `到`, and a unit
-    /// glued to its amount read as they are written out.
+    /// glued to its amount read as they are written out; a count a week
+    /// (`每周三次`) no weekday.
     #[test]
     fn spans_of_days_and_glued_units_are_their_values() {
         let days = |t: &str| {
@@ -3489,6 +3496,16 @@ mod tests {
         assert_eq!(
             profile("Office hours: Mon-Fri.").terms,
             profile("Office hours Monday through Friday.").terms
+        );
+        // A count a week is no weekday: three times, once, one day.
+        assert_eq!(days("每周三去游泳"), ["3"]);
+        for t in ["每周三次去游泳", "每周一次去游泳", "每周一天在家办公"] {
+            assert!(days(t).is_empty(), "{t}: {:?}", profile(t));
+        }
+        assert!(
+            profile("每周三次去游泳")
+                .values
+                .contains(&(ValueKind::Number, "3".to_owned()))
         );
         let (glued, spaced) = (
             profile("The shelf is 80cm wide."),
