@@ -364,7 +364,12 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
                 .collect()
         };
         let (mine, theirs) = (only(a, b), only(b, a));
-        if !mine.is_empty() && !theirs.is_empty() {
+        // A span of time and another number are two quantities: `两天`
+        // against the 3 of `10月3日` changes nothing.
+        let shapes_met = mine
+            .iter()
+            .any(|m| theirs.iter().any(|t| is_span(m) == is_span(t)));
+        if shapes_met {
             return Some(format!(
                 "different {name}: {} vs {}",
                 mine.join(", "),
@@ -373,6 +378,17 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether a value is a span of time (`172800s`, `12mo`, as `meaning`
+/// writes them), a quantity apart from a clock time or an amount (a bare
+/// `at 10` may be the clock time `09:30` changed).
+fn is_span(value: &str) -> bool {
+    ["s", "mo"].iter().any(|unit| {
+        value
+            .strip_suffix(unit)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 /// Whether `a` counts something `b` does not name ("three read replicas"
@@ -4711,6 +4727,17 @@ mod tests {
                 "{existing}"
             );
         }
+    }
+
+    /// A span of time and a day of the month are two quantities, no
+    /// changed value; two spans are one (sentences written for this test).
+    #[test]
+    fn a_span_of_time_changes_no_other_number() {
+        assert!(!is_contradiction(
+            "小林的生日就在元旦后三天。",
+            "小林的生日是1月4日。"
+        ));
+        assert!(is_contradiction("备份保留两周。", "备份保留 30 天。"));
     }
 
     /// What the user says of themself restates what an agent wrote of the

@@ -39,13 +39,15 @@
 //! restatement in the other notation is no changed value; so is an ISO
 //! date its year, month and day, and a thousands suffix its thousands
 //! (`10k`, `10,000`, `10 thousand`), a version its number (`v20.11`),
-//! `midnight` and `noon` their clock times. A span of time is one value,
+//! `midnight` and `noon` their clock times (and Chinese minutes however
+//! said: `三点一刻`, `十点十五`, `8点05`). A span of time is one value,
 //! counted in seconds up to a week and in months from a month (`30 days`,
-//! `thirty days`; `one year`, `12 months`; `every quarter`, `every three
-//! months`, `300 s`), its amount and unit word part of it, but a person's
+//! `thirty days`, `30天`; `one year`, `12 months`, `一年`; `every quarter`,
+//! `every three months`, `300 s`; `1.5 hours`, `an hour and a half`,
+//! `一个半小时`), its amount and unit word part of it, but a person's
 //! age in years is its amount (`7 years old`, `seven`); a unit glued to
-//! an amount is a word (`45s`, `25MB`, `24h`, `10mg`), and one after a
-//! slash a rate's (`$95/hr`). A clock time in words is its digits ("half
+//! an amount reads as written apart (`45s`, `25MB`, `24h`, `10mg`,
+//! `110cm`), and one after a slash is a rate's (`$95/hr`). A clock time in words is its digits ("half
 //! past nine", "quarter to one", "7 in the evening"); a range is both its
 //! ends (`3-4`, `Mon-Fri`, "Monday through Friday", `周一到周五`, and so
 //! `weekdays` and `工作日`); `4/15` is a month and a day when only one side can be a
@@ -645,6 +647,9 @@ const DURATIONS: &[(&str, u64, &str)] = &[
 /// written as two words or one (`time zone`, `timezone`), a phrasal verb
 /// read as its one-word synonym (`kicks off` is `starts`).
 const PHRASES: &[(&str, &str)] = &[
+    ("half an hour", "30 minutes"),
+    ("half hour", "30 minutes"),
+    ("an hour and a half", "90 minutes"),
     ("pull requests", "pr"),
     ("pull request", "pr"),
     ("merge requests", "pr"),
@@ -1474,16 +1479,12 @@ fn cjk_clock(text: &str, past_noon: bool) -> Option<(String, usize)> {
     let rest = &text[at..];
     let mark = ["点钟", "点"].iter().find(|m| rest.starts_with(**m))?;
     at += mark.len();
-    let mut minute = 0;
-    if text[at..].starts_with('半') {
-        minute = 30;
-        at += '半'.len_utf8();
-    } else if let Some((m, len)) = leading_number(&text[at..])
-        && text[at + len..].starts_with('分')
-    {
-        minute = m;
-        at += len + '分'.len_utf8();
+    // `一点五倍`, `三点五公里`: a decimal, not a time.
+    if cjk_decimal(text).is_some() {
+        return None;
     }
+    let (minute, len) = clock_minutes(&text[at..]).unwrap_or((0, 0));
+    at += len;
     if hour > 24 || minute >= 60 {
         return None;
     }
@@ -1493,6 +1494,140 @@ fn cjk_clock(text: &str, past_noon: bool) -> Option<(String, usize)> {
         hour
     };
     Some((format!("{hour:02}:{minute:02}"), at))
+}
+
+/// The minutes after the `点` of a Chinese clock time and their length in
+/// bytes: `半` (30), `一刻` (15), `三刻` (45), a number and `分` (`十五分`),
+/// or a number of two characters or digits said alone (`十五`, `零五`,
+/// `30`) when no measure follows it.
+fn clock_minutes(text: &str) -> Option<(u64, usize)> {
+    if text.starts_with('半') {
+        return Some((30, '半'.len_utf8()));
+    }
+    for (quarter, minutes) in [("一刻", 15), ("三刻", 45)] {
+        if text.starts_with(quarter) {
+            return Some((minutes, quarter.len()));
+        }
+    }
+    let (minute, len) = leading_number(text)?;
+    let after = &text[len..];
+    if let Some(rest) = after.strip_prefix('分')
+        && !rest.starts_with('钟')
+    {
+        return Some((minute, len + '分'.len_utf8()));
+    }
+    let said_alone = text[..len].chars().count() >= 2
+        && after.chars().next().is_none_or(|n| {
+            !CJK_NUMERALS.contains(n) && !CJK_UNITS.iter().any(|u| u.starts_with(n))
+        });
+    (said_alone && minute < 60).then_some((minute, len))
+}
+
+/// Measures after which `X点Y` is the decimal X.Y (`一点五倍`, `三点五
+/// 公里`), not a clock time.
+const DECIMAL_MEASURES: &[&str] = &[
+    "倍",
+    "万",
+    "亿",
+    "公里",
+    "公斤",
+    "千克",
+    "千米",
+    "米",
+    "斤",
+    "升",
+    "元",
+    "块",
+    "度",
+    "个百分点",
+];
+
+/// A decimal written in Chinese at the start of `text` (`一点五倍`, `1点5
+/// 公里`, a measure after it): the number as written in digits and its
+/// length in bytes, the measure not included.
+fn cjk_decimal(text: &str) -> Option<(String, usize)> {
+    let (number, len) = cjk_number_with_point(text)?;
+    let measure = &text[len..];
+    (number.contains('.') && DECIMAL_MEASURES.iter().any(|m| measure.starts_with(*m)))
+        .then_some((number, len))
+}
+
+/// A number at the start of `text` with the digits after its `点` if it
+/// has one (`三点五` is `3.5`, `三` is `3`), as written in digits, and its
+/// length in bytes.
+fn cjk_number_with_point(text: &str) -> Option<(String, usize)> {
+    let (whole, at) = leading_number(text)?;
+    let Some(after_point) = text[at..].strip_prefix('点') else {
+        return Some((whole.to_string(), at));
+    };
+    let (mut digits, mut digits_len) = (String::new(), 0);
+    for c in after_point.chars() {
+        let Some(d) = c
+            .to_digit(10)
+            .or_else(|| {
+                cjk_numeral(c)
+                    .filter(|_| c != '两')
+                    .and_then(|d| u32::try_from(d).ok())
+            })
+            .and_then(|d| char::from_digit(d, 10))
+        else {
+            break;
+        };
+        digits.push(d);
+        digits_len += c.len_utf8();
+    }
+    Some(if digits.is_empty() {
+        (whole.to_string(), at)
+    } else {
+        (
+            format!("{whole}.{digits}"),
+            at + '点'.len_utf8() + digits_len,
+        )
+    })
+}
+
+/// Units of time after an amount in Chinese, as [`DURATIONS`] counts
+/// them: seconds up to a week, months from a month.
+const CJK_DURATIONS: &[(&str, u64, &str)] = &[
+    ("秒钟", 1, "s"),
+    ("秒", 1, "s"),
+    ("分钟", 60, "s"),
+    ("个小时", 3600, "s"),
+    ("小时", 3600, "s"),
+    ("个钟头", 3600, "s"),
+    ("钟头", 3600, "s"),
+    ("天", 86_400, "s"),
+    ("个星期", 604_800, "s"),
+    ("周", 604_800, "s"),
+    ("个月", 1, "mo"),
+    ("年", 12, "mo"),
+];
+
+/// The span of time an amount (as written: `30`, `1.5`) and the Chinese
+/// unit at the start of `after` say (`30天` is `2592000s`, `两年` `24mo`,
+/// `一个半小时` `5400s`, `三年半` `42mo`), and the length in bytes of the
+/// unit. Not a year named (`2021年`), a school year (`三年级`) or a decade
+/// (`90年代`).
+fn cjk_span(amount: &str, after: &str) -> Option<(String, usize)> {
+    let (unit, times, counted) = CJK_DURATIONS
+        .iter()
+        .chain(&[("个半小时", 3600, "s")])
+        .find(|(u, _, _)| after.starts_with(*u))?;
+    let rest = &after[unit.len()..];
+    if (*unit == "年" && (amount.len() >= 4 || rest.starts_with(['级', '代'])))
+        || (*unit == "周" && rest.starts_with('年'))
+    {
+        return None;
+    }
+    let mut total = scaled(amount, *times)?;
+    let mut len = unit.len();
+    if *unit == "个半小时" {
+        total = total.checked_add(1800)?;
+    } else if *unit == "年" && rest.starts_with('半') {
+        total = total.checked_add(6)?;
+        len += '半'.len_utf8();
+    }
+    Some((format!("{total}{counted}"), len))
 }
 
 /// Rewrites the Chinese in `text` (see the module documentation) and
@@ -1531,6 +1666,22 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
                 continue;
             }
         }
+        // A span of time after digits is its seconds or months, as
+        // `30 days` is (`30天`, `1.5小时`).
+        if after_digit {
+            let number_at = out
+                .trim_end()
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .len();
+            if let Some((span, len)) = cjk_span(out[number_at..].trim_end(), rest) {
+                out.truncate(number_at);
+                values.push((ValueKind::Number, span));
+                out.push(' ');
+                rest = &rest[len..];
+                after_digit = false;
+                continue;
+            }
+        }
         // A unit after digits belongs to the number.
         if after_digit && let Some(unit) = CJK_UNITS.iter().find(|u| rest.starts_with(**u)) {
             if *unit == "月" {
@@ -1550,13 +1701,16 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
                 }
             }
             if *unit == "点" {
-                // `14点` is `14:00`, `9点半` is `9:30` (read as a clock
-                // time by `whole_numbers`).
-                let half = rest[unit.len()..].starts_with('半');
-                out.push_str(if half { ":30 " } else { ":00 " });
-                rest = &rest[unit.len() + if half { '半'.len_utf8() } else { 0 }..];
-                after_digit = false;
-                continue;
+                // `14点` is `14:00`, `9点半` is `9:30`, `7点30分` and
+                // `7点30` are `7:30` (read as a clock time by
+                // `whole_numbers`).
+                let (minute, len) = clock_minutes(&rest[unit.len()..]).unwrap_or((0, 0));
+                if minute < 60 {
+                    out.push_str(&format!(":{minute:02} "));
+                    rest = &rest[unit.len() + len..];
+                    after_digit = false;
+                    continue;
+                }
             }
             out.push(' ');
             rest = &rest[unit.len()..];
@@ -1564,6 +1718,53 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
             continue;
         }
         after_digit = false;
+        // `一点五倍`: a decimal before a measure.
+        if let Some((number, len)) = cjk_decimal(rest) {
+            // Its measure read as after digits: a magnitude scales it
+            // (`一点五万` is 15000), a unit is part of it (`三点五公里`).
+            let after = &rest[len..];
+            let (number, len) = match CJK_MAGNITUDES.iter().find(|(m, _)| after.starts_with(*m)) {
+                Some((mark, times)) => (
+                    scaled(&number, *times).map_or(number, |n| n.to_string()),
+                    len + mark.len(),
+                ),
+                None => (
+                    number,
+                    len + CJK_UNITS
+                        .iter()
+                        .find(|u| after.starts_with(**u))
+                        .map_or(0, |u| u.len()),
+                ),
+            };
+            values.push((ValueKind::Number, number));
+            out.push(' ');
+            rest = &rest[len..];
+            continue;
+        }
+        // `百分之五` is 5%, the amount 5 as `5%` is.
+        if let Some(after) = rest.strip_prefix("百分之")
+            && let Some((number, len)) = cjk_number_with_point(after)
+        {
+            values.push((ValueKind::Number, number));
+            out.push(' ');
+            rest = &after[len..];
+            continue;
+        }
+        // `半小时`, `半年`: half of a unit of time.
+        if let Some((half, span)) = [
+            ("半个小时", "1800s"),
+            ("半小时", "1800s"),
+            ("半个钟头", "1800s"),
+            ("半年", "6mo"),
+        ]
+        .iter()
+        .find(|(half, _)| rest.starts_with(*half))
+        {
+            values.push((ValueKind::Number, (*span).to_owned()));
+            out.push(' ');
+            rest = &rest[half.len()..];
+            continue;
+        }
         // 下午两点, 凌晨2点, 两点半: a clock time, one value however it
         // is written (`14:00` and `2 PM` read as the same).
         let day_part = CJK_DAY_PARTS
@@ -1636,6 +1837,15 @@ pub(crate) fn rewrite_cjk(text: &str) -> (String, Vec<(ValueKind, String)>) {
         }
         // 两点, 九十天, 三月.
         let run = &rest[..cjk_number_len(rest)];
+        // `三十天`, `两个小时`: a span of time, as `30天` is.
+        if !run.is_empty()
+            && let Some((span, len)) = cjk_span(&cjk_number(run).to_string(), &rest[run.len()..])
+        {
+            values.push((ValueKind::Number, span));
+            out.push(' ');
+            rest = &rest[run.len() + len..];
+            continue;
+        }
         if !run.is_empty()
             && let Some(unit) = CJK_UNITS
                 .iter()
@@ -2786,11 +2996,12 @@ fn span_of(unit: &Unit, before: Option<&Unit>, text: &str) -> Option<String> {
     let amount = match before.term.as_str() {
         // "one second" and "a second reviewer": an ordinal as often.
         "one" if *times == 1 && counted == &"s" => return None,
-        "one" | "every" | "each" => 1,
-        number if before.class == Class::Value => number.parse::<u64>().ok()?,
+        "one" | "every" | "each" => *times,
+        // `1.5 hours` is `5400s`, a whole number of the smaller unit.
+        number if before.class == Class::Value => scaled(number, *times)?,
         _ => return None,
     };
-    Some(format!("{}{counted}", amount.checked_mul(*times)?))
+    Some(format!("{amount}{counted}"))
 }
 
 /// The profile of `text`: of its statements when it also asks questions
@@ -3418,7 +3629,8 @@ mod tests {
         assert!(!p.terms.iter().any(|t| t.contains('周')), "{p:?}");
         let p = profile("日志保留九十天");
         assert!(
-            p.values.contains(&(ValueKind::Number, "90".to_owned())),
+            p.values
+                .contains(&(ValueKind::Number, "7776000s".to_owned())),
             "{p:?}"
         );
         let p = profile("用户不喜欢在早上喝绿茶。");
@@ -3441,6 +3653,34 @@ mod tests {
         assert_eq!(cjk_number("一九九八"), 1998);
         assert_eq!(cjk_number_len("三千五一个月"), "三千五".len());
         assert_eq!(cjk_number_len("二〇二四年"), "二〇二四".len());
+    }
+
+    /// A Chinese clock time's minutes however they are said, a decimal
+    /// before a measure and a percentage, each the value digits write.
+    #[test]
+    fn chinese_clock_times_decimals_and_percentages_are_their_digits() {
+        let numbers = |t: &str| {
+            profile(t)
+                .values_of(ValueKind::Number)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        for (said, written) in [
+            ("三点一刻", "03:15"),
+            ("十点十五", "10:15"),
+            ("八点零五", "08:05"),
+            ("下午三点四十五分", "15:45"),
+            ("7点30分", "07:30"),
+            ("7点30", "07:30"),
+            ("晚上九点三刻", "21:45"),
+        ] {
+            assert_eq!(numbers(&format!("站会在{said}开始")), [written], "{said}");
+        }
+        assert_eq!(numbers("工资涨了一点五倍"), ["1.5"]);
+        assert_eq!(numbers("每天跑三点五公里"), numbers("每天跑3.5公里"));
+        assert_eq!(numbers("预算一点五万"), ["15000"]);
+        assert_eq!(numbers("利率是百分之三点五"), ["3.5"]);
+        assert_eq!(numbers("首付百分之三十"), numbers("首付30%"));
     }
 
     /// `用户` as the subject is the speaker, as `User` and `I` read the same
@@ -3835,9 +4075,28 @@ mod tests {
         assert_eq!(numbers("Merges need only one approval."), ["1"]);
         assert_eq!(numbers("Merges need at least one approval."), ["1"]);
         assert!(numbers("One of the approvals is enough.").is_empty());
-        // A Chinese distance or a count of months is a value.
+        // A Chinese distance is its amount; a Chinese span of time is the
+        // span, as in English.
         assert_eq!(numbers("用户每天跑五公里。"), ["5"]);
-        assert_eq!(numbers("试用期三个月。"), ["3"]);
+        assert_eq!(numbers("试用期三个月。"), ["3mo"]);
+        for (a, b) in [
+            ("日志保留30天。", "Logs are kept for 30 days."),
+            ("日志保留三十天。", "日志保留30天。"),
+            ("会议开一个半小时。", "The meeting runs an hour and a half."),
+            ("会议开半小时。", "The meeting runs half an hour."),
+            ("会议开1.5小时。", "The meeting runs 1.5 hours."),
+            ("合同签了两年。", "合同签了24个月。"),
+            ("项目做了三年半。", "The project took 42 months."),
+            ("Keys rotate every two weeks.", "密钥两周轮换一次。"),
+        ] {
+            assert!(!spans(a).is_empty(), "{a}");
+            assert_eq!(spans(a), spans(b), "{a} / {b}");
+        }
+        // A year named, a school year, a decade and an anniversary are no
+        // span.
+        assert_eq!(numbers("2021年入职。"), ["2021"]);
+        assert_eq!(numbers("孩子读三年级。"), ["3"]);
+        assert_eq!(numbers("公司成立两周年。"), ["2"]);
         // A short weekday or month name is the day or month.
         let dates = |t: &str| profile(t).values;
         assert_eq!(
