@@ -437,4 +437,41 @@ fn held_out_figures() {
     for (outcome, (precision, recall)) in &figures {
         println!("  {outcome:<14} precision {precision:.3}  recall {recall:.3}");
     }
+    // Where the misses lie, in counts only (no row is shown): what each
+    // expected outcome was decided as, and the misses by the scripts of
+    // the two texts.
+    let mut confusion: BTreeMap<(String, &str), usize> = BTreeMap::new();
+    let mut by_scripts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for row in &rows {
+        let existing = Neighbour {
+            id: 1,
+            text: row.existing.as_str().into(),
+            topic: "room".into(),
+            corridor: "general".into(),
+            tags: Vec::new().into(),
+            profile: None,
+            semantic: None,
+        };
+        let got = label(&decide(&row.new, &[], None, &[existing], &|_| Vec::new()).outcome);
+        let cjk = |t: &str| t.chars().any(engram_text::script::is_cjk);
+        let scripts = match (cjk(&row.existing), cjk(&row.new)) {
+            (false, false) => "both English",
+            (true, true) => "both Chinese",
+            _ => "one of each",
+        };
+        let entry = by_scripts.entry(scripts).or_default();
+        entry.1 += 1;
+        if got != row.expected {
+            entry.0 += 1;
+            *confusion.entry((row.expected.clone(), got)).or_default() += 1;
+        }
+    }
+    println!("  misses, expected -> decided:");
+    for ((expected, got), n) in &confusion {
+        println!("    {expected} -> {got}: {n}");
+    }
+    println!("  misses by the scripts of the pair:");
+    for (scripts, (missed, all)) in &by_scripts {
+        println!("    {scripts}: {missed} of {all}");
+    }
 }

@@ -548,6 +548,12 @@ fn held_out_figures() {
     // rooms named right in each, never a text.
     let mut said = (0, 0);
     let mut unsaid = (0, 0);
+    let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    // (allowing engram's corridor as a room name, allowing the labelled
+    // corridor as one)
+    let mut allows_corridor = (0, 0);
+    // Rooms named right where no allowed name is the labelled corridor.
+    let mut no_corridor_label = (0, 0);
     for case in cases_of(support::json_lines(&path)) {
         let mut texts = case.before.clone();
         texts.push(case.text.clone());
@@ -561,12 +567,53 @@ fn held_out_figures() {
             &mut unsaid
         };
         group.1 += 1;
+        if case.rooms.iter().any(|r| Some(r) == case.corridor.as_ref()) {
+            allows_corridor.1 += 1;
+        } else {
+            no_corridor_label.1 += 1;
+            no_corridor_label.0 += usize::from(case.rooms.contains(&last.room));
+        }
+        if case.rooms.contains(&last.corridor) {
+            allows_corridor.0 += 1;
+        }
         if case.rooms.contains(&last.room) {
             group.0 += 1;
+        } else {
+            // How the name missed, in counts only.
+            let room = last.room.as_str();
+            let singular = |w: &str| w.strip_suffix('s').unwrap_or(w).to_owned();
+            let parts = |w: &str| -> Vec<String> { w.split('-').map(str::to_owned).collect() };
+            let kind =
+                if room == engram_projections::models::UNSORTED_ROOM {
+                    "unsorted"
+                } else if case.rooms.iter().any(|r| singular(r) == singular(room)) {
+                    "a plural or singular of an allowed name"
+                } else if case.rooms.iter().any(|r| {
+                    parts(r).iter().any(|p| p == room) || parts(room).iter().any(|p| p == r)
+                }) {
+                    "a part of an allowed name, or holding one"
+                } else if lower.contains(&room.replace('-', " ")) || lower.contains(room) {
+                    "another word of the text"
+                } else {
+                    "a word not in the text as written"
+                };
+            *kinds.entry(kind).or_default() += 1;
         }
     }
     println!(
         "  a room allowed is in the text: named {}/{}; none is: named {}/{}",
         said.0, said.1, unsaid.0, unsaid.1
     );
+    println!(
+        "  labels allowing the corridor engram chose as a room: {}; the labelled corridor: {}",
+        allows_corridor.0, allows_corridor.1
+    );
+    println!(
+        "  rooms named right where no allowed name is the labelled corridor: {}/{}",
+        no_corridor_label.0, no_corridor_label.1
+    );
+    println!("  rooms missed, by how:");
+    for (kind, n) in &kinds {
+        println!("    {kind}: {n}");
+    }
 }
