@@ -1035,7 +1035,11 @@ fn only_asks(text: &str) -> bool {
 /// Tuesday", `超时改成五秒了，对吧？` states `超时改成五秒了`); else all of it.
 pub(crate) fn stated(sentence: &str) -> Option<&str> {
     let body = sentence.trim_end_matches(['"', '\'', ')', '”', '’', '）', '」']);
-    let Some(body) = body.strip_suffix('?').or_else(|| body.strip_suffix('？')) else {
+    let Some(body) = body
+        .strip_suffix('?')
+        .or_else(|| body.strip_suffix('？'))
+        .or_else(|| asks_in_chinese(body))
+    else {
         return Some(sentence);
     };
     let (statement, tag) = body.rsplit_once([',', '，'])?;
@@ -1043,6 +1047,33 @@ pub(crate) fn stated(sentence: &str) -> Option<&str> {
         .contains(&tag.trim().to_lowercase().as_str())
         .then_some(statement)
 }
+
+/// A Chinese sentence that asks without a question mark, as chat often
+/// writes it, without its closing punctuation: one ending in `吗`, or in
+/// `呢` after a question word (`晚饭吃什么好呢`; not `我还在学呢`, a
+/// statement).
+fn asks_in_chinese(sentence: &str) -> Option<&str> {
+    let body = sentence.trim_end_matches(['。', '！', '!', '~', '～', '…', '.', ' ']);
+    let asks = body.ends_with('吗')
+        || (body.ends_with('呢') && QUESTION_WORDS_ZH.iter().any(|w| body.contains(w)));
+    asks.then_some(body)
+}
+
+/// Chinese question words (who, what, how, where, which, how many, why).
+const QUESTION_WORDS_ZH: &[&str] = &[
+    "什么",
+    "啥",
+    "谁",
+    "怎么",
+    "怎样",
+    "哪",
+    "几",
+    "多少",
+    "为什么",
+    "为啥",
+    "是否",
+    "还是",
+];
 
 /// What a statement ends with when it only asks to be confirmed.
 const CONFIRMATION_TAGS: &[&str] = &[
@@ -4726,6 +4757,28 @@ mod tests {
                 ),
                 "{existing}"
             );
+        }
+    }
+
+    /// A Chinese question without a question mark asks, as one with it
+    /// does; `呢` ending a statement keeps it (sentences written for this
+    /// test).
+    #[test]
+    fn a_chinese_question_without_its_mark_states_nothing() {
+        let asks = |t: &str| low_entropy(t, &profile(t)).is_some_and(|r| r.contains("question"));
+        for t in [
+            "明天的会议改在哪个会议室呢",
+            "这个周末你有空吗",
+            "周五团建去哪里玩比较好呢。",
+        ] {
+            assert!(asks(t), "{t}");
+        }
+        for t in [
+            "我还在学日语呢",
+            "他每周五都去健身房呢。",
+            "李雷负责支付模块，对吗",
+        ] {
+            assert!(low_entropy(t, &profile(t)).is_none(), "{t}");
         }
     }
 

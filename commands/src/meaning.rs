@@ -3019,7 +3019,9 @@ pub fn profile(text: &str) -> Profile {
 /// question nothing, one that asks to be confirmed its statement),
 /// joined, when that differs from the text and is not nothing.
 fn statements(text: &str) -> Option<String> {
-    if !text.contains(['?', '？']) {
+    // Cheap first: a question ends in a question mark, or in `吗` or `呢`
+    // in Chinese chat.
+    if !text.contains(['?', '？', '吗', '呢']) {
         return None;
     }
     // Clauses as `only_asks` reads them: "moved to 9090; should search
