@@ -47,11 +47,12 @@
 //! `一个半小时`), its amount and unit word part of it, but a person's
 //! age in years is its amount (`7 years old`, `seven`); a unit glued to
 //! an amount reads as written apart (`45s`, `25MB`, `24h`, `10mg`,
-//! `110cm`), and one after a slash is a rate's (`$95/hr`). A clock time in words is its digits ("half
-//! past nine", "quarter to one", "7 in the evening"); a range is both its
-//! ends (`3-4`, `Mon-Fri`, "Monday through Friday", `周一到周五`, and so
-//! `weekdays` and `工作日`); `4/15` is a month and a day when only one side can be a
-//! month; `'25` after a month is 2025. The content words right after an
+//! `110cm`), and one after a slash is a rate's (`$95/hr`). A clock time
+//! in words is its digits ("half past nine", "quarter to one", "7 in the
+//! evening"); a range is both its ends (`3-4`, `Mon-Fri`, "Monday through
+//! Friday", `周一到周五`, and so `weekdays` and `工作日`); `4/15` is a
+//! month and a day when only one side can be a month; `'25` after a month
+//! is 2025. The content words right after an
 //! amount are what it counts (`Profile::counted`). An amount in
 //! words is its digits (`thirty`, `twenty-four`, `two hundred`, `三十天`,
 //! `十二名`, `第三`), so the two spellings of an amount are one value;
