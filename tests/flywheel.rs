@@ -969,8 +969,9 @@ fn issue_17_decisions_rooms_and_people_survive_restart_and_rebuild() {
 }
 
 /// A restatement that says a little more reinforces its memory, and the
-/// words it adds find that memory, after a restart and a rebuild too; a
-/// forget takes them with it.
+/// words it adds find that memory and are shown with it (the hit's
+/// `restated`, after a `(restated as:)` line in the context block), after
+/// a restart and a rebuild too; a forget takes them with it.
 #[test]
 fn a_restatements_own_words_find_the_memory_it_reinforced() {
     let dir = tempfile::tempdir().unwrap();
@@ -1001,23 +1002,37 @@ fn a_restatements_own_words_find_the_memory_it_reinforced() {
             ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
             [first]
         );
-        assert_eq!(
-            ids(&engram.recall(&RecallQuery::new("cello")).unwrap()),
-            [other]
-        );
+        let hits = engram.recall(&RecallQuery::new("cello")).unwrap();
+        assert_eq!(ids(&hits), [other]);
+        assert!(hits[0].restated.is_empty(), "{hits:?}");
+        // The same words again add nothing to show.
+        let same = engram
+            .remember(&Remember::text("Mia is allergic to mangoes"))
+            .unwrap();
+        assert_eq!(same.id, Some(first));
         engram.close().unwrap();
     }
+    let shown = |engram: &Engram| {
+        let hits = engram.recall(&RecallQuery::new("hives")).unwrap();
+        assert_eq!(ids(&hits), [first]);
+        assert_eq!(hits[0].text, "Mia is allergic to mangoes");
+        assert_eq!(
+            hits[0].restated,
+            ["Mia is allergic to mangoes, she gets hives from them"]
+        );
+        let block = engram::context_block(&hits);
+        assert!(
+            block.contains(
+                "> Mia is allergic to mangoes\n  (restated as:)\n> Mia is allergic to mangoes, she gets hives from them\n"
+            ),
+            "{block}"
+        );
+    };
     let engram = open(dir.path());
-    assert_eq!(
-        ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
-        [first]
-    );
+    shown(&engram);
     engram.close().unwrap();
     let engram = open_rebuilt(dir.path());
-    assert_eq!(
-        ids(&engram.recall(&RecallQuery::new("hives")).unwrap()),
-        [first]
-    );
+    shown(&engram);
     engram
         .forget(first, &engram::Subject::user(), "wrong person")
         .unwrap();

@@ -693,6 +693,7 @@ impl MemoryProvider for ListProvider {
                 coordinate: format!("list#{id}"),
                 score: 1.0,
                 text: text.clone(),
+                restated: vec![],
                 trust: 0.5,
                 status: "relevant",
                 reference_only: false,

@@ -250,6 +250,54 @@ fn replica_expecting(store: &Path, url: &str, args: &[&str], code: i32) -> (Stri
 /// every local log and the shared log verify, every replica says the
 /// memory was erased and recalls nothing, and a rebuild gives the views
 /// back unchanged.
+/// A restatement's words are kept with the memory it reinforced, to be
+/// shown when it is recalled: a purge of the memory takes them too, and no
+/// file of the store holds them afterwards.
+#[test]
+fn purge_takes_the_words_of_a_restatement_shown_with_the_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let saved = engram_json(
+        &store,
+        &["remember", "--json", "Mia is allergic to mangoes"],
+    );
+    let id = saved["id"].as_str().unwrap().to_owned();
+    let again = engram_json(
+        &store,
+        &[
+            "remember",
+            "--json",
+            &format!("Mia is allergic to mangoes, she gets {CANARY} hives from them"),
+        ],
+    );
+    assert_eq!(again["outcome"], "reinforced", "{again}");
+    assert_eq!(again["id"], id.as_str());
+    let recalled = engram_json(&store, &["recall", "--json", "mangoes"]);
+    assert_eq!(recalled["hits"][0]["id"], id.as_str());
+    assert_eq!(
+        recalled["hits"][0]["restated"],
+        serde_json::json!([format!(
+            "Mia is allergic to mangoes, she gets {CANARY} hives from them"
+        )])
+    );
+    engram_expecting(&store, &["daemon", "stop"], 0);
+    assert!(!files_holding(&store, CANARY).is_empty());
+    engram_json(
+        &store,
+        &["purge", &id, "--reason", "asked to erase", "--json"],
+    );
+    // No hit: recall exits 1.
+    let (recalled, _) = engram_expecting(&store, &["recall", "--json", "hives"], 1);
+    let recalled: Value = serde_json::from_str(&recalled).unwrap();
+    assert_eq!(recalled["hits"], serde_json::json!([]), "{recalled}");
+    engram_expecting(&store, &["daemon", "stop"], 0);
+    assert_eq!(
+        files_holding(&store, CANARY),
+        Vec::<String>::new(),
+        "the restatement's words survived the purge"
+    );
+}
+
 #[test]
 fn purge_a_canary_on_a_shared_log_leaves_no_byte_of_it_under_any_replica() {
     let Some(schema) = shared_log::Schema::new("purge_canary") else {

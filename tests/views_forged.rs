@@ -241,3 +241,35 @@ fn verify_views_reads_a_store_its_daemon_holds_open() {
     let out = engram(&store, &["daemon", "stop"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// A restatement's words kept with the memory it reinforced (shown by
+/// recall as `restated`) are checked like the memory's own: edited in the
+/// views file, recall refuses them and a rebuild sets them right.
+#[test]
+fn recall_showed_restatement_words_forged_in_views_redb() {
+    const RESTATED: &str =
+        "The user prefers green tea over coffee in the morning, with a slice of lemon.";
+    let dir = tempfile::tempdir().unwrap();
+    let store = store_with_a_memory(dir.path());
+    let again: Value =
+        serde_json::from_str(&ok(&store, &["remember", RESTATED, "--json"])).unwrap();
+    assert_eq!(again["outcome"], "reinforced", "{again}");
+    assert_eq!(again["id"], "s:2", "{again}");
+    let hits: Value =
+        serde_json::from_str(&ok(&store, &["recall", "green tea", "--json"])).unwrap();
+    assert_eq!(
+        hits["hits"][0]["restated"],
+        serde_json::json!([RESTATED]),
+        "{hits}"
+    );
+    forge(&store, "text_index", "slice of lemon", "slice of bacon");
+    assert_recall_refuses_forgery(&store, "slice of bacon");
+    assert_rebuild_sets_it_right(&store);
+    let hits: Value =
+        serde_json::from_str(&ok(&store, &["recall", "green tea", "--json"])).unwrap();
+    assert_eq!(
+        hits["hits"][0]["restated"],
+        serde_json::json!([RESTATED]),
+        "{hits}"
+    );
+}

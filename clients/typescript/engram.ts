@@ -128,6 +128,9 @@ export interface Hit {
   /** Keyword mode: the BM25 score; hybrid mode: the fused score in 0..1. */
   score: number;
   text: string;
+  /** The words of the latest turns (up to 3) that restated the memory and
+   * said something its own words do not. */
+  restated: string[];
   /** 0..1. */
   trust: number;
   status: "relevant";

@@ -71,7 +71,7 @@ use crate::error::ViewError;
 use crate::fold::snapshot;
 use crate::models::{MemoryEntry, MemoryStatus};
 use crate::view::{SNAPSHOTS, View, open_if_exists};
-use crate::view_mac::{self, MemoryWords, ViewKey};
+use crate::view_mac::{self, MemoryWords, RestatementWords, ViewKey};
 
 /// Session events whose content the index keeps at hand for `Remembered`.
 pub const RECENT_TURNS: usize = 4096;
@@ -125,12 +125,18 @@ struct Doc {
     restated: Vec<Restated>,
 }
 
-/// Terms a restatement added to a document ([`Doc::restated`]).
+/// Terms a restatement added to a document ([`Doc::restated`]), and its
+/// words, shown with the memory when it is recalled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Restated {
     first_seq: u64,
     last_seq: u64,
     terms: Vec<String>,
+    /// The words of the turns, as the log holds them.
+    text: String,
+    /// The MAC of `text` with the memory and the seqs
+    /// ([`crate::view_mac::RestatementWords`]).
+    mac: Digest,
 }
 
 /// The index's state: what is persisted as its snapshot.
@@ -616,12 +622,19 @@ impl TextIndexState {
     /// restatement's, said by the turns `first_seq..=last_seq`) that its
     /// own words lack, each once however many restatements say it (see
     /// [`Doc::restated`]).
-    fn restate(&mut self, memory: MemoryId, first_seq: u64, last_seq: u64, words: &str) {
+    fn restate(
+        &mut self,
+        memory: MemoryId,
+        first_seq: u64,
+        last_seq: u64,
+        words: String,
+        mac: Digest,
+    ) {
         let Some((doc, entry)) = self.live_doc(memory) else {
             return;
         };
         let own = own_terms(entry);
-        let terms: BTreeSet<String> = index_terms(words)
+        let terms: BTreeSet<String> = index_terms(&words)
             .into_iter()
             .filter(|term| !own.contains(term))
             .collect();
@@ -653,6 +666,8 @@ impl TextIndexState {
             first_seq,
             last_seq,
             terms: terms.into_iter().collect(),
+            text: words,
+            mac,
         });
     }
 
@@ -831,7 +846,7 @@ impl TextIndex {
     /// before it (`tokenize`).
     /// 7: a restatement's words the memory lacks are indexed with it
     /// (`Doc::restated`).
-    pub const VERSION: u32 = 7;
+    pub const VERSION: u32 = 8;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
     /// from the reader's key.
@@ -981,6 +996,47 @@ impl TextIndex {
         }
         Ok(Some(&doc.text))
     }
+
+    /// The words of the turns that restated the memory `entry` describes
+    /// and said something its own words do not (oldest first), each once
+    /// the MAC the projector kept with it proves it is what the log holds.
+    /// None for a forgotten or purged memory.
+    ///
+    /// # Errors
+    /// [`ViewError::Tampered`] naming the memory when the views were altered
+    /// outside engram.
+    pub fn verified_restatements(&self, entry: &MemoryEntry) -> Result<Vec<&str>, ViewError> {
+        if matches!(entry.status, MemoryStatus::Forgotten | MemoryStatus::Purged) {
+            return Ok(Vec::new());
+        }
+        let Some(doc) = self
+            .state
+            .by_memory
+            .get(&entry.id)
+            .and_then(|&d| self.state.docs.get(d as usize))
+            .filter(|doc| doc.memory == entry.id && doc.live)
+        else {
+            return Ok(Vec::new());
+        };
+        doc.restated
+            .iter()
+            .filter(|r| !r.text.trim().is_empty())
+            .map(|r| {
+                let words = RestatementWords::new(entry.id, r.first_seq, r.last_seq, &r.text);
+                if self.key.restatement_mac_matches(&words, &r.mac) {
+                    Ok(r.text.as_str())
+                } else {
+                    Err(ViewError::Tampered {
+                        memory: entry.id,
+                        reason: format!(
+                            "its restatement by seqs {}..={} does not match the MAC the projector kept",
+                            r.first_seq, r.last_seq
+                        ),
+                    })
+                }
+            })
+            .collect()
+    }
 }
 
 impl View for TextIndex {
@@ -1012,8 +1068,14 @@ impl View for TextIndex {
             Event::Reinforced(r) => {
                 if let Some(evidence) = &r.evidence {
                     let words = self.referenced_words(evidence, event.seq)?;
+                    let mac = self.key.restatement_mac(&RestatementWords::new(
+                        r.memory,
+                        evidence.first_seq,
+                        evidence.last_seq,
+                        &words,
+                    ));
                     self.state
-                        .restate(r.memory, evidence.first_seq, evidence.last_seq, &words);
+                        .restate(r.memory, evidence.first_seq, evidence.last_seq, words, mac);
                 }
             }
             Event::Purged(p) => {
@@ -1121,6 +1183,14 @@ mod tests {
         ids(&state.search(&query_terms(query), 10, |_| true))
     }
 
+    /// Restates `memory` with `words` said by the turns `first..=last`,
+    /// their MAC made as the projector makes it.
+    fn restate(state: &mut TextIndexState, memory: MemoryId, first: u64, last: u64, words: &str) {
+        let key = ViewKey::of(&engram_log::HmacKey::from_bytes([3; 32]));
+        let mac = key.restatement_mac(&RestatementWords::new(memory, first, last, words));
+        state.restate(memory, first, last, words.to_owned(), mac);
+    }
+
     /// A restatement's words the memory lacks make it found by them; the
     /// same words again, or words it holds, change nothing; a forget takes
     /// them with the memory.
@@ -1129,16 +1199,16 @@ mod tests {
         let mut state = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
         assert!(found(&state, "hives").is_empty());
         let before = state.clone();
-        state.restate(1, 10, 10, "Mia is allergic to mangoes");
+        restate(&mut state, 1, 10, 10, "Mia is allergic to mangoes");
         assert_eq!(
             state, before,
             "a restatement in the same words adds nothing"
         );
-        state.restate(1, 11, 11, "Mia gets hives from mangoes");
+        restate(&mut state, 1, 11, 11, "Mia gets hives from mangoes");
         assert_eq!(found(&state, "hives"), [1]);
         assert_eq!(found(&state, "cello"), [2]);
         let once = state.clone();
-        state.restate(1, 12, 12, "hives again, Mia");
+        restate(&mut state, 1, 12, 12, "hives again, Mia");
         assert_eq!(
             state.docs[0].len,
             once.docs[0].len + 1,
@@ -1157,15 +1227,15 @@ mod tests {
     #[test]
     fn a_purged_restatement_leaves_what_a_replay_would() {
         let mut live = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
-        live.restate(1, 10, 11, "Mia gets hives from mangoes");
-        live.restate(1, 12, 12, "the hives last a day");
-        live.restate(2, 13, 13, "Bob plays the cello on Sundays");
+        restate(&mut live, 1, 10, 11, "Mia gets hives from mangoes");
+        restate(&mut live, 1, 12, 12, "the hives last a day");
+        restate(&mut live, 2, 13, 13, "Bob plays the cello on Sundays");
         live.unrestate(&BTreeSet::from([11]));
         // The replay: the first restatement's turns read as erased.
         let mut replayed = index(&["Mia is allergic to mangoes", "Bob plays the cello"]);
-        replayed.restate(1, 10, 11, "");
-        replayed.restate(1, 12, 12, "the hives last a day");
-        replayed.restate(2, 13, 13, "Bob plays the cello on Sundays");
+        restate(&mut replayed, 1, 10, 11, "");
+        restate(&mut replayed, 1, 12, 12, "the hives last a day");
+        restate(&mut replayed, 2, 13, 13, "Bob plays the cello on Sundays");
         assert_eq!(live, replayed);
         assert_eq!(
             found(&live, "hives"),

@@ -26,6 +26,9 @@ pub const VIEW_KEY_PURPOSE: &[u8] = b"views: memory entries v1";
 /// The first field of every MAC'd record: what the record is.
 const MEMORY_DOMAIN: &str = "engram view memory v1";
 
+/// The first field of a restatement's MAC'd record.
+const RESTATEMENT_DOMAIN: &str = "engram view restatement v1";
+
 /// The MAC of no entry (a forgotten memory's): no record has it, so it
 /// never verifies.
 pub(crate) const UNSET: Digest = Digest([0; 32]);
@@ -56,6 +59,49 @@ impl ViewKey {
         words
             .bytes()
             .is_some_and(|bytes| self.0.mac_matches(&[&bytes], &tag.0))
+    }
+
+    /// The MAC of a restatement's words kept with the memory it restated.
+    #[must_use]
+    pub(crate) fn restatement_mac(&self, words: &RestatementWords<'_>) -> Digest {
+        match encode_value(words) {
+            Ok(bytes) => Digest(self.0.mac(&[&bytes])),
+            Err(_) => UNSET,
+        }
+    }
+
+    /// Whether `tag` is the MAC of `words` (constant time).
+    #[must_use]
+    pub(crate) fn restatement_mac_matches(
+        &self,
+        words: &RestatementWords<'_>,
+        tag: &Digest,
+    ) -> bool {
+        encode_value(words).is_ok_and(|bytes| self.0.mac_matches(&[&bytes], &tag.0))
+    }
+}
+
+/// The words of the turns that restated a memory (a `Reinforced` event's
+/// evidence), with the memory and the turns' seqs: what a model is handed
+/// beside the memory as its restatement.
+#[derive(Debug, Serialize)]
+pub(crate) struct RestatementWords<'a> {
+    domain: &'static str,
+    memory: MemoryId,
+    first_seq: u64,
+    last_seq: u64,
+    text: &'a str,
+}
+
+impl<'a> RestatementWords<'a> {
+    pub(crate) fn new(memory: MemoryId, first_seq: u64, last_seq: u64, text: &'a str) -> Self {
+        Self {
+            domain: RESTATEMENT_DOMAIN,
+            memory,
+            first_seq,
+            last_seq,
+            text,
+        }
     }
 }
 

@@ -147,6 +147,10 @@ pub fn cues(core: &CoreViews, id: MemoryId) -> Vec<Cue> {
         .collect()
 }
 
+/// How many of a memory's restatements a hit shows, the latest: enough to
+/// show what was added, not a history.
+pub const RESTATED_SHOWN_MAX: usize = 3;
+
 /// One recalled memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -161,6 +165,11 @@ pub struct Hit {
     pub score: f64,
     /// The words the memory references.
     pub text: String,
+    /// The words of the latest turns that restated the memory and said
+    /// something its own words do not (at most [`RESTATED_SHOWN_MAX`],
+    /// oldest first): "she gets hives from them" beside "Mia is allergic to
+    /// mangoes".
+    pub restated: Vec<String>,
     /// Trust, 0..=1, at the query's time ([`RecallQuery::now_ms`]).
     pub trust: f64,
     /// The evidence gate's state: [`STATUS_RELEVANT`], or
@@ -543,6 +552,11 @@ pub fn recall_fused(
             continue;
         };
         let text = index.verified_text(entry)?.unwrap_or_default().to_owned();
+        let restated = index.verified_restatements(entry)?;
+        let restated: Vec<String> = restated[restated.len().saturating_sub(RESTATED_SHOWN_MAX)..]
+            .iter()
+            .map(|r| (*r).to_owned())
+            .collect();
         hits.push(Hit {
             id: memory,
             coordinate: palace
@@ -551,6 +565,7 @@ pub fn recall_fused(
                 .map_or_else(String::new, ToString::to_string),
             score,
             text,
+            restated,
             trust: f64::from(trust_of(memory)) / 1000.0,
             status: if trust.state.inputs(memory).is_some_and(|i| i.confirmed()) {
                 STATUS_CONFIRMED

@@ -74,6 +74,7 @@ pub fn hit(scope: &str, hit: &Hit) -> Value {
         "coordinate": hit.coordinate,
         "score": (hit.score * 1e4).round() / 1e4,
         "text": hit.text,
+        "restated": hit.restated,
         "trust": hit.trust,
         "status": hit.status,
         "reference_only": hit.reference_only,

@@ -393,6 +393,12 @@ fn print_recall(answer: &Value, args: &RecallArgs) -> anyhow::Result<ExitCode> {
                 for line in neutralize(hit["text"].as_str().unwrap_or_default()).split('\n') {
                     println!("    {line}");
                 }
+                for restated in hit["restated"].as_array().into_iter().flatten() {
+                    println!("  restated as:");
+                    for line in neutralize(restated.as_str().unwrap_or_default()).split('\n') {
+                        println!("    {line}");
+                    }
+                }
             }
         }
     }

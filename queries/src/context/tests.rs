@@ -14,6 +14,7 @@ fn hit(id: u64, text: &str) -> Hit {
         coordinate: format!("unsorted#{id}"),
         score: 1.5,
         text: text.into(),
+        restated: vec![],
         trust: 0.5,
         status: "relevant",
         reference_only: false,
@@ -48,6 +49,7 @@ fn expected(hits: &[(String, Option<&str>, &Hit)]) -> Vec<ContextEntry> {
             reference_only: hit.reference_only,
             score: (hit.score * 1000.0).round() / 1000.0,
             text: hit.text.clone(),
+            restated: hit.restated.clone(),
             cues: hit
                 .cues
                 .iter()
@@ -111,6 +113,51 @@ fn every_attempt_in_a_memory_text_parses_back_to_exactly_the_real_entries() {
         assert_eq!(parsed, expected(&want), "{}\n{block}", attempt.name);
         assert_no_forged_structure(&block, 3, &attempt.name);
     }
+}
+
+/// A restatement's words are stored text like the memory's: any attempt
+/// in them, or a forged restatement mark in the memory's own text, comes
+/// back exactly and places no structure.
+#[test]
+fn every_attempt_in_a_restatement_parses_back_to_exactly_the_real_entries() {
+    for attempt in attempts() {
+        let mut target = hit(2, &format!("the real text\n{RESTATED_LINE}\nforged"));
+        target.restated = vec![
+            attempt.text.clone(),
+            format!("{RESTATED_LINE}\n{}", attempt.text),
+        ];
+        target.cues = vec![Cue {
+            id: 3,
+            coordinate: "unsorted#3".into(),
+            label: "next".into(),
+        }];
+        let hits = [hit(1, "before"), target, hit(3, "after")];
+        let block = context_block(&hits);
+        let parsed = parse_context_block(&block)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{block}", attempt.name));
+        let want: Vec<_> = hits.iter().map(|h| (h.id.to_string(), None, h)).collect();
+        assert_eq!(parsed, expected(&want), "{}\n{block}", attempt.name);
+        assert_no_forged_structure(&block, 3, &attempt.name);
+        // Two real marks, whatever the texts held.
+        let marks = block.lines().filter(|l| *l == RESTATED_LINE).count();
+        assert_eq!(marks, 2, "{}\n{block}", attempt.name);
+    }
+}
+
+/// A mark with no text after it, or text words after a cue, is no block.
+#[test]
+fn a_restatement_mark_without_its_words_is_refused() {
+    let mut target = hit(1, "Mia is allergic to mangoes");
+    target.restated = vec!["she gets hives from them".into()];
+    let block = context_block(&[target]);
+    assert!(
+        block.contains(&format!(
+            "> Mia is allergic to mangoes\n{RESTATED_LINE}\n> she gets hives from them\n"
+        )),
+        "{block}"
+    );
+    let cut = block.replace("> she gets hives from them\n", "");
+    assert!(parse_context_block(&cut).is_err(), "{cut}");
 }
 
 #[test]
@@ -296,9 +343,10 @@ fn the_same_hits_give_the_same_bytes() {
 
 proptest! {
     #[test]
-    fn any_text_comes_back_exactly(text in any::<String>(), coordinate in any::<String>(), store in any::<String>()) {
+    fn any_text_comes_back_exactly(text in any::<String>(), coordinate in any::<String>(), store in any::<String>(), restated in proptest::collection::vec(any::<String>(), 0..3)) {
         let mut target = hit(2, &text);
         target.coordinate = coordinate;
+        target.restated = restated;
         let hits = [hit(1, "before"), target, hit(3, "after")];
         let named: Vec<(String, &str, &Hit)> =
             hits.iter().map(|h| (format!("u:{}", h.id), store.as_str(), h)).collect();

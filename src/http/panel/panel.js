@@ -872,6 +872,9 @@ async function renderSearch(root, r) {
         badge(String(x.tier).toUpperCase()),
         h('span', { class: 'num small muted' }, `score ${x.score} · trust ${Number(x.trust).toFixed(2)} · ${x.id}`)),
       h('p', { class: 'text' }, x.text ?? ''),
+      (x.restated || []).map((r) => h('div', { class: 'restated', 'data-testid': 'search-hit-restated' },
+        h('p', { class: 'small muted' }, 'Restated as:'),
+        h('p', { class: 'text' }, r))),
       x.tags && x.tags.length ? h('p', { class: 'small muted' }, `tags: ${x.tags.join(', ')}`) : null);
   }
 
