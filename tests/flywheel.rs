@@ -1033,9 +1033,28 @@ fn a_restatements_own_words_find_the_memory_it_reinforced() {
     engram.close().unwrap();
     let engram = open_rebuilt(dir.path());
     shown(&engram);
+    // More restatements: the latest three are shown, oldest first; the
+    // words of every one still find the memory.
+    let more = [
+        "Mia is allergic to mangoes, she gets a rash from them",
+        "Mia is allergic to mangoes, her lips swell up",
+        "Mia is allergic to mangoes, she carries an antihistamine",
+    ];
+    for text in more {
+        let again = engram.remember(&Remember::text(text)).unwrap();
+        assert_eq!(
+            (again.outcome, again.id),
+            (Outcome::Reinforced, Some(first)),
+            "{text}"
+        );
+    }
+    let hits = engram.recall(&RecallQuery::new("hives")).unwrap();
+    assert_eq!(ids(&hits), [first]);
+    assert_eq!(hits[0].restated, more);
     engram
         .forget(first, &engram::Subject::user(), "wrong person")
         .unwrap();
     assert!(ids(&engram.recall(&RecallQuery::new("hives")).unwrap()).is_empty());
+    assert!(ids(&engram.recall(&RecallQuery::new("antihistamine")).unwrap()).is_empty());
     engram.close().unwrap();
 }

@@ -997,15 +997,19 @@ impl TextIndex {
         Ok(Some(&doc.text))
     }
 
-    /// The words of the turns that restated the memory `entry` describes
-    /// and said something its own words do not (oldest first), each once
-    /// the MAC the projector kept with it proves it is what the log holds.
-    /// None for a forgotten or purged memory.
+    /// The words of the `latest` turns that restated the memory `entry`
+    /// describes and said something its own words do not (oldest first),
+    /// each once the MAC the projector kept with it proves it is what the
+    /// log holds. None for a forgotten or purged memory.
     ///
     /// # Errors
     /// [`ViewError::Tampered`] naming the memory when the views were altered
     /// outside engram.
-    pub fn verified_restatements(&self, entry: &MemoryEntry) -> Result<Vec<&str>, ViewError> {
+    pub fn verified_restatements(
+        &self,
+        entry: &MemoryEntry,
+        latest: usize,
+    ) -> Result<Vec<&str>, ViewError> {
         if matches!(entry.status, MemoryStatus::Forgotten | MemoryStatus::Purged) {
             return Ok(Vec::new());
         }
@@ -1018,9 +1022,13 @@ impl TextIndex {
         else {
             return Ok(Vec::new());
         };
-        doc.restated
+        let said: Vec<&Restated> = doc
+            .restated
             .iter()
             .filter(|r| !r.text.trim().is_empty())
+            .collect();
+        said[said.len().saturating_sub(latest)..]
+            .iter()
             .map(|r| {
                 let words = RestatementWords::new(entry.id, r.first_seq, r.last_seq, &r.text);
                 if self.key.restatement_mac_matches(&words, &r.mac) {

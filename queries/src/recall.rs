@@ -552,10 +552,10 @@ pub fn recall_fused(
             continue;
         };
         let text = index.verified_text(entry)?.unwrap_or_default().to_owned();
-        let restated = index.verified_restatements(entry)?;
-        let restated: Vec<String> = restated[restated.len().saturating_sub(RESTATED_SHOWN_MAX)..]
-            .iter()
-            .map(|r| (*r).to_owned())
+        let restated: Vec<String> = index
+            .verified_restatements(entry, RESTATED_SHOWN_MAX)?
+            .into_iter()
+            .map(str::to_owned)
             .collect();
         hits.push(Hit {
             id: memory,
