@@ -267,6 +267,9 @@ pub const SEMANTIC_SWAP_MIN: f32 = 0.8;
 /// side (`slot_swap`): "master" and "main", "window" and "aisle",
 /// "eu-west-1" and "eu-central-1" (whose words differ in one).
 pub const SLOT_WORDS_MAX: usize = 2;
+/// [`SLOT_WORDS_MAX`] for a slot of Chinese, counted in characters: two
+/// words of up to two characters, or one of up to four (`青霉素`).
+pub const SLOT_CHARS_MAX_ZH: usize = 4;
 /// Salient words a text may hold that a memory near it does not, and the
 /// other way, and still say it again: in fewer words (`restates_values`),
 /// or in other words the model vouches for (`paraphrases`). Three would
@@ -3506,7 +3509,19 @@ fn slot_swap<'t>(a: &'t str, b: &'t str) -> Option<(Vec<&'t str>, Vec<&'t str>, 
         .count();
     let a_slot = &a_words[before..a_words.len() - after];
     let b_slot = &b_words[before..b_words.len() - after];
-    let fits = |slot: &[&str]| (1..=SLOT_WORDS_MAX).contains(&slot.len());
+    // Chinese is read a character at a time: a slot of one or two words
+    // (`青霉素`, `海鲜`) is up to `SLOT_CHARS_MAX_ZH` characters.
+    let fits = |slot: &[&str]| {
+        let chinese = slot
+            .iter()
+            .all(|w| w.chars().all(engram_text::script::is_cjk));
+        let max = if chinese {
+            SLOT_CHARS_MAX_ZH
+        } else {
+            SLOT_WORDS_MAX
+        };
+        (1..=max).contains(&slot.len())
+    };
     (fits(a_slot) && fits(b_slot))
         .then(|| (a_slot.to_vec(), b_slot.to_vec(), before + speaker_words))
 }
@@ -4095,6 +4110,10 @@ mod tests {
         assert_not_reinforced(&[
             ("Carla's coach is Ivo.", "Ivo's coach is Petra."),
             ("用户对花生过敏。", "用户对芒果也过敏。"),
+            // One sentence, its slot filled with another thing: a word of
+            // three characters is one word too.
+            ("小林对青霉素过敏。", "小林对海鲜过敏。"),
+            ("我对青霉素过敏。", "用户对海鲜过敏。"),
         ]);
     }
 
