@@ -255,21 +255,18 @@ fn recall_showed_restatement_words_forged_in_views_redb() {
         serde_json::from_str(&ok(&store, &["remember", RESTATED, "--json"])).unwrap();
     assert_eq!(again["outcome"], "reinforced", "{again}");
     assert_eq!(again["id"], "s:2", "{again}");
-    let hits: Value =
-        serde_json::from_str(&ok(&store, &["recall", "green tea", "--json"])).unwrap();
-    assert_eq!(
-        hits["hits"][0]["restated"],
-        serde_json::json!([RESTATED]),
-        "{hits}"
-    );
+    let assert_restated_shown = || {
+        let hits: Value =
+            serde_json::from_str(&ok(&store, &["recall", "green tea", "--json"])).unwrap();
+        assert_eq!(
+            hits["hits"][0]["restated"],
+            serde_json::json!([RESTATED]),
+            "{hits}"
+        );
+    };
+    assert_restated_shown();
     forge(&store, "text_index", "slice of lemon", "slice of bacon");
     assert_recall_refuses_forgery(&store, "slice of bacon");
     assert_rebuild_sets_it_right(&store);
-    let hits: Value =
-        serde_json::from_str(&ok(&store, &["recall", "green tea", "--json"])).unwrap();
-    assert_eq!(
-        hits["hits"][0]["restated"],
-        serde_json::json!([RESTATED]),
-        "{hits}"
-    );
+    assert_restated_shown();
 }

@@ -304,20 +304,25 @@ fn measure(split: &str) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
     measure_rows(&rows(split))
 }
 
+/// The decision on a row's new text, its existing text the one neighbour.
+fn decide_row(row: &Row) -> engram_commands::decide::Decision {
+    let existing = Neighbour {
+        id: 1,
+        text: row.existing.as_str().into(),
+        topic: "room".into(),
+        corridor: "general".into(),
+        tags: Vec::new().into(),
+        profile: None,
+        semantic: None,
+    };
+    decide(&row.new, &[], None, &[existing], &|_| Vec::new())
+}
+
 fn measure_rows(rows: &[Row]) -> (BTreeMap<&'static str, (f64, f64)>, Vec<String>) {
     let mut counts: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new(); // (tp, predicted, actual)
     let mut misses = Vec::new();
     for row in rows {
-        let existing = Neighbour {
-            id: 1,
-            text: row.existing.as_str().into(),
-            topic: "room".into(),
-            corridor: "general".into(),
-            tags: Vec::new().into(),
-            profile: None,
-            semantic: None,
-        };
-        let decision = decide(&row.new, &[], None, &[existing], &|_| Vec::new());
+        let decision = decide_row(row);
         let got = label(&decision.outcome);
         let expected = OUTCOMES
             .iter()
@@ -464,16 +469,7 @@ fn held_out_figures() {
     let mut confusion: BTreeMap<(String, &str), usize> = BTreeMap::new();
     let mut by_scripts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for row in &rows {
-        let existing = Neighbour {
-            id: 1,
-            text: row.existing.as_str().into(),
-            topic: "room".into(),
-            corridor: "general".into(),
-            tags: Vec::new().into(),
-            profile: None,
-            semantic: None,
-        };
-        let got = label(&decide(&row.new, &[], None, &[existing], &|_| Vec::new()).outcome);
+        let got = label(&decide_row(row).outcome);
         let cjk = |t: &str| t.chars().any(engram_text::script::is_cjk);
         let scripts = match (cjk(&row.existing), cjk(&row.new)) {
             (false, false) => "both English",

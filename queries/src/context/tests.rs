@@ -106,13 +106,19 @@ fn every_attempt_in_a_memory_text_parses_back_to_exactly_the_real_entries() {
         assert_eq!(parsed, expected(&want), "{}\n{block}", attempt.name);
         assert_no_forged_structure(&block, 3, &attempt.name);
 
-        let block = context_block(&hits);
-        let parsed = parse_context_block(&block)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{block}", attempt.name));
-        let want: Vec<_> = hits.iter().map(|h| (h.id.to_string(), None, h)).collect();
-        assert_eq!(parsed, expected(&want), "{}\n{block}", attempt.name);
-        assert_no_forged_structure(&block, 3, &attempt.name);
+        assert_one_store_block_parses_back(&hits, &attempt.name);
     }
+}
+
+/// The one-store block of `hits` parses back to exactly them, with no
+/// structure forged; the block, for more checks.
+fn assert_one_store_block_parses_back(hits: &[Hit], name: &str) -> String {
+    let block = context_block(hits);
+    let parsed = parse_context_block(&block).unwrap_or_else(|e| panic!("{name}: {e}\n{block}"));
+    let want: Vec<_> = hits.iter().map(|h| (h.id.to_string(), None, h)).collect();
+    assert_eq!(parsed, expected(&want), "{name}\n{block}");
+    assert_no_forged_structure(&block, hits.len(), name);
+    block
 }
 
 /// A restatement's words are stored text like the memory's: any attempt
@@ -132,12 +138,7 @@ fn every_attempt_in_a_restatement_parses_back_to_exactly_the_real_entries() {
             label: "next".into(),
         }];
         let hits = [hit(1, "before"), target, hit(3, "after")];
-        let block = context_block(&hits);
-        let parsed = parse_context_block(&block)
-            .unwrap_or_else(|e| panic!("{}: {e}\n{block}", attempt.name));
-        let want: Vec<_> = hits.iter().map(|h| (h.id.to_string(), None, h)).collect();
-        assert_eq!(parsed, expected(&want), "{}\n{block}", attempt.name);
-        assert_no_forged_structure(&block, 3, &attempt.name);
+        let block = assert_one_store_block_parses_back(&hits, &attempt.name);
         // Two real marks, whatever the texts held.
         let marks = block.lines().filter(|l| *l == RESTATED_LINE).count();
         assert_eq!(marks, 2, "{}\n{block}", attempt.name);
