@@ -602,8 +602,20 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         || (mine.polarity != 0 && mine.polarity == theirs.polarity);
     let show = |set: &mut dyn Iterator<Item = &str>| set.collect::<Vec<_>>().join(" ");
     same_slot.then(|| {
-        if new_words.is_empty() {
-            disagreement(mine, theirs).unwrap_or_else(|| "changed value".to_owned())
+        // A changed value says the change best ("different numbers: 7200
+        // vs 6800"), better than the words around it.
+        if new_words.is_empty() || changed_values > 0 {
+            disagreement(mine, theirs).unwrap_or_else(|| {
+                if new_words.is_empty() {
+                    "changed value".to_owned()
+                } else {
+                    format!(
+                        "changed: {} to {}",
+                        show(&mut replaced.iter().copied()),
+                        show(&mut new_words.iter().copied())
+                    )
+                }
+            })
         } else {
             format!(
                 "changed: {} to {}",
@@ -4777,6 +4789,14 @@ mod tests {
                 "{existing}"
             );
         }
+        // The reason names the amounts, not the words around them.
+        assert_eq!(
+            outcome("房贷月供涨到七千二了", "房贷每月还款 6800 元"),
+            Outcome::Contradiction {
+                memory: 7,
+                reason: "different numbers: 7200 vs 6800".to_owned()
+            }
+        );
     }
 
     /// A Chinese question without a question mark asks, as one with it
