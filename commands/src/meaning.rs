@@ -2922,7 +2922,28 @@ fn change_of(units: &[Unit], text: &str) -> Option<Change> {
 fn unit_values(unit: &Unit, text: &str) -> Vec<(ValueKind, String)> {
     match value_of_word(&unit.term, text.get(unit.start..unit.end)) {
         Some(value) => vec![value],
+        // A percentage is an amount, whatever zeros end its decimals
+        // (`4.10%` is `4.1%`); a version keeps them (`3.10` is no `3.1`).
+        None if text
+            .get(unit.end..)
+            .is_some_and(|after| after.starts_with('%')) =>
+        {
+            number_values(percentage(&unit.term))
+        }
         None => number_values(&unit.term),
+    }
+}
+
+/// A percentage's amount without the zeros that end its decimals (`4.10`
+/// is `4.1`, `5.0` is `5`).
+fn percentage(amount: &str) -> &str {
+    match amount.split_once('.') {
+        Some((whole, decimals))
+            if !whole.is_empty() && decimals.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            amount.trim_end_matches('0').trim_end_matches('.')
+        }
+        _ => amount,
     }
 }
 
@@ -3683,6 +3704,13 @@ mod tests {
         assert_eq!(numbers("每天跑三点五公里"), numbers("每天跑3.5公里"));
         assert_eq!(numbers("预算一点五万"), ["15000"]);
         assert_eq!(numbers("利率是百分之三点五"), ["3.5"]);
+        // A percentage's trailing zeros say nothing; a version's do.
+        assert_eq!(numbers("The rate is 4.10%."), numbers("The rate is 4.1%."));
+        assert_eq!(numbers("Fees are 2.0%."), ["2"]);
+        assert_ne!(
+            numbers("We run Python 3.10."),
+            numbers("We run Python 3.1.")
+        );
         assert_eq!(numbers("首付百分之三十"), numbers("首付30%"));
     }
 
