@@ -369,9 +369,11 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         let (mine, theirs) = (only(a, b), only(b, a));
         // A span of time and another number are two quantities: `两天`
         // against the 3 of `10月3日` changes nothing.
-        let shapes_met = mine
-            .iter()
-            .any(|m| theirs.iter().any(|t| is_span(m) == is_span(t)));
+        let shapes_met = mine.iter().any(|m| {
+            theirs
+                .iter()
+                .any(|t| crate::meaning::is_span(m) == crate::meaning::is_span(t))
+        });
         if shapes_met {
             return Some(format!(
                 "different {name}: {} vs {}",
@@ -381,17 +383,6 @@ pub fn disagreement(a: &Profile, b: &Profile) -> Option<String> {
         }
     }
     None
-}
-
-/// Whether a value is a span of time (`172800s`, `12mo`, as `meaning`
-/// writes them), a quantity apart from a clock time or an amount (a bare
-/// `at 10` may be the clock time `09:30` changed).
-fn is_span(value: &str) -> bool {
-    ["s", "mo"].iter().any(|unit| {
-        value
-            .strip_suffix(unit)
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-    })
 }
 
 /// Whether `a` counts something `b` does not name ("three read replicas"
@@ -604,8 +595,10 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     same_slot.then(|| {
         // A changed value says the change best ("different numbers: 7200
         // vs 6800"), better than the words around it.
-        if new_words.is_empty() || changed_values > 0 {
-            disagreement(mine, theirs).unwrap_or_else(|| {
+        (new_words.is_empty() || changed_values > 0)
+            .then(|| disagreement(mine, theirs))
+            .flatten()
+            .unwrap_or_else(|| {
                 if new_words.is_empty() {
                     "changed value".to_owned()
                 } else {
@@ -616,13 +609,6 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
                     )
                 }
             })
-        } else {
-            format!(
-                "changed: {} to {}",
-                show(&mut replaced.iter().copied()),
-                show(&mut new_words.iter().copied())
-            )
-        }
     })
 }
 

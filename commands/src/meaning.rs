@@ -628,6 +628,16 @@ const UNIT_SUFFIXES: &[(&str, &str)] = &[
     ("lb", "pound"),
     ("lbs", "pound"),
 ];
+/// Whether a value is a span of time as this module writes one
+/// (`172800s`, `12mo`: see [`DURATIONS`]).
+pub(crate) fn is_span(value: &str) -> bool {
+    ["s", "mo"].iter().any(|unit| {
+        value
+            .strip_suffix(unit)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
 /// Spans of time, in the smaller unit each is counted in: seconds for a
 /// second to a week, months for a month to a year (a month is no whole
 /// number of days). An amount of one is written with it as one value
@@ -1593,6 +1603,8 @@ const CJK_DURATIONS: &[(&str, u64, &str)] = &[
     ("秒钟", 1, "s"),
     ("秒", 1, "s"),
     ("分钟", 60, "s"),
+    // An hour and a half: `cjk_span` adds the half.
+    ("个半小时", 3600, "s"),
     ("个小时", 3600, "s"),
     ("小时", 3600, "s"),
     ("个钟头", 3600, "s"),
@@ -1612,7 +1624,6 @@ const CJK_DURATIONS: &[(&str, u64, &str)] = &[
 fn cjk_span(amount: &str, after: &str) -> Option<(String, usize)> {
     let (unit, times, counted) = CJK_DURATIONS
         .iter()
-        .chain(&[("个半小时", 3600, "s")])
         .find(|(u, _, _)| after.starts_with(*u))?;
     let rest = &after[unit.len()..];
     if (*unit == "年" && (amount.len() >= 4 || rest.starts_with(['级', '代'])))

@@ -641,6 +641,7 @@ impl TextIndexState {
         if terms.is_empty() {
             return;
         }
+        debug_assert!(!words.trim().is_empty(), "terms come from words");
         let held: BTreeSet<&String> = entry.restated.iter().flat_map(|r| &r.terms).collect();
         let new: Vec<String> = terms
             .iter()
@@ -845,7 +846,8 @@ impl TextIndex {
     /// 6: a starter that decomposes into marks is normalized with the marks
     /// before it (`tokenize`).
     /// 7: a restatement's words the memory lacks are indexed with it
-    /// (`Doc::restated`).
+    /// (`Doc::restated`). 8: and its text is kept, with a view MAC, for
+    /// recall to show.
     pub const VERSION: u32 = 8;
 
     /// An empty index reading referenced words from `reader`, its MACs keyed
@@ -912,6 +914,15 @@ impl TextIndex {
         Ok(())
     }
 
+    /// The live document of the memory `entry` describes.
+    fn live_doc_of(&self, entry: &MemoryEntry) -> Option<&Doc> {
+        self.state
+            .by_memory
+            .get(&entry.id)
+            .and_then(|&d| self.state.docs.get(d as usize))
+            .filter(|doc| doc.memory == entry.id && doc.live)
+    }
+
     /// Checks that `entry` is the one the projector saw for its memory,
     /// with `text` as its words: the MAC kept with its document must match.
     /// Expand checks an entry this way with the words it read back from the
@@ -925,16 +936,10 @@ impl TextIndex {
             memory: entry.id,
             reason: "its entry does not match the MAC the projector kept".to_owned(),
         };
-        let doc = self
-            .state
-            .by_memory
-            .get(&entry.id)
-            .and_then(|&d| self.state.docs.get(d as usize))
-            .filter(|doc| doc.memory == entry.id && doc.live)
-            .ok_or_else(|| ViewError::Tampered {
-                memory: entry.id,
-                reason: "the text index has no live entry for it".to_owned(),
-            })?;
+        let doc = self.live_doc_of(entry).ok_or_else(|| ViewError::Tampered {
+            memory: entry.id,
+            reason: "the text index has no live entry for it".to_owned(),
+        })?;
         if self
             .key
             .memory_mac_matches(&MemoryWords::entry(entry, text), &doc.mac)
@@ -1013,21 +1018,11 @@ impl TextIndex {
         if matches!(entry.status, MemoryStatus::Forgotten | MemoryStatus::Purged) {
             return Ok(Vec::new());
         }
-        let Some(doc) = self
-            .state
-            .by_memory
-            .get(&entry.id)
-            .and_then(|&d| self.state.docs.get(d as usize))
-            .filter(|doc| doc.memory == entry.id && doc.live)
-        else {
+        let Some(doc) = self.live_doc_of(entry) else {
             return Ok(Vec::new());
         };
-        let said: Vec<&Restated> = doc
-            .restated
-            .iter()
-            .filter(|r| !r.text.trim().is_empty())
-            .collect();
-        said[said.len().saturating_sub(latest)..]
+        // Every restatement kept added terms, so it has words.
+        doc.restated[doc.restated.len().saturating_sub(latest)..]
             .iter()
             .map(|r| {
                 let words = RestatementWords::new(entry.id, r.first_seq, r.last_seq, &r.text);
