@@ -409,6 +409,8 @@ fn stance(p: &Profile) -> (bool, i8) {
 fn value_name(kind: ValueKind, value: &str) -> String {
     let index = value.parse::<usize>().ok().and_then(|n| n.checked_sub(1));
     let name = match kind {
+        // The last of the month's weekdays, counted from its end.
+        ValueKind::Number if value == "-1" => Some(&"last"),
         ValueKind::Number => None,
         ValueKind::Weekday => index.and_then(|i| engram_text::calendar::WEEKDAYS.get(i)),
         ValueKind::Month => index.and_then(|i| engram_text::calendar::MONTHS.get(i)),
@@ -548,9 +550,13 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
     if in_words(replaced.iter().copied()) > new_size + detail as f64 {
         return None;
     }
+    // A switch to an amount ("switched to a four-day week", "to 2-week
+    // sprints") is no new value of a thing used ("uses GitHub"), which
+    // states no amount.
+    let to_an_amount = !now_values.is_empty() && theirs.values.is_empty();
     let slot_stated = match change.kind {
         ChangeKind::Move => theirs.states_place,
-        ChangeKind::Switch => theirs.states_use || theirs.polarity > 0,
+        ChangeKind::Switch => (theirs.states_use && !to_an_amount) || theirs.polarity > 0,
         ChangeKind::Other | ChangeKind::Correction => false,
     };
     // Two subject words are who and what ("the deploy window changed
@@ -588,7 +594,7 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
         || named_subject
         || value_shared
         || (mine.states_place && theirs.states_place)
-        || (mine.states_use && theirs.states_use)
+        || (mine.states_use && theirs.states_use && !to_an_amount)
         || (changed_values > 0 && shared >= 1)
         || (mine.polarity != 0 && mine.polarity == theirs.polarity);
     let show = |set: &mut dyn Iterator<Item = &str>| set.collect::<Vec<_>>().join(" ");
@@ -601,6 +607,10 @@ pub fn update_of(mine: &Profile, theirs: &Profile) -> Option<String> {
             .unwrap_or_else(|| {
                 if new_words.is_empty() {
                     "changed value".to_owned()
+                } else if replaced.is_empty() {
+                    // A changed amount with a word of its own ("now need a
+                    // 16-character minimum"): no word of the memory went.
+                    format!("changed to {}", show(&mut new_words.iter().copied()))
                 } else {
                     format!(
                         "changed: {} to {}",
@@ -3993,6 +4003,54 @@ mod tests {
         }
     }
 
+    #[test]
+    fn values_written_other_ways_restate_and_changed_ones_contradict() {
+        for (existing, text) in [
+            (
+                "The choir rehearses on the first Tuesday of every month.",
+                "Choir rehearsal: 1st Tuesday, monthly.",
+            ),
+            (
+                "Our gym membership is a 2-year contract.",
+                "Gym membership contract runs two years.",
+            ),
+            (
+                "The library card expires in May 2028.",
+                "Library card valid until 05/2028.",
+            ),
+            (
+                "The vet visit is on 9 Mar at 4pm.",
+                "Vet visit: March 9, 16:00.",
+            ),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing} / {text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        for (existing, text) in [
+            (
+                "The choir rehearses on the last Tuesday of the month.",
+                "The choir now rehearses on the first Tuesday of the month.",
+            ),
+            (
+                "Our gym membership is a 2-year contract.",
+                "Our gym membership is a 3-year contract.",
+            ),
+            (
+                "Code review takes a 24-hour turnaround.",
+                "Code review turnaround is now 48 hours.",
+            ),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{existing} / {text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
     fn outcome(text: &str, existing: &str) -> Outcome {
         decide(text, &[], None, &[neighbour(7, existing)], &|_| Vec::new()).outcome
     }
@@ -5652,6 +5710,10 @@ mod tests {
             (
                 "The team uses GitHub for code hosting.",
                 "The team switched to a four-day week.",
+            ),
+            (
+                "Our group uses Jira for tickets.",
+                "Our group switched to working four days a week.",
             ),
             (
                 "Ana's salary is 4000 a month.",

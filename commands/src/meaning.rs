@@ -81,7 +81,7 @@
 use std::collections::BTreeSet;
 
 use engram_text::calendar::{MONTHS, WEEKDAYS};
-use engram_text::tokenize::{TokenKind, is_stopword, tokenize};
+use engram_text::tokenize::{Token, TokenKind, is_stopword, tokenize};
 
 /// What kind of value a text states.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -638,6 +638,23 @@ pub(crate) fn is_span(value: &str) -> bool {
     })
 }
 
+/// Whether a word is a unit an amount is counted in: a span of time
+/// (`days`, `hrs`) or a measure (`km`, `megabytes`), in full or short.
+fn is_unit_word(word: &str) -> bool {
+    let full = ABBREVIATIONS
+        .iter()
+        .chain(UNIT_SUFFIXES)
+        .find(|(short, _)| *short == word)
+        .map_or(word, |(_, full)| full);
+    let singular = full.strip_suffix('s').unwrap_or(full);
+    DURATIONS
+        .iter()
+        .any(|(span, _, _)| *span == full || *span == singular)
+        || UNIT_SUFFIXES
+            .iter()
+            .any(|(_, unit)| *unit == full || *unit == singular)
+}
+
 /// Spans of time, in the smaller unit each is counted in: seconds for a
 /// second to a week, months for a month to a year (a month is no whole
 /// number of days). An amount of one is written with it as one value
@@ -832,6 +849,83 @@ fn rewrite_phrases(text: &str) -> std::borrow::Cow<'_, str> {
         }
         None => std::borrow::Cow::Borrowed(text),
     }
+}
+
+/// A count joined to what it counts by a hyphen, written apart: `5-year`
+/// is `5 year` (a span, as `5 years` is), `2-space` is `2 space` (an
+/// amount of spaces, as `two spaces` is), `7-year-old` is `7 year old`.
+/// The count is digits (`1.5-hour`) or a number word; `one` only before a
+/// span of time (`one-year`, not `one-off` or `one-time`). Every part after
+/// it is letters, none of them a number word (`1-on-1`, `9-to-5` and
+/// `twenty-four` keep their hyphens). The rewrite keeps every byte's place.
+fn split_counted_compounds(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let in_run = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+    let mut out: Option<Vec<u8>> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        if !in_run(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len() && in_run(bytes[at]) {
+            at += 1;
+        }
+        // A sentence's full stop ends the run, not a part of it.
+        let mut end = at;
+        while end > start && bytes[end - 1] == b'.' {
+            end -= 1;
+        }
+        // The run is ASCII (every byte of it passed `in_run`).
+        let run = &text[start..end];
+        if counts_with_hyphen(run) {
+            let buffer = out.get_or_insert_with(|| bytes.to_vec());
+            for (offset, b) in run.bytes().enumerate() {
+                if b == b'-' {
+                    buffer[start + offset] = b' ';
+                }
+            }
+        }
+    }
+    match out {
+        // Only ASCII hyphens became ASCII spaces: still UTF-8.
+        Some(buffer) => {
+            std::borrow::Cow::Owned(String::from_utf8(buffer).unwrap_or_else(|_| text.to_owned()))
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// Whether a hyphenated run is a count joined to what it counts
+/// ([`split_counted_compounds`]).
+fn counts_with_hyphen(run: &str) -> bool {
+    let mut parts = run.split('-');
+    let Some(count) = parts.next() else {
+        return false;
+    };
+    let rest: Vec<&str> = parts.collect();
+    let Some(first) = rest.first() else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let counted = match count.split_once('.') {
+        Some((whole, fraction)) => digits(whole) && digits(fraction),
+        None => digits(count),
+    };
+    let lower = count.to_ascii_lowercase();
+    let named = number_word(&lower).is_some_and(|_| {
+        lower != "one"
+            || DURATIONS
+                .iter()
+                .any(|(span, _, _)| first.eq_ignore_ascii_case(span))
+    });
+    (counted || named)
+        && rest.iter().all(|part| {
+            !part.is_empty()
+                && part.bytes().all(|b| b.is_ascii_alphabetic())
+                && number_word(&part.to_ascii_lowercase()).is_none()
+        })
 }
 
 /// Periods and the adverb that says "every" one of them.
@@ -2172,7 +2266,7 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
         if let Some(last) = out.last_mut()
             && short_number_then(last, "/", &unit)
             && digits(&unit.term)
-            && unit.term.len() <= 2
+            && (unit.term.len() <= 2 || is_month_year(&last.term, &unit.term))
         {
             last.term.push('/');
             last.term.push_str(&unit.term);
@@ -2349,6 +2443,13 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
                 (ValueKind::Number, day.to_string()),
             ]
         };
+        // `08/2026` is August 2026, as `2026-08` would be.
+        if is_month_year(a, b) {
+            return vec![
+                (ValueKind::Month, x.to_string()),
+                (ValueKind::Number, b.to_owned()),
+            ];
+        }
         return match (x, y) {
             (1..=12, 13..=31) => month_day(x, y),
             (13..=31, 1..=12) => month_day(y, x),
@@ -2370,6 +2471,16 @@ fn number_values(term: &str) -> Vec<(ValueKind, String)> {
         return vec![(ValueKind::Number, number.to_owned())];
     }
     vec![(ValueKind::Number, term.to_owned())]
+}
+
+/// Whether `month/year` is a month and a year of a card or a document
+/// (`08/2026`, `8/2026`): a month, then four digits that can be a year.
+fn is_month_year(month: &str, year: &str) -> bool {
+    year.len() == 4
+        && year.starts_with(['1', '2'])
+        && year.bytes().all(|b| b.is_ascii_digit())
+        && month.len() <= 2
+        && month.parse::<u32>().is_ok_and(|m| (1..=12).contains(&m))
 }
 
 /// Minutes after a colon: two digits, an `am` or `pm` perhaps after them.
@@ -2479,6 +2590,29 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
             units.extend(ends.iter().map(|day| unit((*day).to_owned(), Class::Value)));
             continue;
         }
+        // `14 Mar`, `Sat 10am`: a short name that is also a common word
+        // is a date beside a number; `first Thursday` and "the first of
+        // every month" count the day as `1st` does.
+        let spaced_number = |from: usize, to: usize, number: &str| {
+            number.starts_with(|c: char| c.is_ascii_digit())
+                && rewritten
+                    .get(from..to)
+                    .is_some_and(|between| between.chars().all(char::is_whitespace))
+        };
+        let beside_a_number = units
+            .last()
+            .is_some_and(|u| u.class == Class::Value && spaced_number(u.end, start, &u.term))
+            || tokens
+                .get(i)
+                .is_some_and(|next| spaced_number(end, next.span.start, &next.term));
+        if beside_a_number && let Some(date) = dated_short_form(term, rewritten.get(start..end)) {
+            units.push(unit(date.to_owned(), Class::Value));
+            continue;
+        }
+        if let Some(nth) = ordinal_of_a_day(term, &tokens[i..]) {
+            units.push(unit(nth.to_string(), Class::Value));
+            continue;
+        }
         // `45s`, `25MB`, `24h`: the amount and its unit, as `45 seconds`.
         if let Some((number, unit_word)) = split_unit(term) {
             units.push(Unit {
@@ -2504,7 +2638,11 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         let class = if starts_with_digit(term) {
             // "order 40213" names an order; "jobs 3 times" counts, a
             // plural before the number.
+            // "sprints run 14 days" measures: a number before a unit of
+            // time or measure is an amount whatever names it.
+            let measured = tokens.get(i).is_some_and(|next| is_unit_word(&next.term));
             let named = previous.is_some_and(|p| ID_NOUNS.contains(&p))
+                && !measured
                 && units
                     .last()
                     .and_then(|u| rewritten.get(u.start..u.end))
@@ -2608,6 +2746,57 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
         units.push(unit(term, class));
     }
     (units, parts_out)
+}
+
+/// Short names of dates that are also common words (`mar`, `sat`,
+/// `sun`, `wed`; see [`SHORT_DATES`]), with the name each stands for
+/// beside a number. A weekday's must be written as a name (`Sat 10am`,
+/// not "sat 2 hours").
+const AMBIGUOUS_SHORT_DATES: &[(&str, &str, bool)] = &[
+    ("mar", "march", false),
+    ("sat", "saturday", true),
+    ("sun", "sunday", true),
+    ("wed", "wednesday", true),
+];
+
+/// The date an ambiguous short name stands for ([`AMBIGUOUS_SHORT_DATES`])
+/// when written as `spelled`; asked only of a word beside a number.
+fn dated_short_form(term: &str, spelled: Option<&str>) -> Option<&'static str> {
+    AMBIGUOUS_SHORT_DATES
+        .iter()
+        .find(|(short, _, _)| *short == term)
+        .filter(|(_, _, named)| {
+            !named || spelled.is_some_and(|s| s.starts_with(char::is_uppercase))
+        })
+        .map(|(_, full, _)| *full)
+}
+
+/// Ordinal words that count a day of the week or of the month.
+const ORDINAL_WORDS: &[&str] = &["first", "second", "third", "fourth", "fifth"];
+
+/// The number an ordinal word gives a day (`first Thursday`, "the
+/// second of every month", "first of March"), the tokens after it in
+/// `next`; `None` for any other ordinal ("first of all", "my first job").
+///
+/// `last` counts from the end, as `-1` (iCalendar's `BYDAY=-1TH`), when a
+/// month follows ("the last Thursday of the month"); "last Thursday"
+/// alone is a time relative to now.
+fn ordinal_of_a_day(term: &str, next: &[Token]) -> Option<i64> {
+    let word = |at: usize| next.get(at).map(|t| t.term.as_str());
+    let weekday_at =
+        |at: usize| word(at).is_some_and(|w| WEEKDAYS.contains(&w.strip_suffix('s').unwrap_or(w)));
+    let of_a_month = |at: usize| {
+        word(at) == Some("of")
+            && (word(at + 1).is_some_and(|w| MONTHS.contains(&w))
+                || (matches!(word(at + 1), Some("the" | "every" | "each" | "a"))
+                    && word(at + 2) == Some("month")))
+    };
+    // `final` is read as `last` (see `SYNONYMS`).
+    if term == "last" || term == "final" {
+        return (weekday_at(0) && of_a_month(1)).then_some(-1);
+    }
+    let nth = ORDINAL_WORDS.iter().position(|w| *w == term)? as i64 + 1;
+    (weekday_at(0) || of_a_month(0)).then_some(nth)
 }
 
 /// Words for a span of weekdays, and the days that end it.
@@ -3071,7 +3260,7 @@ fn statements(text: &str) -> Option<String> {
 /// The profile of `text`, `whole` being the text it was taken from (whether
 /// that may say several things).
 fn profile_of(text: &str, whole: &str) -> Profile {
-    let (rewritten, cjk_values) = rewrite_cjk(&rewrite_phrases(text));
+    let (rewritten, cjk_values) = rewrite_cjk(&split_counted_compounds(&rewrite_phrases(text)));
     // Case is kept for the words that need it ("May"); the rewrite changes
     // no ASCII, so spans of the rewritten text index it.
     let (units, parts) = units_of(&rewritten);
@@ -3801,6 +3990,91 @@ mod tests {
             glued.values_of(ValueKind::Number).collect::<Vec<_>>(),
             ["80"]
         );
+    }
+
+    #[test]
+    fn counts_joined_short_dates_and_ordinals_read_as_written() {
+        let same = |a: &str, b: &str| {
+            let (a_profile, b_profile) = (profile(a), profile(b));
+            assert_eq!(
+                (&a_profile.terms, &a_profile.values),
+                (&b_profile.terms, &b_profile.values),
+                "{a} / {b}"
+            );
+        };
+        // A count joined by a hyphen to what it counts.
+        same("We signed a 2-year lease.", "We signed a 2 year lease.");
+        same("We signed a two-year lease.", "We signed a 2 year lease.");
+        same("Tabs are 8-wide columns.", "Tabs are 8 wide columns.");
+        same(
+            "The heater takes a 1.5-hour cycle.",
+            "The heater takes a 90 minute cycle.",
+        );
+        same("Use three-space indents.", "Use three spaces indents.");
+        same("A one-year warranty.", "A 12 month warranty.");
+        // Hyphens that join no count to what it counts stay.
+        for word in ["one-time", "1-on-1", "9-to-5", "x86-64", "covid-19"] {
+            assert!(
+                profile(&format!("We talked about {word} yesterday."))
+                    .terms
+                    .contains(&word.to_owned()),
+                "{word}"
+            );
+        }
+        // A number before its unit is an amount after a name's noun too.
+        let run = profile("Each build run takes 12 minutes.");
+        assert_eq!(
+            run.values_of(ValueKind::Number).collect::<Vec<_>>(),
+            ["720s"],
+            "{run:?}"
+        );
+        assert!(profile("Run 12 failed.").terms.contains(&"12".to_owned()));
+        // A month and a year.
+        same(
+            "The card expires 11/2027.",
+            "The card expires November 2027.",
+        );
+        let day = profile("Due 11/12.");
+        assert!(day.values_of(ValueKind::Month).count() == 0, "{day:?}");
+        // A short date that is also a word, beside a number.
+        same("Rent is due 5 Mar.", "Rent is due March 5.");
+        same("Brunch Sun 11am.", "Brunch Sunday 11am.");
+        assert!(
+            profile("I sat 3 rows back.")
+                .values_of(ValueKind::Weekday)
+                .next()
+                .is_none()
+        );
+        assert!(
+            profile("Don't mar the table.")
+                .values_of(ValueKind::Month)
+                .next()
+                .is_none()
+        );
+        // An ordinal that counts a day.
+        same("Dinner on the second Friday.", "Dinner on the 2nd Friday.");
+        same(
+            "Rent is due the third of every month.",
+            "Rent is due the 3rd of every month.",
+        );
+        assert_eq!(
+            profile("Meetup on the last Monday of the month.")
+                .values_of(ValueKind::Number)
+                .collect::<Vec<_>>(),
+            ["-1"]
+        );
+        assert!(
+            profile("Last Monday we met.")
+                .values_of(ValueKind::Number)
+                .next()
+                .is_none()
+        );
+        for t in ["My first job was in Oslo.", "Second of all, it rained."] {
+            assert!(
+                profile(t).values_of(ValueKind::Number).next().is_none(),
+                "{t}"
+            );
+        }
     }
 
     #[test]
