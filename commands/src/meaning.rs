@@ -1192,7 +1192,13 @@ const TENS: &[&str] = &[
     "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
 ];
 /// Words that multiply the number before them (`two hundred` is 200).
-const MULTIPLIERS: &[(&str, u64)] = &[("hundred", 100), ("thousand", 1000), ("million", 1_000_000)];
+/// (`80 grand` is 80,000, as `$80k` is.)
+const MULTIPLIERS: &[(&str, u64)] = &[
+    ("hundred", 100),
+    ("thousand", 1000),
+    ("grand", 1000),
+    ("million", 1_000_000),
+];
 
 /// The number a number word names (`one` included: [`value_of_word`]
 /// leaves it out, as it is more often a pronoun than an amount).
@@ -2249,18 +2255,36 @@ fn whole_numbers(units: Vec<Unit>, rewritten: &str) -> Vec<Unit> {
             });
             continue;
         }
-        // `Sept '25`: a year in two digits after an apostrophe, next to a
-        // month, is the year in four (`2025`).
+        // `Sept '25`, "a '16 Civic": a year in two digits after an
+        // apostrophe, next to a month or opening a word, is the year in
+        // four (`2025`, `2016`; `'98` is `1998`).
+        let apostrophe = |at: usize| {
+            ["'", "’"]
+                .iter()
+                .find(|mark| {
+                    rewritten
+                        .get(..at)
+                        .is_some_and(|before| before.ends_with(**mark))
+                })
+                .map(|mark| at - mark.len())
+        };
         if unit.class == Class::Value
             && unit.term.len() == 2
             && digits(&unit.term)
-            && unit.start > 0
-            && matches!(rewritten.get(unit.start - 1..unit.start), Some("'" | "’"))
-            && out.last().is_some_and(|m| {
+            && let Some(mark) = apostrophe(unit.start)
+            && (out.last().is_some_and(|m| {
                 value_of_word(&m.term, None).is_some_and(|(k, _)| k == ValueKind::Month)
-            })
+            }) || rewritten[..mark]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || c == '('))
         {
-            unit.term.insert_str(0, "20");
+            let century = if unit.term.as_str() < "50" {
+                "20"
+            } else {
+                "19"
+            };
+            unit.term.insert_str(0, century);
         }
         // `4/15`, `15/4`: a month and a day (see `number_values`).
         if let Some(last) = out.last_mut()
@@ -4069,6 +4093,16 @@ mod tests {
                 .next()
                 .is_none()
         );
+        // A year after an apostrophe opening a word; thousands as `grand`.
+        same("She rides a '19 Trek.", "She rides a 2019 Trek.");
+        same("He restored a '67 Mustang.", "He restored a 1967 Mustang.");
+        same("The roof cost 12 grand.", "The roof cost $12k.");
+        same("The roof cost twelve grand.", "The roof cost 12,000.");
+        assert!(
+            profile("Don't 16 of them fit?")
+                .values
+                .contains(&(ValueKind::Number, "16".to_owned()))
+        );
         for t in ["My first job was in Oslo.", "Second of all, it rained."] {
             assert!(
                 profile(t).values_of(ValueKind::Number).next().is_none(),
@@ -4591,8 +4625,9 @@ mod tests {
         );
     }
 
-    /// A year in two digits after an apostrophe, next to a month, is the
-    /// year in four; without the month it stays as written.
+    /// A year in two digits after an apostrophe, next to a month or
+    /// opening a word, is the year in four; a foot mark's inches stay as
+    /// written.
     #[test]
     fn a_short_year_after_a_month_is_the_full_year() {
         let values = profile("The lease starts Oct '26").values;
@@ -4603,7 +4638,14 @@ mod tests {
         assert!(
             profile("Rock 'n' roll since '99")
                 .values
-                .contains(&(ValueKind::Number, "99".to_owned()))
+                .contains(&(ValueKind::Number, "1999".to_owned()))
+        );
+        let height = profile("He is 5'11 tall");
+        assert!(
+            height
+                .values
+                .contains(&(ValueKind::Number, "11".to_owned())),
+            "{height:?}"
         );
     }
 }
