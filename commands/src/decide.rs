@@ -2986,8 +2986,8 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
         && (!mine.values.is_empty() || shares_identifier(mine, theirs))
         && mine.change.is_none()
         && reworded(
-            in_words(salient_only_in(mine, theirs)),
-            in_words(salient_only_in(theirs, mine)),
+            in_words(own_words(mine, theirs)),
+            in_words(own_words(theirs, mine)),
         )
         && mine.contrasts == theirs.contrasts
         && (shares_salient(mine, theirs)
@@ -2998,6 +2998,16 @@ fn restates_by_values(text: &str, mine: &Profile, neighbour: &Neighbour, theirs:
                 && capitals_mentioned_by(&neighbour.text, text)))
         && disagreement(mine, theirs).is_none()
         && !two_facts(text, mine, &neighbour.text, theirs)
+}
+
+/// The salient terms of `a` that `b` lacks, less the Chinese bigrams no
+/// dictionary holds: those straddle two words (`床后` of `起床后去跑步`),
+/// each counted by its own bigrams, and say nothing of their own.
+fn own_words<'a>(a: &'a Profile, b: &Profile) -> Vec<&'a str> {
+    salient_only_in(a, b)
+        .into_iter()
+        .filter(|term| !crate::meaning::straddles_words_zh(term))
+        .collect()
 }
 
 /// Whether the two texts state a distinctive value in common
@@ -4001,6 +4011,31 @@ mod tests {
                 outcome(text, existing)
             );
         }
+    }
+
+    /// A Chinese restatement by its values that only straddles words the
+    /// memory also has (`去开`, `开家` of `去开家长会`) adds no word of its
+    /// own: it says the memory again.
+    #[test]
+    fn chinese_bigrams_across_two_words_say_nothing_more() {
+        for (existing, text) in [
+            ("家长会在九月八号晚上七点。", "九月八号晚上7点去开家长会"),
+            ("瑜伽课在每周二早上八点。", "每周二早上8点去上瑜伽课"),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
+                "{existing} / {text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+        // A dictionary word of its own still says more.
+        assert!(!matches!(
+            outcome(
+                "九月八号晚上7点开家长会，要签到",
+                "家长会在九月八号晚上七点。"
+            ),
+            Outcome::Reinforced { .. }
+        ));
     }
 
     #[test]

@@ -3576,6 +3576,13 @@ fn missing_not_seam(term: &str, b: &Profile) -> bool {
         && !missing_term_is_seam(term, b)
 }
 
+/// Whether a Chinese bigram is no word of the segmenter's dictionary: a
+/// pair of characters across two words (`床后`, `列最`), not a word
+/// (`起床`, `最终`).
+pub(crate) fn straddles_words_zh(term: &str) -> bool {
+    cjk_bigram(term).is_some() && !crate::topic::JIEBA.has_word(term)
+}
+
 /// Whether `term`, a Chinese bigram of one text, is a seam against
 /// `other`: its first character ends a word of `other` and its second
 /// starts one, so it spans two words `other` holds in another order
