@@ -1003,7 +1003,8 @@ pub fn low_entropy(text: &str, profile: &Profile) -> Option<String> {
     let stance = profile.polarity != 0
         || profile.states_use
         || profile.states_place
-        || names_the_user(trimmed);
+        || names_the_user(trimmed)
+        || states_of_the_speaker(trimmed, profile);
     // An interjection ("ugh", "aww", "wow") says how the moment feels,
     // not what is so: "ugh, planning again" has one content word.
     let terms = profile
@@ -1050,6 +1051,7 @@ pub(crate) fn stated(sentence: &str) -> Option<&str> {
         .strip_suffix('?')
         .or_else(|| body.strip_suffix('？'))
         .or_else(|| asks_in_chinese(body))
+        .or_else(|| asks_in_english(body))
     else {
         return Some(sentence);
     };
@@ -1067,6 +1069,32 @@ fn asks_in_chinese(sentence: &str) -> Option<&str> {
     let body = sentence.trim_end_matches(['。', '！', '!', '~', '～', '…', '.', ' ']);
     let asks = body.ends_with('吗')
         || (body.ends_with('呢') && QUESTION_WORDS_ZH.iter().any(|w| body.contains(w)));
+    asks.then_some(body)
+}
+
+/// An English sentence that asks without a question mark, as chat often
+/// writes it: a question word and then an auxiliary open it, after any
+/// interjection ("lol how do I exit vim", "where can I find the logs";
+/// not "what I want is X", "how we deploy: ...").
+fn asks_in_english(sentence: &str) -> Option<&str> {
+    const WH: &[&str] = &["how", "what", "where", "when", "why", "which", "who"];
+    const AUXILIARIES: &[&str] = &[
+        "do", "does", "did", "can", "could", "should", "would", "will", "is", "are", "was", "were",
+        "am",
+    ];
+    let body = sentence.trim_end_matches(['.', '!', ' ']);
+    let lower = body.to_lowercase().replace('’', "'");
+    let mut words = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .skip_while(|w| INTERJECTIONS.contains(w) || *w == "so" || *w == "ok" || *w == "okay");
+    let first = words.next()?;
+    let asks = match first.split_once('\'') {
+        // "what's", "how's", "where's": a question word and "is".
+        Some((wh, "s")) => WH.contains(&wh),
+        Some(_) => false,
+        None => WH.contains(&first) && words.next().is_some_and(|w| AUXILIARIES.contains(&w)),
+    };
     asks.then_some(body)
 }
 
@@ -1112,6 +1140,64 @@ const CONFIRMATION_TAGS: &[&str] = &[
 
 /// Whether a text names the user as its subject ("The user is vegan",
 /// "User quit smoking"): with one content word, a fact about them.
+/// Whether `text` says what the speaker or the speaker's people are or
+/// have ("I'm vegetarian", "we have a dog", "my son is autistic"), as
+/// "User is vegetarian" says it of the user: the speaker and a copula or
+/// "have", and a word that is no feeling of the moment ("I'm tired" says
+/// how the speaker is now, not who) nor a state of the talk ("I'm
+/// ready").
+fn states_of_the_speaker(text: &str, profile: &Profile) -> bool {
+    let lower = text.to_lowercase().replace('’', "'");
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is = |at: usize, options: &[&str]| words.get(at).is_some_and(|w| options.contains(w));
+    let speaker_is = (0..words.len()).any(|at| {
+        is(at, &["i'm", "im", "we're"])
+            || (is(at, &["i", "we"]) && is(at + 1, &["am", "are", "have"]))
+            || (is(at, &["i've", "we've"]) && is(at + 1, &["got"]))
+            || (is(at, &["my", "our"]) && is(at + 2, &["is", "are", "has", "have"]))
+    });
+    speaker_is
+        && profile.words.iter().any(|w| {
+            !INTERJECTIONS.contains(&w.as_str())
+                && !crate::phatic::is_feeling_word(w)
+                && !MOMENT_STATES.contains(&w.as_str())
+        })
+}
+
+/// How someone is at a moment of a talk or a task ("I'm ready", "we're
+/// stuck", "I'm confused"): no fact about who they are.
+const MOMENT_STATES: &[&str] = &[
+    "ready",
+    "confused",
+    "lost",
+    "stuck",
+    "good",
+    "fine",
+    "ok",
+    "okay",
+    "done",
+    "back",
+    "sorry",
+    "sure",
+    "right",
+    "wrong",
+    "free",
+    "available",
+    "away",
+    "curious",
+    "wondering",
+    "thinking",
+    "unsure",
+    "certain",
+    "afraid",
+    "late",
+    "early",
+    "set",
+];
+
 fn names_the_user(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric())
         .any(|w| w.eq_ignore_ascii_case("user") || w.eq_ignore_ascii_case("users"))
@@ -4773,6 +4859,36 @@ mod tests {
             "楼上的小孩每天晚上都跑来跑去，烦死了",
         ] {
             assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
+        }
+    }
+
+    /// What the speaker or the speaker's people are or have is kept, said
+    /// tersely or with a laugh or a groan; how the speaker is at the moment,
+    /// and a question asked without its mark, are not.
+    #[test]
+    fn a_fact_of_the_speaker_said_with_a_laugh_is_kept() {
+        for text in [
+            "I'm allergic to walnuts lol",
+            "ugh I'm gluten intolerant",
+            "my brother is a firefighter haha",
+            "omg my sister is engaged!",
+            "I'm pescatarian",
+            "we have two cats haha",
+            "I'm dyslexic lol",
+            "my oldest friend is Tomas lol",
+        ] {
+            assert_eq!(low_entropy(text, &profile(text)), None, "{text}");
+        }
+        for text in [
+            "I'm so sleepy lol",
+            "my back hurts lol",
+            "I'm ready",
+            "we're stuck",
+            "lol how do I undo a commit",
+            "where can I find the config",
+            "what's the default port",
+        ] {
+            assert!(low_entropy(text, &profile(text)).is_some(), "{text}");
         }
     }
 

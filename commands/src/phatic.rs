@@ -589,9 +589,27 @@ const FEELING_WORDS: &[&str] = &[
     "weird",
     "strange",
     "painful",
+    "hurt",
     "hurts",
     "ugh",
 ];
+
+/// Whether `word` (a text's word, lower case) names a feeling of the
+/// moment ("tired", "hungry", "busy"; see [`FEELING_WORDS`]).
+#[must_use]
+pub fn is_feeling_word(word: &str) -> bool {
+    FEELING_WORDS.contains(&word)
+}
+
+/// Words by which a text speaks of the speaker or the speaker's people.
+const SPEAKER_WORDS: &[&str] = &[
+    "i", "i'm", "im", "i've", "i'd", "me", "my", "we", "we're", "we've", "us", "our",
+];
+
+/// Possessives: a feeling word after one names a thing of someone's ("my
+/// best friend", "our busy season"), not how someone is. ("The worst" is
+/// a judgement: "meetings are the worst".)
+const DETERMINERS: &[&str] = &["my", "our", "your", "his", "her", "their", "its"];
 
 /// Intensifiers, which mark a reaction before a feeling ("so tired",
 /// "really expensive").
@@ -819,9 +837,26 @@ pub fn is_reaction(text: &str) -> bool {
         || words
             .iter()
             .any(|w| INTENSIFIERS.contains(w) || expresses(w));
-    let feels = words
-        .iter()
-        .any(|w| FEELING_WORDS.contains(w) || expresses(w));
+    // Of the speaker or theirs ("I'm allergic to shellfish lol", "my
+    // best friend is Sam haha"), laughter or an interjection is the tone
+    // of a fact, and a feeling word names the moment only as what they
+    // are ("I'm so tired", "we're lucky"), not as a word of a thing
+    // ("my best friend").
+    let of_the_speaker = words.iter().any(|w| SPEAKER_WORDS.contains(w));
+    let feels = if of_the_speaker {
+        words.iter().enumerate().any(|(at, w)| {
+            FEELING_WORDS.contains(w)
+                && !expresses(w)
+                && !at
+                    .checked_sub(1)
+                    .and_then(|before| words.get(before))
+                    .is_some_and(|before| DETERMINERS.contains(before))
+        })
+    } else {
+        words
+            .iter()
+            .any(|w| FEELING_WORDS.contains(w) || expresses(w))
+    };
     let other = words
         .iter()
         .filter(|w| {
@@ -861,10 +896,15 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
     let of_the_moment = words.iter().any(|w| MOMENT_WORDS.contains(w))
         || MOMENT_PHRASES.iter().any(|p| contains_phrase(lower, p));
     let toned = text.contains('!') || words.iter().any(|w| EXPRESSIONS.contains(w));
-    // A word counts once: "ugh" is a tone, not a judgement too.
-    let judged = words.iter().any(|w| {
+    // A word counts once: "ugh" is a tone, not a judgement too; after a
+    // determiner it names a thing ("my best friend is Sam lol").
+    let judged = words.iter().enumerate().any(|(at, w)| {
         (FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w) || HARDSHIP_WORDS.contains(w))
             && !EXPRESSIONS.contains(w)
+            && !at
+                .checked_sub(1)
+                .and_then(|before| words.get(before))
+                .is_some_and(|before| DETERMINERS.contains(before))
     });
     // A hardship ("grad school is exhausting") or a greeting passed on
     // ("Elena says hi!") is a remark by itself.
