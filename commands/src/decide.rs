@@ -1459,6 +1459,15 @@ pub fn decide_profiled(
                 {
                     Relation::Agrees
                 }
+                // "7pm, not 8pm": the negation is of a value named, not
+                // of what the text states.
+                Relation::Disagrees(reason) if reason == ONE_SIDE_NEGATED => {
+                    match negated_value(text, mine, theirs) {
+                        Some(Ok(correction)) => Relation::Disagrees(correction),
+                        Some(Err(())) => Relation::Agrees,
+                        None => Relation::Disagrees(reason.clone()),
+                    }
+                }
                 relation => relation.clone(),
             };
             (*s, *n, theirs.as_ref(), relation)
@@ -2802,6 +2811,16 @@ fn names_old_value(
             }
         }
     }
+    // A value named as the old one ("October 19, not the 9th", "port
+    // 8443, not 8080"): the memory states it and the text states another
+    // of its kind in its place.
+    if let Some(reason) = names_old_value_of_a_kind(marks, mine, theirs) {
+        let apart = names_a_relative(mine, theirs)
+            || names_a_relative(theirs, mine)
+            || !capitals_mentioned_by(&neighbour.text, text)
+            || !names_mentioned_by(&neighbour.text, theirs, text);
+        return (!apart).then_some(reason);
+    }
     let (old, ending) = found?;
     let new_value = !salient_only_in(mine, theirs).is_empty();
     let apart = names_a_relative(mine, theirs)
@@ -2810,6 +2829,90 @@ fn names_old_value(
         || !capitals_mentioned_by(&neighbour.text, text)
         || !names_mentioned_by(&neighbour.text, theirs, text);
     ((ending || new_value) && !apart).then(|| format!("no longer: {old}"))
+}
+
+/// The text just after a mark, as written: its first
+/// [`OLD_VALUE_WORD_WINDOW`] words.
+fn mark_window(mark: &EnglishMark) -> String {
+    let mut words = 0;
+    let mut in_word = false;
+    let end = mark
+        .rest
+        .char_indices()
+        .find(|(_, c)| {
+            let starts = c.is_alphanumeric() && !in_word;
+            in_word = c.is_alphanumeric() || (in_word && matches!(c, ':' | '.'));
+            if starts {
+                words += 1;
+            }
+            starts && words > OLD_VALUE_WORD_WINDOW
+        })
+        .map_or(mark.rest.len(), |(at, _)| at);
+    mark.rest[..end].to_owned()
+}
+
+/// How a text whose only negation is of a value it names after "not"
+/// ("on March 21, not the 14th", "at 7pm, not 8pm") stands to a memory:
+/// `Ok` with the correction when the memory states the value named,
+/// `Err` when it states the others the text does and not the one named
+/// (the text agrees with it), `None` when the text negates more than a
+/// value.
+fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Result<String, ()>> {
+    let marks = OldValueMarks::of(text)?;
+    let [mark] = marks.english.as_slice() else {
+        return None;
+    };
+    if !mark.whole_clause || !marks.chinese.is_empty() {
+        return None;
+    }
+    // Only the value and the words that name its kind follow the mark
+    // ("not the 14th", "not room 4"), none of them new.
+    let named = crate::meaning::profile(&mark_window(mark));
+    if named.values.is_empty()
+        || named
+            .terms
+            .iter()
+            .any(|t| mine.sorted_terms.binary_search(t).is_err())
+    {
+        return None;
+    }
+    if let Some(reason) = names_old_value_of_a_kind(&marks, mine, theirs) {
+        return Some(Ok(reason));
+    }
+    let stated: BTreeSet<&(ValueKind, String)> = mine
+        .values
+        .iter()
+        .filter(|value| !named.values.contains(*value))
+        .collect();
+    (named
+        .values
+        .iter()
+        .all(|value| !theirs.values.contains(value))
+        && stated == theirs.values.iter().collect())
+    .then_some(Err(()))
+}
+
+/// Why a text that names a value of the memory after "not" or "instead
+/// of" corrects it: a value of the words just after the mark is one the
+/// memory states, and the text states another of that kind the memory
+/// does not ("her birthday is October 19, not the 9th" against "...
+/// October 9").
+fn names_old_value_of_a_kind(
+    marks: &OldValueMarks,
+    mine: &Profile,
+    theirs: &Profile,
+) -> Option<String> {
+    marks.english.iter().find_map(|mark| {
+        let named = crate::meaning::profile(&mark_window(mark)).values;
+        let (kind, old) = named.iter().find(|value| theirs.values.contains(value))?;
+        let new = mine
+            .values
+            .iter()
+            .filter(|(k, v)| k == kind && !theirs.values_of(*kind).any(|x| x == v))
+            .map(|(_, v)| v.as_str())
+            .find(|v| crate::meaning::is_span(v) == crate::meaning::is_span(old))?;
+        Some(format!("corrected: {new} for {old}"))
+    })
 }
 
 /// Why `text` ends the role a memory gives a person: the memory says
@@ -2984,6 +3087,9 @@ struct OldValueMarks {
 #[derive(Debug)]
 struct EnglishMark {
     after: Vec<String>,
+    /// The clause after the mark as written (lowercased): what values
+    /// are read from (`7:40am`, which the words split).
+    rest: String,
     /// "not" and "no longer": every word to the clause's end must be the
     /// memory's.
     whole_clause: bool,
@@ -2994,12 +3100,38 @@ struct EnglishMark {
     of_pursuit: bool,
 }
 
+/// The clauses of a lowercased English text: split at commas, semicolons,
+/// question and exclamation marks, and at a full stop or a colon that is
+/// not between two digits (`7:40`, `3.5` stay whole).
+fn english_clauses(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let digit_at = |at: Option<usize>| {
+        at.and_then(|i| bytes.get(i))
+            .is_some_and(u8::is_ascii_digit)
+    };
+    let mut clauses = Vec::new();
+    let mut start = 0;
+    for (at, c) in text.char_indices() {
+        let breaks = match c {
+            ',' | ';' | '!' | '?' => true,
+            '.' | ':' => !(digit_at(at.checked_sub(1)) && digit_at(Some(at + 1))),
+            _ => false,
+        };
+        if breaks {
+            clauses.push(&text[start..at]);
+            start = at + 1;
+        }
+    }
+    clauses.push(&text[start..]);
+    clauses
+}
+
 impl OldValueMarks {
     /// The marks of `text`; none when it holds none (most texts).
     fn of(text: &str) -> Option<Self> {
         let mut marks = Self::default();
         let lower = text.to_lowercase();
-        for clause in lower.split([',', ';', '.', '!', '?', ':']) {
+        for clause in english_clauses(&lower) {
             let words: Vec<&str> = words_of(clause).collect();
             for at in 0..words.len() {
                 let Some(marks_here) = OLD_VALUE_MARKS_BY_FIRST_WORD.get(words[at]) else {
@@ -3011,11 +3143,16 @@ impl OldValueMarks {
                         .get(at..at + length)
                         .is_some_and(|run| run == mark_words.as_slice());
                     if matches {
+                        // The words are slices of the clause.
+                        let mark_end = words[at + length - 1].as_ptr() as usize
+                            - clause.as_ptr() as usize
+                            + words[at + length - 1].len();
                         marks.english.push(EnglishMark {
                             after: words[at + length..]
                                 .iter()
                                 .map(|w| (*w).to_owned())
                                 .collect(),
+                            rest: clause.get(mark_end..).unwrap_or_default().to_owned(),
                             whole_clause: matches!(*mark, "not" | "no longer"),
                             ending: ENDING_VERBS.contains(mark)
                                 || PURSUIT_ENDING_VERBS.contains(mark),
@@ -4122,6 +4259,65 @@ mod tests {
             ),
             Outcome::Reinforced { .. }
         ));
+    }
+
+    /// A value named as the old one after "not" or "instead of" is the
+    /// memory's corrected, the reason naming both; one the memory never
+    /// stated is no disagreement with it.
+    #[test]
+    fn a_value_corrected_by_name_contradicts_and_another_does_not() {
+        for (existing, text, reason) in [
+            (
+                "The recital is on June 12.",
+                "The recital is on June 15, not the 12th.",
+                "corrected: 15 for 12",
+            ),
+            (
+                "The school bus comes at 7:40am.",
+                "The school bus comes at 7:55am instead of 7:40am.",
+                "corrected: 07:55 for 07:40",
+            ),
+            (
+                "The workshop is in room 12.",
+                "The workshop is in room 14 and not room 12.",
+                "corrected: 14 for 12",
+            ),
+        ] {
+            assert_eq!(
+                outcome(text, existing),
+                Outcome::Contradiction {
+                    memory: 7,
+                    reason: reason.to_owned()
+                },
+                "{existing} / {text}"
+            );
+        }
+        let (existing, text) = (
+            "Choir practice is at 6pm.",
+            "Choir practice is at 6pm, not 5pm.",
+        );
+        assert!(
+            !matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+            "{:?}",
+            outcome(text, existing)
+        );
+        // A changed amount said with a verb of change.
+        for (existing, text) in [
+            (
+                "The worker pool has 12 nodes.",
+                "We scaled the worker pool down to 8 nodes.",
+            ),
+            (
+                "The ferry makes 3 crossings a day.",
+                "They upped the ferry to 5 crossings a day.",
+            ),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{existing} / {text}: {:?}",
+                outcome(text, existing)
+            );
+        }
     }
 
     #[test]
