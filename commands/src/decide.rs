@@ -454,6 +454,22 @@ fn reversed_preference(a: &Profile, b: &Profile) -> Option<String> {
             let ranker = if a.preference.is_some() { a } else { b };
             let chosen = ranker.polarity == 0 && (liking.states_use || liking.states_place);
             let states_second = liking.polarity > 0 || chosen;
+            // A switch to the one ranked below ("switched to unittest,
+            // pytest is too magic" against "prefers pytest over
+            // unittest"), whatever else it says of the other.
+            let switched_to_second = liking.change.as_ref().is_some_and(|change| {
+                change.kind == ChangeKind::Switch
+                    && second.iter().any(|t| change.value.contains(t))
+                    && !first.iter().any(|t| change.value.contains(t))
+            });
+            if switched_to_second && !liking.negated {
+                return Some(format!(
+                    "reversed preference: {} over {} vs a switch to {}",
+                    show(&first),
+                    show(&second),
+                    show(&second)
+                ));
+            }
             (states_second && !liking.negated && likes_second && !likes_first).then(|| {
                 format!(
                     "reversed preference: {} over {} vs a liking of {}",
@@ -4314,6 +4330,44 @@ mod tests {
         ] {
             assert!(
                 matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{existing} / {text}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
+    /// A switch to what a memory ranks below is the ranking reversed,
+    /// whatever the text says of the other; "around" and "right now" name
+    /// no room and no word of what is so.
+    #[test]
+    fn a_switch_to_the_one_ranked_below_reverses_the_preference() {
+        for text in [
+            "Actually I've switched to emacs, vim is too fiddly",
+            "I switched to emacs.",
+        ] {
+            let got = outcome(text, "I prefer vim over emacs.");
+            assert!(
+                matches!(&got, Outcome::Contradiction { reason, .. } if reason.starts_with("reversed preference")),
+                "{text}: {got:?}"
+            );
+        }
+        assert!(!matches!(
+            outcome("I switched to vim.", "I prefer vim over emacs."),
+            Outcome::Contradiction { .. }
+        ));
+        let decision = decide("I usually go to bed around 11", &[], None, &[], &|_| {
+            Vec::new()
+        });
+        assert_ne!(decision.room, "around");
+        for (existing, text) in [
+            (
+                "The commute takes around 40 minutes.",
+                "The commute takes 40 minutes right now.",
+            ),
+            ("Rent is roughly $2,100 a month.", "Rent is $2,100 a month."),
+        ] {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
                 "{existing} / {text}: {:?}",
                 outcome(text, existing)
             );

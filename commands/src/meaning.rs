@@ -681,6 +681,8 @@ const DURATIONS: &[(&str, u64, &str)] = &[
 /// written as two words or one (`time zone`, `timezone`), a phrasal verb
 /// read as its one-word synonym (`kicks off` is `starts`).
 const PHRASES: &[(&str, &str)] = &[
+    // "right" of "right now" is no word of what is so.
+    ("right now", "currently"),
     ("half an hour", "30 minutes"),
     ("half hour", "30 minutes"),
     ("an hour and a half", "90 minutes"),
@@ -1169,6 +1171,32 @@ pub const FUNCTION_WORDS: &[&str] = &[
     "date",
     "length",
     "duration",
+    // Prepositions of place and amount, and adverbs of how often or how
+    // lately: no topic ("I usually go to bed around 11" is not about
+    // "around").
+    "around",
+    "about",
+    "roughly",
+    "approximately",
+    "nearly",
+    "almost",
+    "across",
+    "along",
+    "among",
+    "behind",
+    "beside",
+    "beyond",
+    "toward",
+    "towards",
+    "upon",
+    "throughout",
+    "despite",
+    "lately",
+    "recently",
+    "generally",
+    "typically",
+    "normally",
+    "mostly",
 ];
 /// Nouns after which a number names something (`order 40213`) instead of
 /// stating a value.
