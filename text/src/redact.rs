@@ -43,6 +43,7 @@
 //! | `generic_secret` | a value of high entropy (12+ characters, two classes, 8 distinct, Shannon entropy >= 3 bits) assigned to a key naming a secret (`api_key`, `secret`, `token`, `access_key`, `X-Api-Key`, `<vendor>_api_token`, ...), in env, JSON, YAML, XML, code and `key="..." value="..."` forms, or right after such a key word in prose (16+ characters) |
 //! | `cn_id` | 18-character Chinese resident id (GB 11643): known province code, valid `YYYYMMDD` birth date (1900-2099), valid ISO 7064 MOD 11-2 check character |
 //! | `ssn` | US Social Security number `AAA-GG-SSSS` (area 001-899 but 666, group and serial not zero); spaced, dotted or plain after `SSN` / `social security number` |
+//! | `id_document` | the number of a passport, a driving licence, a national id or insurance card or a tax id, after the document's name and a label or a separator (`passport number`, `Passport No.`, `driver's license #`, `passport:`, `护照号`); capitals and digits, at least six digits, not a date |
 //! | `iban` | country code, check digits and BBAN of the country's registered length, plain or in groups of four, mod-97 valid |
 //! | `card_number` | a network's length for its leading digits (Visa 13/16/19, Mastercard 16, Amex 15, ...), plain or grouped `4-4-4-4(-1..3)` / `4-6-4(5)` by spaces, dashes or dots (mixed allowed), Luhn-valid |
 //! | `phone` | China mobile `1[3-9]x xxxx xxxx` with optional `+86`/`0086`; E.164 `+` then 8-15 digits with at most six separators; `00` + country code with separators; North American `(415) 555-0100`, `415-555-0100`, `415.555.0100`, `1-800-...`; any 7-15 digit number right after a phone word (`phone:`, `tel`, `mobile`, `call me at`, `电话`, ...) |
@@ -201,6 +202,9 @@ secret_kinds! {
     CnId => "cn_id",
     /// US Social Security number.
     Ssn => "ssn",
+    /// Number of a passport, a driving licence or a national id or tax
+    /// card, after the document's name.
+    IdDocument => "id_document",
     /// International bank account number (mod-97 valid).
     Iban => "iban",
     /// Payment card number (Luhn-valid).
@@ -354,6 +358,9 @@ fn find(text: &str) -> Vec<Finding> {
     }
     if run_digits >= 9 {
         personal::detect_ssn(&mut c);
+    }
+    if n_digits >= personal::ID_DOCUMENT_DIGITS_MIN {
+        personal::detect_id_documents(&mut c);
     }
     if run_digits >= 13 {
         detect_cards(&mut c);

@@ -73,6 +73,69 @@ pub(super) fn detect_ssn(c: &mut Candidates<'_>) {
     }
 }
 
+// ------------------------------------------------------------- ID documents
+
+/// Digits the number of an identity document holds at least (passports:
+/// 7 to 9; licences and national ids more): fewer is a count or a year.
+pub(super) const ID_DOCUMENT_DIGITS_MIN: usize = 6;
+
+/// A document's name, its number's label and a separator, then the
+/// number: capitals and digits, with a hyphen or a space inside
+/// (`X1234567`, `E12345678`, `D123-4567-8901`). English names need a label
+/// ("number", "no.", "#", "ID") or a separator (`:`, "is"): "my passport
+/// expires 2031" names no number.
+static ID_DOCUMENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(concat!(
+        r"(?i:(?-u:\b)(?:passport|driver'?s?[ -]licen[cs]e|driving[ -]licen[cs]e",
+        r"|national[ -](?:id(?:entity)?(?:[ -]card)?|insurance)|tax[ -](?:id|identification))",
+        r"(?:[ \t]+(?:number|no\.?|num|#|id)|[ \t]*#)?",
+        r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)[ \t]+|[ \t]+))",
+        r"(?:(?:number|no\.?|#)[ \t]*)?",
+        r"([A-Z0-9](?:[A-Z0-9]|[ -][A-Z0-9]){5,19})",
+        r"|(?:护照|驾照|驾驶证)(?:号码?|编号)?[ \t]*(?:[:：]|是|为)?[ \t]*([A-Z0-9]{6,18})",
+    ))
+});
+
+/// Whether the words between a document's name and its number say it is
+/// the number: a label or a separator (see [`ID_DOCUMENT`]).
+fn labelled(between: &str) -> bool {
+    let lower = between.to_ascii_lowercase();
+    lower.contains(['#', ':', '='])
+        || lower.split_whitespace().any(|w| {
+            matches!(
+                w.trim_end_matches('.'),
+                "number" | "no" | "num" | "id" | "is" | "was"
+            )
+        })
+}
+
+pub(super) fn detect_id_documents(c: &mut Candidates<'_>) {
+    let text = c.text;
+    let spans = scan(&ID_DOCUMENT, text, |caps| {
+        let whole = caps.get(0)?;
+        let (m, chinese) = match (caps.get(1), caps.get(2)) {
+            (Some(m), _) => (m, false),
+            (None, Some(m)) => (m, true),
+            (None, None) => return None,
+        };
+        let number = m.as_str().trim_end_matches([' ', '-']);
+        let end = m.start() + number.len();
+        // A date or a year range is no document number (`2031-05-01`).
+        let dated = number.len() >= 7
+            && number.as_bytes()[4] == b'-'
+            && number[..4].bytes().all(|b| b.is_ascii_digit());
+        let between = &text[whole.start()..m.start()];
+        (count_digits(number) >= ID_DOCUMENT_DIGITS_MIN
+            && !dated
+            && (chinese || labelled(between))
+            && number_after_ok(text, end))
+        .then_some((m.start(), end))
+    });
+    for (s, e) in spans {
+        c.push(SecretKind::IdDocument, s, e);
+    }
+}
+
 // --------------------------------------------------------------------- IBAN
 
 static IBAN: LazyLock<Regex> = LazyLock::new(|| {
