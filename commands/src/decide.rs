@@ -1479,8 +1479,10 @@ pub fn decide_profiled(
                 // of what the text states.
                 Relation::Disagrees(reason) if reason == ONE_SIDE_NEGATED => {
                     match negated_value(text, mine, theirs) {
-                        Some(Ok(correction)) => Relation::Disagrees(correction),
-                        Some(Err(())) => Relation::Agrees,
+                        Some(NegatedValue::Corrected(correction)) => {
+                            Relation::Disagrees(correction)
+                        }
+                        Some(NegatedValue::NeverStated) => Relation::Agrees,
                         None => Relation::Disagrees(reason.clone()),
                     }
                 }
@@ -2867,13 +2869,20 @@ fn mark_window(mark: &EnglishMark) -> String {
     mark.rest[..end].to_owned()
 }
 
-/// How a text whose only negation is of a value it names after "not"
-/// ("on March 21, not the 14th", "at 7pm, not 8pm") stands to a memory:
-/// `Ok` with the correction when the memory states the value named,
-/// `Err` when it states the others the text does and not the one named
-/// (the text agrees with it), `None` when the text negates more than a
-/// value.
-fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Result<String, ()>> {
+/// What a text's only negation, of a value it names after "not" ("on
+/// March 21, not the 14th", "at 7pm, not 8pm"), says of a memory.
+enum NegatedValue {
+    /// The memory states the value named: the text corrects it.
+    Corrected(String),
+    /// The memory states the text's other values and never the one named:
+    /// the text agrees with it.
+    NeverStated,
+}
+
+/// How a text whose only negation is of a value it names stands to a
+/// memory ([`NegatedValue`]); `None` when the text negates more than a
+/// value, or neither reading holds.
+fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<NegatedValue> {
     let marks = OldValueMarks::of(text)?;
     let [mark] = marks.english.as_slice() else {
         return None;
@@ -2893,7 +2902,7 @@ fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Result<
         return None;
     }
     if let Some(reason) = names_old_value_of_a_kind(&marks, mine, theirs) {
-        return Some(Ok(reason));
+        return Some(NegatedValue::Corrected(reason));
     }
     let stated: BTreeSet<&(ValueKind, String)> = mine
         .values
@@ -2905,7 +2914,7 @@ fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Result<
         .iter()
         .all(|value| !theirs.values.contains(value))
         && stated == theirs.values.iter().collect())
-    .then_some(Err(()))
+    .then_some(NegatedValue::NeverStated)
 }
 
 /// Why a text that names a value of the memory after "not" or "instead

@@ -609,7 +609,14 @@ const SPEAKER_WORDS: &[&str] = &[
 /// Possessives: a feeling word after one names a thing of someone's ("my
 /// best friend", "our busy season"), not how someone is. ("The worst" is
 /// a judgement: "meetings are the worst".)
-const DETERMINERS: &[&str] = &["my", "our", "your", "his", "her", "their", "its"];
+const POSSESSIVES: &[&str] = &["my", "our", "your", "his", "her", "their", "its"];
+
+/// Whether the word at `at` of `words` follows a possessive ([`POSSESSIVES`]).
+fn after_possessive(words: &[&str], at: usize) -> bool {
+    at.checked_sub(1)
+        .and_then(|before| words.get(before))
+        .is_some_and(|before| POSSESSIVES.contains(before))
+}
 
 /// Intensifiers, which mark a reaction before a feeling ("so tired",
 /// "really expensive").
@@ -792,7 +799,8 @@ const REACTION_MARKS_ZH: &[&str] = &[
 /// of feeling in a text of at most [`REACTION_CJK_MAX`] characters. A
 /// liking said with nothing else ("I love sushi!") states a preference
 /// and is kept by the caller, which asks this only of a text that states
-/// no value, change or liking.
+/// no value, change or liking. Of the speaker or theirs, laughter is the
+/// tone of a fact ("I'm allergic to shellfish lol" is kept).
 #[must_use]
 pub fn is_reaction(text: &str) -> bool {
     // A reaction is short: a text of many words says more.
@@ -845,12 +853,7 @@ pub fn is_reaction(text: &str) -> bool {
     let of_the_speaker = words.iter().any(|w| SPEAKER_WORDS.contains(w));
     let feels = if of_the_speaker {
         words.iter().enumerate().any(|(at, w)| {
-            FEELING_WORDS.contains(w)
-                && !expresses(w)
-                && !at
-                    .checked_sub(1)
-                    .and_then(|before| words.get(before))
-                    .is_some_and(|before| DETERMINERS.contains(before))
+            FEELING_WORDS.contains(w) && !expresses(w) && !after_possessive(&words, at)
         })
     } else {
         words
@@ -897,14 +900,11 @@ fn is_passing_remark(lower: &str, words: &[&str], text: &str) -> bool {
         || MOMENT_PHRASES.iter().any(|p| contains_phrase(lower, p));
     let toned = text.contains('!') || words.iter().any(|w| EXPRESSIONS.contains(w));
     // A word counts once: "ugh" is a tone, not a judgement too; after a
-    // determiner it names a thing ("my best friend is Sam lol").
+    // possessive it names a thing ("my best friend is Sam lol").
     let judged = words.iter().enumerate().any(|(at, w)| {
         (FEELING_WORDS.contains(w) || JUDGEMENT_WORDS.contains(w) || HARDSHIP_WORDS.contains(w))
             && !EXPRESSIONS.contains(w)
-            && !at
-                .checked_sub(1)
-                .and_then(|before| words.get(before))
-                .is_some_and(|before| DETERMINERS.contains(before))
+            && !after_possessive(words, at)
     });
     // A hardship ("grad school is exhausting") or a greeting passed on
     // ("Elena says hi!") is a remark by itself.
