@@ -867,6 +867,10 @@ fn rewrite_phrases(text: &str) -> std::borrow::Cow<'_, str> {
 /// it is letters, none of them a number word (`1-on-1`, `9-to-5` and
 /// `twenty-four` keep their hyphens). The rewrite keeps every byte's place.
 fn split_counted_compounds(text: &str) -> std::borrow::Cow<'_, str> {
+    // Most texts join nothing with a hyphen: one scan, no copy.
+    if !text.contains('-') {
+        return std::borrow::Cow::Borrowed(text);
+    }
     let bytes = text.as_bytes();
     let in_run = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
     let mut out: Option<Vec<u8>> = None;
@@ -887,7 +891,7 @@ fn split_counted_compounds(text: &str) -> std::borrow::Cow<'_, str> {
         }
         // The run is ASCII (every byte of it passed `in_run`).
         let run = &text[start..end];
-        if counts_with_hyphen(run) {
+        if run.contains('-') && counts_with_hyphen(run) {
             let buffer = out.get_or_insert_with(|| bytes.to_vec());
             for (offset, b) in run.bytes().enumerate() {
                 if b == b'-' {
@@ -2657,13 +2661,19 @@ fn units_of(rewritten: &str) -> (Vec<Unit>, Vec<String>) {
                     .get(from..to)
                     .is_some_and(|between| between.chars().all(char::is_whitespace))
         };
-        let beside_a_number = units
-            .last()
-            .is_some_and(|u| u.class == Class::Value && spaced_number(u.end, start, &u.term))
-            || tokens
-                .get(i)
-                .is_some_and(|next| spaced_number(end, next.span.start, &next.term));
-        if beside_a_number && let Some(date) = dated_short_form(term, rewritten.get(start..end)) {
+        let beside_a_number = || {
+            units
+                .last()
+                .is_some_and(|u| u.class == Class::Value && spaced_number(u.end, start, &u.term))
+                || tokens
+                    .get(i)
+                    .is_some_and(|next| spaced_number(end, next.span.start, &next.term))
+        };
+        // (The word first: most are no short date, and are passed over
+        // without a look at their neighbours.)
+        if let Some(date) = dated_short_form(term, rewritten.get(start..end))
+            && beside_a_number()
+        {
             units.push(unit(date.to_owned(), Class::Value));
             continue;
         }
