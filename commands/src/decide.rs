@@ -1100,9 +1100,7 @@ fn asks_in_english(sentence: &str) -> Option<&str> {
     ];
     let body = sentence.trim_end_matches(['.', '!', ' ']);
     let lower = body.to_lowercase().replace('’', "'");
-    let mut words = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
+    let mut words = crate::extract::words(&lower)
         .skip_while(|w| INTERJECTIONS.contains(w) || *w == "so" || *w == "ok" || *w == "okay");
     let first = words.next()?;
     let asks = match first.split_once('\'') {
@@ -1164,10 +1162,7 @@ const CONFIRMATION_TAGS: &[&str] = &[
 /// ready").
 fn states_of_the_speaker(text: &str, profile: &Profile) -> bool {
     let lower = text.to_lowercase().replace('’', "'");
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = crate::extract::words(&lower).collect();
     let is = |at: usize, options: &[&str]| words.get(at).is_some_and(|w| options.contains(w));
     let speaker_is = (0..words.len()).any(|at| {
         is(at, &["i'm", "im", "we're"])
@@ -1459,6 +1454,10 @@ pub fn decide_profiled(
             || n.semantic.is_some_and(|c| c >= SEMANTIC_RESTATEMENT_MIN)
             || paraphrases(text, mine, n, theirs)
     };
+    // The marks of an old value the text names ("not", "instead of"),
+    // read once a save when first asked (by a negated value below, or by
+    // a pair worded apart).
+    let old_value_marks = std::cell::OnceCell::new();
     let related: Vec<(f64, &Neighbour, &Profile, Relation)> = scored_related()
         .filter(|((s, n, _), _)| near(*s, n))
         .map(|((s, n, theirs), relation)| {
@@ -1478,7 +1477,11 @@ pub fn decide_profiled(
                 // "7pm, not 8pm": the negation is of a value named, not
                 // of what the text states.
                 Relation::Disagrees(reason) if reason == ONE_SIDE_NEGATED => {
-                    match negated_value(text, mine, theirs) {
+                    match old_value_marks
+                        .get_or_init(|| OldValueMarks::of(text))
+                        .as_ref()
+                        .and_then(|marks| negated_value(marks, mine, theirs))
+                    {
                         Some(NegatedValue::Corrected(correction)) => {
                             Relation::Disagrees(correction)
                         }
@@ -1502,7 +1505,6 @@ pub fn decide_profiled(
         .or_else(|| {
             // What the readings of pairs worded apart ask of the text
             // alone, read once a save when first asked.
-            let old_value_marks = std::cell::OnceCell::new();
             let said_change = std::cell::OnceCell::new();
             let leaves_a_role = std::cell::OnceCell::new();
             let changes_plainly = std::cell::OnceCell::new();
@@ -2849,13 +2851,12 @@ fn names_old_value(
     ((ending || new_value) && !apart).then(|| format!("no longer: {old}"))
 }
 
-/// The text just after a mark, as written: its first
-/// [`OLD_VALUE_WORD_WINDOW`] words.
-fn mark_window(mark: &EnglishMark) -> String {
+/// The first [`OLD_VALUE_WORD_WINDOW`] words of the text after a mark, as
+/// written.
+fn mark_window(rest: &str) -> &str {
     let mut words = 0;
     let mut in_word = false;
-    let end = mark
-        .rest
+    let end = rest
         .char_indices()
         .find(|(_, c)| {
             let starts = c.is_alphanumeric() && !in_word;
@@ -2865,8 +2866,8 @@ fn mark_window(mark: &EnglishMark) -> String {
             }
             starts && words > OLD_VALUE_WORD_WINDOW
         })
-        .map_or(mark.rest.len(), |(at, _)| at);
-    mark.rest[..end].to_owned()
+        .map_or(rest.len(), |(at, _)| at);
+    &rest[..end]
 }
 
 /// What a text's only negation, of a value it names after "not" ("on
@@ -2882,8 +2883,7 @@ enum NegatedValue {
 /// How a text whose only negation is of a value it names stands to a
 /// memory ([`NegatedValue`]); `None` when the text negates more than a
 /// value, or neither reading holds.
-fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<NegatedValue> {
-    let marks = OldValueMarks::of(text)?;
+fn negated_value(marks: &OldValueMarks, mine: &Profile, theirs: &Profile) -> Option<NegatedValue> {
     let [mark] = marks.english.as_slice() else {
         return None;
     };
@@ -2892,7 +2892,7 @@ fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Negated
     }
     // Only the value and the words that name its kind follow the mark
     // ("not the 14th", "not room 4"), none of them new.
-    let named = crate::meaning::profile(&mark_window(mark));
+    let named = &mark.named;
     if named.values.is_empty()
         || named
             .terms
@@ -2901,7 +2901,7 @@ fn negated_value(text: &str, mine: &Profile, theirs: &Profile) -> Option<Negated
     {
         return None;
     }
-    if let Some(reason) = names_old_value_of_a_kind(&marks, mine, theirs) {
+    if let Some(reason) = names_old_value_of_a_kind(marks, mine, theirs) {
         return Some(NegatedValue::Corrected(reason));
     }
     let stated: BTreeSet<&(ValueKind, String)> = mine
@@ -2928,8 +2928,11 @@ fn names_old_value_of_a_kind(
     theirs: &Profile,
 ) -> Option<String> {
     marks.english.iter().find_map(|mark| {
-        let named = crate::meaning::profile(&mark_window(mark)).values;
-        let (kind, old) = named.iter().find(|value| theirs.values.contains(value))?;
+        let (kind, old) = mark
+            .named
+            .values
+            .iter()
+            .find(|value| theirs.values.contains(value))?;
         let new = mine
             .values
             .iter()
@@ -3112,9 +3115,9 @@ struct OldValueMarks {
 #[derive(Debug)]
 struct EnglishMark {
     after: Vec<String>,
-    /// The clause after the mark as written (lowercased): what values
-    /// are read from (`7:40am`, which the words split).
-    rest: String,
+    /// The profile of the mark's first [`OLD_VALUE_WORD_WINDOW`] words as
+    /// written (`7:40am`, which `after` splits): the value it names.
+    named: Profile,
     /// "not" and "no longer": every word to the clause's end must be the
     /// memory's.
     whole_clause: bool,
@@ -3177,7 +3180,7 @@ impl OldValueMarks {
                                 .iter()
                                 .map(|w| (*w).to_owned())
                                 .collect(),
-                            rest: clause.get(mark_end..).unwrap_or_default().to_owned(),
+                            named: profile(mark_window(clause.get(mark_end..).unwrap_or_default())),
                             whole_clause: matches!(*mark, "not" | "no longer"),
                             ending: ENDING_VERBS.contains(mark)
                                 || PURSUIT_ENDING_VERBS.contains(mark),
@@ -4250,6 +4253,17 @@ mod tests {
         }
     }
 
+    /// Asserts that each text, saved after its memory, contradicts it.
+    fn assert_contradicts(pairs: &[(&str, &str)]) {
+        for (existing, text) in pairs {
+            assert!(
+                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
+                "{existing:?} then {text:?}: {:?}",
+                outcome(text, existing)
+            );
+        }
+    }
+
     /// Asserts that no text, saved after its memory, reinforces it.
     fn assert_not_reinforced(pairs: &[(&str, &str)]) {
         for (existing, text) in pairs {
@@ -4266,16 +4280,10 @@ mod tests {
     /// own: it says the memory again.
     #[test]
     fn chinese_bigrams_across_two_words_say_nothing_more() {
-        for (existing, text) in [
+        assert_reinforced(&[
             ("家长会在九月八号晚上七点。", "九月八号晚上7点去开家长会"),
             ("瑜伽课在每周二早上八点。", "每周二早上8点去上瑜伽课"),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing} / {text}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
         // A dictionary word of its own still says more.
         assert!(!matches!(
             outcome(
@@ -4327,7 +4335,7 @@ mod tests {
             outcome(text, existing)
         );
         // A changed amount said with a verb of change.
-        for (existing, text) in [
+        assert_contradicts(&[
             (
                 "The worker pool has 12 nodes.",
                 "We scaled the worker pool down to 8 nodes.",
@@ -4336,13 +4344,7 @@ mod tests {
                 "The ferry makes 3 crossings a day.",
                 "They upped the ferry to 5 crossings a day.",
             ),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
-                "{existing} / {text}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     /// A switch to what a memory ranks below is the ranking reversed,
@@ -4368,24 +4370,18 @@ mod tests {
             Vec::new()
         });
         assert_ne!(decision.room, "around");
-        for (existing, text) in [
+        assert_reinforced(&[
             (
                 "The commute takes around 40 minutes.",
                 "The commute takes 40 minutes right now.",
             ),
             ("Rent is roughly $2,100 a month.", "Rent is $2,100 a month."),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing} / {text}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     #[test]
     fn values_written_other_ways_restate_and_changed_ones_contradict() {
-        for (existing, text) in [
+        assert_reinforced(&[
             (
                 "The choir rehearses on the first Tuesday of every month.",
                 "Choir rehearsal: 1st Tuesday, monthly.",
@@ -4402,14 +4398,8 @@ mod tests {
                 "The vet visit is on 9 Mar at 4pm.",
                 "Vet visit: March 9, 16:00.",
             ),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Reinforced { .. }),
-                "{existing} / {text}: {:?}",
-                outcome(text, existing)
-            );
-        }
-        for (existing, text) in [
+        ]);
+        assert_contradicts(&[
             (
                 "The choir rehearses on the last Tuesday of the month.",
                 "The choir now rehearses on the first Tuesday of the month.",
@@ -4422,13 +4412,7 @@ mod tests {
                 "Code review takes a 24-hour turnaround.",
                 "Code review turnaround is now 48 hours.",
             ),
-        ] {
-            assert!(
-                matches!(outcome(text, existing), Outcome::Contradiction { .. }),
-                "{existing} / {text}: {:?}",
-                outcome(text, existing)
-            );
-        }
+        ]);
     }
 
     fn outcome(text: &str, existing: &str) -> Outcome {

@@ -1335,7 +1335,9 @@ fn starts_with_word(lower: &str, phrase: &str) -> bool {
     })
 }
 
-fn words(lower: &str) -> impl Iterator<Item = &str> {
+/// The words of a lowercased English text: runs of letters, digits and
+/// apostrophes (`don't`, `i'm`).
+pub(crate) fn words(lower: &str) -> impl Iterator<Item = &str> {
     lower
         .split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
