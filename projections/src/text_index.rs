@@ -917,10 +917,9 @@ impl TextIndex {
     /// The live document of the memory `entry` describes.
     fn live_doc_of(&self, entry: &MemoryEntry) -> Option<&Doc> {
         self.state
-            .by_memory
-            .get(&entry.id)
-            .and_then(|&d| self.state.docs.get(d as usize))
-            .filter(|doc| doc.memory == entry.id && doc.live)
+            .live_doc(entry.id)
+            .map(|(_, doc)| doc)
+            .filter(|doc| doc.memory == entry.id)
     }
 
     /// Checks that `entry` is the one the projector saw for its memory,
